@@ -1,0 +1,1 @@
+//! Benchmarks for squall live in `benches/`.

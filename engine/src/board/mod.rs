@@ -1,0 +1,402 @@
+//! The position: bitboards, a mailbox, rights and clocks, and everything kept incrementally
+//! (Zobrist key, pawn key, material per side, checkers and pins of the side to move).
+
+mod fen;
+pub mod zobrist;
+
+pub use fen::FenError;
+
+use crate::attacks;
+use crate::types::{Bitboard, Color, Move, MoveKind, Piece, PieceType, Square};
+
+/// Castling rights as a 4-bit set.
+pub mod castle {
+    pub const WHITE_KING: u8 = 1;
+    pub const WHITE_QUEEN: u8 = 2;
+    pub const BLACK_KING: u8 = 4;
+    pub const BLACK_QUEEN: u8 = 8;
+}
+
+/// Piece values that define a side's "army": non-pawn material in centipawns. A full army
+/// (2N 2B 2R Q) is 3175, i.e. an army scaler of 31.
+pub const ARMY_VALUE: [i32; 6] = [100, 300, 300, 500, 975, 0];
+
+/// One side's material, kept up to date by every move so evaluation reads it in O(1).
+#[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
+pub struct Material {
+    pub counts: [u8; 6],
+    /// Knights, bishops, rooks and queens valued by `ARMY_VALUE`.
+    pub non_pawn: i32,
+}
+
+impl Material {
+    #[inline(always)]
+    pub fn count(&self, kind: PieceType) -> u8 {
+        self.counts[kind.index()]
+    }
+
+    #[inline(always)]
+    pub fn pawn_value(&self) -> i32 {
+        self.counts[0] as i32 * ARMY_VALUE[0]
+    }
+
+    /// Number of knights, bishops, rooks and queens.
+    #[inline(always)]
+    pub fn piece_count(&self) -> u8 {
+        self.counts[1] + self.counts[2] + self.counts[3] + self.counts[4]
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Board {
+    pieces: [Bitboard; 6],
+    colors: [Bitboard; 2],
+    squares: [Option<Piece>; 64],
+    side: Color,
+    castling: u8,
+    en_passant: Option<Square>,
+    halfmove: u16,
+    fullmove: u16,
+    key: u64,
+    pawn_key: u64,
+    material: [Material; 2],
+    checkers: Bitboard,
+    pinned: Bitboard,
+}
+
+/// For each square, the castling rights that survive a move from or to it.
+const CASTLE_KEEP: [u8; 64] = {
+    let mut keep = [0b1111u8; 64];
+    keep[0] = !castle::WHITE_QUEEN & 0b1111;
+    keep[7] = !castle::WHITE_KING & 0b1111;
+    keep[4] = !(castle::WHITE_KING | castle::WHITE_QUEEN) & 0b1111;
+    keep[56] = !castle::BLACK_QUEEN & 0b1111;
+    keep[63] = !castle::BLACK_KING & 0b1111;
+    keep[60] = !(castle::BLACK_KING | castle::BLACK_QUEEN) & 0b1111;
+    keep
+};
+
+impl Board {
+    pub const STARTPOS: &'static str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+    pub fn startpos() -> Board {
+        Board::from_fen(Self::STARTPOS).expect("the start position is a valid FEN")
+    }
+
+    fn empty() -> Board {
+        Board {
+            pieces: [Bitboard::EMPTY; 6],
+            colors: [Bitboard::EMPTY; 2],
+            squares: [None; 64],
+            side: Color::White,
+            castling: 0,
+            en_passant: None,
+            halfmove: 0,
+            fullmove: 1,
+            key: 0,
+            pawn_key: 0,
+            material: [Material::default(); 2],
+            checkers: Bitboard::EMPTY,
+            pinned: Bitboard::EMPTY,
+        }
+    }
+
+    // ---- accessors -------------------------------------------------------------------------
+
+    #[inline(always)]
+    pub fn side_to_move(&self) -> Color {
+        self.side
+    }
+    #[inline(always)]
+    pub fn pieces(&self, kind: PieceType) -> Bitboard {
+        self.pieces[kind.index()]
+    }
+    #[inline(always)]
+    pub fn color(&self, color: Color) -> Bitboard {
+        self.colors[color.index()]
+    }
+    #[inline(always)]
+    pub fn colored(&self, color: Color, kind: PieceType) -> Bitboard {
+        self.pieces[kind.index()] & self.colors[color.index()]
+    }
+    #[inline(always)]
+    pub fn occupied(&self) -> Bitboard {
+        self.colors[0] | self.colors[1]
+    }
+    #[inline(always)]
+    pub fn piece_on(&self, sq: Square) -> Option<Piece> {
+        self.squares[sq.index()]
+    }
+    #[inline(always)]
+    pub fn king(&self, color: Color) -> Square {
+        self.colored(color, PieceType::King).lsb()
+    }
+    #[inline(always)]
+    pub fn castling_rights(&self) -> u8 {
+        self.castling
+    }
+    #[inline(always)]
+    pub fn en_passant(&self) -> Option<Square> {
+        self.en_passant
+    }
+    #[inline(always)]
+    pub fn halfmove_clock(&self) -> u16 {
+        self.halfmove
+    }
+    #[inline(always)]
+    pub fn fullmove_number(&self) -> u16 {
+        self.fullmove
+    }
+    #[inline(always)]
+    pub fn key(&self) -> u64 {
+        self.key
+    }
+    #[inline(always)]
+    pub fn pawn_key(&self) -> u64 {
+        self.pawn_key
+    }
+    #[inline(always)]
+    pub fn material(&self, color: Color) -> &Material {
+        &self.material[color.index()]
+    }
+    /// Pieces giving check to the side to move.
+    #[inline(always)]
+    pub fn checkers(&self) -> Bitboard {
+        self.checkers
+    }
+    #[inline(always)]
+    pub fn in_check(&self) -> bool {
+        self.checkers.any()
+    }
+    /// Pieces of the side to move pinned to their own king.
+    #[inline(always)]
+    pub fn pinned(&self) -> Bitboard {
+        self.pinned
+    }
+
+    /// Every piece of either colour attacking `sq` given occupancy `occupied`.
+    #[inline]
+    pub fn attackers_to(&self, sq: Square, occupied: Bitboard) -> Bitboard {
+        let rooks = self.pieces(PieceType::Rook) | self.pieces(PieceType::Queen);
+        let bishops = self.pieces(PieceType::Bishop) | self.pieces(PieceType::Queen);
+        (attacks::rook(sq, occupied) & rooks)
+            | (attacks::bishop(sq, occupied) & bishops)
+            | (attacks::knight(sq) & self.pieces(PieceType::Knight))
+            | (attacks::king(sq) & self.pieces(PieceType::King))
+            | (attacks::pawn(Color::White, sq) & self.colored(Color::Black, PieceType::Pawn))
+            | (attacks::pawn(Color::Black, sq) & self.colored(Color::White, PieceType::Pawn))
+    }
+
+    /// Whether `by` attacks `sq` given occupancy `occupied`.
+    #[inline]
+    pub fn is_attacked(&self, sq: Square, by: Color, occupied: Bitboard) -> bool {
+        let them = self.color(by);
+        let queens = self.pieces(PieceType::Queen);
+        (attacks::knight(sq) & self.pieces(PieceType::Knight) & them).any()
+            || (attacks::pawn(!by, sq) & self.pieces(PieceType::Pawn) & them).any()
+            || (attacks::king(sq) & self.pieces(PieceType::King) & them).any()
+            || (attacks::rook(sq, occupied) & (self.pieces(PieceType::Rook) | queens) & them).any()
+            || (attacks::bishop(sq, occupied) & (self.pieces(PieceType::Bishop) | queens) & them)
+                .any()
+    }
+
+    /// Whether the side to move has any piece other than pawns and king (null-move safety).
+    #[inline]
+    pub fn has_non_pawn_material(&self, color: Color) -> bool {
+        self.material[color.index()].non_pawn > 0
+    }
+
+    // ---- piece placement -------------------------------------------------------------------
+
+    #[inline(always)]
+    fn put(&mut self, piece: Piece, sq: Square) {
+        let bb = sq.bb();
+        self.pieces[piece.kind().index()] |= bb;
+        self.colors[piece.color().index()] |= bb;
+        self.squares[sq.index()] = Some(piece);
+        self.key ^= zobrist::piece(piece, sq);
+        let m = &mut self.material[piece.color().index()];
+        m.counts[piece.kind().index()] += 1;
+        if piece.kind() == PieceType::Pawn {
+            self.pawn_key ^= zobrist::piece(piece, sq);
+        } else {
+            m.non_pawn += ARMY_VALUE[piece.kind().index()];
+        }
+    }
+
+    #[inline(always)]
+    fn remove(&mut self, piece: Piece, sq: Square) {
+        let bb = sq.bb();
+        self.pieces[piece.kind().index()] ^= bb;
+        self.colors[piece.color().index()] ^= bb;
+        self.squares[sq.index()] = None;
+        self.key ^= zobrist::piece(piece, sq);
+        let m = &mut self.material[piece.color().index()];
+        m.counts[piece.kind().index()] -= 1;
+        if piece.kind() == PieceType::Pawn {
+            self.pawn_key ^= zobrist::piece(piece, sq);
+        } else {
+            m.non_pawn -= ARMY_VALUE[piece.kind().index()];
+        }
+    }
+
+    #[inline(always)]
+    fn shift(&mut self, piece: Piece, from: Square, to: Square) {
+        let bb = from.bb() | to.bb();
+        self.pieces[piece.kind().index()] ^= bb;
+        self.colors[piece.color().index()] ^= bb;
+        self.squares[from.index()] = None;
+        self.squares[to.index()] = Some(piece);
+        let delta = zobrist::piece(piece, from) ^ zobrist::piece(piece, to);
+        self.key ^= delta;
+        if piece.kind() == PieceType::Pawn {
+            self.pawn_key ^= delta;
+        }
+    }
+
+    // ---- making moves ----------------------------------------------------------------------
+
+    /// Plays a legal move in place. Callers that need the old position copy the board first.
+    pub fn play(&mut self, mv: Move) {
+        let us = self.side;
+        let them = !us;
+        let (from, to) = (mv.from(), mv.to());
+        let piece = self.squares[from.index()].expect("a legal move starts on a piece");
+
+        self.key ^= zobrist::KEYS.castling[self.castling as usize];
+        if let Some(ep) = self.en_passant.take() {
+            self.key ^= zobrist::KEYS.en_passant_file[ep.file() as usize];
+        }
+        self.halfmove += 1;
+
+        match mv.kind() {
+            MoveKind::Normal => {
+                if let Some(captured) = self.squares[to.index()] {
+                    self.remove(captured, to);
+                    self.halfmove = 0;
+                }
+                self.shift(piece, from, to);
+                if piece.kind() == PieceType::Pawn {
+                    self.halfmove = 0;
+                    if from.index() ^ to.index() == 16 {
+                        let ep = Square::new(((from.index() + to.index()) / 2) as u8);
+                        if (attacks::pawn(us, ep) & self.colored(them, PieceType::Pawn)).any() {
+                            self.en_passant = Some(ep);
+                            self.key ^= zobrist::KEYS.en_passant_file[ep.file() as usize];
+                        }
+                    }
+                }
+            }
+            MoveKind::Promotion => {
+                if let Some(captured) = self.squares[to.index()] {
+                    self.remove(captured, to);
+                }
+                self.remove(piece, from);
+                let promoted = mv.promotion_piece().expect("a promotion names its piece");
+                self.put(Piece::new(us, promoted), to);
+                self.halfmove = 0;
+            }
+            MoveKind::EnPassant => {
+                let captured_sq = Square::from_file_rank(to.file(), from.rank());
+                self.remove(Piece::new(them, PieceType::Pawn), captured_sq);
+                self.shift(piece, from, to);
+                self.halfmove = 0;
+            }
+            MoveKind::Castle => {
+                let rank = from.rank();
+                let (rook_from, rook_to) = if to.file() == 6 { (7, 5) } else { (0, 3) };
+                self.shift(piece, from, to);
+                self.shift(
+                    Piece::new(us, PieceType::Rook),
+                    Square::from_file_rank(rook_from, rank),
+                    Square::from_file_rank(rook_to, rank),
+                );
+            }
+        }
+
+        self.castling &= CASTLE_KEEP[from.index()] & CASTLE_KEEP[to.index()];
+        self.key ^= zobrist::KEYS.castling[self.castling as usize];
+        self.key ^= zobrist::KEYS.black_to_move;
+        if us == Color::Black {
+            self.fullmove += 1;
+        }
+        self.side = them;
+        self.update_check_info();
+    }
+
+    /// Passes the move to the opponent (null-move pruning). Not legal when in check.
+    pub fn play_null(&mut self) {
+        debug_assert!(!self.in_check());
+        if let Some(ep) = self.en_passant.take() {
+            self.key ^= zobrist::KEYS.en_passant_file[ep.file() as usize];
+        }
+        self.halfmove += 1;
+        self.key ^= zobrist::KEYS.black_to_move;
+        self.side = !self.side;
+        self.update_check_info();
+    }
+
+    fn update_check_info(&mut self) {
+        let us = self.side;
+        let them = !us;
+        let king = self.king(us);
+        let occupied = self.occupied();
+        self.checkers = self.attackers_to(king, occupied) & self.color(them);
+
+        let queens = self.pieces(PieceType::Queen);
+        let snipers = ((attacks::rook_rays(king) & (self.pieces(PieceType::Rook) | queens))
+            | (attacks::bishop_rays(king) & (self.pieces(PieceType::Bishop) | queens)))
+            & self.color(them);
+        let mut pinned = Bitboard::EMPTY;
+        for sniper in snipers {
+            let blockers = attacks::between(king, sniper) & occupied & !sniper.bb();
+            if !blockers.more_than_one() {
+                pinned |= blockers & self.color(us);
+            }
+        }
+        self.pinned = pinned;
+    }
+
+    /// The position with colours swapped and the board mirrored vertically: evaluation of it
+    /// must be the negation of the original's (tested as eval symmetry).
+    pub fn mirrored(&self) -> Board {
+        let mut b = Board::empty();
+        for sq in Square::all() {
+            if let Some(p) = self.piece_on(sq) {
+                b.put(Piece::new(!p.color(), p.kind()), sq.flip());
+            }
+        }
+        b.side = !self.side;
+        let c = self.castling;
+        b.castling = (c & 3) << 2 | (c >> 2);
+        b.en_passant = self.en_passant.map(Square::flip);
+        b.halfmove = self.halfmove;
+        b.fullmove = self.fullmove;
+        b.key = b.compute_key();
+        b.update_check_info();
+        b
+    }
+
+    fn compute_key(&self) -> u64 {
+        let mut key = 0;
+        for sq in Square::all() {
+            if let Some(p) = self.piece_on(sq) {
+                key ^= zobrist::piece(p, sq);
+            }
+        }
+        key ^= zobrist::KEYS.castling[self.castling as usize];
+        if let Some(ep) = self.en_passant {
+            key ^= zobrist::KEYS.en_passant_file[ep.file() as usize];
+        }
+        if self.side == Color::Black {
+            key ^= zobrist::KEYS.black_to_move;
+        }
+        key
+    }
+}
+
+impl std::fmt::Debug for Board {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Board({})", self.to_fen())
+    }
+}

@@ -1,0 +1,51 @@
+//! Perft: counts leaf nodes of the legal move tree, the standard test of move generation.
+
+use crate::board::Board;
+use crate::movegen;
+use crate::types::Move;
+
+/// Perft with bulk counting: the last ply counts legal moves without playing them.
+pub fn perft(board: &Board, depth: u32) -> u64 {
+    match depth {
+        0 => 1,
+        1 => movegen::count_legal_moves(board),
+        _ => movegen::legal_moves(board)
+            .iter()
+            .map(|&mv| {
+                let mut child = *board;
+                child.play(mv);
+                perft(&child, depth - 1)
+            })
+            .sum(),
+    }
+}
+
+/// Perft that plays every move down to the leaves: measures make-move as well as generation.
+pub fn perft_no_bulk(board: &Board, depth: u32) -> u64 {
+    if depth == 0 {
+        return 1;
+    }
+    movegen::legal_moves(board)
+        .iter()
+        .map(|&mv| {
+            let mut child = *board;
+            child.play(mv);
+            perft_no_bulk(&child, depth - 1)
+        })
+        .sum()
+}
+
+/// Node count below each root move.
+pub fn divide(board: &Board, depth: u32) -> Vec<(Move, u64)> {
+    if depth == 0 {
+        return Vec::new();
+    }
+    movegen::legal_moves(board)
+        .iter()
+        .map(|&mv| {
+            let mut child = *board;
+            child.play(mv);
+            (mv, perft(&child, depth - 1))
+        })
+        .collect()
+}
