@@ -1,0 +1,117 @@
+//! Drawish-situation detection and bare-king tests. These run at every node in the cheap
+//! tiers, so each is its own never-inlined function: profilers and instruction counts
+//! attribute their fixed cost by name.
+
+use crate::board::Board;
+use crate::types::{Bitboard, Color, PieceType};
+
+/// Scale applied to the full score, out of `SCALE_NORMAL`.
+pub const SCALE_NORMAL: i32 = 64;
+
+/// A side with only its king left (and maybe pawns counts as not bare).
+#[inline(never)]
+pub fn bare_king_either_side(board: &Board) -> bool {
+    Color::BOTH.iter().any(|&c| board.color(c).count() == 1)
+}
+
+/// How much of the full score to keep (`SCALE_NORMAL` = all of it) given drawish material.
+/// Anything below `SCALE_NORMAL` also keeps the cheap tiers from exiting on material alone.
+#[inline(never)]
+pub fn drawish_scale(board: &Board) -> i32 {
+    let white = board.material(Color::White);
+    let black = board.material(Color::Black);
+    let pawns = [white.count(PieceType::Pawn), black.count(PieceType::Pawn)];
+
+    if insufficient_material(board) {
+        return 0;
+    }
+    let mut scale = SCALE_NORMAL;
+    for (strong, weak) in [(Color::White, Color::Black), (Color::Black, Color::White)] {
+        let s = board.material(strong);
+        let w = board.material(weak);
+        if s.non_pawn < w.non_pawn
+            || (s.non_pawn == w.non_pawn && pawns[strong.index()] <= pawns[weak.index()])
+        {
+            continue;
+        }
+        let strong_pawns = board.colored(strong, PieceType::Pawn);
+        // Without pawns, an advantage of less than a rook rarely wins (KR v KB, KRB v KR).
+        if strong_pawns.is_empty() && s.non_pawn - w.non_pawn < 500 {
+            scale = scale.min(if s.non_pawn <= 300 { 0 } else { 12 });
+        }
+        // Bishop and rook pawns on one file whose queening square the bishop cannot cover.
+        if s.non_pawn == 300
+            && s.count(PieceType::Bishop) == 1
+            && wrong_bishop_rook_pawn(board, strong)
+        {
+            scale = 0;
+        }
+    }
+    if opposite_bishops(board) {
+        let only_bishops = white.non_pawn == 300 && black.non_pawn == 300;
+        let pawn_gap = (pawns[0] as i32 - pawns[1] as i32).abs();
+        scale = scale.min(if only_bishops {
+            16 + 8 * pawn_gap.min(3)
+        } else {
+            44
+        });
+    }
+    scale
+}
+
+/// Neither side can possibly mate: K v K, K+minor v K, K+N+N v K.
+#[inline(always)]
+fn insufficient_material(board: &Board) -> bool {
+    if board.pieces(PieceType::Pawn).any() {
+        return false;
+    }
+    let (w, b) = (board.material(Color::White), board.material(Color::Black));
+    let minors_only = |m: &crate::board::Material| {
+        m.count(PieceType::Rook) == 0 && m.count(PieceType::Queen) == 0
+    };
+    if !minors_only(w) || !minors_only(b) {
+        return false;
+    }
+    let (wm, bm) = (w.piece_count(), b.piece_count());
+    (wm <= 1 && bm <= 1)
+        || (wm == 0 && bm == 2 && b.count(PieceType::Bishop) == 0)
+        || (bm == 0 && wm == 2 && w.count(PieceType::Bishop) == 0)
+}
+
+fn opposite_bishops(board: &Board) -> bool {
+    let wb = board.colored(Color::White, PieceType::Bishop);
+    let bb = board.colored(Color::Black, PieceType::Bishop);
+    if wb.count() != 1 || bb.count() != 1 {
+        return false;
+    }
+    let light = |b: Bitboard| (b & Bitboard::LIGHT_SQUARES).any();
+    light(wb) != light(bb)
+}
+
+fn wrong_bishop_rook_pawn(board: &Board, strong: Color) -> bool {
+    let pawns = board.colored(strong, PieceType::Pawn);
+    if pawns.is_empty() {
+        return false;
+    }
+    let on_a = (pawns & !Bitboard::FILE_A).is_empty();
+    let on_h = (pawns & !Bitboard::FILE_H).is_empty();
+    if !on_a && !on_h {
+        return false;
+    }
+    let queening = crate::types::Square::from_file_rank(
+        if on_a { 0 } else { 7 },
+        if strong.is_white() { 7 } else { 0 },
+    );
+    let bishop_light = (board.colored(strong, PieceType::Bishop) & Bitboard::LIGHT_SQUARES).any();
+    let corner_light = Bitboard::LIGHT_SQUARES.has(queening);
+    if bishop_light == corner_light {
+        return false;
+    }
+    let defender = board.king(!strong);
+    let distance = |a: crate::types::Square, b: crate::types::Square| {
+        (a.file() as i32 - b.file() as i32)
+            .abs()
+            .max((a.rank() as i32 - b.rank() as i32).abs())
+    };
+    distance(defender, queening) <= 1
+}

@@ -1,0 +1,69 @@
+//! Lazy-exit margins: O(1) table lookups by per-side bucket, no attack generation.
+//!
+//! `margin_a` gates fail-high (`score - margin_a > beta`) and assumes the worst for the side
+//! to move and the best for the opponent on each term; `margin_b` gates fail-low
+//! (`score + margin_b < alpha`), the mirror image. King tables are indexed by the attacker's
+//! per-side bucket, residual tables by the side's own bucket. `_LO`/`_HI` are low/high
+//! percentiles of the measured distributions; `_P50` are medians, a point estimate of a side's
+//! missing terms used by QSearch futility (`positional`), not a safety bound.
+//!
+//! The block between the BEGIN/END markers is rewritten by `lab tables --apply`.
+
+// BEGIN MARGIN TABLES
+// source: placeholder
+pub const KING_LO: [i32; 8] = [-60, -80, -110, -140, -170, -200, -240, -280];
+pub const KING_HI: [i32; 8] = [40, 40, 40, 40, 40, 40, 40, 40];
+pub const KING_P50: [i32; 8] = [-10, -15, -20, -25, -30, -35, -40, -45];
+pub const LAZY_RESID_LO: [i32; 8] = [-60, -70, -80, -90, -100, -110, -120, -130];
+pub const LAZY_RESID_HI: [i32; 8] = [60, 70, 80, 90, 100, 110, 120, 130];
+pub const LAZY_RESID_P50: [i32; 8] = [0, 0, 0, 0, 0, 0, 0, 0];
+pub const SUPER_LAZY_RESID_LO: [i32; 8] = [-120, -130, -140, -150, -160, -170, -180, -190];
+pub const SUPER_LAZY_RESID_HI: [i32; 8] = [160, 170, 180, 190, 200, 210, 220, 230];
+pub const SUPER_LAZY_RESID_P50: [i32; 8] = [0, 0, 0, 0, 0, 0, 0, 0];
+// END MARGIN TABLES
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Margins {
+    /// `margin_a`: subtracted before the fail-high test.
+    pub fail_high: i32,
+    /// `margin_b`: added before the fail-low test.
+    pub fail_low: i32,
+}
+
+#[inline(always)]
+fn margins(resid_lo: &[i32; 8], resid_hi: &[i32; 8], my: usize, opp: usize) -> Margins {
+    Margins {
+        fail_high: ((KING_HI[my] - KING_LO[opp]) + (resid_hi[opp] - resid_lo[my])).max(0),
+        fail_low: ((KING_HI[opp] - KING_LO[my]) + (resid_hi[my] - resid_lo[opp])).max(0),
+    }
+}
+
+/// Margins of the super-lazy tier (baseline: material alone).
+#[inline(always)]
+pub fn super_lazy(my_bucket: usize, opp_bucket: usize) -> Margins {
+    margins(
+        &SUPER_LAZY_RESID_LO,
+        &SUPER_LAZY_RESID_HI,
+        my_bucket,
+        opp_bucket,
+    )
+}
+
+/// Margins of the lazy tier (baseline: material, pawns, passers, bad trades, bishop pair).
+#[inline(always)]
+pub fn lazy(my_bucket: usize, opp_bucket: usize) -> Margins {
+    margins(&LAZY_RESID_LO, &LAZY_RESID_HI, my_bucket, opp_bucket)
+}
+
+/// Median estimate of the side to move's terms that a super-lazy exit did not count: its own
+/// king term (indexed by the attacker, the opponent) plus its residual.
+#[inline(always)]
+pub fn super_lazy_positional(my_bucket: usize, opp_bucket: usize) -> i32 {
+    KING_P50[opp_bucket] + SUPER_LAZY_RESID_P50[my_bucket]
+}
+
+/// Median estimate of the side to move's terms that a lazy exit did not count.
+#[inline(always)]
+pub fn lazy_positional(my_bucket: usize, opp_bucket: usize) -> i32 {
+    KING_P50[opp_bucket] + LAZY_RESID_P50[my_bucket]
+}

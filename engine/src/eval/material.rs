@@ -1,0 +1,41 @@
+//! Material: the super-lazy tier's whole score, read from the board's incremental counts.
+
+use super::score::{MAX_PHASE, S};
+use crate::board::Board;
+use crate::types::{Color, PieceType};
+
+/// Tapered piece values, indexed by `PieceType`.
+pub const PIECE_VALUE: [S; 6] = [
+    S(90, 120),
+    S(330, 310),
+    S(345, 330),
+    S(470, 540),
+    S(980, 1000),
+    S(0, 0),
+];
+
+const PHASE_WEIGHT: [i32; 6] = [0, 1, 1, 2, 4, 0];
+
+/// Game phase from piece counts: `MAX_PHASE` at the start, 0 with only kings and pawns.
+#[inline(always)]
+pub fn phase(board: &Board) -> i32 {
+    let mut phase = 0;
+    for color in Color::BOTH {
+        let counts = &board.material(color).counts;
+        for kind in 1..5 {
+            phase += PHASE_WEIGHT[kind] * counts[kind] as i32;
+        }
+    }
+    phase.min(MAX_PHASE)
+}
+
+/// One side's tapered material.
+#[inline(always)]
+pub fn side_material(board: &Board, color: Color) -> S {
+    let counts = &board.material(color).counts;
+    let mut total = S::ZERO;
+    for kind in PieceType::ALL {
+        total += PIECE_VALUE[kind.index()] * counts[kind.index()] as i32;
+    }
+    total
+}

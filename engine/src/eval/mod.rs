@@ -1,0 +1,255 @@
+//! Tiered evaluation. One entry point, `Evaluator::evaluate(board, alpha, beta)`:
+//!
+//! 1. **super-lazy**: material only, before any pawn work; exits when the score is outside
+//!    the window by the super-lazy margins;
+//! 2. **lazy**: + pawn structure (pawn hash), passed pawns, bad trades, bishop pair; exits by
+//!    the lazy margins;
+//! 3. **full**: + mobility, king safety, trapped pieces, rook/queen terms, detailed passers,
+//!    threats, mop-up, tapered, and scaled by drawish-material detection.
+//!
+//! Scores are centipawns from the side to move's point of view.
+
+mod drawish;
+mod full;
+pub mod margins;
+mod material;
+mod pawns;
+mod score;
+
+pub use drawish::{bare_king_either_side, drawish_scale, SCALE_NORMAL};
+pub use pawns::PawnTable;
+pub use score::S;
+
+use crate::board::Board;
+use crate::counters::Counters;
+use crate::types::{Color, PieceType};
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Tier {
+    SuperLazy = 0,
+    Lazy = 1,
+    Full = 2,
+}
+
+impl Tier {
+    pub const ALL: [Tier; 3] = [Tier::SuperLazy, Tier::Lazy, Tier::Full];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Tier::SuperLazy => "super-lazy",
+            Tier::Lazy => "lazy",
+            Tier::Full => "full",
+        }
+    }
+}
+
+/// An evaluation and where it came from.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Evaluation {
+    pub score: i32,
+    pub tier: Tier,
+    /// Median estimate of the side to move's terms the exiting tier did not count (0 for full).
+    pub positional: i32,
+}
+
+/// A side's army scaler: non-pawn material in units of 100 cp, 0..=31.
+#[inline(always)]
+pub fn army_scaler(board: &Board, color: Color) -> usize {
+    ((board.material(color).non_pawn / 100) as usize).min(31)
+}
+
+/// Per-side bucket: min(7, scaler / 4).
+#[inline(always)]
+pub fn side_bucket(board: &Board, color: Color) -> usize {
+    (army_scaler(board, color) / 4).min(7)
+}
+
+/// Material bucket: min(7, (white scaler + black scaler) / 8).
+#[inline(always)]
+pub fn material_bucket(board: &Board) -> usize {
+    ((army_scaler(board, Color::White) + army_scaler(board, Color::Black)) / 8).min(7)
+}
+
+const BISHOP_PAIR: S = S(30, 50);
+/// An extra minor piece against pawns (a piece traded for pawns is usually a bad trade).
+const BAD_TRADE: S = S(40, 20);
+
+/// Every per-side component of the evaluation, each from that side's own point of view.
+/// Calibration and tests read it; the search only sees the combined score.
+#[derive(Clone, Copy, Debug)]
+pub struct Breakdown {
+    pub phase: i32,
+    /// Tapered material of each side.
+    pub material: [i32; 2],
+    /// Lazy-tier terms beyond material: pawns, passers, bad trades, bishop pair.
+    pub lazy: [i32; 2],
+    /// Safety of each side's own king.
+    pub king: [i32; 2],
+    /// The rest of the full tier.
+    pub rest: [i32; 2],
+    pub scale: i32,
+}
+
+impl Breakdown {
+    /// The full evaluation from `color`'s point of view.
+    pub fn full_score(&self, color: Color) -> i32 {
+        let (us, them) = (color.index(), (!color).index());
+        let raw = self.material[us] - self.material[them] + self.lazy[us] - self.lazy[them]
+            + self.king[us]
+            - self.king[them]
+            + self.rest[us]
+            - self.rest[them];
+        raw * self.scale / SCALE_NORMAL
+    }
+}
+
+/// Evaluation state that lives across calls: the pawn hash and the tier switch.
+pub struct Evaluator {
+    pawns: PawnTable,
+    cheap_exits: bool,
+}
+
+impl Default for Evaluator {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Evaluator {
+    pub fn new() -> Evaluator {
+        Evaluator {
+            pawns: PawnTable::new(),
+            cheap_exits: true,
+        }
+    }
+
+    pub fn clear(&mut self) {
+        self.pawns.clear();
+    }
+
+    /// With `false`, every call runs the full tier (`squall bench --full-eval`).
+    pub fn set_cheap_exits(&mut self, enabled: bool) {
+        self.cheap_exits = enabled;
+    }
+
+    /// Evaluates `board` for the side to move, exiting early in a cheap tier when its score is
+    /// outside `(alpha, beta)` by that tier's margin.
+    #[inline]
+    pub fn evaluate(
+        &mut self,
+        board: &Board,
+        alpha: i32,
+        beta: i32,
+        counters: &mut Counters,
+    ) -> Evaluation {
+        counters.eval_calls += 1;
+        let us = board.side_to_move();
+        let my_bucket = side_bucket(board, us);
+        let opp_bucket = side_bucket(board, !us);
+        let material_bucket = material_bucket(board);
+        let phase = material::phase(board);
+        let scale = drawish::drawish_scale(board);
+        let cheap =
+            self.cheap_exits && scale == SCALE_NORMAL && !drawish::bare_king_either_side(board);
+
+        let material = super_lazy_score(board, phase);
+        if cheap {
+            let m = margins::super_lazy(my_bucket, opp_bucket);
+            if material - m.fail_high > beta || material + m.fail_low < alpha {
+                counters.record_exit(Tier::SuperLazy, material_bucket, my_bucket, opp_bucket);
+                let positional = margins::super_lazy_positional(my_bucket, opp_bucket);
+                return Evaluation {
+                    score: material,
+                    tier: Tier::SuperLazy,
+                    positional,
+                };
+            }
+        }
+
+        let entry = self.pawns.probe(board);
+        let lazy_terms = lazy_terms(board, &entry);
+        let lazy = material + (lazy_terms[us.index()] - lazy_terms[(!us).index()]).taper(phase);
+        if cheap {
+            let m = margins::lazy(my_bucket, opp_bucket);
+            if lazy - m.fail_high > beta || lazy + m.fail_low < alpha {
+                counters.record_exit(Tier::Lazy, material_bucket, my_bucket, opp_bucket);
+                let positional = margins::lazy_positional(my_bucket, opp_bucket);
+                return Evaluation {
+                    score: lazy,
+                    tier: Tier::Lazy,
+                    positional,
+                };
+            }
+        }
+
+        let full = full_tier(board, &entry);
+        let (u, t) = (us.index(), (!us).index());
+        let positional = (full.king[u] + full.rest[u] - full.king[t] - full.rest[t]).taper(phase);
+        let score = (lazy + positional) * scale / SCALE_NORMAL;
+        counters.record_exit(Tier::Full, material_bucket, my_bucket, opp_bucket);
+        Evaluation {
+            score,
+            tier: Tier::Full,
+            positional: 0,
+        }
+    }
+
+    /// The full evaluation for the side to move, whatever the window.
+    pub fn full(&mut self, board: &Board) -> i32 {
+        self.breakdown(board).full_score(board.side_to_move())
+    }
+
+    /// Every per-side component (calibration, tests).
+    pub fn breakdown(&mut self, board: &Board) -> Breakdown {
+        let phase = material::phase(board);
+        let entry = self.pawns.probe(board);
+        let lazy = lazy_terms(board, &entry);
+        let full = full_tier(board, &entry);
+        Breakdown {
+            phase,
+            material: per_side(|c| material::side_material(board, c).taper(phase)),
+            lazy: per_side(|c| lazy[c.index()].taper(phase)),
+            king: per_side(|c| full.king[c.index()].taper(phase)),
+            rest: per_side(|c| full.rest[c.index()].taper(phase)),
+            scale: drawish::drawish_scale(board),
+        }
+    }
+}
+
+fn per_side(f: impl Fn(Color) -> i32) -> [i32; 2] {
+    [f(Color::White), f(Color::Black)]
+}
+
+/// The super-lazy tier: tapered material balance for the side to move.
+#[inline(never)]
+fn super_lazy_score(board: &Board, phase: i32) -> i32 {
+    let us = board.side_to_move();
+    (material::side_material(board, us) - material::side_material(board, !us)).taper(phase)
+}
+
+/// The lazy tier's terms beyond material, per side.
+#[inline(never)]
+fn lazy_terms(board: &Board, entry: &pawns::PawnEntry) -> [S; 2] {
+    let mut terms = entry.score;
+    for color in Color::BOTH {
+        let ours = board.material(color);
+        let theirs = board.material(!color);
+        if ours.count(PieceType::Bishop) >= 2 {
+            terms[color.index()] += BISHOP_PAIR;
+        }
+        let minors =
+            |m: &crate::board::Material| m.count(PieceType::Knight) + m.count(PieceType::Bishop);
+        let majors =
+            |m: &crate::board::Material| m.count(PieceType::Rook) + 2 * m.count(PieceType::Queen);
+        if majors(ours) == majors(theirs) && minors(ours) > minors(theirs) {
+            terms[color.index()] += BAD_TRADE;
+        }
+    }
+    terms
+}
+
+/// The full tier's terms, per side.
+#[inline(never)]
+fn full_tier(board: &Board, entry: &pawns::PawnEntry) -> full::FullTerms {
+    full::full_terms(board, entry.passed)
+}

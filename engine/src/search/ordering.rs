@@ -1,0 +1,123 @@
+//! Move ordering: TT move, winning captures by MVV-LVA, killers, history, losing captures.
+
+use super::see::{see_ge, SEE_VALUE};
+use crate::board::Board;
+use crate::movegen::{MoveList, MAX_MOVES};
+use crate::types::{Move, MoveKind, PieceType};
+
+const TT_MOVE: i32 = 1 << 30;
+const GOOD_CAPTURE: i32 = 1 << 28;
+const FIRST_KILLER: i32 = 1 << 27;
+const SECOND_KILLER: i32 = (1 << 27) - 1;
+const BAD_CAPTURE: i32 = -(1 << 28);
+
+/// History of quiet moves that caused cutoffs, by side, from and to square.
+pub type History = [[[i32; 64]; 64]; 2];
+pub const HISTORY_MAX: i32 = 1 << 14;
+
+#[inline(always)]
+pub fn is_quiet(board: &Board, mv: Move) -> bool {
+    match mv.kind() {
+        MoveKind::Normal | MoveKind::Castle => board.piece_on(mv.to()).is_none(),
+        MoveKind::Promotion | MoveKind::EnPassant => false,
+    }
+}
+
+/// Most valuable victim, least valuable attacker.
+#[inline(always)]
+pub fn mvv_lva(board: &Board, mv: Move) -> i32 {
+    let victim = match mv.kind() {
+        MoveKind::EnPassant => SEE_VALUE[0],
+        _ => board
+            .piece_on(mv.to())
+            .map_or(0, |p| SEE_VALUE[p.kind().index()]),
+    };
+    let attacker = board
+        .piece_on(mv.from())
+        .map_or(0, |p| p.kind().index() as i32);
+    let promotion = match mv.promotion_piece() {
+        Some(PieceType::Queen) => SEE_VALUE[4],
+        Some(_) => -SEE_VALUE[4],
+        None => 0,
+    };
+    victim * 8 + promotion * 8 - attacker
+}
+
+/// Moves with their ordering scores, picked best-first by selection.
+pub struct ScoredMoves {
+    moves: MoveList,
+    scores: [i32; MAX_MOVES],
+    next: usize,
+}
+
+impl ScoredMoves {
+    pub fn main_search(
+        board: &Board,
+        moves: MoveList,
+        tt_move: Move,
+        killers: [Move; 2],
+        history: &History,
+    ) -> ScoredMoves {
+        let mut scores = [0; MAX_MOVES];
+        let side = board.side_to_move().index();
+        for (i, &mv) in moves.iter().enumerate() {
+            scores[i] = if mv == tt_move {
+                TT_MOVE
+            } else if !is_quiet(board, mv) {
+                let base = if see_ge(board, mv, 0) {
+                    GOOD_CAPTURE
+                } else {
+                    BAD_CAPTURE
+                };
+                base + mvv_lva(board, mv)
+            } else if mv == killers[0] {
+                FIRST_KILLER
+            } else if mv == killers[1] {
+                SECOND_KILLER
+            } else {
+                history[side][mv.from().index()][mv.to().index()]
+            };
+        }
+        ScoredMoves {
+            moves,
+            scores,
+            next: 0,
+        }
+    }
+
+    pub fn captures(board: &Board, moves: MoveList) -> ScoredMoves {
+        let mut scores = [0; MAX_MOVES];
+        for (i, &mv) in moves.iter().enumerate() {
+            scores[i] = mvv_lva(board, mv);
+        }
+        ScoredMoves {
+            moves,
+            scores,
+            next: 0,
+        }
+    }
+}
+
+impl Iterator for ScoredMoves {
+    type Item = Move;
+
+    #[inline]
+    fn next(&mut self) -> Option<Move> {
+        let n = self.moves.len();
+        if self.next >= n {
+            return None;
+        }
+        let mut best = self.next;
+        for i in self.next + 1..n {
+            if self.scores[i] > self.scores[best] {
+                best = i;
+            }
+        }
+        let slice = self.moves.as_mut_slice();
+        slice.swap(self.next, best);
+        self.scores.swap(self.next, best);
+        let mv = slice[self.next];
+        self.next += 1;
+        Some(mv)
+    }
+}
