@@ -1,11 +1,17 @@
 //! squall: a classical bitboard chess engine whose evaluation runs in three tiers
 //! (super-lazy, lazy, full). The library does no I/O: the `squall` binary (UCI, bench, perft)
-//! sits at the edge.
+//! sits at the edge and talks to the search through `search::Searcher` and `search::Listener`.
 
 pub mod attacks;
+pub mod bench;
 pub mod board;
+pub mod calibrate;
+pub mod counters;
+pub mod eval;
 pub mod movegen;
 pub mod perft;
+pub mod search;
+pub mod timeman;
 pub mod types;
 
 pub use board::{Board, FenError};

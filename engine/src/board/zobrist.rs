@@ -24,7 +24,7 @@ const fn generate() -> Keys {
         en_passant_file: [0; 8],
         black_to_move: 0,
     };
-    let mut state = 0x5EED_0F_5A11u64;
+    let mut state = 0x005E_ED0F_5A11_u64;
     let mut p = 0;
     while p < 12 {
         let mut s = 0;

@@ -10,16 +10,16 @@
 //! The block between the BEGIN/END markers is rewritten by `lab tables --apply`.
 
 // BEGIN MARGIN TABLES
-// source: placeholder
-pub const KING_LO: [i32; 8] = [-60, -80, -110, -140, -170, -200, -240, -280];
-pub const KING_HI: [i32; 8] = [40, 40, 40, 40, 40, 40, 40, 40];
-pub const KING_P50: [i32; 8] = [-10, -15, -20, -25, -30, -35, -40, -45];
-pub const LAZY_RESID_LO: [i32; 8] = [-60, -70, -80, -90, -100, -110, -120, -130];
-pub const LAZY_RESID_HI: [i32; 8] = [60, 70, 80, 90, 100, 110, 120, 130];
-pub const LAZY_RESID_P50: [i32; 8] = [0, 0, 0, 0, 0, 0, 0, 0];
-pub const SUPER_LAZY_RESID_LO: [i32; 8] = [-120, -130, -140, -150, -160, -170, -180, -190];
-pub const SUPER_LAZY_RESID_HI: [i32; 8] = [160, 170, 180, 190, 200, 210, 220, 230];
-pub const SUPER_LAZY_RESID_P50: [i32; 8] = [0, 0, 0, 0, 0, 0, 0, 0];
+// source: squall calibrate residual, 207 positions (bench + perft suite), depth 8; p2/p98/p50
+pub const KING_LO: [i32; 8] = [-22, -24, -40, -157, -188, -295, -393, -219];
+pub const KING_HI: [i32; 8] = [1, 7, 14, 17, 28, 30, 35, 42];
+pub const KING_P50: [i32; 8] = [-8, -8, -15, -18, -2, -7, -5, 11];
+pub const LAZY_RESID_LO: [i32; 8] = [-20, -13, -30, -57, -87, -98, -98, -145];
+pub const LAZY_RESID_HI: [i32; 8] = [187, 116, 416, 342, 127, 104, 127, 27];
+pub const LAZY_RESID_P50: [i32; 8] = [24, 41, 35, 25, 7, 13, 1, -41];
+pub const SUPER_LAZY_RESID_LO: [i32; 8] = [-27, -18, -43, -56, -72, -63, -79, -81];
+pub const SUPER_LAZY_RESID_HI: [i32; 8] = [723, 215, 526, 444, 179, 143, 167, 106];
+pub const SUPER_LAZY_RESID_P50: [i32; 8] = [24, 46, 52, 37, 33, 58, 28, 10];
 // END MARGIN TABLES
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -107,6 +107,8 @@ impl Breakdown {
 pub struct Evaluator {
     pawns: PawnTable,
     cheap_exits: bool,
+    #[cfg(feature = "calibrate")]
+    calibration: Option<Box<crate::calibrate::Calibration>>,
 }
 
 impl Default for Evaluator {
@@ -120,6 +122,8 @@ impl Evaluator {
         Evaluator {
             pawns: PawnTable::new(),
             cheap_exits: true,
+            #[cfg(feature = "calibrate")]
+            calibration: None,
         }
     }
 
@@ -151,12 +155,28 @@ impl Evaluator {
         let scale = drawish::drawish_scale(board);
         let cheap =
             self.cheap_exits && scale == SCALE_NORMAL && !drawish::bare_king_either_side(board);
+        #[cfg(feature = "calibrate")]
+        let full_for_calibration = if cheap {
+            self.sample_residuals(board)
+        } else {
+            None
+        };
 
         let material = super_lazy_score(board, phase);
         if cheap {
             let m = margins::super_lazy(my_bucket, opp_bucket);
-            if material - m.fail_high > beta || material + m.fail_low < alpha {
+            let failed_high = material - m.fail_high > beta;
+            if failed_high || material + m.fail_low < alpha {
                 counters.record_exit(Tier::SuperLazy, material_bucket, my_bucket, opp_bucket);
+                #[cfg(feature = "calibrate")]
+                self.sample_exit(
+                    board,
+                    Tier::SuperLazy,
+                    failed_high,
+                    alpha,
+                    beta,
+                    full_for_calibration,
+                );
                 let positional = margins::super_lazy_positional(my_bucket, opp_bucket);
                 return Evaluation {
                     score: material,
@@ -167,12 +187,21 @@ impl Evaluator {
         }
 
         let entry = self.pawns.probe(board);
-        let lazy_terms = lazy_terms(board, &entry);
-        let lazy = material + (lazy_terms[us.index()] - lazy_terms[(!us).index()]).taper(phase);
+        let lazy = material + lazy_balance(board, &entry, phase);
         if cheap {
             let m = margins::lazy(my_bucket, opp_bucket);
-            if lazy - m.fail_high > beta || lazy + m.fail_low < alpha {
+            let failed_high = lazy - m.fail_high > beta;
+            if failed_high || lazy + m.fail_low < alpha {
                 counters.record_exit(Tier::Lazy, material_bucket, my_bucket, opp_bucket);
+                #[cfg(feature = "calibrate")]
+                self.sample_exit(
+                    board,
+                    Tier::Lazy,
+                    failed_high,
+                    alpha,
+                    beta,
+                    full_for_calibration,
+                );
                 let positional = margins::lazy_positional(my_bucket, opp_bucket);
                 return Evaluation {
                     score: lazy,
@@ -182,10 +211,7 @@ impl Evaluator {
             }
         }
 
-        let full = full_tier(board, &entry);
-        let (u, t) = (us.index(), (!us).index());
-        let positional = (full.king[u] + full.rest[u] - full.king[t] - full.rest[t]).taper(phase);
-        let score = (lazy + positional) * scale / SCALE_NORMAL;
+        let score = full_score(board, &entry, lazy, phase, scale);
         counters.record_exit(Tier::Full, material_bucket, my_bucket, opp_bucket);
         Evaluation {
             score,
@@ -194,9 +220,13 @@ impl Evaluator {
         }
     }
 
-    /// The full evaluation for the side to move, whatever the window.
+    /// The full evaluation for the side to move, whatever the window: exactly the score the
+    /// full tier of `evaluate` returns.
     pub fn full(&mut self, board: &Board) -> i32 {
-        self.breakdown(board).full_score(board.side_to_move())
+        let phase = material::phase(board);
+        let entry = self.pawns.probe(board);
+        let lazy = super_lazy_score(board, phase) + lazy_balance(board, &entry, phase);
+        full_score(board, &entry, lazy, phase, drawish::drawish_scale(board))
     }
 
     /// Every per-side component (calibration, tests).
@@ -216,6 +246,52 @@ impl Evaluator {
     }
 }
 
+#[cfg(feature = "calibrate")]
+impl Evaluator {
+    /// Turns sampling on (a `calibrate` run) and returns what the previous run collected.
+    pub fn start_calibration(
+        &mut self,
+        modes: crate::calibrate::Modes,
+    ) -> Option<Box<crate::calibrate::Calibration>> {
+        self.calibration
+            .replace(Box::new(crate::calibrate::Calibration::new(modes)))
+    }
+
+    pub fn calibration(&mut self) -> Option<&mut crate::calibrate::Calibration> {
+        self.calibration.as_deref_mut()
+    }
+
+    pub fn take_calibration(&mut self) -> Option<Box<crate::calibrate::Calibration>> {
+        self.calibration.take()
+    }
+
+    /// Records the residual histograms and returns the full score, when calibrating.
+    fn sample_residuals(&mut self, board: &Board) -> Option<i32> {
+        let modes = self.calibration.as_ref()?.modes;
+        if modes.residual {
+            let breakdown = self.breakdown(board);
+            self.calibration
+                .as_mut()?
+                .record_residuals(board, &breakdown);
+        }
+        modes.margin_safety.then(|| self.full(board))
+    }
+
+    fn sample_exit(
+        &mut self,
+        board: &Board,
+        tier: Tier,
+        failed_high: bool,
+        alpha: i32,
+        beta: i32,
+        full: Option<i32>,
+    ) {
+        if let (Some(calibration), Some(full)) = (self.calibration.as_mut(), full) {
+            calibration.record_exit(board, tier, failed_high, alpha, beta, full);
+        }
+    }
+}
+
 fn per_side(f: impl Fn(Color) -> i32) -> [i32; 2] {
     [f(Color::White), f(Color::Black)]
 }
@@ -225,6 +301,27 @@ fn per_side(f: impl Fn(Color) -> i32) -> [i32; 2] {
 fn super_lazy_score(board: &Board, phase: i32) -> i32 {
     let us = board.side_to_move();
     (material::side_material(board, us) - material::side_material(board, !us)).taper(phase)
+}
+
+/// The lazy tier's terms beyond material, as a balance for the side to move.
+#[inline(always)]
+fn lazy_balance(board: &Board, entry: &pawns::PawnEntry, phase: i32) -> i32 {
+    let terms = lazy_terms(board, entry);
+    let us = board.side_to_move();
+    (terms[us.index()] - terms[(!us).index()]).taper(phase)
+}
+
+/// The full score for the side to move from the lazy score and the full tier's terms.
+#[inline(always)]
+fn full_score(board: &Board, entry: &pawns::PawnEntry, lazy: i32, phase: i32, scale: i32) -> i32 {
+    let full = full_tier(board, entry);
+    let (us, them) = (
+        board.side_to_move().index(),
+        (!board.side_to_move()).index(),
+    );
+    let positional =
+        (full.king[us] + full.rest[us] - full.king[them] - full.rest[them]).taper(phase);
+    (lazy + positional) * scale / SCALE_NORMAL
 }
 
 /// The lazy tier's terms beyond material, per side.

@@ -283,15 +283,15 @@ impl Searcher {
 
     #[inline]
     fn should_stop(&mut self, stop: &AtomicBool) -> bool {
-        if self.counters.nodes & 1023 == 0 {
-            if stop.load(Ordering::Relaxed)
+        let poll = self.counters.nodes & 1023 == 0;
+        if poll
+            && (stop.load(Ordering::Relaxed)
                 || self
                     .deadlines
                     .hard
-                    .is_some_and(|hard| Instant::now() >= hard)
-            {
-                self.stopped = true;
-            }
+                    .is_some_and(|hard| Instant::now() >= hard))
+        {
+            self.stopped = true;
         }
         if self.counters.nodes >= self.node_limit {
             self.stopped = true;
@@ -386,7 +386,8 @@ impl Searcher {
             if depth >= 3
                 && static_eval >= beta
                 && !self.after_null[ply]
-                && board.has_non_pawn_material(board.side_to_move())
+                // A lone minor piece is where zugzwang lives: no null move there.
+                && board.material(board.side_to_move()).non_pawn >= 500
             {
                 let reduction = 3 + depth / 4;
                 let mut child = *board;
@@ -428,10 +429,15 @@ impl Searcher {
 
         for (index, mv) in picker.enumerate() {
             let quiet = is_quiet(board, mv);
-            // Futility at the frontier: a quiet move cannot lift a hopeless static eval.
+            let mut child = *board;
+            child.play(mv);
+            let gives_check = child.in_check();
+            // Futility at the frontier: a quiet, non-checking move cannot lift a hopeless
+            // static eval.
             if !pv_node
                 && !in_check
                 && quiet
+                && !gives_check
                 && index > 0
                 && depth <= 2
                 && best_score > -MATE_BOUND
@@ -439,9 +445,6 @@ impl Searcher {
             {
                 continue;
             }
-            let mut child = *board;
-            child.play(mv);
-            let gives_check = child.in_check();
             let extension = i32::from(gives_check);
             let new_depth = depth - 1 + extension;
             self.keys.push(board.key());
@@ -603,28 +606,45 @@ impl Searcher {
             }
             alpha = alpha.max(eval.score);
             best_score = eval.score;
-            let margin = FUTILITY_BASE_MARGIN_BY_SOURCE[eval.tier as usize] + eval.positional;
-            futility = Some((eval.score + margin, eval.tier));
+            futility = Some(Futility {
+                estimate: eval.score + eval.positional,
+                tier: eval.tier,
+            });
             movegen::noisy_moves(board)
         };
+        #[cfg(feature = "calibrate")]
+        let sample_futility = self.eval.calibration().is_some_and(|c| c.modes.qfutility);
 
         for mv in ScoredMoves::captures(board, moves) {
-            if let Some((base, tier)) = futility {
+            #[cfg_attr(not(feature = "calibrate"), allow(unused_mut))]
+            let mut searched = None;
+            if let Some(Futility { estimate, tier }) = futility {
                 if mv.promotion_piece().is_some_and(|p| p != PieceType::Queen) {
                     continue;
                 }
-                if mv.promotion_piece().is_none() && base + see::captured_value(board, mv) <= alpha
-                {
-                    self.counters.futility_prunes[tier_index(tier)] += 1;
-                    continue;
+                if mv.promotion_piece().is_none() {
+                    let estimate = estimate + see::captured_value(board, mv);
+                    #[cfg(feature = "calibrate")]
+                    if sample_futility {
+                        let score = self.search_capture(board, mv, alpha, beta, ply, stop);
+                        if let Some(calibration) = self.eval.calibration() {
+                            calibration.record_qfutility(tier, score - estimate);
+                        }
+                        searched = Some(score);
+                    }
+                    if estimate + FUTILITY_BASE_MARGIN_BY_SOURCE[tier as usize] <= alpha {
+                        self.counters.futility_prunes[tier as usize] += 1;
+                        continue;
+                    }
                 }
                 if !see_ge(board, mv, 0) {
                     continue;
                 }
             }
-            let mut child = *board;
-            child.play(mv);
-            let score = -self.quiescence(&child, -beta, -alpha, ply + 1, stop);
+            let score = match searched {
+                Some(score) => score,
+                None => self.search_capture(board, mv, alpha, beta, ply, stop),
+            };
             if self.stopped {
                 return 0;
             }
@@ -640,11 +660,28 @@ impl Searcher {
         }
         best_score
     }
+
+    fn search_capture(
+        &mut self,
+        board: &Board,
+        mv: Move,
+        alpha: i32,
+        beta: i32,
+        ply: usize,
+        stop: &AtomicBool,
+    ) -> i32 {
+        let mut child = *board;
+        child.play(mv);
+        -self.quiescence(&child, -beta, -alpha, ply + 1, stop)
+    }
 }
 
-#[inline(always)]
-fn tier_index(tier: Tier) -> usize {
-    tier as usize
+/// What QSearch futility needs from the stand-pat evaluation.
+#[derive(Clone, Copy)]
+struct Futility {
+    /// Stand pat plus the exiting tier's positional estimate.
+    estimate: i32,
+    tier: Tier,
 }
 
 /// Mate scores are stored relative to the node, not the root.

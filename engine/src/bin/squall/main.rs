@@ -1,6 +1,10 @@
 //! The `squall` binary: UCI by default, plus `perft` and `bench` subcommands.
 
+mod bench_output;
+mod calibrate;
+mod json;
 mod cli;
+mod uci;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();

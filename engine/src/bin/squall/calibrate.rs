@@ -1,0 +1,324 @@
+//! `squall calibrate MODE... --positions FILE`: real searches over a position pool with the
+//! calibration sampler on. Modes: `residual`, `marginsafety`, `qfutility` (need the
+//! `calibrate` feature) and `exitrate` (always available). One run can take several modes.
+
+use crate::bench_output::compiled_features;
+use crate::json::Json;
+use squall::bench;
+use squall::calibrate::{run_pool, stats, Modes, PoolRun};
+use squall::counters::TIERS;
+use std::io::Write;
+
+const USAGE: &str = "usage: squall calibrate MODE... --positions FILE [--depth N] [--hash MB] \
+[--out FILE.json] [--json] [--percentile P]  (MODE: residual, marginsafety, exitrate, qfutility)";
+
+pub const SCHEMA_VERSION: u64 = 1;
+const DEFAULT_DEPTH: i32 = 6;
+const DEFAULT_PERCENTILE: f64 = 98.0;
+const SPREAD: [f64; 7] = [2.0, 5.0, 10.0, 50.0, 90.0, 95.0, 98.0];
+
+struct Options {
+    modes: Modes,
+    exit_rate: bool,
+    positions_file: String,
+    depth: i32,
+    hash_mb: usize,
+    out: Option<String>,
+    json: bool,
+    percentile: f64,
+}
+
+fn parse(args: &[String]) -> Result<Options, String> {
+    let mut modes = Modes::default();
+    let mut exit_rate = false;
+    let mut positions_file = None;
+    let mut depth = DEFAULT_DEPTH;
+    let mut hash_mb = bench::DEFAULT_HASH_MB;
+    let mut out = None;
+    let mut json = false;
+    let mut percentile = DEFAULT_PERCENTILE;
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        let mut value = |name: &str| args.next().cloned().ok_or(format!("{name} needs a value"));
+        match arg.as_str() {
+            "residual" => modes.residual = true,
+            "marginsafety" => modes.margin_safety = true,
+            "qfutility" => modes.qfutility = true,
+            "exitrate" => exit_rate = true,
+            "--positions" => positions_file = Some(value("--positions")?),
+            "--depth" => {
+                let text = value("--depth")?;
+                depth = text.parse().ok().filter(|d| *d >= 1).ok_or(format!("bad --depth `{text}`"))?;
+            }
+            "--hash" => {
+                let text = value("--hash")?;
+                hash_mb = text
+                    .parse()
+                    .ok()
+                    .filter(|mb| (1..=crate::cli::MAX_HASH_MB).contains(mb))
+                    .ok_or(format!("bad --hash `{text}`"))?;
+            }
+            "--out" => out = Some(value("--out")?),
+            "--json" => json = true,
+            "--percentile" => {
+                let text = value("--percentile")?;
+                percentile = text
+                    .parse()
+                    .ok()
+                    .filter(|p: &f64| (0.0..=100.0).contains(p))
+                    .ok_or(format!("bad --percentile `{text}`: expected 0..=100"))?;
+            }
+            other => return Err(format!("unknown calibrate argument `{other}`; {USAGE}")),
+        }
+    }
+    if modes == Modes::default() && !exit_rate {
+        return Err(format!("calibrate needs at least one MODE; {USAGE}"));
+    }
+    let positions_file = positions_file.ok_or(format!("calibrate needs --positions FILE; {USAGE}"))?;
+    Ok(Options { modes, exit_rate, positions_file, depth, hash_mb, out, json, percentile })
+}
+
+pub fn command(args: &[String]) -> Result<(), String> {
+    let options = parse(args)?;
+    squall::calibrate::supported(options.modes)?;
+    let path = &options.positions_file;
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+    let positions = bench::parse_positions(&text).map_err(|(line, reason)| format!("{path}:{line}: {reason}"))?;
+    if positions.is_empty() {
+        return Err(format!("{path}: no positions"));
+    }
+    let total = positions.len();
+    let step = (total / 20).max(1);
+    let run = run_pool(&positions, options.depth, options.hash_mb, options.modes, |index| {
+        if (index + 1) % step == 0 || index + 1 == total {
+            eprintln!("calibrate: {}/{} positions", index + 1, total);
+        }
+    })?;
+    let json = to_json(&options, &run);
+    if let Some(out) = &options.out {
+        write_atomically(out, &json.to_text())?;
+    }
+    if options.json {
+        print!("{}", json.to_text());
+    } else {
+        print_text(&options, &run);
+    }
+    Ok(())
+}
+
+/// Writes to a temporary file beside `path`, then renames: a reader never sees half a file.
+fn write_atomically(path: &str, contents: &str) -> Result<(), String> {
+    let temp = format!("{path}.tmp{}", std::process::id());
+    let result = std::fs::File::create(&temp)
+        .and_then(|mut f| f.write_all(contents.as_bytes()).and_then(|()| f.sync_all()))
+        .and_then(|()| std::fs::rename(&temp, path));
+    result.map_err(|e| {
+        let _ = std::fs::remove_file(&temp);
+        format!("{path}: {e}")
+    })
+}
+
+fn tiers(values: &[u64; TIERS]) -> Json {
+    Json::Array(values.iter().map(|&n| Json::UInt(n)).collect())
+}
+
+fn to_json(options: &Options, run: &PoolRun) -> Json {
+    let mut modes = Vec::new();
+    for (on, name) in [
+        (options.modes.residual, "residual"),
+        (options.modes.margin_safety, "marginsafety"),
+        (options.modes.qfutility, "qfutility"),
+        (options.exit_rate, "exitrate"),
+    ] {
+        if on {
+            modes.push(Json::Str(name.to_string()));
+        }
+    }
+    let mut fields = vec![
+        ("schema_version", Json::UInt(SCHEMA_VERSION)),
+        ("kind", Json::Str("squall-calibration".to_string())),
+        (
+            "engine",
+            Json::Object(vec![
+                ("name", Json::Str("squall".to_string())),
+                ("version", Json::Str(env!("CARGO_PKG_VERSION").to_string())),
+                (
+                    "features",
+                    Json::Array(compiled_features().into_iter().map(|f| Json::Str(f.to_string())).collect()),
+                ),
+            ]),
+        ),
+        ("depth", Json::Int(options.depth as i64)),
+        ("hash_mb", Json::UInt(options.hash_mb as u64)),
+        ("positions", Json::UInt(run.positions)),
+        ("modes", Json::Array(modes)),
+        ("nodes", Json::UInt(run.counters.nodes)),
+        (
+            "exit_rate",
+            Json::Object(vec![
+                ("calls", Json::UInt(run.counters.eval_calls)),
+                ("exits", tiers(&run.counters.exits)),
+                (
+                    "by_material_bucket",
+                    Json::Array(run.counters.exits_by_material_bucket.iter().map(tiers).collect()),
+                ),
+            ]),
+        ),
+    ];
+    #[cfg(feature = "calibrate")]
+    if let Some(calibration) = &run.calibration {
+        sampled::add_json(&mut fields, calibration);
+    }
+    let _ = &mut fields;
+    Json::Object(fields)
+}
+
+fn print_text(options: &Options, run: &PoolRun) {
+    println!(
+        "calibration: {} positions, depth {}, {} nodes",
+        run.positions, options.depth, run.counters.nodes
+    );
+    #[cfg(feature = "calibrate")]
+    if let Some(calibration) = &run.calibration {
+        sampled::print_text(options.percentile, calibration);
+    }
+    if options.exit_rate || options.modes.margin_safety {
+        println!("\nExit rate by material bucket (% of eval calls): super-lazy / lazy / full");
+        for (bucket, exits) in run.counters.exits_by_material_bucket.iter().enumerate() {
+            let total: u64 = exits.iter().sum();
+            let pct = |n: u64| if total == 0 { 0.0 } else { 100.0 * n as f64 / total as f64 };
+            println!(
+                "  bucket {bucket}: {:5.1}% {:5.1}% {:5.1}%   ({total} calls)",
+                pct(exits[0]),
+                pct(exits[1]),
+                pct(exits[2])
+            );
+        }
+        let [sl, lazy, full] = run.counters.exit_percentages();
+        println!("  all     : {sl:5.1}% {lazy:5.1}% {full:5.1}%   ({} calls)", run.counters.eval_calls);
+    }
+    let _ = (stats::Z95, SPREAD);
+}
+
+#[cfg(feature = "calibrate")]
+mod sampled {
+    use super::{Json, SPREAD};
+    use squall::calibrate::{stats, Calibration, ExitTally, Histogram};
+    use squall::search::FUTILITY_BASE_MARGIN_BY_SOURCE;
+
+    fn histogram(h: &Histogram) -> Json {
+        let bins = h
+            .bins
+            .iter()
+            .enumerate()
+            .filter(|(_, &n)| n > 0)
+            .map(|(i, &n)| Json::Array(vec![Json::Int((h.lo + i as i32) as i64), Json::UInt(n)]))
+            .collect();
+        Json::Object(vec![
+            ("underflow", Json::UInt(h.underflow)),
+            ("overflow", Json::UInt(h.overflow)),
+            ("bins", Json::Array(bins)),
+        ])
+    }
+
+    fn histograms(hs: &[Histogram]) -> Json {
+        Json::Array(hs.iter().map(histogram).collect())
+    }
+
+    fn tally(t: &ExitTally, detailed: bool) -> Json {
+        let mut fields = vec![("exits", Json::UInt(t.exits)), ("exceeded", Json::UInt(t.exceeded))];
+        if detailed {
+            fields.push(("positions", Json::UInt(t.positions)));
+            fields.push(("max_from_one_position", Json::UInt(t.max_from_one_position)));
+        }
+        Json::Object(fields)
+    }
+
+    pub fn add_json(fields: &mut Vec<(&'static str, Json)>, c: &Calibration) {
+        let first = c.lazy_residual.first().map_or(0, |h| h.lo);
+        let last = c.lazy_residual.first().map_or(0, |h| h.lo + h.bins.len() as i32);
+        let mut hist_fields = vec![("lo", Json::Int(first as i64)), ("hi", Json::Int(last as i64))];
+        if c.modes.residual {
+            hist_fields.push(("lazy_residual", histograms(&c.lazy_residual)));
+            hist_fields.push(("super_lazy_residual", histograms(&c.super_lazy_residual)));
+            hist_fields.push(("king", histograms(&c.king)));
+        }
+        if c.modes.qfutility {
+            hist_fields.push(("qfutility_excess", histograms(&c.qfutility_excess)));
+        }
+        fields.push(("histograms", Json::Object(hist_fields)));
+        if c.modes.margin_safety {
+            let tier = |t: usize| {
+                Json::Object(vec![
+                    (
+                        "by_material_bucket",
+                        Json::Array(c.by_material_bucket[t].iter().map(|x| tally(x, true)).collect()),
+                    ),
+                    (
+                        "by_side_buckets",
+                        Json::Array(
+                            c.by_side_buckets[t]
+                                .iter()
+                                .map(|row| Json::Array(row.iter().map(|x| tally(x, false)).collect()))
+                                .collect(),
+                        ),
+                    ),
+                ])
+            };
+            fields.push(("margin_safety", Json::Object(vec![("super_lazy", tier(0)), ("lazy", tier(1))])));
+        }
+    }
+
+    fn print_percentiles(title: &str, hs: &[Histogram]) {
+        println!("\n{title} (cp), by per-side bucket:");
+        let header: Vec<String> = SPREAD.iter().map(|p| format!("p{p}")).collect();
+        println!("  bucket {:>9} {}", "samples", header.iter().map(|h| format!("{h:>6}")).collect::<String>());
+        for (bucket, h) in hs.iter().enumerate() {
+            let cells: String = SPREAD
+                .iter()
+                .map(|&p| h.percentile(p).map_or("     -".to_string(), |v| format!("{v:>6}")))
+                .collect();
+            println!("  {bucket:>6} {:>9} {cells}", h.count());
+        }
+    }
+
+    pub fn print_text(percentile: f64, c: &Calibration) {
+        if c.modes.residual {
+            print_percentiles("Lazy residual (full - lazy, without king)", &c.lazy_residual);
+            print_percentiles("Super-lazy residual (full - material, without king)", &c.super_lazy_residual);
+            print_percentiles("King term, by attacker's bucket", &c.king);
+        }
+        if c.modes.margin_safety {
+            for (t, name) in [(0, "Super-lazy"), (1, "Lazy")] {
+                println!("\n{name} margin safety by material bucket: exceeded / exits, Wilson 95% CI");
+                for (bucket, x) in c.by_material_bucket[t].iter().enumerate() {
+                    let (lo, hi) = stats::wilson_interval(x.exceeded, x.exits, stats::Z95);
+                    let rate = if x.exits == 0 { 0.0 } else { 100.0 * x.exceeded as f64 / x.exits as f64 };
+                    let share =
+                        if x.exits == 0 { 0.0 } else { 100.0 * x.max_from_one_position as f64 / x.exits as f64 };
+                    println!(
+                        "  bucket {bucket}: {:>8} / {:>10} = {rate:6.3}%  [{:.3}%, {:.3}%]  positions {:>6}  largest share {share:5.1}%",
+                        x.exceeded,
+                        x.exits,
+                        100.0 * lo,
+                        100.0 * hi,
+                        x.positions
+                    );
+                }
+            }
+        }
+        if c.modes.qfutility {
+            println!("\nQSearch futility: real score - (stand pat + capture + positional), by source tier");
+            for (t, name) in ["super-lazy", "lazy", "full"].iter().enumerate() {
+                let h = &c.qfutility_excess[t];
+                let recommended = h.percentile(percentile);
+                println!(
+                    "  {name:>10}: {:>9} samples, p{percentile} = {}  (current FUTILITY_BASE_MARGIN_BY_SOURCE {})",
+                    h.count(),
+                    recommended.map_or("-".to_string(), |v| v.to_string()),
+                    FUTILITY_BASE_MARGIN_BY_SOURCE[t]
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,531 @@
+//! The UCI front end. The main thread reads stdin; `go` hands the searcher to a search thread, so
+//! `stop`, `isready` and `quit` are answered while it searches.
+//!
+//! Bad input never changes state: every command is parsed completely into new values first and
+//! committed only when the whole command is valid; otherwise the engine answers
+//! `info string error: ...` and carries on.
+
+use crate::cli::{self, MAX_HASH_MB};
+use squall::bench;
+use squall::movegen::{legal_moves, parse_uci_move};
+use squall::search::{Clock, Limits, Listener, Score, SearchInfo, Searcher};
+use squall::{Board, Color, Move};
+use std::io::{self, BufRead, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::{self, JoinHandle};
+use std::time::Duration;
+
+const DEFAULT_HASH_MB: usize = 16;
+
+/// `go depth` beyond this is clamped: the search's ply-indexed tables are finite, and such a
+/// depth never completes anyway.
+const MAX_GO_DEPTH: i32 = 100;
+
+/// The search recurses once per ply with sizeable frames; the default 2 MB of a spawned thread
+/// is too tight for deep quiescence lines.
+const SEARCH_STACK_BYTES: usize = 64 * 1024 * 1024;
+
+/// Runs the UCI loop until `quit` or the end of stdin.
+pub fn run() {
+    let mut engine = UciEngine::new();
+    let mut input = io::stdin().lock();
+    let mut raw_line = Vec::new();
+    loop {
+        raw_line.clear();
+        match input.read_until(b'\n', &mut raw_line) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        // Lossy: a stray invalid byte becomes an unknown-command error, not the end of the session.
+        let line = String::from_utf8_lossy(&raw_line);
+        if engine.handle(&line) == Flow::Quit {
+            break;
+        }
+    }
+    engine.finish_search();
+}
+
+#[derive(PartialEq, Eq, Debug)]
+enum Flow {
+    Continue,
+    Quit,
+}
+
+/// Writes a block of lines to stdout in one go and flushes, so the search thread's output never
+/// interleaves with the main thread's mid-line. Write errors are ignored: a closed stdout means
+/// the GUI is gone and there is no one to tell.
+fn send(text: &str) {
+    let mut out = io::stdout().lock();
+    let _ = writeln!(out, "{text}");
+    let _ = out.flush();
+}
+
+fn send_error(message: &str) {
+    send(&format!("info string error: {message}"));
+}
+
+struct RunningSearch {
+    handle: JoinHandle<Searcher>,
+    stop: Arc<AtomicBool>,
+}
+
+struct UciEngine {
+    board: Board,
+    /// Zobrist keys of the positions before `board` in the game, oldest first.
+    history: Vec<u64>,
+    hash_mb: usize,
+    /// `None` while a search thread owns the searcher (or after that thread panicked).
+    searcher: Option<Searcher>,
+    running: Option<RunningSearch>,
+}
+
+impl UciEngine {
+    fn new() -> UciEngine {
+        UciEngine {
+            board: Board::startpos(),
+            history: Vec::new(),
+            hash_mb: DEFAULT_HASH_MB,
+            searcher: Some(Searcher::new(DEFAULT_HASH_MB)),
+            running: None,
+        }
+    }
+
+    fn handle(&mut self, line: &str) -> Flow {
+        let tokens: Vec<&str> = line.split_whitespace().collect();
+        let Some((&command, arguments)) = tokens.split_first() else {
+            return Flow::Continue;
+        };
+        match command {
+            "uci" => send(&format!(
+                "id name squall {}\n\
+                 id author the squall authors\n\
+                 option name Hash type spin default {DEFAULT_HASH_MB} min 1 max {MAX_HASH_MB}\n\
+                 uciok",
+                env!("CARGO_PKG_VERSION")
+            )),
+            "isready" => send("readyok"),
+            "ucinewgame" => {
+                self.searcher().clear();
+                self.board = Board::startpos();
+                self.history.clear();
+            }
+            "position" => match parse_position(arguments) {
+                Ok((board, history)) => {
+                    self.board = board;
+                    self.history = history;
+                }
+                Err(message) => send_error(&message),
+            },
+            "go" => match parse_go(arguments, self.board.side_to_move()) {
+                Ok(go) => {
+                    for warning in &go.warnings {
+                        send(&format!("info string {warning}"));
+                    }
+                    self.start_search(go.limits);
+                }
+                Err(message) => send_error(&message),
+            },
+            "stop" => self.finish_search(),
+            "setoption" => match parse_setoption(arguments) {
+                Ok(EngineOption::HashMb(hash_mb)) => {
+                    self.hash_mb = hash_mb;
+                    self.searcher().set_hash(hash_mb);
+                }
+                Err(message) => send_error(&message),
+            },
+            "bench" => {
+                self.finish_search();
+                cli::run_text_bench(
+                    &bench::default_positions(),
+                    bench::DEFAULT_DEPTH,
+                    bench::DEFAULT_HASH_MB,
+                    false,
+                    &mut io::stdout(),
+                );
+            }
+            // Not UCI: prints the current position, for debugging and tests.
+            "d" => send(&format!("info string fen {}", self.board.to_fen())),
+            // Accepted and ignored: squall has no debug output and does not ponder.
+            "debug" | "ponderhit" | "register" => {}
+            "quit" => return Flow::Quit,
+            _ => send_error(&format!("unknown command `{}`", line.trim())),
+        }
+        Flow::Continue
+    }
+
+    /// The idle searcher; stops and joins a running search first.
+    fn searcher(&mut self) -> &mut Searcher {
+        self.finish_search();
+        let hash_mb = self.hash_mb;
+        self.searcher.get_or_insert_with(|| Searcher::new(hash_mb))
+    }
+
+    /// Stops the running search (if any) and waits for it to print its `bestmove`.
+    fn finish_search(&mut self) {
+        let Some(running) = self.running.take() else {
+            return;
+        };
+        running.stop.store(true, Ordering::Release);
+        // Wakes a finished `go infinite` search that is waiting for `stop`.
+        running.handle.thread().unpark();
+        match running.handle.join() {
+            Ok(searcher) => self.searcher = Some(searcher),
+            Err(_) => send_error("the search thread failed; the search state was reset"),
+        }
+    }
+
+    fn start_search(&mut self, limits: Limits) {
+        // A `go` during a search breaks protocol; end the old search (it prints its bestmove).
+        self.finish_search();
+        let hash_mb = self.hash_mb;
+        let mut searcher = self
+            .searcher
+            .take()
+            .unwrap_or_else(|| Searcher::new(hash_mb));
+        let board = self.board;
+        let history = self.history.clone();
+        let stop = Arc::new(AtomicBool::new(false));
+        let thread_stop = Arc::clone(&stop);
+        let spawned = thread::Builder::new()
+            .name("search".to_string())
+            .stack_size(SEARCH_STACK_BYTES)
+            .spawn(move || {
+                let result =
+                    searcher.search(&board, &history, &limits, &thread_stop, &mut UciListener);
+                // UCI forbids `bestmove` before `stop` in infinite mode, even if the search ended
+                // early (mate found, single legal move).
+                if limits.infinite {
+                    while !thread_stop.load(Ordering::Acquire) {
+                        thread::park_timeout(Duration::from_millis(50));
+                    }
+                }
+                send(&format!(
+                    "bestmove {}",
+                    playable_move(&board, result.best_move)
+                ));
+                searcher
+            });
+        match spawned {
+            Ok(handle) => self.running = Some(RunningSearch { handle, stop }),
+            Err(error) => {
+                send_error(&format!("cannot start the search thread: {error}"));
+                send(&format!(
+                    "bestmove {}",
+                    playable_move(&self.board, Move::NULL)
+                ));
+            }
+        }
+    }
+}
+
+/// The move to report: the search's choice if it is legal here, otherwise any legal move (a
+/// search stopped before its first iteration has no choice), or `0000` with no legal move.
+fn playable_move(board: &Board, best_move: Move) -> Move {
+    let moves = legal_moves(board);
+    if moves.contains(&best_move) {
+        best_move
+    } else {
+        moves.first().copied().unwrap_or(Move::NULL)
+    }
+}
+
+/// Prints each completed iteration as a UCI `info` line.
+struct UciListener;
+
+impl Listener for UciListener {
+    fn on_iteration(&mut self, info: &SearchInfo) {
+        send(&info_line(info));
+    }
+}
+
+fn info_line(info: &SearchInfo) -> String {
+    let score = match info.score {
+        Score::Cp(cp) => format!("cp {cp}"),
+        Score::Mate(moves) => format!("mate {moves}"),
+    };
+    let elapsed_ns = info.elapsed.as_nanos().max(1);
+    let nps = u128::from(info.nodes) * 1_000_000_000 / elapsed_ns;
+    let mut line = format!(
+        "info depth {} seldepth {} score {score} nodes {} nps {nps} time {}",
+        info.depth,
+        info.seldepth,
+        info.nodes,
+        info.elapsed.as_millis()
+    );
+    if !info.pv.is_empty() {
+        line.push_str(" pv");
+        for mv in info.pv {
+            line.push(' ');
+            line.push_str(&mv.to_string());
+        }
+    }
+    line
+}
+
+/// `position startpos|fen <FEN> [moves <move>...]` into the new board and its history keys.
+fn parse_position(tokens: &[&str]) -> Result<(Board, Vec<u64>), String> {
+    let moves_at = tokens.iter().position(|&t| t == "moves");
+    let (setup, moves) = match moves_at {
+        Some(at) => (&tokens[..at], &tokens[at + 1..]),
+        None => (tokens, &[][..]),
+    };
+    let mut board = match setup.split_first() {
+        Some((&"startpos", [])) => Board::startpos(),
+        Some((&"startpos", extra)) => {
+            return Err(format!(
+                "position: unexpected `{}` after startpos",
+                extra.join(" ")
+            ))
+        }
+        Some((&"fen", fen)) if !fen.is_empty() => {
+            Board::from_fen(&fen.join(" ")).map_err(|e| format!("position: {e}"))?
+        }
+        Some((&"fen", _)) => return Err("position: `fen` needs a FEN".to_string()),
+        _ => return Err("position: expected `startpos` or `fen <FEN>`".to_string()),
+    };
+    let mut history = Vec::with_capacity(moves.len());
+    for (index, text) in moves.iter().enumerate() {
+        let mv = parse_uci_move(&board, text).ok_or_else(|| {
+            format!(
+                "position: illegal move `{text}` (move {} of the list) in {}",
+                index + 1,
+                board.to_fen()
+            )
+        })?;
+        history.push(board.key());
+        board.play(mv);
+    }
+    Ok((board, history))
+}
+
+struct Go {
+    limits: Limits,
+    /// Ignored parameters the GUI should hear about.
+    warnings: Vec<String>,
+}
+
+/// The `go` parameters into search limits for `side` (the side to move).
+fn parse_go(tokens: &[&str], side: Color) -> Result<Go, String> {
+    let mut limits = Limits::default();
+    let mut warnings = Vec::new();
+    let mut times = [None, None];
+    let mut increments = [None, None];
+    let mut moves_to_go = None;
+    let mut i = 0;
+    while i < tokens.len() {
+        let keyword = tokens[i];
+        i += 1;
+        let mut value = || {
+            let text = tokens.get(i).copied();
+            i += 1;
+            text.ok_or(format!("go: `{keyword}` needs a value"))
+        };
+        match keyword {
+            "infinite" => limits.infinite = true,
+            "depth" => {
+                let depth: i32 = parse_number(keyword, value()?)?;
+                if depth < 1 {
+                    return Err(format!("go: depth must be at least 1, got {depth}"));
+                }
+                limits.depth = Some(depth.min(MAX_GO_DEPTH));
+            }
+            "nodes" => {
+                let nodes: u64 = parse_number(keyword, value()?)?;
+                if nodes == 0 {
+                    return Err("go: nodes must be at least 1".to_string());
+                }
+                limits.nodes = Some(nodes);
+            }
+            "movetime" => {
+                limits.movetime = Some(Duration::from_millis(parse_number(keyword, value()?)?))
+            }
+            // Some GUIs send a negative remaining time once the clock is overdrawn: treat as 0.
+            "wtime" | "btime" | "winc" | "binc" => {
+                let millis: i64 = parse_number(keyword, value()?)?;
+                let duration = Some(Duration::from_millis(millis.max(0).unsigned_abs()));
+                match keyword {
+                    "wtime" => times[Color::White.index()] = duration,
+                    "btime" => times[Color::Black.index()] = duration,
+                    "winc" => increments[Color::White.index()] = duration,
+                    _ => increments[Color::Black.index()] = duration,
+                }
+            }
+            "movestogo" => {
+                let moves: u32 = parse_number(keyword, value()?)?;
+                // 0 would mean "the time control ends now"; the clock alone is the safer reading.
+                moves_to_go = Some(moves).filter(|&m| m > 0);
+            }
+            "ponder" => warnings.push("pondering is not supported; searching normally".to_string()),
+            "mate" => {
+                let _: u32 = parse_number(keyword, value()?)?;
+                warnings.push("`go mate` is not supported; searching normally".to_string());
+            }
+            "searchmoves" => {
+                while tokens.get(i).is_some_and(|t| !is_go_keyword(t)) {
+                    i += 1;
+                }
+                warnings.push("`searchmoves` is not supported; searching all moves".to_string());
+            }
+            other => return Err(format!("go: unknown parameter `{other}`")),
+        }
+    }
+    if times.iter().any(Option::is_some) {
+        let time = times[side.index()].ok_or(format!(
+            "go: no remaining time for the side to move ({})",
+            if side == Color::White {
+                "wtime"
+            } else {
+                "btime"
+            }
+        ))?;
+        limits.clock = Some(Clock {
+            time,
+            increment: increments[side.index()].unwrap_or_default(),
+            moves_to_go,
+        });
+    }
+    Ok(Go { limits, warnings })
+}
+
+fn is_go_keyword(token: &str) -> bool {
+    matches!(
+        token,
+        "searchmoves"
+            | "ponder"
+            | "wtime"
+            | "btime"
+            | "winc"
+            | "binc"
+            | "movestogo"
+            | "depth"
+            | "nodes"
+            | "mate"
+            | "movetime"
+            | "infinite"
+    )
+}
+
+fn parse_number<T: std::str::FromStr>(keyword: &str, text: &str) -> Result<T, String> {
+    text.parse()
+        .map_err(|_| format!("go: bad {keyword} value `{text}`"))
+}
+
+enum EngineOption {
+    HashMb(usize),
+}
+
+/// `setoption name <NAME> [value <VALUE>]`; option names are case-insensitive.
+fn parse_setoption(tokens: &[&str]) -> Result<EngineOption, String> {
+    let Some((&"name", rest)) = tokens.split_first() else {
+        return Err("setoption: expected `name <option> value <value>`".to_string());
+    };
+    let value_at = rest.iter().position(|&t| t == "value");
+    let (name, value) = match value_at {
+        Some(at) => (rest[..at].join(" "), Some(rest[at + 1..].join(" "))),
+        None => (rest.join(" "), None),
+    };
+    if name.eq_ignore_ascii_case("hash") {
+        let value = value.ok_or("setoption: Hash needs a value")?;
+        return value
+            .parse::<usize>()
+            .ok()
+            .filter(|mb| (1..=MAX_HASH_MB).contains(mb))
+            .map(EngineOption::HashMb)
+            .ok_or(format!(
+                "setoption: bad Hash value `{value}`: expected 1..={MAX_HASH_MB} (MB)"
+            ));
+    }
+    Err(format!("setoption: unknown option `{name}`"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn position_with_moves_records_history() {
+        let (board, history) = parse_position(&["startpos", "moves", "e2e4", "e7e5"]).unwrap();
+        assert!(board
+            .to_fen()
+            .starts_with("rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq "));
+        assert_eq!(history.len(), 2);
+        assert_eq!(history[0], Board::startpos().key());
+    }
+
+    #[test]
+    fn position_rejects_bad_input() {
+        for tokens in [
+            &[][..],
+            &["startpos", "e2e4"][..],
+            &["fen"][..],
+            &["fen", "8/8/8", "w", "-", "-"][..],
+            &["startpos", "moves", "e2e5"][..],
+            &["sideways"][..],
+        ] {
+            assert!(parse_position(tokens).is_err(), "{tokens:?}");
+        }
+    }
+
+    #[test]
+    fn go_uses_the_clock_of_the_side_to_move() {
+        let tokens = [
+            "wtime",
+            "1000",
+            "btime",
+            "-20",
+            "winc",
+            "10",
+            "binc",
+            "5",
+            "movestogo",
+            "7",
+        ];
+        let go = parse_go(&tokens, Color::Black).unwrap();
+        let clock = go.limits.clock.unwrap();
+        assert_eq!(clock.time, Duration::ZERO);
+        assert_eq!(clock.increment, Duration::from_millis(5));
+        assert_eq!(clock.moves_to_go, Some(7));
+        assert!(parse_go(&["wtime", "1000"], Color::Black).is_err());
+    }
+
+    #[test]
+    fn go_rejects_bad_numbers_and_unknown_parameters() {
+        for tokens in [
+            &["depth"][..],
+            &["depth", "x"][..],
+            &["depth", "0"][..],
+            &["nodes", "-1"][..],
+            &["movetime", "1.5"][..],
+            &["wtime", "soon"][..],
+            &["sideways"][..],
+        ] {
+            assert!(parse_go(tokens, Color::White).is_err(), "{tokens:?}");
+        }
+        let go = parse_go(
+            &["searchmoves", "e2e4", "d2d4", "depth", "3", "infinite"],
+            Color::White,
+        )
+        .unwrap();
+        assert_eq!(go.limits.depth, Some(3));
+        assert!(go.limits.infinite);
+        assert_eq!(go.warnings.len(), 1);
+    }
+
+    #[test]
+    fn setoption_hash() {
+        assert!(matches!(
+            parse_setoption(&["name", "Hash", "value", "64"]),
+            Ok(EngineOption::HashMb(64))
+        ));
+        for tokens in [
+            &["name", "Hash", "value", "0"][..],
+            &["name", "Hash", "value", "big"][..],
+            &["name", "Hash"][..],
+            &["name", "Threads", "value", "2"][..],
+            &["Hash", "64"][..],
+        ] {
+            assert!(parse_setoption(tokens).is_err(), "{tokens:?}");
+        }
+    }
+}

@@ -1,0 +1,123 @@
+//! The calibration sampler: residual and king histograms, margin-safety tallies and QSearch
+//! futility excesses, recorded during real searches.
+
+use super::{Histogram, Modes};
+use crate::board::Board;
+use crate::counters::{MATERIAL_BUCKETS, SIDE_BUCKETS};
+use crate::eval::{material_bucket, side_bucket, Breakdown, Tier};
+use crate::types::Color;
+
+/// Exits of one cheap tier in one bucket, and how many of them the full score contradicts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ExitTally {
+    pub exits: u64,
+    pub exceeded: u64,
+    /// Positions of the pool whose search contributed at least one exit.
+    pub positions: u64,
+    /// The most exits any single position contributed.
+    pub max_from_one_position: u64,
+}
+
+/// The two cheap tiers, indexed by `Tier as usize`.
+const CHEAP_TIERS: usize = 2;
+
+#[derive(Clone, Debug)]
+pub struct Calibration {
+    pub modes: Modes,
+    /// Lazy residual (full - lazy, without the king term) per side, by its own bucket.
+    pub lazy_residual: Vec<Histogram>,
+    /// Super-lazy residual (full - material, without the king term), by its own bucket.
+    pub super_lazy_residual: Vec<Histogram>,
+    /// A side's king term, by the attacker's (opponent's) bucket.
+    pub king: Vec<Histogram>,
+    /// Margin safety by cheap tier and material bucket.
+    pub by_material_bucket: [[ExitTally; MATERIAL_BUCKETS]; CHEAP_TIERS],
+    /// Margin safety by cheap tier, my bucket and the opponent's.
+    pub by_side_buckets: [[[ExitTally; SIDE_BUCKETS]; SIDE_BUCKETS]; CHEAP_TIERS],
+    /// QSearch: real score minus (stand pat + captured value + positional), by source tier.
+    pub qfutility_excess: Vec<Histogram>,
+    pub positions: u64,
+    current: [[u64; MATERIAL_BUCKETS]; CHEAP_TIERS],
+}
+
+impl Calibration {
+    pub fn new(modes: Modes) -> Calibration {
+        let hists = |n: usize| vec![Histogram::default(); n];
+        Calibration {
+            modes,
+            lazy_residual: hists(SIDE_BUCKETS),
+            super_lazy_residual: hists(SIDE_BUCKETS),
+            king: hists(SIDE_BUCKETS),
+            by_material_bucket: [[ExitTally::default(); MATERIAL_BUCKETS]; CHEAP_TIERS],
+            by_side_buckets: [[[ExitTally::default(); SIDE_BUCKETS]; SIDE_BUCKETS]; CHEAP_TIERS],
+            qfutility_excess: hists(3),
+            positions: 0,
+            current: [[0; MATERIAL_BUCKETS]; CHEAP_TIERS],
+        }
+    }
+
+    /// Starts attributing exits to a new pool position.
+    pub fn begin_position(&mut self) {
+        self.current = [[0; MATERIAL_BUCKETS]; CHEAP_TIERS];
+    }
+
+    /// Folds the current position's exits into the distinct-position statistics.
+    pub fn end_position(&mut self) {
+        self.positions += 1;
+        for tier in 0..CHEAP_TIERS {
+            for bucket in 0..MATERIAL_BUCKETS {
+                let n = self.current[tier][bucket];
+                let tally = &mut self.by_material_bucket[tier][bucket];
+                if n > 0 {
+                    tally.positions += 1;
+                    tally.max_from_one_position = tally.max_from_one_position.max(n);
+                }
+            }
+        }
+    }
+
+    /// Records both sides' residuals and king terms of one evaluated position.
+    pub fn record_residuals(&mut self, board: &Board, breakdown: &Breakdown) {
+        for color in Color::BOTH {
+            let side = color.index();
+            let own = side_bucket(board, color);
+            let attacker = side_bucket(board, !color);
+            self.lazy_residual[own].record(breakdown.rest[side]);
+            self.super_lazy_residual[own].record(breakdown.lazy[side] + breakdown.rest[side]);
+            self.king[attacker].record(breakdown.king[side]);
+        }
+    }
+
+    /// Records a cheap-tier exit and whether the full score contradicts its decision.
+    pub fn record_exit(
+        &mut self,
+        board: &Board,
+        tier: Tier,
+        failed_high: bool,
+        alpha: i32,
+        beta: i32,
+        full: i32,
+    ) {
+        let t = tier as usize;
+        debug_assert!(t < CHEAP_TIERS);
+        let exceeded = if failed_high {
+            full <= beta
+        } else {
+            full >= alpha
+        };
+        let us = board.side_to_move();
+        let bucket = material_bucket(board);
+        let (my, opp) = (side_bucket(board, us), side_bucket(board, !us));
+        let tally = &mut self.by_material_bucket[t][bucket];
+        tally.exits += 1;
+        tally.exceeded += u64::from(exceeded);
+        let pair = &mut self.by_side_buckets[t][my][opp];
+        pair.exits += 1;
+        pair.exceeded += u64::from(exceeded);
+        self.current[t][bucket] += 1;
+    }
+
+    pub fn record_qfutility(&mut self, tier: Tier, excess: i32) {
+        self.qfutility_excess[tier as usize].record(excess);
+    }
+}

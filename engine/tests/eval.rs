@@ -1,0 +1,143 @@
+//! Evaluation: colour symmetry, tier exits on hand-made positions, drawish scaling.
+
+use squall::counters::Counters;
+use squall::eval::{margins, side_bucket, Evaluator, Tier};
+use squall::{Board, Color};
+
+const POSITIONS: &[&str] = &[
+    Board::STARTPOS,
+    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+    "r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10",
+    "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+    "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+    "6k1/5ppp/8/8/8/8/5PPP/3R2K1 b - - 0 1",
+    "8/8/4k3/8/2p5/8/B2P2K1/8 w - - 0 1",
+    "2r3k1/pp3ppp/8/3B4/8/8/PP3PPP/4R1K1 w - - 0 1",
+    "r1bqk2r/pppp1ppp/2n2n2/2b1p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4",
+    "8/5pk1/6p1/8/8/6P1/5PK1/8 w - - 0 1",
+    "4k3/8/8/8/8/8/4P3/4K3 b - - 0 1",
+    "7k/8/8/8/8/8/8/KQ6 w - - 0 1",
+];
+
+#[test]
+fn mirrored_position_scores_the_same_for_the_mirrored_side() {
+    let mut eval = Evaluator::new();
+    for fen in POSITIONS {
+        let board = Board::from_fen(fen).unwrap();
+        let mirrored = board.mirrored();
+        // The mirrored position has the other side to move, so the side-to-move score matches.
+        assert_eq!(
+            eval.full(&board),
+            eval.full(&mirrored),
+            "{fen} vs {}",
+            mirrored.to_fen()
+        );
+        let a = eval.breakdown(&board);
+        let b = eval.breakdown(&mirrored);
+        assert_eq!(a.lazy, [b.lazy[1], b.lazy[0]], "{fen}");
+        assert_eq!(a.king, [b.king[1], b.king[0]], "{fen}");
+        assert_eq!(a.rest, [b.rest[1], b.rest[0]], "{fen}");
+    }
+}
+
+#[test]
+fn wide_window_runs_the_full_tier() {
+    let mut eval = Evaluator::new();
+    let mut counters = Counters::default();
+    for fen in POSITIONS {
+        let board = Board::from_fen(fen).unwrap();
+        let e = eval.evaluate(&board, -30000, 30000, &mut counters);
+        assert_eq!(e.tier, Tier::Full, "{fen}");
+        assert_eq!(e.score, eval.full(&board), "{fen}");
+    }
+    assert_eq!(counters.exits, [0, 0, POSITIONS.len() as u64]);
+}
+
+#[test]
+fn a_queen_up_fails_high_in_the_super_lazy_tier() {
+    // White is a queen up; a window around zero is far below the material score.
+    let board =
+        Board::from_fen("rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1").unwrap();
+    let mut counters = Counters::default();
+    let e = Evaluator::new().evaluate(&board, -10, 10, &mut counters);
+    assert_eq!(e.tier, Tier::SuperLazy);
+    assert!(e.score > 900);
+    let (my, opp) = (
+        side_bucket(&board, Color::White),
+        side_bucket(&board, Color::Black),
+    );
+    assert_eq!(e.positional, margins::super_lazy_positional(my, opp));
+    assert_eq!(counters.exits, [1, 0, 0]);
+
+    // From black's side the same material fails low.
+    let black =
+        Board::from_fen("rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq - 0 1").unwrap();
+    let e = Evaluator::new().evaluate(&black, -10, 10, &mut counters);
+    assert_eq!(e.tier, Tier::SuperLazy);
+    assert!(e.score < -900);
+}
+
+#[test]
+fn margins_decide_the_exit_tier() {
+    // Equal material: the super-lazy tier may exit only if the window is beyond its margin.
+    let board =
+        Board::from_fen("r1bqk2r/pppp1ppp/2n2n2/2b1p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4")
+            .unwrap();
+    let (my, opp) = (
+        side_bucket(&board, Color::White),
+        side_bucket(&board, Color::Black),
+    );
+    let sl = margins::super_lazy(my, opp);
+    let lazy = margins::lazy(my, opp);
+    assert!(
+        sl.fail_high >= lazy.fail_high && sl.fail_low >= lazy.fail_low,
+        "super-lazy margins are wider"
+    );
+    let mut eval = Evaluator::new();
+    let mut counters = Counters::default();
+    // Beta just below score - margin_a: super-lazy fail high.
+    let e = eval.evaluate(&board, -30000, -sl.fail_high - 1, &mut counters);
+    assert_eq!(e.tier, Tier::SuperLazy);
+    // Beta exactly at score - margin_a: no super-lazy exit.
+    let e = eval.evaluate(&board, -30000, -sl.fail_high, &mut counters);
+    assert_ne!(e.tier, Tier::SuperLazy);
+    // Alpha just above score + margin_b: super-lazy fail low.
+    let e = eval.evaluate(&board, sl.fail_low + 1, 30000, &mut counters);
+    assert_eq!(e.tier, Tier::SuperLazy);
+    // A window the lazy margins clear but the super-lazy ones do not.
+    let e = eval.evaluate(
+        &board,
+        -30000,
+        -(lazy.fail_high + sl.fail_high) / 2 - 60,
+        &mut counters,
+    );
+    assert!(e.tier != Tier::Full, "{e:?}");
+}
+
+#[test]
+fn cheap_exits_can_be_switched_off() {
+    let board =
+        Board::from_fen("rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1").unwrap();
+    let mut eval = Evaluator::new();
+    eval.set_cheap_exits(false);
+    let e = eval.evaluate(&board, -10, 10, &mut Counters::default());
+    assert_eq!(e.tier, Tier::Full);
+}
+
+#[test]
+fn drawish_material_disables_cheap_exits_and_scales() {
+    let mut eval = Evaluator::new();
+    let mut counters = Counters::default();
+    // K+B v K: insufficient material is a dead draw.
+    let kbk = Board::from_fen("8/8/4k3/8/8/8/3B4/4K3 w - - 0 1").unwrap();
+    let e = eval.evaluate(&kbk, -10, 10, &mut counters);
+    assert_eq!((e.tier, e.score), (Tier::Full, 0));
+    // Opposite-coloured bishops with a pawn more: scaled well below the raw pawn edge.
+    let ocb = Board::from_fen("8/5k2/8/3b4/8/2B1P3/5K2/8 w - - 0 1").unwrap();
+    let e = eval.evaluate(&ocb, -10, 10, &mut counters);
+    assert_eq!(e.tier, Tier::Full);
+    assert!(e.score.abs() < 60, "{}", e.score);
+    // Wrong-coloured bishop with a rook pawn and the defending king in the corner.
+    let wrong = Board::from_fen("7k/8/6K1/7P/8/8/8/3B4 w - - 0 1").unwrap();
+    assert_eq!(eval.full(&wrong), 0);
+}

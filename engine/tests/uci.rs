@@ -1,0 +1,283 @@
+//! Drives the `squall` binary over stdin/stdout as a UCI GUI would. Every wait has a timeout, so
+//! a hung engine fails the test instead of hanging it.
+
+use squall::movegen::parse_uci_move;
+use squall::Board;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// Generous: a debug-free test build searches these depths in milliseconds, but CI machines stall.
+const TIMEOUT: Duration = Duration::from_secs(20);
+
+struct Engine {
+    child: Child,
+    /// `None` once closed.
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+}
+
+impl Engine {
+    fn start() -> Engine {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_squall"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start squall");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (sender, lines) = mpsc::channel();
+        thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if sender.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Engine {
+            child,
+            stdin: Some(stdin),
+            lines,
+        }
+    }
+
+    fn send(&mut self, command: &str) {
+        let stdin = self.stdin.as_mut().expect("stdin is open");
+        writeln!(stdin, "{command}").expect("write to squall");
+        stdin.flush().unwrap();
+    }
+
+    fn next_line(&self, timeout: Duration) -> Result<String, RecvTimeoutError> {
+        self.lines.recv_timeout(timeout)
+    }
+
+    /// Reads lines until one satisfies `done`; returns all of them, the matching one last.
+    fn read_until(&self, what: &str, done: impl Fn(&str) -> bool) -> Vec<String> {
+        let deadline = Instant::now() + TIMEOUT;
+        let mut seen = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.next_line(left) {
+                Ok(line) => {
+                    let finished = done(&line);
+                    seen.push(line);
+                    if finished {
+                        return seen;
+                    }
+                }
+                Err(error) => panic!("no {what} ({error:?}); got {seen:#?}"),
+            }
+        }
+    }
+
+    /// Sends `isready` and returns everything printed before `readyok`.
+    fn sync(&mut self) -> Vec<String> {
+        self.send("isready");
+        let mut lines = self.read_until("readyok", |l| l == "readyok");
+        lines.pop();
+        lines
+    }
+
+    fn bestmove(&self) -> String {
+        let lines = self.read_until("bestmove", |l| l.starts_with("bestmove"));
+        let last = lines.last().unwrap();
+        last.split_whitespace().nth(1).expect("a move").to_string()
+    }
+
+    /// The current position, through the non-UCI `d` command.
+    fn fen(&mut self) -> String {
+        self.send("d");
+        let lines = self.read_until("fen", |l| l.starts_with("info string fen "));
+        lines.last().unwrap()["info string fen ".len()..].to_string()
+    }
+
+    fn quit(mut self) {
+        self.send("quit");
+        self.wait_for_exit("quit");
+    }
+
+    fn wait_for_exit(&mut self, after: &str) {
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                assert!(
+                    status.success(),
+                    "squall exited with {status} after {after}"
+                );
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "squall still running after {after}"
+            );
+            thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        // A failed test must not leave the engine running.
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn assert_legal(fen: &str, mv: &str) {
+    let board = Board::from_fen(fen).unwrap();
+    assert!(
+        parse_uci_move(&board, mv).is_some(),
+        "bestmove {mv} is not legal in {fen}"
+    );
+}
+
+const AFTER_E4_E5: &str = "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2";
+
+#[test]
+fn full_session_plays_a_legal_move() {
+    let mut engine = Engine::start();
+    engine.send("uci");
+    let handshake = engine.read_until("uciok", |l| l == "uciok");
+    assert!(handshake.iter().any(|l| l.starts_with("id name squall ")));
+    assert!(handshake.iter().any(|l| l.starts_with("id author ")));
+    assert!(handshake
+        .iter()
+        .any(|l| l == "option name Hash type spin default 16 min 1 max 4096"));
+    engine.send("setoption name Hash value 8");
+    engine.send("ucinewgame");
+    assert!(engine.sync().is_empty(), "no output before readyok");
+    engine.send("position startpos moves e2e4 e7e5");
+    assert_eq!(engine.fen(), AFTER_E4_E5);
+    engine.send("go depth 3");
+    let lines = engine.read_until("bestmove", |l| l.starts_with("bestmove"));
+    for info in lines.iter().filter(|l| l.starts_with("info depth")) {
+        for field in [" seldepth ", " score ", " nodes ", " nps ", " time "] {
+            assert!(info.contains(field), "`{field}` missing from `{info}`");
+        }
+        assert!(info.contains(" score cp ") || info.contains(" score mate "));
+    }
+    let bestmove = lines.last().unwrap().split_whitespace().nth(1).unwrap();
+    assert_legal(AFTER_E4_E5, bestmove);
+
+    // A clock-based search also ends by itself.
+    engine.send("position fen 4k3/8/8/8/8/8/8/4K2R w K - 0 1");
+    engine.send("go wtime 500 btime 500 winc 10 binc 10 movestogo 5");
+    assert_legal("4k3/8/8/8/8/8/8/4K2R w K - 0 1", &engine.bestmove());
+    engine.send("go movetime 50");
+    engine.bestmove();
+    engine.send("go nodes 1000");
+    engine.bestmove();
+    engine.quit();
+}
+
+#[test]
+fn stop_ends_go_infinite() {
+    let mut engine = Engine::start();
+    engine.send("position startpos");
+    engine.send("go infinite");
+    // `isready` is answered mid-search, and no bestmove may come before `stop`.
+    let before_stop = engine.sync();
+    thread::sleep(Duration::from_millis(300));
+    let mut early = before_stop;
+    while let Ok(line) = engine.next_line(Duration::ZERO) {
+        early.push(line);
+    }
+    assert!(
+        !early.iter().any(|l| l.starts_with("bestmove")),
+        "bestmove before stop: {early:#?}"
+    );
+    let stopped_at = Instant::now();
+    engine.send("stop");
+    let bestmove = engine.bestmove();
+    assert!(
+        stopped_at.elapsed() < Duration::from_secs(2),
+        "stop took {:?}",
+        stopped_at.elapsed()
+    );
+    assert_legal(Board::STARTPOS, &bestmove);
+    // The engine searches again after a stop.
+    engine.send("go depth 1");
+    assert_legal(Board::STARTPOS, &engine.bestmove());
+    engine.quit();
+}
+
+#[test]
+fn quit_ends_go_infinite() {
+    let mut engine = Engine::start();
+    engine.send("go infinite");
+    engine.sync();
+    engine.quit();
+}
+
+#[test]
+fn bad_input_leaves_the_position_unchanged() {
+    let mut engine = Engine::start();
+    engine.send("position startpos moves e2e4 e7e5");
+    assert_eq!(engine.fen(), AFTER_E4_E5);
+    for bad in [
+        "frobnicate",
+        "position",
+        "position sideways",
+        "position startpos e2e4",
+        "position startpos moves e2e5",
+        "position startpos moves e2e4 e7e5 e1e2 e8e7 a1a5",
+        "position fen",
+        "position fen 8/8/8 w - - 0 1",
+        "position fen 4k3/8/8/8/8/8/8/4K3 w - - 0 1 moves e8d8",
+        "setoption name Hash value 0",
+        "setoption name Hash value lots",
+        "setoption name Hash",
+        "setoption name NoSuchOption value 1",
+        "setoption Hash 8",
+        "go depth x",
+        "go depth -3",
+        "go nodes -1",
+        "go movetime soon",
+        "go wtime 1000 btime",
+        "go sideways",
+    ] {
+        engine.send(bad);
+        let output = engine.sync();
+        assert!(
+            output.iter().any(|l| l.starts_with("info string error: ")),
+            "no error for `{bad}`: {output:#?}"
+        );
+        assert!(
+            !output.iter().any(|l| l.starts_with("bestmove")),
+            "`{bad}` started a search: {output:#?}"
+        );
+        assert_eq!(engine.fen(), AFTER_E4_E5, "after `{bad}`");
+    }
+    engine.send("go depth 1");
+    assert_legal(AFTER_E4_E5, &engine.bestmove());
+    engine.quit();
+}
+
+#[test]
+fn no_legal_move_is_bestmove_0000() {
+    let mut engine = Engine::start();
+    // Stalemate, then checkmate (fool's mate).
+    for fen in [
+        "7k/7P/6K1/8/3B4/8/8/8 b - - 0 1",
+        "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3",
+    ] {
+        engine.send(&format!("position fen {fen}"));
+        engine.send("go depth 3");
+        assert_eq!(engine.bestmove(), "0000", "{fen}");
+    }
+    engine.quit();
+}
+
+#[test]
+fn end_of_input_ends_the_engine() {
+    let mut engine = Engine::start();
+    engine.send("go infinite");
+    engine.sync();
+    // Closing stdin is how a crashed GUI looks; the engine must not linger.
+    engine.stdin = None;
+    engine.wait_for_exit("the end of input");
+}
