@@ -138,6 +138,18 @@ impl Sink for Counter {
     }
 }
 
+/// Replaces `list`'s contents with every legal move (search reuses per-ply lists).
+pub fn fill_legal(board: &Board, list: &mut MoveList) {
+    list.len = 0;
+    generate::<MoveList, true>(board, list);
+}
+
+/// Replaces `list`'s contents with the legal captures and promotions.
+pub fn fill_noisy(board: &Board, list: &mut MoveList) {
+    list.len = 0;
+    generate::<MoveList, false>(board, list);
+}
+
 /// Every legal move.
 pub fn legal_moves(board: &Board) -> MoveList {
     let mut list = MoveList::new();

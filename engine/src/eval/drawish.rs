@@ -21,7 +21,13 @@ pub fn drawish_scale(board: &Board) -> i32 {
     let white = board.material(Color::White);
     let black = board.material(Color::Black);
     let pawns = [white.count(PieceType::Pawn), black.count(PieceType::Pawn)];
-
+    // Every drawish pattern below needs a pawnless side, a lone minor piece, or a single
+    // bishop on each side; most positions have none of these.
+    let lone_minor = white.non_pawn == 300 || black.non_pawn == 300;
+    let single_bishops = white.count(PieceType::Bishop) == 1 && black.count(PieceType::Bishop) == 1;
+    if pawns[0] > 0 && pawns[1] > 0 && !lone_minor && !single_bishops {
+        return SCALE_NORMAL;
+    }
     if insufficient_material(board) {
         return 0;
     }

@@ -25,19 +25,32 @@ const MOBILITY_PIVOT: [i32; 6] = [0, 4, 6, 7, 13, 0];
 
 const ROOK_OPEN_FILE: S = S(30, 12);
 const ROOK_SEMI_OPEN_FILE: S = S(14, 8);
+const ROOK_BEHIND_PASSER: S = S(0, 18);
 const MAJOR_ON_SEVENTH: S = S(18, 30);
 const TRAPPED_BISHOP: S = S(-90, -90);
 const TRAPPED_ROOK: S = S(-45, -10);
+const KNIGHT_OUTPOST: S = S(28, 16);
+const BISHOP_OUTPOST: S = S(14, 8);
+const BAD_BISHOP_PAWN: S = S(-2, -5);
+const KING_PROTECTOR: S = S(-3, -1);
 const THREAT_BY_PAWN: S = S(-40, -30);
+const THREAT_BY_MINOR: S = S(28, 24);
+const THREAT_BY_ROOK: S = S(24, 30);
 const HANGING: S = S(-12, -10);
+const SPACE: i32 = 2;
 const TEMPO: S = S(12, 6);
 
 /// King-attack weight of each attacker type per attacked king-zone square.
 const ATTACK_WEIGHT: [i32; 6] = [0, 2, 2, 3, 5, 0];
+/// Weight of a safe checking square, by checking piece type.
+const SAFE_CHECK_WEIGHT: [i32; 6] = [0, 6, 4, 7, 6, 0];
+const WEAK_ZONE_SQUARE: i32 = 1;
 /// Share of the attack kept by number of attackers (out of 100).
 const ATTACKER_SCALE: [i32; 8] = [0, 15, 55, 80, 95, 100, 100, 100];
 const SHELTER_PAWN: S = S(14, 0);
+const STORM_PAWN: [i32; 8] = [0, 0, 0, -4, -10, -16, 0, 0];
 const OPEN_FILE_NEAR_KING: S = S(-16, 0);
+const MAX_KING_DANGER: i32 = 600;
 
 /// Centralisation bonus by distance from the centre (0..=3, Chebyshev rings).
 const CENTRALITY: [i32; 4] = [4, 2, 0, -3];
@@ -53,116 +66,184 @@ fn center_ring(sq: Square) -> usize {
 
 #[inline(always)]
 fn distance(a: Square, b: Square) -> i32 {
-    (a.file() as i32 - b.file() as i32)
-        .abs()
-        .max((a.rank() as i32 - b.rank() as i32).abs())
+    (a.file() as i32 - b.file() as i32).abs().max((a.rank() as i32 - b.rank() as i32).abs())
+}
+
+/// Attack maps built in one pass over the pieces, shared by every full-tier term.
+struct AttackInfo {
+    by: [[Bitboard; 6]; 2],
+    all: [Bitboard; 2],
+    twice: [Bitboard; 2],
+    zone: [Bitboard; 2],
+    /// King-attack units each side has gathered against the enemy king.
+    king_units: [i32; 2],
+    king_attackers: [usize; 2],
+}
+
+impl AttackInfo {
+    #[inline(always)]
+    fn add(&mut self, color: Color, kind: PieceType, reach: Bitboard) {
+        let c = color.index();
+        self.by[c][kind.index()] |= reach;
+        self.twice[c] |= self.all[c] & reach;
+        self.all[c] |= reach;
+    }
 }
 
 /// Computes the full tier's per-side terms. `passed` comes from the pawn hash.
 pub fn full_terms(board: &Board, passed: [Bitboard; 2]) -> FullTerms {
+    let mut info = AttackInfo {
+        by: [[Bitboard::EMPTY; 6]; 2],
+        all: [Bitboard::EMPTY; 2],
+        twice: [Bitboard::EMPTY; 2],
+        zone: [king_zone(board, Color::White), king_zone(board, Color::Black)],
+        king_units: [0; 2],
+        king_attackers: [0; 2],
+    };
+    for color in Color::BOTH {
+        info.add(color, PieceType::Pawn, attacks::pawn_set(color, board.colored(color, PieceType::Pawn)));
+        info.add(color, PieceType::King, attacks::king(board.king(color)));
+    }
     let mut terms = FullTerms::default();
-    let occupied = board.occupied();
-    let pawn_attacks = [
-        attacks::pawn_set(Color::White, board.colored(Color::White, PieceType::Pawn)),
-        attacks::pawn_set(Color::Black, board.colored(Color::Black, PieceType::Pawn)),
-    ];
-    let mut attacked = [pawn_attacks[0], pawn_attacks[1]];
-    let mut king_attack_units = [0i32; 2];
-    let mut king_attackers = [0usize; 2];
-    let zones = [
-        king_zone(board, Color::White),
-        king_zone(board, Color::Black),
-    ];
-
+    for color in Color::BOTH {
+        terms.rest[color.index()] = pieces(board, color, &mut info);
+    }
     for color in Color::BOTH {
         let us = color.index();
-        let them = (!color).index();
-        let white = color.is_white();
-        let own = board.color(color);
-        let mobility_area = !own & !pawn_attacks[them];
-        let enemy_zone = zones[them];
-        let mut rest = S::ZERO;
-
-        for kind in [
-            PieceType::Knight,
-            PieceType::Bishop,
-            PieceType::Rook,
-            PieceType::Queen,
-        ] {
-            for sq in board.colored(color, kind) {
-                let reach = match kind {
-                    PieceType::Knight => attacks::knight(sq),
-                    PieceType::Bishop => attacks::bishop(sq, occupied),
-                    PieceType::Rook => attacks::rook(sq, occupied),
-                    _ => attacks::queen(sq, occupied),
-                };
-                attacked[us] |= reach;
-                let mobility =
-                    (reach & mobility_area).count() as i32 - MOBILITY_PIVOT[kind.index()];
-                rest += match kind {
-                    PieceType::Knight => KNIGHT_MOBILITY,
-                    PieceType::Bishop => BISHOP_MOBILITY,
-                    PieceType::Rook => ROOK_MOBILITY,
-                    _ => QUEEN_MOBILITY,
-                } * mobility;
-                let hits = (reach & enemy_zone).count() as i32;
-                if hits > 0 {
-                    king_attackers[us] += 1;
-                    king_attack_units[us] += ATTACK_WEIGHT[kind.index()] * hits;
-                }
-                let ring = CENTRALITY[center_ring(sq)];
-                rest += match kind {
-                    PieceType::Knight => S(ring * 5, ring * 4),
-                    PieceType::Bishop => S(ring * 3, ring * 2),
-                    PieceType::Queen => S(ring, ring * 3),
-                    _ => S::ZERO,
-                };
-                if (sq.bb() & pawn_attacks[them]).any() {
-                    rest += THREAT_BY_PAWN;
-                }
-            }
-        }
-
-        rest += rook_terms(board, color);
-        rest += trapped_pieces(board, color);
+        let mut rest = terms.rest[us];
+        rest += threats(board, color, &info);
         rest += passed_pawn_terms(board, color, passed[us]);
+        rest += rook_terms(board, color, passed[us]);
+        rest += trapped_pieces(board, color);
+        rest += space(board, color, &info);
         let king = board.king(color);
+        let white = color.is_white();
         let ring = center_ring(king) as i32;
         let back_rank = king.relative_rank(white) == 0;
-        rest += S(
-            if back_rank {
-                10
-            } else {
-                -10 - 4 * king.relative_rank(white) as i32
-            },
-            (3 - ring) * 10,
-        );
+        rest += S(if back_rank { 10 } else { -10 - 4 * king.relative_rank(white) as i32 }, (3 - ring) * 10);
         if board.side_to_move() == color {
             rest += TEMPO;
         }
         terms.rest[us] = rest;
-        terms.king[us] = king_shelter(board, color);
-    }
-
-    for color in Color::BOTH {
-        let us = color.index();
-        let them = (!color).index();
-        // Undefended pieces attacked by the enemy.
-        let loose =
-            (board.color(color) & !board.pieces(PieceType::Pawn) & !board.pieces(PieceType::King))
-                & attacked[them]
-                & !attacked[us];
-        terms.rest[us] += HANGING * loose.count() as i32;
-        // Danger to our king comes from the enemy's attack.
-        let units = king_attack_units[them];
-        let has_queen = board.colored(!color, PieceType::Queen).any();
-        // Without a queen the attack rarely mates: count half of it.
-        let scale = ATTACKER_SCALE[king_attackers[them].min(7)] / if has_queen { 1 } else { 2 };
-        let danger = (units * units * scale / 100 / 3).min(700);
-        terms.king[us] -= S(danger, danger / 8);
+        terms.king[us] = king_safety(board, color, &info);
     }
     mop_up(board, &mut terms);
     terms
+}
+
+/// Mobility, placement, outposts and bad bishops of one side's pieces; gathers attack maps
+/// and king-attack units on the way.
+fn pieces(board: &Board, color: Color, info: &mut AttackInfo) -> S {
+    let us = color.index();
+    let them = (!color).index();
+    let white = color.is_white();
+    let occupied = board.occupied();
+    let own = board.color(color);
+    let mobility_area = !own & !info.by[them][PieceType::Pawn.index()];
+    let our_pawns = board.colored(color, PieceType::Pawn);
+    let their_pawns = board.colored(!color, PieceType::Pawn);
+    let our_king = board.king(color);
+    let mut score = S::ZERO;
+
+    for kind in [PieceType::Knight, PieceType::Bishop, PieceType::Rook, PieceType::Queen] {
+        for sq in board.colored(color, kind) {
+            let reach = match kind {
+                PieceType::Knight => attacks::knight(sq),
+                PieceType::Bishop => attacks::bishop(sq, occupied),
+                PieceType::Rook => attacks::rook(sq, occupied),
+                _ => attacks::queen(sq, occupied),
+            };
+            info.add(color, kind, reach);
+            let mobility = (reach & mobility_area).count() as i32 - MOBILITY_PIVOT[kind.index()];
+            let hits = (reach & info.zone[them]).count() as i32;
+            if hits > 0 {
+                info.king_attackers[us] += 1;
+                info.king_units[us] += ATTACK_WEIGHT[kind.index()] * hits;
+            }
+            let ring = CENTRALITY[center_ring(sq)];
+            score += match kind {
+                PieceType::Knight => KNIGHT_MOBILITY * mobility + S(ring * 5, ring * 4),
+                PieceType::Bishop => BISHOP_MOBILITY * mobility + S(ring * 3, ring * 2),
+                PieceType::Rook => ROOK_MOBILITY * mobility,
+                _ => QUEEN_MOBILITY * mobility + S(ring, ring * 3),
+            };
+            if matches!(kind, PieceType::Knight | PieceType::Bishop) {
+                let rank = sq.relative_rank(white);
+                let supported = (attacks::pawn(!color, sq) & our_pawns).any();
+                let attackable = (super::pawns::passed_span(color, sq) & !Bitboard::file(sq.file() as usize) & their_pawns).any();
+                if (3..=5).contains(&rank) && supported && !attackable {
+                    score += if kind == PieceType::Knight { KNIGHT_OUTPOST } else { BISHOP_OUTPOST };
+                }
+                score += KING_PROTECTOR * distance(sq, our_king);
+                if kind == PieceType::Bishop {
+                    let colour = if Bitboard::LIGHT_SQUARES.has(sq) { Bitboard::LIGHT_SQUARES } else { Bitboard::DARK_SQUARES };
+                    score += BAD_BISHOP_PAWN * (our_pawns & colour).count() as i32;
+                }
+            }
+        }
+    }
+    score
+}
+
+/// Bonuses for attacking enemy pieces with cheaper ones, penalties for our pieces left hanging
+/// or attacked by pawns.
+fn threats(board: &Board, color: Color, info: &AttackInfo) -> S {
+    let us = color.index();
+    let them = (!color).index();
+    let ours = board.color(color) & !board.pieces(PieceType::Pawn) & !board.pieces(PieceType::King);
+    let theirs = board.color(!color);
+    let majors = theirs & (board.pieces(PieceType::Rook) | board.pieces(PieceType::Queen));
+    let queens = theirs & board.pieces(PieceType::Queen);
+    let minors_attack = info.by[us][PieceType::Knight.index()] | info.by[us][PieceType::Bishop.index()];
+    let mut score = S::ZERO;
+    score += THREAT_BY_MINOR * (minors_attack & majors).count() as i32;
+    score += THREAT_BY_ROOK * (info.by[us][PieceType::Rook.index()] & queens).count() as i32;
+    score += THREAT_BY_PAWN * (ours & info.by[them][PieceType::Pawn.index()]).count() as i32;
+    score += HANGING * (ours & info.all[them] & !info.all[us]).count() as i32;
+    score
+}
+
+/// Safe squares in the centre behind our pawns (middlegame only).
+fn space(board: &Board, color: Color, info: &AttackInfo) -> S {
+    let them = (!color).index();
+    let centre_files = Bitboard(0x3C3C_3C3C_3C3C_3C3C);
+    let home = if color.is_white() { Bitboard(0x00FF_FFFF_00) } else { Bitboard(0x00FF_FFFF_0000_0000) };
+    let own_pawns = board.colored(color, PieceType::Pawn);
+    let safe = centre_files & home & !own_pawns & !info.by[them][PieceType::Pawn.index()];
+    let behind = if color.is_white() { own_pawns.fill_south() } else { own_pawns.fill_north() };
+    let weight = board.material(color).piece_count() as i32;
+    S(SPACE * (safe & behind).count() as i32 * weight / 4, 0)
+}
+
+/// Shelter, storm and the danger from the enemy's attack on this side's king.
+fn king_safety(board: &Board, color: Color, info: &AttackInfo) -> S {
+    let us = color.index();
+    let them = (!color).index();
+    let enemy = !color;
+    let king = board.king(color);
+    let occupied = board.occupied();
+    let mut score = king_shelter(board, color);
+
+    let safe = !board.color(enemy) & (!info.all[us] | (info.twice[them] & !info.twice[us]));
+    let checks = [
+        attacks::knight(king) & info.by[them][PieceType::Knight.index()],
+        attacks::bishop(king, occupied) & info.by[them][PieceType::Bishop.index()],
+        attacks::rook(king, occupied) & info.by[them][PieceType::Rook.index()],
+        attacks::queen(king, occupied) & info.by[them][PieceType::Queen.index()],
+    ];
+    let mut units = info.king_units[them];
+    for (kind, squares) in [PieceType::Knight, PieceType::Bishop, PieceType::Rook, PieceType::Queen].into_iter().zip(checks) {
+        units += SAFE_CHECK_WEIGHT[kind.index()] * (squares & safe).count() as i32;
+    }
+    let defended_by_king_only = info.by[us][PieceType::King.index()] & !info.twice[us];
+    units += WEAK_ZONE_SQUARE * (info.zone[us] & info.all[them] & defended_by_king_only).count() as i32;
+
+    let has_queen = board.colored(enemy, PieceType::Queen).any();
+    // Without a queen the attack rarely mates: count half of it.
+    let scale = ATTACKER_SCALE[info.king_attackers[them].min(7)] / if has_queen { 1 } else { 2 };
+    let danger = (units * units * scale / 100 / 3).min(MAX_KING_DANGER);
+    score -= S(danger, danger / 8);
+    score
 }
 
 fn king_zone(board: &Board, color: Color) -> Bitboard {
@@ -184,6 +265,10 @@ fn king_shelter(board: &Board, color: Color) -> S {
             score += OPEN_FILE_NEAR_KING;
         }
     }
+    for storm in board.colored(!color, PieceType::Pawn) & files {
+        let rank = storm.relative_rank(color.is_white()) as usize;
+        score += S(STORM_PAWN[(7 - rank).min(7)], 0);
+    }
     score
 }
 
@@ -204,13 +289,17 @@ fn close_ranks(king: Square, white: bool) -> Bitboard {
     ranks
 }
 
-fn rook_terms(board: &Board, color: Color) -> S {
+fn rook_terms(board: &Board, color: Color, passed: Bitboard) -> S {
     let white = color.is_white();
     let ours = board.colored(color, PieceType::Pawn);
     let theirs = board.colored(!color, PieceType::Pawn);
     let mut score = S::ZERO;
     for sq in board.colored(color, PieceType::Rook) {
         let file = Bitboard::file(sq.file() as usize);
+        let behind = if white { sq.bb().fill_north() } else { sq.bb().fill_south() };
+        if (passed & file & behind).any() {
+            score += ROOK_BEHIND_PASSER;
+        }
         if (file & ours).is_empty() {
             score += if (file & theirs).is_empty() {
                 ROOK_OPEN_FILE

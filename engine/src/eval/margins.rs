@@ -10,16 +10,16 @@
 //! The block between the BEGIN/END markers is rewritten by `lab tables --apply`.
 
 // BEGIN MARGIN TABLES
-// source: squall calibrate residual, 207 positions (bench + perft suite), depth 8; p2/p98/p50
-pub const KING_LO: [i32; 8] = [-22, -24, -40, -157, -188, -295, -393, -219];
-pub const KING_HI: [i32; 8] = [1, 7, 14, 17, 28, 30, 35, 42];
-pub const KING_P50: [i32; 8] = [-8, -8, -15, -18, -2, -7, -5, 11];
-pub const LAZY_RESID_LO: [i32; 8] = [-20, -13, -30, -57, -87, -98, -98, -145];
-pub const LAZY_RESID_HI: [i32; 8] = [187, 116, 416, 342, 127, 104, 127, 27];
-pub const LAZY_RESID_P50: [i32; 8] = [24, 41, 35, 25, 7, 13, 1, -41];
-pub const SUPER_LAZY_RESID_LO: [i32; 8] = [-27, -18, -43, -56, -72, -63, -79, -81];
-pub const SUPER_LAZY_RESID_HI: [i32; 8] = [723, 215, 526, 444, 179, 143, 167, 106];
-pub const SUPER_LAZY_RESID_P50: [i32; 8] = [24, 46, 52, 37, 33, 58, 28, 10];
+// source: squall calibrate residual over the quick pool (bench + perft suite positions), depth 8; king p5/p95, residuals p4/p96, medians p50
+pub const KING_LO: [i32; 8] = [-10, -15, -38, -118, -99, -243, -191, -94];
+pub const KING_HI: [i32; 8] = [4, 7, 14, 17, 24, 29, 31, 38];
+pub const KING_P50: [i32; 8] = [-2, -4, -5, -6, -2, -5, -1, 8];
+pub const LAZY_RESID_LO: [i32; 8] = [-21, -22, -58, -71, -110, -132, -119, -163];
+pub const LAZY_RESID_HI: [i32; 8] = [86, 88, 104, 94, 71, 57, 52, 3];
+pub const LAZY_RESID_P50: [i32; 8] = [16, 34, 22, 14, -17, -32, -37, -81];
+pub const SUPER_LAZY_RESID_LO: [i32; 8] = [-55, -43, -70, -71, -94, -101, -94, -111];
+pub const SUPER_LAZY_RESID_HI: [i32; 8] = [178, 157, 175, 147, 104, 90, 89, 70];
+pub const SUPER_LAZY_RESID_P50: [i32; 8] = [12, 33, 25, 21, -1, -7, -4, -21];
 // END MARGIN TABLES
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -29,6 +29,18 @@ pub fn phase(board: &Board) -> i32 {
     phase.min(MAX_PHASE)
 }
 
+/// Tapered material balance for `color`: one pass over the count differences.
+#[inline(always)]
+pub fn balance(board: &Board, color: Color, phase: i32) -> i32 {
+    let ours = &board.material(color).counts;
+    let theirs = &board.material(!color).counts;
+    let mut total = S::ZERO;
+    for kind in 0..5 {
+        total += PIECE_VALUE[kind] * (ours[kind] as i32 - theirs[kind] as i32);
+    }
+    total.taper(phase)
+}
+
 /// One side's tapered material.
 #[inline(always)]
 pub fn side_material(board: &Board, color: Color) -> S {

@@ -299,8 +299,7 @@ fn per_side(f: impl Fn(Color) -> i32) -> [i32; 2] {
 /// The super-lazy tier: tapered material balance for the side to move.
 #[inline(never)]
 fn super_lazy_score(board: &Board, phase: i32) -> i32 {
-    let us = board.side_to_move();
-    (material::side_material(board, us) - material::side_material(board, !us)).taper(phase)
+    material::balance(board, board.side_to_move(), phase)
 }
 
 /// The lazy tier's terms beyond material, as a balance for the side to move.

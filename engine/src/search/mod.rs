@@ -120,6 +120,8 @@ pub struct Searcher {
     /// Keys of the game before the root, then of the current search path.
     keys: Vec<u64>,
     reductions: Box<[[u8; 64]; 64]>,
+    /// One move picker per ply, refilled at each node.
+    pickers: Vec<ScoredMoves>,
     /// Whether the move into each ply was a null move (no two nulls in a row).
     after_null: [bool; MAX_PLY],
     // Per-search state.
@@ -148,6 +150,7 @@ impl Searcher {
             pv_len: [0; MAX_PLY],
             keys: Vec::with_capacity(1024),
             reductions,
+            pickers: (0..MAX_PLY).map(|_| ScoredMoves::default()).collect(),
             after_null: [false; MAX_PLY],
             start: Instant::now(),
             deadlines: Deadlines {
@@ -414,12 +417,10 @@ impl Searcher {
             }
         }
 
-        let moves = movegen::legal_moves(board);
-        if moves.is_empty() {
+        self.pickers[ply].fill_main(board, tt_move, self.killers[ply], &self.history);
+        if self.pickers[ply].is_empty() {
             return if in_check { -MATE + ply as i32 } else { 0 };
         }
-        let picker =
-            ScoredMoves::main_search(board, moves, tt_move, self.killers[ply], &self.history);
         let original_alpha = alpha;
         let mut best_score = -INFINITY;
         let mut best_move = Move::NULL;
@@ -427,7 +428,10 @@ impl Searcher {
         let mut quiet_count = 0;
         let side = board.side_to_move().index();
 
-        for (index, mv) in picker.enumerate() {
+        for index in 0.. {
+            let Some(mv) = self.pickers[ply].pick() else {
+                break;
+            };
             let quiet = is_quiet(board, mv);
             let mut child = *board;
             child.play(mv);
@@ -596,9 +600,8 @@ impl Searcher {
         let in_check = board.in_check();
         let mut best_score;
         let mut futility = None;
-        let moves = if in_check {
+        if in_check {
             best_score = -MATE + ply as i32;
-            movegen::legal_moves(board)
         } else {
             let eval = self.eval.evaluate(board, alpha, beta, &mut self.counters);
             if eval.score >= beta {
@@ -610,12 +613,12 @@ impl Searcher {
                 estimate: eval.score + eval.positional,
                 tier: eval.tier,
             });
-            movegen::noisy_moves(board)
-        };
+        }
+        self.pickers[ply].fill_quiescence(board, in_check);
         #[cfg(feature = "calibrate")]
         let sample_futility = self.eval.calibration().is_some_and(|c| c.modes.qfutility);
 
-        for mv in ScoredMoves::captures(board, moves) {
+        while let Some(mv) = self.pickers[ply].pick() {
             #[cfg_attr(not(feature = "calibrate"), allow(unused_mut))]
             let mut searched = None;
             if let Some(Futility { estimate, tier }) = futility {

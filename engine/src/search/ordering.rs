@@ -2,7 +2,7 @@
 
 use super::see::{see_ge, SEE_VALUE};
 use crate::board::Board;
-use crate::movegen::{MoveList, MAX_MOVES};
+use crate::movegen::{self, MoveList, MAX_MOVES};
 use crate::types::{Move, MoveKind, PieceType};
 
 const TT_MOVE: i32 = 1 << 30;
@@ -43,32 +43,31 @@ pub fn mvv_lva(board: &Board, mv: Move) -> i32 {
     victim * 8 + promotion * 8 - attacker
 }
 
-/// Moves with their ordering scores, picked best-first by selection.
+/// Moves with their ordering scores, picked best-first by selection. The search keeps one per
+/// ply and refills it, so a node neither allocates nor clears a move buffer.
 pub struct ScoredMoves {
     moves: MoveList,
     scores: [i32; MAX_MOVES],
     next: usize,
 }
 
+impl Default for ScoredMoves {
+    fn default() -> Self {
+        ScoredMoves { moves: MoveList::new(), scores: [0; MAX_MOVES], next: 0 }
+    }
+}
+
 impl ScoredMoves {
-    pub fn main_search(
-        board: &Board,
-        moves: MoveList,
-        tt_move: Move,
-        killers: [Move; 2],
-        history: &History,
-    ) -> ScoredMoves {
-        let mut scores = [0; MAX_MOVES];
+    /// All legal moves, ordered for the main search.
+    pub fn fill_main(&mut self, board: &Board, tt_move: Move, killers: [Move; 2], history: &History) {
+        movegen::fill_legal(board, &mut self.moves);
+        self.next = 0;
         let side = board.side_to_move().index();
-        for (i, &mv) in moves.iter().enumerate() {
-            scores[i] = if mv == tt_move {
+        for (i, &mv) in self.moves.iter().enumerate() {
+            self.scores[i] = if mv == tt_move {
                 TT_MOVE
             } else if !is_quiet(board, mv) {
-                let base = if see_ge(board, mv, 0) {
-                    GOOD_CAPTURE
-                } else {
-                    BAD_CAPTURE
-                };
+                let base = if see_ge(board, mv, 0) { GOOD_CAPTURE } else { BAD_CAPTURE };
                 base + mvv_lva(board, mv)
             } else if mv == killers[0] {
                 FIRST_KILLER
@@ -78,31 +77,28 @@ impl ScoredMoves {
                 history[side][mv.from().index()][mv.to().index()]
             };
         }
-        ScoredMoves {
-            moves,
-            scores,
-            next: 0,
+    }
+
+    /// Quiescence moves by MVV-LVA: all evasions when in check, else captures and promotions.
+    pub fn fill_quiescence(&mut self, board: &Board, in_check: bool) {
+        if in_check {
+            movegen::fill_legal(board, &mut self.moves);
+        } else {
+            movegen::fill_noisy(board, &mut self.moves);
+        }
+        self.next = 0;
+        for (i, &mv) in self.moves.iter().enumerate() {
+            self.scores[i] = mvv_lva(board, mv);
         }
     }
 
-    pub fn captures(board: &Board, moves: MoveList) -> ScoredMoves {
-        let mut scores = [0; MAX_MOVES];
-        for (i, &mv) in moves.iter().enumerate() {
-            scores[i] = mvv_lva(board, mv);
-        }
-        ScoredMoves {
-            moves,
-            scores,
-            next: 0,
-        }
+    pub fn is_empty(&self) -> bool {
+        self.moves.is_empty()
     }
-}
 
-impl Iterator for ScoredMoves {
-    type Item = Move;
-
+    /// The best remaining move, by selection.
     #[inline]
-    fn next(&mut self) -> Option<Move> {
+    pub fn pick(&mut self) -> Option<Move> {
         let n = self.moves.len();
         if self.next >= n {
             return None;

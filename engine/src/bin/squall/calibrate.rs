@@ -25,6 +25,7 @@ struct Options {
     hash_mb: usize,
     out: Option<String>,
     json: bool,
+    #[cfg_attr(not(feature = "calibrate"), allow(dead_code))]
     percentile: f64,
 }
 
