@@ -220,6 +220,16 @@ impl Evaluator {
         }
     }
 
+    /// The lazy tier's score for the side to move (material, pawn hash, lazy terms), with the
+    /// fixed-cost checks the cheap tiers run. For benchmarks: it never exits or scales.
+    pub fn lazy_only(&mut self, board: &Board) -> i32 {
+        let phase = material::phase(board);
+        let checks = drawish::drawish_scale(board) + i32::from(drawish::bare_king_either_side(board));
+        let entry = self.pawns.probe(board);
+        std::hint::black_box(checks);
+        super_lazy_score(board, phase) + lazy_balance(board, &entry, phase)
+    }
+
     /// The full evaluation for the side to move, whatever the window: exactly the score the
     /// full tier of `evaluate` returns.
     pub fn full(&mut self, board: &Board) -> i32 {
@@ -294,6 +304,15 @@ impl Evaluator {
 
 fn per_side(f: impl Fn(Color) -> i32) -> [i32; 2] {
     [f(Color::White), f(Color::Black)]
+}
+
+/// The super-lazy tier's score for the side to move, with the fixed-cost checks it runs
+/// (benchmarks: the cost of a super-lazy exit).
+pub fn super_lazy_only(board: &Board) -> i32 {
+    let phase = material::phase(board);
+    let checks = drawish::drawish_scale(board) + i32::from(drawish::bare_king_either_side(board));
+    std::hint::black_box(checks);
+    super_lazy_score(board, phase)
 }
 
 /// The super-lazy tier: tapered material balance for the side to move.
