@@ -1,0 +1,300 @@
+//! Command dispatch: wires revisions, builds, measurements and reports together.
+
+use std::fs::File;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use anyhow::Result;
+use git2::Repository;
+
+use crate::baseline::{self, Baseline, BaselineSettings};
+use crate::build::{build_engine, EngineBinary};
+use crate::cli::{
+    BaselineCommand, BenchArgs, Cli, Command, CompareArgs, Format, MeasureArgs, VerdictArgs,
+};
+use crate::compare::{compare, summarize, Comparison, Criteria, Settings, LAB_JSON_SCHEMA_VERSION};
+use crate::machine::{Machine, Toolchain};
+use crate::measure::{measure_pair, measure_single, Plan, Subject};
+use crate::paths::LabPaths;
+use crate::progress::Progress;
+use crate::report::{render, BaselineOutput, BenchOutput, Report};
+use crate::revision::{open_repository, resolve, Revision};
+
+/// What a command produced: the report for stdout and whether it found a regression.
+pub struct Outcome {
+    pub report: String,
+    pub regression: bool,
+}
+
+pub fn run(cli: Cli) -> Result<Outcome> {
+    let progress = Progress::new(cli.quiet);
+    let repo = open_repository(cli.repo.as_deref())?;
+    let paths = LabPaths::new(
+        repo.workdir()
+            .expect("open_repository refuses bare repositories"),
+    );
+    match cli.command {
+        Command::Compare(args) => Lab::open(repo, paths, progress)?.compare(&args),
+        Command::Bench(args) => Lab::open(repo, paths, progress)?.bench(&args),
+        Command::Baseline {
+            action: BaselineCommand::Show { name, output },
+        } => show_baseline(&paths, &name, output.format),
+        Command::Baseline {
+            action: BaselineCommand::Save { name, rev, measure },
+        } => Lab::open(repo, paths, progress)?.save_baseline(&name, &rev, &measure),
+        Command::Baseline {
+            action:
+                BaselineCommand::Check {
+                    name,
+                    rev,
+                    rounds,
+                    no_instructions,
+                    timeout,
+                    verdict,
+                    output,
+                },
+        } => {
+            let check = CheckRequest {
+                name,
+                rev,
+                rounds,
+                no_instructions,
+                timeout,
+                verdict,
+                format: output.format,
+            };
+            Lab::open(repo, paths, progress)?.check_baseline(&check)
+        }
+    }
+}
+
+struct CheckRequest {
+    name: String,
+    rev: String,
+    rounds: Option<u32>,
+    no_instructions: bool,
+    timeout: u64,
+    verdict: VerdictArgs,
+    format: Format,
+}
+
+/// An open repository with the cache locked for the duration of the command.
+struct Lab {
+    repo: Repository,
+    paths: LabPaths,
+    progress: Progress,
+    _lock: File,
+}
+
+impl Lab {
+    fn open(repo: Repository, paths: LabPaths, progress: Progress) -> Result<Self> {
+        paths.create_dirs()?;
+        let lock = paths.lock(|| {
+            progress.line("waiting for another lab run to finish (target/lab/lock) ...")
+        })?;
+        paths.remove_stale_temporaries()?;
+        Ok(Self {
+            repo,
+            paths,
+            progress,
+            _lock: lock,
+        })
+    }
+
+    fn build(&self, revision: &Revision, features: &[String]) -> Result<EngineBinary> {
+        let features: Vec<&str> = features.iter().map(String::as_str).collect();
+        build_engine(&self.repo, revision, &features, &self.paths, &self.progress)
+    }
+
+    fn compare(&self, args: &CompareArgs) -> Result<Outcome> {
+        // Resolve both before building either, so a typo fails in a second, not after a build.
+        let a = resolve(&self.repo, &args.a, &self.paths)?;
+        let b = resolve(&self.repo, &args.b, &self.paths)?;
+        let a_binary = self.build(&a, &args.measure.features)?;
+        let b_binary = self.build(&b, &args.measure.features)?;
+        let plan = plan(&args.measure);
+        let (a_measurement, b_measurement) = measure_pair(
+            &Subject {
+                label: "A",
+                revision: &a,
+                binary: &a_binary,
+            },
+            &Subject {
+                label: "B",
+                revision: &b,
+                binary: &b_binary,
+            },
+            &plan,
+            &self.paths,
+            &self.progress,
+        )?;
+        let criteria = Criteria {
+            threshold_pct: args.verdict.threshold,
+            instr_threshold_pct: args.verdict.instr_threshold,
+            nps_comparable: true,
+            toolchain_comparable: true,
+        };
+        let comparison = compare(
+            "compare",
+            settings(&args.measure, &args.verdict),
+            ("A", &a_measurement),
+            ("B", &b_measurement),
+            criteria,
+        );
+        Ok(comparison_outcome(&comparison, args.output.format))
+    }
+
+    fn bench(&self, args: &BenchArgs) -> Result<Outcome> {
+        let revision = resolve(&self.repo, &args.rev, &self.paths)?;
+        let binary = self.build(&revision, &args.measure.features)?;
+        let subject = Subject {
+            label: "A",
+            revision: &revision,
+            binary: &binary,
+        };
+        let measurement =
+            measure_single(&subject, &plan(&args.measure), &self.paths, &self.progress)?;
+        let output = BenchOutput {
+            schema_version: LAB_JSON_SCHEMA_VERSION,
+            kind: "bench",
+            settings: settings(
+                &args.measure,
+                &VerdictArgs {
+                    threshold: 0.0,
+                    instr_threshold: 0.0,
+                },
+            ),
+            revision: summarize(&args.rev, &measurement),
+        };
+        Ok(Outcome {
+            report: render(&Report::Bench(&output), args.output.format),
+            regression: false,
+        })
+    }
+
+    fn save_baseline(&self, name: &str, rev: &str, measure: &MeasureArgs) -> Result<Outcome> {
+        let path = baseline::baseline_path(&self.paths, name)?;
+        let revision = resolve(&self.repo, rev, &self.paths)?;
+        let binary = self.build(&revision, &measure.features)?;
+        let subject = Subject {
+            label: "A",
+            revision: &revision,
+            binary: &binary,
+        };
+        let measurement = measure_single(&subject, &plan(measure), &self.paths, &self.progress)?;
+        let stored = Baseline {
+            schema_version: baseline::BASELINE_SCHEMA_VERSION,
+            name: name.to_string(),
+            created_unix: SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs()),
+            machine: Machine::current(),
+            toolchain: Toolchain::current(&self.paths.workdir)?,
+            settings: BaselineSettings {
+                depth: measure.depth,
+                rounds: measure.rounds,
+                instr_depth: measure.instr_depth,
+                features: measure.features.clone(),
+            },
+            measurement,
+        };
+        baseline::save(&path, &stored)?;
+        self.progress.line(&format!("saved {}", path.display()));
+        Ok(Outcome {
+            report: render(
+                &Report::Baseline(&baseline_output(&stored)),
+                Format::Terminal,
+            ),
+            regression: false,
+        })
+    }
+
+    fn check_baseline(&self, request: &CheckRequest) -> Result<Outcome> {
+        let path = baseline::baseline_path(&self.paths, &request.name)?;
+        let stored = baseline::load(&path)?;
+        let revision = resolve(&self.repo, &request.rev, &self.paths)?;
+        let binary = self.build(&revision, &stored.settings.features)?;
+        let measure = MeasureArgs {
+            rounds: request.rounds.unwrap_or(stored.settings.rounds),
+            depth: stored.settings.depth,
+            instr_depth: stored.settings.instr_depth,
+            no_instructions: request.no_instructions,
+            features: stored.settings.features.clone(),
+            timeout: request.timeout,
+        };
+        let subject = Subject {
+            label: "B",
+            revision: &revision,
+            binary: &binary,
+        };
+        let measurement = measure_single(&subject, &plan(&measure), &self.paths, &self.progress)?;
+        let criteria = Criteria {
+            threshold_pct: request.verdict.threshold,
+            instr_threshold_pct: request.verdict.instr_threshold,
+            nps_comparable: stored.machine == Machine::current(),
+            toolchain_comparable: stored.toolchain == Toolchain::current(&self.paths.workdir)?,
+        };
+        let comparison = compare(
+            "baseline-check",
+            settings(&measure, &request.verdict),
+            (&format!("baseline {}", stored.name), &stored.measurement),
+            ("revision", &measurement),
+            criteria,
+        );
+        Ok(comparison_outcome(&comparison, request.format))
+    }
+}
+
+fn show_baseline(paths: &LabPaths, name: &str, format: Format) -> Result<Outcome> {
+    let stored = baseline::load(&baseline::baseline_path(paths, name)?)?;
+    Ok(Outcome {
+        report: render(&Report::Baseline(&baseline_output(&stored)), format),
+        regression: false,
+    })
+}
+
+fn baseline_output(stored: &Baseline) -> BaselineOutput {
+    let settings = &stored.settings;
+    BaselineOutput {
+        schema_version: LAB_JSON_SCHEMA_VERSION,
+        kind: "baseline",
+        name: stored.name.clone(),
+        created_unix: stored.created_unix,
+        machine: stored.machine.clone(),
+        toolchain: stored.toolchain.clone(),
+        settings: Settings {
+            rounds: settings.rounds,
+            depth: settings.depth,
+            instr_depth: settings.instr_depth,
+            threshold_pct: 0.0,
+            instr_threshold_pct: 0.0,
+        },
+        revision: summarize(&stored.name, &stored.measurement),
+    }
+}
+
+fn comparison_outcome(comparison: &Comparison, format: Format) -> Outcome {
+    Outcome {
+        report: render(&Report::Comparison(comparison), format),
+        regression: comparison.regression,
+    }
+}
+
+fn plan(measure: &MeasureArgs) -> Plan {
+    Plan {
+        depth: measure.depth,
+        rounds: measure.rounds,
+        instr_depth: measure.instr_depth,
+        instructions: !measure.no_instructions,
+        timeout: Duration::from_secs(measure.timeout),
+    }
+}
+
+fn settings(measure: &MeasureArgs, verdict: &VerdictArgs) -> Settings {
+    Settings {
+        rounds: measure.rounds,
+        depth: measure.depth,
+        instr_depth: measure.instr_depth,
+        threshold_pct: verdict.threshold,
+        instr_threshold_pct: verdict.instr_threshold,
+    }
+}

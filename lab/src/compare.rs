@@ -1,0 +1,507 @@
+//! Turning two measurements into a comparison: the figures every report format prints.
+
+use serde::Serialize;
+
+use crate::measure::{EngineRecord, Instructions, Measurement, RevisionRecord};
+use crate::run::{EvalCounters, Exits, TierCounts};
+use crate::stats::{
+    bootstrap_clustered_median, classify, paired_ratios, Estimate, Verdict, BOOTSTRAP_RESAMPLES,
+    BOOTSTRAP_SEED,
+};
+
+/// Version of the lab's own JSON output (docs/lab-json.md).
+pub const LAB_JSON_SCHEMA_VERSION: u32 = 1;
+const CONFIDENCE: f64 = 0.95;
+
+#[derive(Debug, Clone, Copy)]
+pub struct Criteria {
+    pub threshold_pct: f64,
+    pub instr_threshold_pct: f64,
+    /// False when A was measured on another machine (a baseline): NPS then means nothing.
+    pub nps_comparable: bool,
+    /// False when A was built by another toolchain: signatures and instructions may differ
+    /// without any source change.
+    pub toolchain_comparable: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Settings {
+    pub rounds: u32,
+    pub depth: Option<u32>,
+    pub instr_depth: u32,
+    pub threshold_pct: f64,
+    pub instr_threshold_pct: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Comparison {
+    pub schema_version: u32,
+    pub kind: &'static str,
+    pub settings: Settings,
+    pub a: SideSummary,
+    pub b: SideSummary,
+    pub signature: SignatureComparison,
+    pub speed: SpeedComparison,
+    pub instructions: InstructionsComparison,
+    pub eval_deltas: EvalDeltas,
+    pub verdict: Verdict,
+    pub regression: bool,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SideSummary {
+    pub label: String,
+    pub revision: RevisionRecord,
+    pub engine: EngineRecord,
+    pub depth: u32,
+    pub signature: u64,
+    pub positions: usize,
+    pub runs: usize,
+    pub nps: NpsSummary,
+    pub time_per_node_ns: f64,
+    pub instructions: InstructionsSummary,
+    pub eval: EvalSummary,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct NpsSummary {
+    pub median: f64,
+    pub min: f64,
+    pub max: f64,
+    pub runs: Vec<f64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct InstructionsSummary {
+    pub measured: bool,
+    pub skipped_reason: Option<String>,
+    pub depth: Option<u32>,
+    pub total: Option<u64>,
+    pub nodes: Option<u64>,
+    /// The start-up reference run (see docs/lab-json.md).
+    pub base_depth: Option<u32>,
+    pub base_total: Option<u64>,
+    pub base_nodes: Option<u64>,
+    pub per_node: Option<f64>,
+}
+
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct TierRates {
+    pub super_lazy: f64,
+    pub lazy: f64,
+    pub full: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct EvalSummary {
+    pub calls: u64,
+    pub exits: Exits,
+    pub rates: TierRates,
+    pub by_material_bucket: Vec<BucketSummary>,
+    /// `[my bucket][opponent bucket] = [super_lazy, lazy, full]` exits, as the engine reported.
+    pub by_side_buckets: Vec<Vec<TierCounts>>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct BucketSummary {
+    pub bucket: usize,
+    pub exits: TierCounts,
+    pub total: u64,
+    pub rates: TierRates,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SignatureComparison {
+    pub a: u64,
+    pub b: u64,
+    pub changed: bool,
+    pub change_pct: f64,
+    pub comparable: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SpeedComparison {
+    pub comparable: bool,
+    /// "per-position" (the same positions, run by run) or "per-run" when the position lists differ.
+    pub pairing: &'static str,
+    /// B/A time per node: above 1 means B is slower.
+    pub cost_ratio: Option<Estimate>,
+    /// B/A median NPS.
+    pub nps_ratio: Option<f64>,
+    /// NPS change implied by the median cost ratio, in percent (negative: B is slower).
+    pub nps_change_pct: Option<f64>,
+    pub verdict: Verdict,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct InstructionsComparison {
+    pub comparable: bool,
+    pub total_ratio: Option<f64>,
+    pub per_node_ratio: Option<f64>,
+    pub per_node_change_pct: Option<f64>,
+    pub flagged: bool,
+    pub verdict: Verdict,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct EvalDeltas {
+    /// B minus A, in percentage points.
+    pub rates_pp: TierRates,
+    pub by_material_bucket: Vec<BucketDelta>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct BucketDelta {
+    pub bucket: usize,
+    pub rates_pp: TierRates,
+}
+
+impl TierRates {
+    fn of(counts: TierCounts, total: u64) -> Self {
+        let rate = |count: u64| {
+            if total == 0 {
+                0.0
+            } else {
+                count as f64 / total as f64
+            }
+        };
+        Self {
+            super_lazy: rate(counts[0]),
+            lazy: rate(counts[1]),
+            full: rate(counts[2]),
+        }
+    }
+
+    fn minus_in_points(&self, other: &Self) -> Self {
+        Self {
+            super_lazy: (self.super_lazy - other.super_lazy) * 100.0,
+            lazy: (self.lazy - other.lazy) * 100.0,
+            full: (self.full - other.full) * 100.0,
+        }
+    }
+
+    pub fn as_array(&self) -> [f64; 3] {
+        [self.super_lazy, self.lazy, self.full]
+    }
+}
+
+pub fn summarize(label: &str, measurement: &Measurement) -> SideSummary {
+    let runs = measurement.run_nps();
+    let nps = NpsSummary {
+        median: measurement.median_nps(),
+        min: runs.iter().copied().fold(f64::INFINITY, f64::min),
+        max: runs.iter().copied().fold(0.0, f64::max),
+        runs,
+    };
+    SideSummary {
+        label: label.to_string(),
+        revision: measurement.revision.clone(),
+        engine: measurement.engine.clone(),
+        depth: measurement.depth,
+        signature: measurement.signature,
+        positions: measurement.positions.len(),
+        runs: measurement.runs_time_ns.len(),
+        time_per_node_ns: 1e9 / nps.median,
+        nps,
+        instructions: summarize_instructions(&measurement.instructions),
+        eval: summarize_eval(&measurement.eval),
+    }
+}
+
+fn summarize_instructions(instructions: &Instructions) -> InstructionsSummary {
+    let per_node = instructions.per_node();
+    match instructions {
+        Instructions::Measured {
+            depth,
+            total,
+            nodes,
+            base,
+        } => InstructionsSummary {
+            measured: true,
+            skipped_reason: None,
+            depth: Some(*depth),
+            total: Some(*total),
+            nodes: Some(*nodes),
+            base_depth: base.map(|b| b.depth),
+            base_total: base.map(|b| b.total),
+            base_nodes: base.map(|b| b.nodes),
+            per_node,
+        },
+        Instructions::Skipped { reason } => InstructionsSummary {
+            measured: false,
+            skipped_reason: Some(reason.clone()),
+            depth: None,
+            total: None,
+            nodes: None,
+            base_depth: None,
+            base_total: None,
+            base_nodes: None,
+            per_node: None,
+        },
+    }
+}
+
+fn summarize_eval(eval: &EvalCounters) -> EvalSummary {
+    let exits = eval.exits.as_array();
+    let total = if eval.calls > 0 {
+        eval.calls
+    } else {
+        exits.iter().sum()
+    };
+    EvalSummary {
+        calls: eval.calls,
+        exits: eval.exits,
+        rates: TierRates::of(exits, total),
+        by_material_bucket: eval
+            .by_material_bucket
+            .iter()
+            .enumerate()
+            .map(|(bucket, counts)| {
+                let total = counts.iter().sum();
+                BucketSummary {
+                    bucket,
+                    exits: *counts,
+                    total,
+                    rates: TierRates::of(*counts, total),
+                }
+            })
+            .collect(),
+        by_side_buckets: eval.by_side_buckets.clone(),
+    }
+}
+
+pub fn compare(
+    kind: &'static str,
+    settings: Settings,
+    (a_label, a): (&str, &Measurement),
+    (b_label, b): (&str, &Measurement),
+    criteria: Criteria,
+) -> Comparison {
+    let a_summary = summarize(a_label, a);
+    let b_summary = summarize(b_label, b);
+    let signature = compare_signatures(a, b, criteria);
+    let speed = compare_speed(a, b, &a_summary, &b_summary, criteria);
+    let instructions = compare_instructions(a, b, signature.changed, criteria);
+    let eval_deltas = eval_deltas(&a_summary.eval, &b_summary.eval);
+    let verdict = overall_verdict(speed.verdict, instructions.verdict);
+    let warnings = warnings(
+        &signature,
+        &speed,
+        &instructions,
+        &a_summary,
+        &b_summary,
+        criteria,
+    );
+    Comparison {
+        schema_version: LAB_JSON_SCHEMA_VERSION,
+        kind,
+        settings,
+        a: a_summary,
+        b: b_summary,
+        signature,
+        speed,
+        instructions,
+        eval_deltas,
+        verdict,
+        regression: verdict == Verdict::Regression,
+        warnings,
+    }
+}
+
+fn compare_signatures(a: &Measurement, b: &Measurement, criteria: Criteria) -> SignatureComparison {
+    SignatureComparison {
+        a: a.signature,
+        b: b.signature,
+        changed: a.signature != b.signature,
+        change_pct: percent_change(b.signature as f64 / a.signature.max(1) as f64),
+        comparable: criteria.toolchain_comparable,
+    }
+}
+
+fn same_positions(a: &Measurement, b: &Measurement) -> bool {
+    a.positions.len() == b.positions.len()
+        && a.positions
+            .iter()
+            .zip(&b.positions)
+            .all(|(x, y)| x.fen == y.fen)
+}
+
+/// Pairs time per node position by position (equal to plain time when the search is
+/// unchanged), so the ratio stays meaningful when the signature moves.
+fn compare_speed(
+    a: &Measurement,
+    b: &Measurement,
+    a_summary: &SideSummary,
+    b_summary: &SideSummary,
+    criteria: Criteria,
+) -> SpeedComparison {
+    let (pairing, ratios) = if same_positions(a, b) {
+        (
+            "per-position",
+            paired_ratios(
+                &cycle_to(a.per_node_times(), b.runs_time_ns.len()),
+                &b.per_node_times(),
+            ),
+        )
+    } else {
+        (
+            "per-run",
+            paired_ratios(
+                &cycle_to(a.run_time_per_node(), b.runs_time_ns.len()),
+                &b.run_time_per_node(),
+            ),
+        )
+    };
+    let cost_ratio = ratios.iter().any(|round| !round.is_empty()).then(|| {
+        bootstrap_clustered_median(&ratios, BOOTSTRAP_RESAMPLES, CONFIDENCE, BOOTSTRAP_SEED)
+    });
+    let verdict = match (criteria.nps_comparable, &cost_ratio) {
+        (true, Some(estimate)) => classify(estimate, criteria.threshold_pct),
+        _ => Verdict::NoChange,
+    };
+    SpeedComparison {
+        comparable: criteria.nps_comparable,
+        pairing,
+        nps_change_pct: cost_ratio.map(|estimate| percent_change(1.0 / estimate.median)),
+        cost_ratio,
+        nps_ratio: Some(b_summary.nps.median / a_summary.nps.median),
+        verdict,
+    }
+}
+
+/// Repeats A's runs cyclically to pair with each of B's; a no-op when both ran equally often.
+fn cycle_to(rows: Vec<Vec<f64>>, count: usize) -> Vec<Vec<f64>> {
+    if rows.is_empty() {
+        return rows;
+    }
+    (0..count).map(|i| rows[i % rows.len()].clone()).collect()
+}
+
+fn compare_instructions(
+    a: &Measurement,
+    b: &Measurement,
+    signature_changed: bool,
+    criteria: Criteria,
+) -> InstructionsComparison {
+    // Counts taken at different depths measure different searches: not comparable.
+    let totals = match (measured(&a.instructions), measured(&b.instructions)) {
+        (Some((a_depth, a_total)), Some((b_depth, b_total))) if a_depth == b_depth => {
+            Some(b_total as f64 / a_total.max(1) as f64)
+        }
+        _ => None,
+    };
+    let per_node_ratio = match (a.instructions.per_node(), b.instructions.per_node()) {
+        (Some(a), Some(b)) if totals.is_some() => Some(b / a),
+        _ => None,
+    };
+    let change = per_node_ratio.map(percent_change);
+    let flagged = change.is_some_and(|change| change.abs() >= criteria.instr_threshold_pct);
+    // Same search and same toolchain: extra instructions per node can only be extra work.
+    let verdict = match change {
+        Some(change) if flagged && !signature_changed && criteria.toolchain_comparable => {
+            if change > 0.0 {
+                Verdict::Regression
+            } else {
+                Verdict::Improvement
+            }
+        }
+        _ => Verdict::NoChange,
+    };
+    InstructionsComparison {
+        comparable: criteria.toolchain_comparable,
+        total_ratio: totals,
+        per_node_ratio,
+        per_node_change_pct: change,
+        flagged,
+        verdict,
+    }
+}
+
+/// Depth and total of a measured instruction count.
+fn measured(instructions: &Instructions) -> Option<(u32, u64)> {
+    match instructions {
+        Instructions::Measured { depth, total, .. } => Some((*depth, *total)),
+        Instructions::Skipped { .. } => None,
+    }
+}
+
+fn eval_deltas(a: &EvalSummary, b: &EvalSummary) -> EvalDeltas {
+    EvalDeltas {
+        rates_pp: b.rates.minus_in_points(&a.rates),
+        by_material_bucket: a
+            .by_material_bucket
+            .iter()
+            .zip(&b.by_material_bucket)
+            .map(|(a, b)| BucketDelta {
+                bucket: a.bucket,
+                rates_pp: b.rates.minus_in_points(&a.rates),
+            })
+            .collect(),
+    }
+}
+
+/// Any regression wins; otherwise any improvement is reported.
+fn overall_verdict(speed: Verdict, instructions: Verdict) -> Verdict {
+    if speed == Verdict::Regression || instructions == Verdict::Regression {
+        Verdict::Regression
+    } else if speed == Verdict::Improvement || instructions == Verdict::Improvement {
+        Verdict::Improvement
+    } else {
+        Verdict::NoChange
+    }
+}
+
+fn warnings(
+    signature: &SignatureComparison,
+    speed: &SpeedComparison,
+    instructions: &InstructionsComparison,
+    a: &SideSummary,
+    b: &SideSummary,
+    criteria: Criteria,
+) -> Vec<String> {
+    let mut warnings = Vec::new();
+    if signature.changed {
+        warnings.push(format!(
+            "SIGNATURE CHANGED: {} searched {} nodes, {} searched {} ({:+.2}%). The revisions search \
+             different trees, so speed is compared per node (time per node, instructions per node), \
+             not for the bench as a whole.",
+            a.label, signature.a, b.label, signature.b, signature.change_pct
+        ));
+    }
+    if a.depth != b.depth {
+        warnings.push(format!(
+            "{} was measured at depth {} and {} at depth {}.",
+            a.label, a.depth, b.label, b.depth
+        ));
+    }
+    if !criteria.nps_comparable {
+        warnings.push(
+            "NPS is not comparable: the baseline was measured on another machine.".to_string(),
+        );
+    }
+    if !criteria.toolchain_comparable {
+        warnings.push(
+            "The toolchain differs from the baseline's: signature and instruction changes may come from \
+             the compiler, so they are reported but not judged."
+                .to_string(),
+        );
+    }
+    if speed.pairing == "per-run" {
+        warnings.push(
+            "The bench position lists differ; runs are paired as a whole, not per position."
+                .to_string(),
+        );
+    }
+    if a.instructions.measured && b.instructions.measured && instructions.per_node_ratio.is_none() {
+        warnings.push(
+            "Instruction counts were taken at different depths and are not compared.".to_string(),
+        );
+    }
+    warnings
+}
+
+/// `ratio` 1.03 → +3.0 (percent).
+pub fn percent_change(ratio: f64) -> f64 {
+    (ratio - 1.0) * 100.0
+}

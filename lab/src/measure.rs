@@ -1,0 +1,450 @@
+//! Measurement plans: which runs happen in which order, and the raw figures they yield.
+
+use std::path::Path;
+use std::thread;
+use std::time::Duration;
+
+use anyhow::{bail, Result};
+use serde::{Deserialize, Serialize};
+
+use crate::build::EngineBinary;
+use crate::paths::LabPaths;
+use crate::progress::Progress;
+use crate::revision::Revision;
+use crate::run::{find_valgrind, BenchReport, BenchRunner, EvalCounters};
+
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// `None`: the engine's default bench depth.
+    pub depth: Option<u32>,
+    pub rounds: u32,
+    pub instr_depth: u32,
+    pub instructions: bool,
+    pub timeout: Duration,
+}
+
+/// A revision with its built engine, ready to measure.
+pub struct Subject<'a> {
+    pub label: &'static str,
+    pub revision: &'a Revision,
+    pub binary: &'a EngineBinary,
+}
+
+/// Everything measured for one revision. Baselines store it verbatim, so a later check can pair
+/// its per-position timings with fresh ones.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Measurement {
+    pub revision: RevisionRecord,
+    pub engine: EngineRecord,
+    pub depth: u32,
+    /// Total bench nodes: identical on every run of a deterministic engine.
+    pub signature: u64,
+    pub positions: Vec<PositionRecord>,
+    /// `time_ns` of every position, one row per run, in run order.
+    pub runs_time_ns: Vec<Vec<u64>>,
+    pub eval: EvalCounters,
+    pub instructions: Instructions,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RevisionRecord {
+    pub spec: String,
+    pub commit: Option<String>,
+    pub tree: String,
+    pub binary_key: String,
+    pub cached_build: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EngineRecord {
+    pub name: String,
+    pub version: String,
+    pub features: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PositionRecord {
+    pub fen: String,
+    pub nodes: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "kebab-case")]
+pub enum Instructions {
+    Measured {
+        depth: u32,
+        total: u64,
+        nodes: u64,
+        /// The same count at a minimal depth, subtracted to leave the per-node search cost.
+        base: Option<InstructionCount>,
+    },
+    Skipped {
+        reason: String,
+    },
+}
+
+/// Callgrind `Ir` of one whole `squall bench --json --depth N` process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InstructionCount {
+    pub depth: u32,
+    pub total: u64,
+    pub nodes: u64,
+}
+
+impl Instructions {
+    /// Instructions per searched node: the marginal cost between the reference run and the
+    /// measured one when there is a reference, the plain ratio otherwise.
+    pub fn per_node(&self) -> Option<f64> {
+        let Instructions::Measured {
+            total, nodes, base, ..
+        } = self
+        else {
+            return None;
+        };
+        match base {
+            Some(base) if *nodes > base.nodes && *total >= base.total => {
+                Some((total - base.total) as f64 / (nodes - base.nodes) as f64)
+            }
+            _ if *nodes > 0 => Some(*total as f64 / *nodes as f64),
+            _ => None,
+        }
+    }
+}
+
+impl Measurement {
+    /// Checks the shape a stored measurement must have before figures are derived from it.
+    pub fn validate(&self) -> Result<()> {
+        if self.positions.is_empty() || self.runs_time_ns.is_empty() {
+            bail!("no positions or no runs");
+        }
+        if let Some(run) = self
+            .runs_time_ns
+            .iter()
+            .find(|run| run.len() != self.positions.len())
+        {
+            bail!(
+                "a run has {} timings for {} positions",
+                run.len(),
+                self.positions.len()
+            );
+        }
+        let nodes: u64 = self.positions.iter().map(|p| p.nodes).sum();
+        if nodes != self.signature {
+            bail!(
+                "signature {} is not the sum of the positions' nodes ({nodes})",
+                self.signature
+            );
+        }
+        if self.eval.by_material_bucket.len() != 8 || self.eval.by_side_buckets.len() != 8 {
+            bail!("eval buckets are not 8 rows");
+        }
+        Ok(())
+    }
+
+    pub fn median_nps(&self) -> f64 {
+        crate::stats::median(&self.run_nps())
+    }
+
+    pub fn run_nps(&self) -> Vec<f64> {
+        self.runs_time_ns
+            .iter()
+            .map(|run| self.signature as f64 * 1e9 / run.iter().sum::<u64>().max(1) as f64)
+            .collect()
+    }
+
+    /// Time per node of every position in every run, the unit the paired comparison works in.
+    pub fn per_node_times(&self) -> Vec<Vec<f64>> {
+        self.runs_time_ns
+            .iter()
+            .map(|run| {
+                run.iter()
+                    .zip(&self.positions)
+                    .map(|(time, position)| *time as f64 / position.nodes.max(1) as f64)
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// One time-per-node figure per run, for pairing when position lists differ.
+    pub fn run_time_per_node(&self) -> Vec<Vec<f64>> {
+        self.run_nps().iter().map(|nps| vec![1e9 / nps]).collect()
+    }
+}
+
+/// Collects the runs of one binary, failing fast when they disagree on the search.
+struct Runs<'a> {
+    subject: &'a Subject<'a>,
+    runner: BenchRunner,
+    reports: Vec<BenchReport>,
+}
+
+impl<'a> Runs<'a> {
+    fn new(subject: &'a Subject<'a>, plan: &Plan) -> Self {
+        let runner = BenchRunner {
+            binary: subject.binary.path.clone(),
+            depth: plan.depth,
+            timeout: plan.timeout,
+        };
+        Self {
+            subject,
+            runner,
+            reports: Vec::new(),
+        }
+    }
+
+    fn run_once(&mut self) -> Result<&BenchReport> {
+        let report = self.runner.run()?;
+        if let Some(first) = self.reports.first() {
+            check_same_search(self.subject, first, &report)?;
+        }
+        self.reports.push(report);
+        Ok(self.reports.last().expect("just pushed"))
+    }
+
+    fn finish(self, instructions: Instructions) -> Result<Measurement> {
+        let first = self
+            .reports
+            .first()
+            .expect("a plan has at least two rounds");
+        let revision = self.subject.revision;
+        Ok(Measurement {
+            revision: RevisionRecord {
+                spec: revision.spec.clone(),
+                commit: revision.commit.map(|c| c.to_string()),
+                tree: revision.tree.to_string(),
+                binary_key: self.subject.binary.key.clone(),
+                cached_build: self.subject.binary.cached,
+            },
+            engine: EngineRecord {
+                name: first.engine.name.clone(),
+                version: first.engine.version.clone(),
+                features: first.engine.features.clone(),
+            },
+            depth: first.depth,
+            signature: first.totals.nodes,
+            positions: first
+                .positions
+                .iter()
+                .map(|p| PositionRecord {
+                    fen: p.fen.clone(),
+                    nodes: p.nodes,
+                })
+                .collect(),
+            runs_time_ns: self
+                .reports
+                .iter()
+                .map(|report| report.positions.iter().map(|p| p.time_ns).collect())
+                .collect(),
+            eval: first.eval.clone(),
+            instructions,
+        })
+    }
+}
+
+fn check_same_search(subject: &Subject, first: &BenchReport, later: &BenchReport) -> Result<()> {
+    let same_positions = first.positions.len() == later.positions.len()
+        && first
+            .positions
+            .iter()
+            .zip(&later.positions)
+            .all(|(x, y)| x.fen == y.fen && x.nodes == y.nodes);
+    if first.totals.nodes != later.totals.nodes || !same_positions || first.eval != later.eval {
+        bail!(
+            "non-deterministic engine: {} ({}) searched {} nodes on one run and {} on another \
+             with the same arguments",
+            subject.label,
+            subject.revision.short_name(),
+            first.totals.nodes,
+            later.totals.nodes
+        );
+    }
+    Ok(())
+}
+
+/// Measures two binaries with paired runs in ABBA order (A B, B A, A B, ...), so slow drifts of
+/// the machine affect both sides alike. The first two rounds double as the signature check.
+pub fn measure_pair(
+    a: &Subject,
+    b: &Subject,
+    plan: &Plan,
+    paths: &LabPaths,
+    progress: &Progress,
+) -> Result<(Measurement, Measurement)> {
+    let mut a_runs = Runs::new(a, plan);
+    let mut b_runs = Runs::new(b, plan);
+    let task = progress.counter(u64::from(plan.rounds) * 2, "measuring NPS (ABBA)");
+    for round in 0..plan.rounds {
+        let order = if round % 2 == 0 {
+            [&mut a_runs, &mut b_runs]
+        } else {
+            [&mut b_runs, &mut a_runs]
+        };
+        for runs in order {
+            let label = runs.subject.label;
+            let report = runs.run_once()?;
+            task.advance(&format!(
+                "round {}: {label} {}",
+                round + 1,
+                describe_run(report)
+            ));
+        }
+    }
+    task.finish();
+    let [a_instructions, b_instructions] = count_instructions([a, b], plan, paths, progress)?;
+    Ok((
+        a_runs.finish(a_instructions)?,
+        b_runs.finish(b_instructions)?,
+    ))
+}
+
+fn describe_run(report: &BenchReport) -> String {
+    let nps = report.totals.nodes as f64 * 1e9 / report.totals.time_ns.max(1) as f64;
+    format!("{} nodes, {:.0} nps", report.totals.nodes, nps)
+}
+
+/// Measures one binary `plan.rounds` times (at least twice, for the signature check).
+pub fn measure_single(
+    subject: &Subject,
+    plan: &Plan,
+    paths: &LabPaths,
+    progress: &Progress,
+) -> Result<Measurement> {
+    let mut runs = Runs::new(subject, plan);
+    let task = progress.counter(u64::from(plan.rounds), "measuring NPS");
+    for round in 0..plan.rounds {
+        let report = runs.run_once()?;
+        task.advance(&format!("run {}: {}", round + 1, describe_run(report)));
+    }
+    task.finish();
+    let [instructions] = count_instructions([subject], plan, paths, progress)?;
+    runs.finish(instructions)
+}
+
+/// Depth of the reference run whose count is subtracted: it is almost all start-up work (table
+/// initialisation, allocation), which would otherwise dilute per-node changes.
+const BASE_DEPTH: u32 = 1;
+
+/// Callgrind runs of all subjects at once: instruction counts do not depend on machine load,
+/// and running them concurrently divides the wait by the number of cores.
+fn count_instructions<const N: usize>(
+    subjects: [&Subject; N],
+    plan: &Plan,
+    paths: &LabPaths,
+    progress: &Progress,
+) -> Result<[Instructions; N]> {
+    let skipped = |reason: &str| {
+        Ok(std::array::from_fn(|_| Instructions::Skipped {
+            reason: reason.to_string(),
+        }))
+    };
+    if !plan.instructions {
+        return skipped("disabled by --no-instructions");
+    }
+    let Some(valgrind) = find_valgrind() else {
+        progress.line("instructions: skipped (valgrind not found)");
+        return skipped("valgrind not found");
+    };
+    let mut depths = vec![plan.instr_depth];
+    if plan.instr_depth > BASE_DEPTH {
+        depths.push(BASE_DEPTH);
+    }
+    let task = progress.spinner(&format!(
+        "counting instructions under callgrind (depth {}, start-up reference at depth {BASE_DEPTH})",
+        plan.instr_depth
+    ));
+    let counts = run_callgrind(&subjects, &depths, &valgrind, plan, paths);
+    task.finish();
+    let counts = counts?;
+    Ok(std::array::from_fn(|i| Instructions::Measured {
+        depth: counts[i][0].depth,
+        total: counts[i][0].total,
+        nodes: counts[i][0].nodes,
+        base: counts[i].get(1).copied(),
+    }))
+}
+
+/// Counts per subject, in the order of `depths`.
+fn run_callgrind(
+    subjects: &[&Subject],
+    depths: &[u32],
+    valgrind: &Path,
+    plan: &Plan,
+    paths: &LabPaths,
+) -> Result<Vec<Vec<InstructionCount>>> {
+    thread::scope(|scope| {
+        let handles: Vec<Vec<_>> = subjects
+            .iter()
+            .map(|subject| {
+                depths
+                    .iter()
+                    .map(|&depth| {
+                        let out_file = paths.scratch.join(format!(
+                            "callgrind-{}-{}-depth{depth}.out",
+                            std::process::id(),
+                            subject.label
+                        ));
+                        let runner = BenchRunner {
+                            binary: subject.binary.path.clone(),
+                            depth: None,
+                            timeout: plan.timeout,
+                        };
+                        scope.spawn(move || {
+                            let (total, report) =
+                                runner.instructions(valgrind, depth, &out_file)?;
+                            Ok(InstructionCount {
+                                depth: report.depth,
+                                total,
+                                nodes: report.totals.nodes,
+                            })
+                        })
+                    })
+                    .collect()
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|per_subject| {
+                per_subject
+                    .into_iter()
+                    .map(|handle| {
+                        handle
+                            .join()
+                            .unwrap_or_else(|_| bail!("callgrind worker panicked"))
+                    })
+                    .collect()
+            })
+            .collect()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn per_node_instructions_exclude_start_up_work() {
+        let base = InstructionCount {
+            depth: 1,
+            total: 1_000_000,
+            nodes: 100,
+        };
+        let with_base = Instructions::Measured {
+            depth: 5,
+            total: 1_000_000 + 50 * 10_000,
+            nodes: 100 + 10_000,
+            base: Some(base),
+        };
+        assert_eq!(with_base.per_node(), Some(50.0));
+        let without_base = Instructions::Measured {
+            depth: 1,
+            total: 1_000,
+            nodes: 10,
+            base: None,
+        };
+        assert_eq!(without_base.per_node(), Some(100.0));
+        let skipped = Instructions::Skipped {
+            reason: "valgrind not found".to_string(),
+        };
+        assert_eq!(skipped.per_node(), None);
+    }
+}

@@ -1,0 +1,95 @@
+//! Progress output: bars and spinners when a person is watching the terminal, plain lines on
+//! stderr otherwise, so logs and `--format json` pipelines stay clean.
+
+use std::io::IsTerminal;
+use std::time::Duration;
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+#[derive(Debug, Clone, Copy)]
+pub struct Progress {
+    interactive: bool,
+    quiet: bool,
+}
+
+pub struct Task {
+    bar: Option<ProgressBar>,
+    /// Without a bar, each step is printed as its own line.
+    plain_steps: bool,
+}
+
+impl Progress {
+    pub fn new(quiet: bool) -> Self {
+        let interactive = std::io::stdout().is_terminal() && std::io::stderr().is_terminal();
+        Self { interactive, quiet }
+    }
+
+    pub fn line(&self, message: &str) {
+        if !self.quiet {
+            eprintln!("{message}");
+        }
+    }
+
+    pub fn spinner(&self, message: &str) -> Task {
+        if self.quiet {
+            return Task::silent();
+        }
+        if !self.interactive {
+            eprintln!("{message} ...");
+            return Task::silent();
+        }
+        let bar = ProgressBar::new_spinner().with_message(message.to_string());
+        bar.enable_steady_tick(Duration::from_millis(120));
+        Task {
+            bar: Some(bar),
+            plain_steps: false,
+        }
+    }
+
+    pub fn counter(&self, total: u64, message: &str) -> Task {
+        if self.quiet {
+            return Task::silent();
+        }
+        if !self.interactive {
+            eprintln!("{message}: {total} runs");
+            return Task {
+                bar: None,
+                plain_steps: true,
+            };
+        }
+        let style = ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} {elapsed}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> ");
+        let bar = ProgressBar::new(total)
+            .with_style(style)
+            .with_message(message.to_string());
+        Task {
+            bar: Some(bar),
+            plain_steps: false,
+        }
+    }
+}
+
+impl Task {
+    fn silent() -> Self {
+        Task {
+            bar: None,
+            plain_steps: false,
+        }
+    }
+
+    pub fn advance(&self, detail: &str) {
+        if let Some(bar) = &self.bar {
+            bar.inc(1);
+            bar.set_message(detail.to_string());
+        } else if self.plain_steps {
+            eprintln!("  {detail}");
+        }
+    }
+
+    pub fn finish(self) {
+        if let Some(bar) = self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}

@@ -1,0 +1,92 @@
+//! `--format markdown`: for a CI job summary or a pull-request comment.
+
+use super::{
+    bucket_rows, comparison_rows, describe_settings, exit_rate_rows, instructions_line,
+    side_exit_rows, side_rows, speed_line, verdict_line, verdict_word, BaselineOutput, Report,
+};
+use crate::compare::{Comparison, SideSummary};
+
+pub fn render(report: &Report) -> String {
+    match report {
+        Report::Comparison(comparison) => render_comparison(comparison),
+        Report::Bench(bench) => format!(
+            "## lab bench: `{}`\n\n{}\n\n{}",
+            bench.revision.revision.spec,
+            describe_settings(&bench.settings, bench.revision.depth),
+            render_side(&bench.revision)
+        ),
+        Report::Baseline(baseline) => render_baseline(baseline),
+    }
+}
+
+fn table<const N: usize>(header: [&str; N], rows: impl IntoIterator<Item = [String; N]>) -> String {
+    let mut out = format!("| {} |\n|{}\n", header.join(" | "), " --- |".repeat(N));
+    for row in rows {
+        out.push_str(&format!("| {} |\n", row.join(" | ")));
+    }
+    out
+}
+
+fn render_comparison(comparison: &Comparison) -> String {
+    let mut out = format!(
+        "## lab {}: {} `{}` → {} `{}` — {}\n\n{}\n\n",
+        comparison.kind,
+        comparison.a.label,
+        comparison.a.revision.spec,
+        comparison.b.label,
+        comparison.b.revision.spec,
+        verdict_word(comparison.verdict),
+        describe_settings(&comparison.settings, comparison.b.depth)
+    );
+    for warning in &comparison.warnings {
+        out.push_str(&format!("> **Warning:** {warning}\n\n"));
+    }
+    out.push_str(&table(
+        ["figure", "A", "B", "B vs A"],
+        comparison_rows(comparison),
+    ));
+    out.push_str(&format!(
+        "\n{}\n\n{}\n\n",
+        speed_line(comparison),
+        instructions_line(comparison)
+    ));
+    out.push_str("### Eval exits\n\n");
+    out.push_str(&table(
+        ["tier", "A", "B", "delta"],
+        exit_rate_rows(comparison),
+    ));
+    out.push_str("\n<details><summary>Eval exits by material bucket (A → B)</summary>\n\n");
+    out.push_str(&table(
+        ["bucket", "evals A", "evals B", "super-lazy", "lazy", "full"],
+        bucket_rows(comparison),
+    ));
+    out.push_str("\n</details>\n\n");
+    out.push_str(&format!("**{}**\n", verdict_line(comparison)));
+    out
+}
+
+fn render_side(side: &SideSummary) -> String {
+    let mut out = table(["figure", "value"], side_rows(side));
+    if let Some(reason) = &side.instructions.skipped_reason {
+        out.push_str(&format!("\ninstructions: skipped ({reason})\n"));
+    }
+    out.push_str("\n### Eval exits\n\n");
+    out.push_str(&table(
+        ["scope", "evals", "super-lazy", "lazy", "full"],
+        side_exit_rows(side),
+    ));
+    out
+}
+
+fn render_baseline(baseline: &BaselineOutput) -> String {
+    format!(
+        "## baseline `{}`: `{}`\n\nmachine: {} ({} cores); toolchain: {}; {}\n\n{}",
+        baseline.name,
+        baseline.revision.revision.spec,
+        baseline.machine.cpu_model,
+        baseline.machine.cores,
+        baseline.toolchain.rustc.lines().next().unwrap_or_default(),
+        describe_settings(&baseline.settings, baseline.revision.depth),
+        render_side(&baseline.revision)
+    )
+}

@@ -1,0 +1,347 @@
+//! Report formats. The rows are built once here; each format only lays them out.
+
+pub mod json;
+pub mod markdown;
+pub mod terminal;
+
+use serde::Serialize;
+
+use crate::cli::Format;
+use crate::compare::{percent_change, Comparison, Settings, SideSummary, TierRates};
+use crate::machine::{Machine, Toolchain};
+use crate::stats::Verdict;
+
+/// `lab bench REV`.
+#[derive(Debug, Clone, Serialize)]
+pub struct BenchOutput {
+    pub schema_version: u32,
+    pub kind: &'static str,
+    pub settings: Settings,
+    pub revision: SideSummary,
+}
+
+/// `lab baseline show NAME`.
+#[derive(Debug, Clone, Serialize)]
+pub struct BaselineOutput {
+    pub schema_version: u32,
+    pub kind: &'static str,
+    pub name: String,
+    pub created_unix: u64,
+    pub machine: Machine,
+    pub toolchain: Toolchain,
+    pub settings: Settings,
+    pub revision: SideSummary,
+}
+
+pub enum Report<'a> {
+    Comparison(&'a Comparison),
+    Bench(&'a BenchOutput),
+    Baseline(&'a BaselineOutput),
+}
+
+pub fn render(report: &Report, format: Format) -> String {
+    match format {
+        Format::Terminal => terminal::render(report),
+        Format::Json => json::render(report),
+        Format::Markdown => markdown::render(report),
+    }
+}
+
+pub const TIERS: [&str; 3] = ["super-lazy", "lazy", "full"];
+
+/// The headline figures of a comparison as `[figure, A, B, change]`. With a changed signature
+/// the per-node costs lead, because whole-bench figures then compare different searches.
+pub fn comparison_rows(comparison: &Comparison) -> Vec<[String; 4]> {
+    let (a, b) = (&comparison.a, &comparison.b);
+    let signature = [
+        "signature (nodes)".to_string(),
+        thousands(a.signature),
+        thousands(b.signature),
+        if comparison.signature.changed {
+            signed_pct(comparison.signature.change_pct)
+        } else {
+            "same".to_string()
+        },
+    ];
+    let time_per_node = [
+        "time per node".to_string(),
+        format!("{:.1} ns", a.time_per_node_ns),
+        format!("{:.1} ns", b.time_per_node_ns),
+        ratio_change(b.time_per_node_ns / a.time_per_node_ns),
+    ];
+    let nps = [
+        format!("NPS (median of {} / {})", a.runs, b.runs),
+        thousands(a.nps.median.round() as u64),
+        thousands(b.nps.median.round() as u64),
+        comparison
+            .speed
+            .nps_ratio
+            .map_or_else(String::new, ratio_change),
+    ];
+    let instructions = [
+        instructions_label(a, b),
+        optional_count(a.instructions.total),
+        optional_count(b.instructions.total),
+        comparison
+            .instructions
+            .total_ratio
+            .map_or_else(String::new, ratio_change),
+    ];
+    let instructions_per_node = [
+        "instructions per node".to_string(),
+        optional_float(a.instructions.per_node),
+        optional_float(b.instructions.per_node),
+        comparison
+            .instructions
+            .per_node_ratio
+            .map_or_else(String::new, ratio_change),
+    ];
+    if comparison.signature.changed {
+        vec![
+            time_per_node,
+            instructions_per_node,
+            signature,
+            nps,
+            instructions,
+        ]
+    } else {
+        vec![
+            signature,
+            nps,
+            time_per_node,
+            instructions,
+            instructions_per_node,
+        ]
+    }
+}
+
+/// `[figure, value]` rows of one revision.
+pub fn side_rows(side: &SideSummary) -> Vec<[String; 2]> {
+    vec![
+        ["signature (nodes)".to_string(), thousands(side.signature)],
+        [
+            format!("NPS (median of {})", side.runs),
+            thousands(side.nps.median.round() as u64),
+        ],
+        [
+            "NPS range".to_string(),
+            format!(
+                "{} – {}",
+                thousands(side.nps.min.round() as u64),
+                thousands(side.nps.max.round() as u64)
+            ),
+        ],
+        [
+            "time per node".to_string(),
+            format!("{:.1} ns", side.time_per_node_ns),
+        ],
+        [
+            instructions_label(side, side),
+            optional_count(side.instructions.total),
+        ],
+        [
+            "instructions per node".to_string(),
+            optional_float(side.instructions.per_node),
+        ],
+    ]
+}
+
+fn instructions_label(a: &SideSummary, b: &SideSummary) -> String {
+    match a.instructions.depth.or(b.instructions.depth) {
+        Some(depth) => format!("instructions (depth {depth})"),
+        None => "instructions".to_string(),
+    }
+}
+
+pub fn speed_line(comparison: &Comparison) -> String {
+    let speed = &comparison.speed;
+    let Some(ratio) = speed.cost_ratio else {
+        return "Speed: no paired timings".to_string();
+    };
+    let mut line = format!(
+        "Speed: B/A time per node {:.4} (95% CI {:.4} – {:.4}, {} {} pairs), paired NPS change {}",
+        ratio.median,
+        ratio.ci_low,
+        ratio.ci_high,
+        ratio.samples,
+        speed.pairing,
+        speed.nps_change_pct.map_or_else(String::new, signed_pct),
+    );
+    if speed.comparable {
+        line.push_str(&format!(
+            " → {} (threshold {}%)",
+            verdict_word(speed.verdict),
+            comparison.settings.threshold_pct
+        ));
+    } else {
+        line.push_str(" → not judged (different machine)");
+    }
+    line
+}
+
+pub fn instructions_line(comparison: &Comparison) -> String {
+    let (a, b) = (&comparison.a.instructions, &comparison.b.instructions);
+    if let Some(reason) = a.skipped_reason.as_ref().or(b.skipped_reason.as_ref()) {
+        return format!("Instructions: skipped ({reason})");
+    }
+    let instructions = &comparison.instructions;
+    let Some(change) = instructions.per_node_change_pct else {
+        return "Instructions: not comparable".to_string();
+    };
+    let flag = if instructions.flagged {
+        format!(
+            "changed by {}% or more",
+            comparison.settings.instr_threshold_pct
+        )
+    } else {
+        format!("within {}%", comparison.settings.instr_threshold_pct)
+    };
+    format!(
+        "Instructions: per node {} ({flag}) → {}",
+        signed_pct(change),
+        verdict_word(instructions.verdict)
+    )
+}
+
+pub fn verdict_word(verdict: Verdict) -> &'static str {
+    match verdict {
+        Verdict::Regression => "REGRESSION",
+        Verdict::Improvement => "improvement",
+        Verdict::NoChange => "no significant change",
+    }
+}
+
+pub fn verdict_line(comparison: &Comparison) -> String {
+    let code = if comparison.regression { 1 } else { 0 };
+    format!(
+        "Verdict: {} (exit {code})",
+        verdict_word(comparison.verdict)
+    )
+}
+
+/// `[tier, A, B, delta]` exit shares of all eval calls.
+pub fn exit_rate_rows(comparison: &Comparison) -> Vec<[String; 4]> {
+    let (a, b) = (
+        comparison.a.eval.rates.as_array(),
+        comparison.b.eval.rates.as_array(),
+    );
+    let delta = comparison.eval_deltas.rates_pp.as_array();
+    (0..3)
+        .map(|tier| {
+            [
+                TIERS[tier].to_string(),
+                pct(a[tier]),
+                pct(b[tier]),
+                signed_pp(delta[tier]),
+            ]
+        })
+        .collect()
+}
+
+/// `[bucket, evals A, evals B, super-lazy, lazy, full]` with each tier as `A → B (delta)`.
+pub fn bucket_rows(comparison: &Comparison) -> Vec<[String; 6]> {
+    let (a, b) = (
+        &comparison.a.eval.by_material_bucket,
+        &comparison.b.eval.by_material_bucket,
+    );
+    a.iter()
+        .zip(b)
+        .zip(&comparison.eval_deltas.by_material_bucket)
+        .map(|((a, b), delta)| {
+            let tier = |i: usize| {
+                format!(
+                    "{} → {} ({})",
+                    pct(a.rates.as_array()[i]),
+                    pct(b.rates.as_array()[i]),
+                    signed_pp(delta.rates_pp.as_array()[i])
+                )
+            };
+            [
+                a.bucket.to_string(),
+                thousands(a.total),
+                thousands(b.total),
+                tier(0),
+                tier(1),
+                tier(2),
+            ]
+        })
+        .collect()
+}
+
+/// `[tier, share]` rows of one revision, overall then per bucket.
+pub fn side_exit_rows(side: &SideSummary) -> Vec<[String; 5]> {
+    let row = |name: String, total: u64, rates: &TierRates| {
+        let r = rates.as_array();
+        [name, thousands(total), pct(r[0]), pct(r[1]), pct(r[2])]
+    };
+    let mut rows = vec![row("all".to_string(), side.eval.calls, &side.eval.rates)];
+    for bucket in &side.eval.by_material_bucket {
+        rows.push(row(
+            format!("bucket {}", bucket.bucket),
+            bucket.total,
+            &bucket.rates,
+        ));
+    }
+    rows
+}
+
+pub fn thousands(value: u64) -> String {
+    let digits = value.to_string();
+    let mut out = String::new();
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
+
+fn optional_count(value: Option<u64>) -> String {
+    value.map_or_else(|| "—".to_string(), thousands)
+}
+
+fn optional_float(value: Option<f64>) -> String {
+    value.map_or_else(|| "—".to_string(), |v| format!("{v:.1}"))
+}
+
+fn ratio_change(ratio: f64) -> String {
+    signed_pct(percent_change(ratio))
+}
+
+pub fn signed_pct(value: f64) -> String {
+    format!("{value:+.2}%")
+}
+
+fn signed_pp(value: f64) -> String {
+    format!("{value:+.2} pp")
+}
+
+fn pct(fraction: f64) -> String {
+    format!("{:.1}%", fraction * 100.0)
+}
+
+/// `measured_depth` is what the engine reported, which tells the depth when it chose its default.
+pub fn describe_settings(settings: &Settings, measured_depth: u32) -> String {
+    let depth = match settings.depth {
+        Some(depth) => depth.to_string(),
+        None => format!("{measured_depth} (engine default)"),
+    };
+    format!(
+        "depth {depth}, {} rounds, instructions at depth {}",
+        settings.rounds, settings.instr_depth
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thousands_groups_digits() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(thousands(4412345), "4,412,345");
+    }
+}

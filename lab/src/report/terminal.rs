@@ -1,0 +1,124 @@
+//! The human report: comfy-table tables, warnings first.
+
+use comfy_table::presets::UTF8_FULL_CONDENSED;
+use comfy_table::{CellAlignment, Table};
+
+use super::{
+    bucket_rows, comparison_rows, describe_settings, exit_rate_rows, instructions_line,
+    side_exit_rows, side_rows, speed_line, verdict_line, BaselineOutput, BenchOutput, Report,
+};
+use crate::compare::{Comparison, SideSummary};
+
+pub fn render(report: &Report) -> String {
+    match report {
+        Report::Comparison(comparison) => render_comparison(comparison),
+        Report::Bench(bench) => render_bench(bench),
+        Report::Baseline(baseline) => render_baseline(baseline),
+    }
+}
+
+fn table<const N: usize>(header: [&str; N], rows: impl IntoIterator<Item = [String; N]>) -> String {
+    let mut table = Table::new();
+    table
+        .load_preset(UTF8_FULL_CONDENSED)
+        .set_header(header.to_vec());
+    for row in rows {
+        table.add_row(row.to_vec());
+    }
+    for index in 1..N {
+        if let Some(column) = table.column_mut(index) {
+            column.set_cell_alignment(CellAlignment::Right);
+        }
+    }
+    table.to_string()
+}
+
+fn render_comparison(comparison: &Comparison) -> String {
+    let mut out = format!(
+        "lab {}: A = {}  B = {}\n{}\n\n",
+        comparison.kind,
+        side_title(&comparison.a),
+        side_title(&comparison.b),
+        describe_settings(&comparison.settings, comparison.b.depth)
+    );
+    for warning in &comparison.warnings {
+        out.push_str(&format!("!! WARNING: {warning}\n"));
+    }
+    if !comparison.warnings.is_empty() {
+        out.push('\n');
+    }
+    out.push_str(&table(
+        ["figure", "A", "B", "B vs A"],
+        comparison_rows(comparison),
+    ));
+    out.push_str(&format!(
+        "\n{}\n{}\n\n",
+        speed_line(comparison),
+        instructions_line(comparison)
+    ));
+    out.push_str("Eval exits (share of eval calls)\n");
+    out.push_str(&table(
+        ["tier", "A", "B", "delta"],
+        exit_rate_rows(comparison),
+    ));
+    out.push_str("\nEval exits by material bucket (A → B)\n");
+    out.push_str(&table(
+        ["bucket", "evals A", "evals B", "super-lazy", "lazy", "full"],
+        bucket_rows(comparison),
+    ));
+    out.push_str(&format!("\n{}\n", verdict_line(comparison)));
+    out
+}
+
+/// Sides of a plain comparison are simply A and B; others (a baseline) say what they are.
+fn side_title(side: &SideSummary) -> String {
+    match side.label.as_str() {
+        "A" | "B" => describe_side(side),
+        label => format!("{label} {}", describe_side(side)),
+    }
+}
+
+fn describe_side(side: &SideSummary) -> String {
+    let id = side
+        .revision
+        .commit
+        .as_deref()
+        .unwrap_or(&side.revision.tree);
+    format!("{} ({})", side.revision.spec, &id[..id.len().min(10)])
+}
+
+fn render_side(side: &SideSummary) -> String {
+    let mut out = table(["figure", "value"], side_rows(side));
+    if let Some(reason) = &side.instructions.skipped_reason {
+        out.push_str(&format!("\ninstructions: skipped ({reason})"));
+    }
+    out.push_str("\nEval exits (share of eval calls)\n");
+    out.push_str(&table(
+        ["scope", "evals", "super-lazy", "lazy", "full"],
+        side_exit_rows(side),
+    ));
+    out.push('\n');
+    out
+}
+
+fn render_bench(bench: &BenchOutput) -> String {
+    format!(
+        "lab bench: {}\n{}\n\n{}",
+        describe_side(&bench.revision),
+        describe_settings(&bench.settings, bench.revision.depth),
+        render_side(&bench.revision)
+    )
+}
+
+fn render_baseline(baseline: &BaselineOutput) -> String {
+    format!(
+        "baseline {}: {}\nmachine: {} ({} cores)\ntoolchain: {}\n{}\n\n{}",
+        baseline.name,
+        describe_side(&baseline.revision),
+        baseline.machine.cpu_model,
+        baseline.machine.cores,
+        baseline.toolchain.rustc.lines().next().unwrap_or_default(),
+        describe_settings(&baseline.settings, baseline.revision.depth),
+        render_side(&baseline.revision)
+    )
+}

@@ -1,0 +1,323 @@
+//! `lab compare` end to end on a fake engine in a temporary repository.
+
+mod common;
+
+use common::FakeRepo;
+
+/// Enough paired runs for a stable verdict on a noisy, shared machine; still well under a second
+/// of fake-engine time per run.
+const ROUNDS: &str = "6";
+
+#[test]
+fn slowed_commit_is_a_regression() {
+    let repo = FakeRepo::new();
+    repo.commit_constant("WORK_PER_NODE", "300");
+    let run = repo.lab(&[
+        "compare",
+        "HEAD~1",
+        "HEAD",
+        "--rounds",
+        ROUNDS,
+        "--no-instructions",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(run.code, 1, "{run}");
+    let report = run.json();
+    assert_eq!(report["verdict"], "regression");
+    assert_eq!(report["regression"], true);
+    assert_eq!(report["signature"]["changed"], false);
+    assert_eq!(report["speed"]["verdict"], "regression");
+    assert!(
+        report["speed"]["cost_ratio"]["ci_low"].as_f64().unwrap() > 1.0,
+        "{run}"
+    );
+}
+
+#[test]
+fn same_revision_twice_is_no_regression() {
+    let repo = FakeRepo::new();
+    let run = repo.lab(&[
+        "compare",
+        "HEAD",
+        "HEAD",
+        "--rounds",
+        ROUNDS,
+        "--no-instructions",
+    ]);
+    assert_eq!(run.code, 0, "{run}");
+    assert!(run.stdout.contains("signature (nodes)"), "{run}");
+    assert!(!run.stdout.contains("SIGNATURE CHANGED"), "{run}");
+}
+
+#[test]
+fn changed_signature_is_flagged_prominently() {
+    let repo = FakeRepo::new();
+    repo.commit_constant("NODES_PER_POSITION", "1100");
+    let run = repo.lab(&[
+        "compare",
+        "HEAD~1",
+        "HEAD",
+        "--rounds",
+        "2",
+        "--no-instructions",
+    ]);
+    assert_ne!(run.code, 2, "{run}");
+    let warning = run
+        .stdout
+        .find("SIGNATURE CHANGED")
+        .unwrap_or_else(|| panic!("no warning:\n{run}"));
+    assert!(
+        warning < run.stdout.find("figure").unwrap(),
+        "the warning leads the report:\n{run}"
+    );
+    // Per-node cost leads the table when the searches differ.
+    let table = &run.stdout[run.stdout.find("figure").unwrap()..];
+    assert!(
+        table.find("time per node").unwrap() < table.find("NPS").unwrap(),
+        "{run}"
+    );
+
+    let json = repo.lab(&[
+        "compare",
+        "HEAD~1",
+        "HEAD",
+        "--rounds",
+        "2",
+        "--no-instructions",
+        "--format",
+        "json",
+    ]);
+    let report = json.json();
+    assert_eq!(report["signature"]["changed"], true);
+    assert_eq!(
+        report["signature"]["b"].as_u64().unwrap() * 10,
+        report["signature"]["a"].as_u64().unwrap() * 11
+    );
+}
+
+#[test]
+fn unknown_revision_exits_2_with_gits_message() {
+    let repo = FakeRepo::new();
+    let run = repo.lab(&["compare", "no-such-branch", "HEAD"]);
+    assert_eq!(run.code, 2, "{run}");
+    assert!(
+        run.stderr.contains("unknown revision 'no-such-branch'"),
+        "{run}"
+    );
+    assert!(
+        run.stderr.contains("revspec 'no-such-branch' not found"),
+        "git's own message: {run}"
+    );
+}
+
+#[test]
+fn failing_build_exits_2_and_leaves_no_cache_entry() {
+    let repo = FakeRepo::new();
+    repo.write("engine/src/main.rs", "fn main() { this is not rust }\n");
+    repo.commit("broken engine");
+    // Leftovers of an interrupted run are cleared too.
+    std::fs::create_dir_all(repo.cache("src").join(".tmp-interrupted-1")).unwrap();
+    std::fs::create_dir_all(repo.cache("bin").join(".tmp-interrupted-1")).unwrap();
+    let broken_tree = repo
+        .repo
+        .head()
+        .unwrap()
+        .peel_to_tree()
+        .unwrap()
+        .id()
+        .to_string();
+    let run = repo.lab(&[
+        "compare",
+        "HEAD~1",
+        "HEAD",
+        "--rounds",
+        "2",
+        "--no-instructions",
+    ]);
+    assert_eq!(run.code, 2, "{run}");
+    assert!(
+        run.stderr
+            .contains("cargo build --release -p squall failed"),
+        "{run}"
+    );
+    assert!(
+        run.stderr.contains("last ") && run.stderr.contains("error"),
+        "cargo's output tail: {run}"
+    );
+    // A's build succeeded and is cached; nothing of B's remains.
+    assert_eq!(
+        repo.cache_entries("bin").len(),
+        1,
+        "{:?}",
+        repo.cache_entries("bin")
+    );
+    let sources = repo.cache_entries("src");
+    assert!(!sources.contains(&broken_tree), "{sources:?}");
+    assert!(
+        sources.iter().all(|name| !name.starts_with(".tmp")),
+        "{sources:?}"
+    );
+    assert!(repo
+        .cache_entries("bin")
+        .iter()
+        .all(|name| !name.starts_with(".tmp")));
+}
+
+#[test]
+fn same_revisions_again_rebuild_nothing_and_lab_only_commits_reuse_the_engine() {
+    let repo = FakeRepo::new();
+    let first = repo.lab(&[
+        "bench",
+        "HEAD",
+        "--rounds",
+        "2",
+        "--no-instructions",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(first.code, 0, "{first}");
+    assert_eq!(first.json()["revision"]["revision"]["cached_build"], false);
+    repo.write("lab/README.md", "the lab changed, the engine did not\n");
+    repo.commit("lab only");
+    let second = repo.lab(&[
+        "bench",
+        "HEAD",
+        "--rounds",
+        "2",
+        "--no-instructions",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(second.code, 0, "{second}");
+    let revision = &second.json()["revision"]["revision"];
+    assert_eq!(revision["cached_build"], true, "{second}");
+    assert_eq!(
+        revision["binary_key"],
+        first.json()["revision"]["revision"]["binary_key"]
+    );
+    assert_eq!(repo.cache_entries("bin").len(), 1);
+}
+
+#[test]
+fn non_deterministic_engine_exits_2() {
+    let repo = FakeRepo::new();
+    repo.commit_constant("NONDETERMINISTIC", "true");
+    let run = repo.lab(&["bench", "HEAD", "--rounds", "2", "--no-instructions"]);
+    assert_eq!(run.code, 2, "{run}");
+    assert!(run.stderr.contains("non-deterministic engine"), "{run}");
+}
+
+#[test]
+fn crashing_engine_exits_2_with_its_stderr() {
+    let repo = FakeRepo::new();
+    repo.commit_constant("CRASH", "true");
+    let run = repo.lab(&[
+        "compare",
+        "HEAD~1",
+        "HEAD",
+        "--rounds",
+        "2",
+        "--no-instructions",
+    ]);
+    assert_eq!(run.code, 2, "{run}");
+    assert!(run.stderr.contains("exit code 101"), "{run}");
+    assert!(run.stderr.contains("simulated crash in search"), "{run}");
+}
+
+#[test]
+fn hanging_engine_is_killed_after_the_timeout() {
+    let repo = FakeRepo::new();
+    repo.commit_constant("HANG", "true");
+    let run = repo.lab(&[
+        "bench",
+        "HEAD",
+        "--rounds",
+        "2",
+        "--no-instructions",
+        "--timeout",
+        "1",
+    ]);
+    assert_eq!(run.code, 2, "{run}");
+    assert!(run.stderr.contains("did not finish within 1 s"), "{run}");
+}
+
+#[test]
+fn markdown_report_has_tables_and_a_verdict() {
+    let repo = FakeRepo::new();
+    let run = repo.lab(&[
+        "compare",
+        "HEAD",
+        "HEAD",
+        "--rounds",
+        "2",
+        "--no-instructions",
+        // Only the layout is under test here; A/A timing has its own test.
+        "--threshold",
+        "50",
+        "--format",
+        "markdown",
+    ]);
+    assert_eq!(run.code, 0, "{run}");
+    assert!(run.stdout.starts_with("## lab compare"), "{run}");
+    assert!(run.stdout.contains("| figure | A | B | B vs A |"), "{run}");
+    assert!(run.stdout.contains("**Verdict:"), "{run}");
+}
+
+#[test]
+fn help_documents_the_exit_codes() {
+    let repo = FakeRepo::new();
+    let run = repo.lab(&["--help"]);
+    assert_eq!(run.code, 0, "{run}");
+    assert!(
+        run.stdout.contains("Exit codes:") && run.stdout.contains("1  regression"),
+        "{run}"
+    );
+}
+
+#[test]
+fn concurrent_runs_share_the_cache_safely() {
+    let repo = FakeRepo::new();
+    let _serial = common::serial();
+    let path = repo.path().to_path_buf();
+    let spawn = || {
+        std::process::Command::new(env!("CARGO_BIN_EXE_lab"))
+            .arg("--repo")
+            .arg(&path)
+            .args([
+                "bench",
+                "HEAD",
+                "--rounds",
+                "2",
+                "--no-instructions",
+                "--quiet",
+            ])
+            .output()
+            .expect("running lab")
+    };
+    let (first, second) = std::thread::scope(|scope| {
+        let first = scope.spawn(spawn);
+        let second = scope.spawn(spawn);
+        (first.join().unwrap(), second.join().unwrap())
+    });
+    assert!(
+        first.status.success(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    assert!(
+        second.status.success(),
+        "{}",
+        String::from_utf8_lossy(&second.stderr)
+    );
+    assert_eq!(
+        repo.cache_entries("bin").len(),
+        1,
+        "{:?}",
+        repo.cache_entries("bin")
+    );
+    assert!(repo
+        .cache_entries("src")
+        .iter()
+        .all(|name| !name.starts_with(".tmp")));
+}

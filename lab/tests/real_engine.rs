@@ -1,0 +1,125 @@
+//! End to end on the real engine: a commit that adds redundant work to a hot function, without
+//! changing the search, must be flagged as a regression with an unchanged signature.
+//!
+//! It clones the committed state of this workspace, so it needs the engine committed, and it
+//! builds the engine twice in release mode: minutes, hence `#[ignore]`. Run it with
+//!
+//! ```text
+//! cargo test --release -p squall-lab --test real_engine -- --ignored --nocapture
+//! ```
+//!
+//! Knobs (environment):
+//! - `LAB_E2E_FILE` (default `engine/src/eval/mod.rs`) and `LAB_E2E_FUNCTION` (default
+//!   `pub fn evaluate(`): where the busy loop goes, at the start of that function's body;
+//! - `LAB_E2E_WORK` (default 40: about 2.5% slower and +1.2% instructions per node on the
+//!   first engine): iterations of the busy loop per call;
+//! - `LAB_E2E_PATCH`: a unified diff to apply instead of the busy loop;
+//! - `LAB_E2E_DEPTH` (default 6) and `LAB_E2E_INSTR_DEPTH` (default 4): bench depths;
+//! - `LAB_E2E_SOURCE`: the repository to clone (default: this workspace).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use git2::{ApplyLocation, Diff, IndexAddOption, Repository, Signature};
+
+fn env_or(name: &str, default: &str) -> String {
+    std::env::var(name).unwrap_or_else(|_| default.to_string())
+}
+
+fn insert_busy_loop(clone: &Path) {
+    let file = env_or("LAB_E2E_FILE", "engine/src/eval/mod.rs");
+    let function = env_or("LAB_E2E_FUNCTION", "pub fn evaluate(");
+    let work = env_or("LAB_E2E_WORK", "40");
+    let path = clone.join(&file);
+    let source = fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {file}: {e}"));
+    let start = source
+        .find(&function)
+        .unwrap_or_else(|| panic!("no `{function}` in {file}"));
+    let body = start + source[start..].find('{').expect("function body") + 1;
+    let busy_loop = format!(
+        "\n    {{\n        let mut lab_e2e_busy = 0u64;\n        for lab_e2e_i in 0..{work}u64 {{\n            \
+         lab_e2e_busy = std::hint::black_box(lab_e2e_busy.wrapping_add(lab_e2e_i));\n        }}\n        \
+         std::hint::black_box(lab_e2e_busy);\n    }}\n"
+    );
+    fs::write(
+        &path,
+        format!("{}{busy_loop}{}", &source[..body], &source[body..]),
+    )
+    .unwrap();
+}
+
+fn apply_patch(repo: &Repository, patch: &Path) {
+    let text = fs::read(patch).unwrap_or_else(|e| panic!("reading {}: {e}", patch.display()));
+    let diff = Diff::from_buffer(&text).expect("a unified diff");
+    repo.apply(&diff, ApplyLocation::WorkDir, None)
+        .expect("patch applies");
+}
+
+fn commit_all(repo: &Repository, message: &str) {
+    let mut index = repo.index().unwrap();
+    index.add_all(["*"], IndexAddOption::DEFAULT, None).unwrap();
+    index.update_all(["*"], None).unwrap();
+    index.write().unwrap();
+    let tree = repo.find_tree(index.write_tree().unwrap()).unwrap();
+    let signature = Signature::now("Lab E2E", "lab@example.com").unwrap();
+    let parent = repo.head().unwrap().peel_to_commit().unwrap();
+    repo.commit(
+        Some("HEAD"),
+        &signature,
+        &signature,
+        message,
+        &tree,
+        &[&parent],
+    )
+    .unwrap();
+}
+
+#[test]
+#[ignore = "builds the real engine twice in release mode (minutes)"]
+fn redundant_work_in_a_hot_function_is_a_regression_with_an_unchanged_signature() {
+    let workspace = match std::env::var_os("LAB_E2E_SOURCE") {
+        Some(source) => PathBuf::from(source),
+        None => Path::new(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .expect("lab/ has a parent")
+            .to_path_buf(),
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let repo = Repository::clone(&workspace.to_string_lossy(), dir.path()).unwrap_or_else(|e| {
+        panic!(
+            "cloning {} (is the engine committed?): {e}",
+            workspace.display()
+        )
+    });
+
+    match std::env::var_os("LAB_E2E_PATCH") {
+        Some(patch) => apply_patch(&repo, Path::new(&patch)),
+        None => insert_busy_loop(dir.path()),
+    }
+    commit_all(&repo, "redundant work in a hot function");
+
+    let depth = env_or("LAB_E2E_DEPTH", "6");
+    let instr_depth = env_or("LAB_E2E_INSTR_DEPTH", "4");
+    let output = Command::new(env!("CARGO_BIN_EXE_lab"))
+        .arg("--repo")
+        .arg(dir.path())
+        .args([
+            "compare", "HEAD~1", "HEAD", "--format", "json", "--rounds", "6",
+        ])
+        .args(["--depth", &depth, "--instr-depth", &instr_depth])
+        .output()
+        .expect("running lab");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let context = format!("stdout:\n{stdout}\nstderr:\n{stderr}");
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "expected a regression (exit 1)\n{context}"
+    );
+    let report: serde_json::Value = serde_json::from_str(&stdout).expect("JSON report");
+    assert_eq!(report["signature"]["changed"], false, "{context}");
+    assert_eq!(report["verdict"], "regression", "{context}");
+    eprintln!("{stdout}");
+}

@@ -1,0 +1,109 @@
+//! `WORKTREE` measures the uncommitted tree and leaves the user's repository untouched.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::Path;
+
+use common::FakeRepo;
+
+/// Every file outside `target/` (including `.git/` but not the object store, where the lab
+/// may add unreferenced objects), byte for byte.
+fn snapshot(root: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut files = BTreeMap::new();
+    collect(root, root, &mut files);
+    files
+}
+
+fn collect(root: &Path, dir: &Path, files: &mut BTreeMap<String, Vec<u8>>) {
+    for entry in fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let relative = path
+            .strip_prefix(root)
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        if relative == "target" || relative == ".git/objects" {
+            continue;
+        }
+        if path.is_dir() {
+            collect(root, &path, files);
+        } else {
+            files.insert(relative, fs::read(&path).unwrap());
+        }
+    }
+}
+
+#[test]
+fn worktree_measures_a_dirty_tree_and_touches_nothing() {
+    let repo = FakeRepo::new();
+    // Dirty: a modified tracked file (slower engine) and an untracked, unignored file.
+    repo.set_constant("WORK_PER_NODE", "300");
+    repo.write("notes.txt", "untracked scratch\n");
+    let before = snapshot(repo.path());
+    let status_before = status_lines(&repo);
+
+    let run = repo.lab(&[
+        "compare",
+        "HEAD",
+        "WORKTREE",
+        "--rounds",
+        "6",
+        "--no-instructions",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(run.code, 1, "the slower worktree is a regression: {run}");
+    let report = run.json();
+    assert_eq!(report["b"]["revision"]["spec"], "WORKTREE");
+    assert!(report["b"]["revision"]["commit"].is_null());
+
+    let after = snapshot(repo.path());
+    assert_eq!(
+        before.keys().collect::<Vec<_>>(),
+        after.keys().collect::<Vec<_>>()
+    );
+    for (path, contents) in &before {
+        assert!(after[path] == *contents, "{path} changed");
+    }
+    assert_eq!(status_before, status_lines(&repo));
+    assert!(repo.repo.find_reference("refs/stash").is_err());
+}
+
+#[test]
+fn worktree_tree_contains_untracked_files_but_not_ignored_ones() {
+    let repo = FakeRepo::new();
+    repo.write("notes.txt", "untracked\n");
+    repo.write("target/ignored.txt", "ignored\n");
+    let run = repo.lab(&[
+        "bench",
+        "WORKTREE",
+        "--rounds",
+        "2",
+        "--no-instructions",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(run.code, 0, "{run}");
+    let tree = run.json()["revision"]["revision"]["tree"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let source = repo.cache("src").join(tree);
+    assert!(source.join("notes.txt").is_file());
+    assert!(source.join("engine/src/main.rs").is_file());
+    assert!(!source.join("target").exists());
+}
+
+fn status_lines(repo: &FakeRepo) -> Vec<String> {
+    // The lab's cache under the ignored target/ directory is expected; everything else is not.
+    let mut options = git2::StatusOptions::new();
+    options.include_untracked(true).include_ignored(false);
+    repo.repo
+        .statuses(Some(&mut options))
+        .unwrap()
+        .iter()
+        .map(|entry| format!("{:?} {}", entry.status(), entry.path().unwrap_or_default()))
+        .collect()
+}
