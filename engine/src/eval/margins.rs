@@ -10,15 +10,15 @@
 //! The block between the BEGIN/END markers is rewritten by `lab tables --apply`.
 
 // BEGIN MARGIN TABLES
-// source: squall calibrate residual over the quick pool (bench + perft suite positions), depth 8; king p5/p95, residuals p4/p96, medians p50
-pub const KING_LO: [i32; 8] = [-10, -15, -38, -118, -99, -243, -191, -94];
-pub const KING_HI: [i32; 8] = [4, 7, 14, 17, 24, 29, 31, 38];
+// source: squall calibrate residual over a 4000-position self-play pool (seed 1), depth 6; all tables p2/p98; medians p50
+pub const KING_LO: [i32; 8] = [-13, -20, -53, -194, -237, -335, -332, -193];
+pub const KING_HI: [i32; 8] = [8, 11, 17, 21, 28, 33, 35, 42];
 pub const KING_P50: [i32; 8] = [-2, -4, -5, -6, -2, -5, -1, 8];
-pub const LAZY_RESID_LO: [i32; 8] = [-21, -22, -58, -71, -110, -132, -119, -163];
-pub const LAZY_RESID_HI: [i32; 8] = [86, 88, 104, 94, 71, 57, 52, 3];
+pub const LAZY_RESID_LO: [i32; 8] = [-30, -35, -70, -87, -126, -149, -135, -177];
+pub const LAZY_RESID_HI: [i32; 8] = [132, 106, 123, 113, 88, 79, 67, 18];
 pub const LAZY_RESID_P50: [i32; 8] = [16, 34, 22, 14, -17, -32, -37, -81];
-pub const SUPER_LAZY_RESID_LO: [i32; 8] = [-55, -43, -70, -71, -94, -101, -94, -111];
-pub const SUPER_LAZY_RESID_HI: [i32; 8] = [178, 157, 175, 147, 104, 90, 89, 70];
+pub const SUPER_LAZY_RESID_LO: [i32; 8] = [-65, -58, -85, -91, -109, -118, -109, -126];
+pub const SUPER_LAZY_RESID_HI: [i32; 8] = [297, 204, 242, 188, 128, 120, 108, 88];
 pub const SUPER_LAZY_RESID_P50: [i32; 8] = [12, 33, 25, 21, -1, -7, -4, -21];
 // END MARGIN TABLES
 
