@@ -138,6 +138,50 @@ impl Sink for Counter {
     }
 }
 
+/// Hands every legal move to a closure as it is generated.
+struct Visitor<F: FnMut(Move)>(F);
+
+impl<F: FnMut(Move)> Sink for Visitor<F> {
+    #[inline(always)]
+    fn moves(&mut self, from: Square, targets: Bitboard) {
+        for to in targets {
+            (self.0)(Move::new(from, to));
+        }
+    }
+    #[inline(always)]
+    fn promotions(&mut self, from: Square, targets: Bitboard) {
+        for to in targets {
+            for piece in PROMOTION_PIECES {
+                (self.0)(Move::promotion(from, to, piece));
+            }
+        }
+    }
+    #[inline(always)]
+    fn pawn_shift(&mut self, targets: Bitboard, delta: i8) {
+        for to in targets {
+            (self.0)(Move::new(to.offset(-delta), to));
+        }
+    }
+    #[inline(always)]
+    fn pawn_shift_promotions(&mut self, targets: Bitboard, delta: i8) {
+        for to in targets {
+            for piece in PROMOTION_PIECES {
+                (self.0)(Move::promotion(to.offset(-delta), to, piece));
+            }
+        }
+    }
+    #[inline(always)]
+    fn special(&mut self, mv: Move) {
+        (self.0)(mv);
+    }
+}
+
+/// Calls `visit` with every legal move, without building a list (perft).
+#[inline(always)]
+pub fn for_each_legal(board: &Board, visit: impl FnMut(Move)) {
+    generate::<_, true>(board, &mut Visitor(visit));
+}
+
 /// Replaces `list`'s contents with every legal move (search reuses per-ply lists).
 pub fn fill_legal(board: &Board, list: &mut MoveList) {
     list.len = 0;

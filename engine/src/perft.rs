@@ -9,14 +9,15 @@ pub fn perft(board: &Board, depth: u32) -> u64 {
     match depth {
         0 => 1,
         1 => movegen::count_legal_moves(board),
-        _ => movegen::legal_moves(board)
-            .iter()
-            .map(|&mv| {
+        _ => {
+            let mut nodes = 0;
+            movegen::for_each_legal(board, |mv| {
                 let mut child = *board;
                 child.play(mv);
-                perft(&child, depth - 1)
-            })
-            .sum(),
+                nodes += perft(&child, depth - 1);
+            });
+            nodes
+        }
     }
 }
 
@@ -25,14 +26,13 @@ pub fn perft_no_bulk(board: &Board, depth: u32) -> u64 {
     if depth == 0 {
         return 1;
     }
-    movegen::legal_moves(board)
-        .iter()
-        .map(|&mv| {
-            let mut child = *board;
-            child.play(mv);
-            perft_no_bulk(&child, depth - 1)
-        })
-        .sum()
+    let mut nodes = 0;
+    movegen::for_each_legal(board, |mv| {
+        let mut child = *board;
+        child.play(mv);
+        nodes += perft_no_bulk(&child, depth - 1);
+    });
+    nodes
 }
 
 /// Node count below each root move.

@@ -1,5 +1,9 @@
-//! The position: bitboards, a mailbox, rights and clocks, and everything kept incrementally
-//! (Zobrist key, pawn key, material per side, checkers and pins of the side to move).
+//! The position: bitboards, rights and clocks, and everything kept incrementally (Zobrist key,
+//! pawn key, material per side, checkers and pins of the side to move).
+//!
+//! There is no mailbox: `piece_on` reads the bitboards. That keeps `Board` at 128 bytes, small
+//! enough that copy-make (`let mut child = *board;`) compiles to inline moves, not a `memcpy`
+//! call.
 
 mod fen;
 pub mod zobrist;
@@ -20,6 +24,12 @@ pub mod castle {
 /// Piece values that define a side's "army": non-pawn material in centipawns. A full army
 /// (2N 2B 2R Q) is 3175, i.e. an army scaler of 31.
 pub const ARMY_VALUE: [i32; 6] = [100, 300, 300, 500, 975, 0];
+
+/// `ARMY_VALUE` without the pawn: what a piece adds to `Material::non_pawn`.
+const NON_PAWN_VALUE: [i32; 6] = [0, 300, 300, 500, 975, 0];
+
+/// Which piece keys also go into the pawn key (branch-free update).
+const PAWN_KEY_MASK: [u64; 6] = [!0, 0, 0, 0, 0, 0];
 
 /// One side's material, kept up to date by every move so evaluation reads it in O(1).
 #[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
@@ -51,18 +61,20 @@ impl Material {
 pub struct Board {
     pieces: [Bitboard; 6],
     colors: [Bitboard; 2],
-    squares: [Option<Piece>; 64],
+    key: u64,
+    pawn_key: u64,
+    checkers: Bitboard,
+    pinned: Bitboard,
+    material: [Material; 2],
     side: Color,
     castling: u8,
     en_passant: Option<Square>,
     halfmove: u16,
     fullmove: u16,
-    key: u64,
-    pawn_key: u64,
-    material: [Material; 2],
-    checkers: Bitboard,
-    pinned: Bitboard,
 }
+
+// Copy-make relies on this: above 128 bytes the copy becomes a `memcpy` call (x86-64 baseline).
+const _: () = assert!(std::mem::size_of::<Board>() <= 128);
 
 /// For each square, the castling rights that survive a move from or to it.
 const CASTLE_KEEP: [u8; 64] = {
@@ -87,7 +99,6 @@ impl Board {
         Board {
             pieces: [Bitboard::EMPTY; 6],
             colors: [Bitboard::EMPTY; 2],
-            squares: [None; 64],
             side: Color::White,
             castling: 0,
             en_passant: None,
@@ -125,7 +136,36 @@ impl Board {
     }
     #[inline(always)]
     pub fn piece_on(&self, sq: Square) -> Option<Piece> {
-        self.squares[sq.index()]
+        let color = if self.colors[0].has(sq) {
+            Color::White
+        } else if self.colors[1].has(sq) {
+            Color::Black
+        } else {
+            return None;
+        };
+        Some(Piece::new(color, self.kind_on(sq)))
+    }
+
+    /// The kind of the piece on an occupied square (branch-free; meaningless if empty): the
+    /// kind's index bit by bit, each bit read from the union of the kinds that have it set.
+    #[inline(always)]
+    fn kind_on(&self, sq: Square) -> PieceType {
+        let [_, n, b, r, q, k] = self.pieces.map(|bb| bb.0);
+        let shift = sq.index();
+        let bit0 = ((n | r | k) >> shift) & 1;
+        let bit1 = ((b | r) >> shift) & 1;
+        let bit2 = ((q | k) >> shift) & 1;
+        const KINDS: [PieceType; 8] = [
+            PieceType::Pawn,
+            PieceType::Knight,
+            PieceType::Bishop,
+            PieceType::Rook,
+            PieceType::Queen,
+            PieceType::King,
+            PieceType::King,
+            PieceType::King,
+        ];
+        KINDS[(bit0 | bit1 << 1 | bit2 << 2) as usize & 7]
     }
     #[inline(always)]
     pub fn king(&self, color: Color) -> Square {
@@ -210,48 +250,49 @@ impl Board {
 
     #[inline(always)]
     fn put(&mut self, piece: Piece, sq: Square) {
+        self.add(piece.color(), piece.kind(), sq);
+    }
+
+    /// Puts a piece on an empty square.
+    #[inline(always)]
+    fn add(&mut self, color: Color, kind: PieceType, sq: Square) {
         let bb = sq.bb();
-        self.pieces[piece.kind().index()] |= bb;
-        self.colors[piece.color().index()] |= bb;
-        self.squares[sq.index()] = Some(piece);
-        self.key ^= zobrist::piece(piece, sq);
-        let m = &mut self.material[piece.color().index()];
-        m.counts[piece.kind().index()] += 1;
-        if piece.kind() == PieceType::Pawn {
-            self.pawn_key ^= zobrist::piece(piece, sq);
-        } else {
-            m.non_pawn += ARMY_VALUE[piece.kind().index()];
-        }
+        self.pieces[kind.index()] ^= bb;
+        self.colors[color.index()] ^= bb;
+        self.toggle_keys(color, kind, sq);
+        let m = &mut self.material[color.index()];
+        m.counts[kind.index()] += 1;
+        m.non_pawn += NON_PAWN_VALUE[kind.index()];
+    }
+
+    /// Takes a piece off its square.
+    #[inline(always)]
+    fn remove(&mut self, color: Color, kind: PieceType, sq: Square) {
+        let bb = sq.bb();
+        self.pieces[kind.index()] ^= bb;
+        self.colors[color.index()] ^= bb;
+        self.toggle_keys(color, kind, sq);
+        let m = &mut self.material[color.index()];
+        m.counts[kind.index()] -= 1;
+        m.non_pawn -= NON_PAWN_VALUE[kind.index()];
     }
 
     #[inline(always)]
-    fn remove(&mut self, piece: Piece, sq: Square) {
-        let bb = sq.bb();
-        self.pieces[piece.kind().index()] ^= bb;
-        self.colors[piece.color().index()] ^= bb;
-        self.squares[sq.index()] = None;
-        self.key ^= zobrist::piece(piece, sq);
-        let m = &mut self.material[piece.color().index()];
-        m.counts[piece.kind().index()] -= 1;
-        if piece.kind() == PieceType::Pawn {
-            self.pawn_key ^= zobrist::piece(piece, sq);
-        } else {
-            m.non_pawn -= ARMY_VALUE[piece.kind().index()];
-        }
+    fn toggle_keys(&mut self, color: Color, kind: PieceType, sq: Square) {
+        let key = zobrist::colored_piece(color, kind, sq);
+        self.key ^= key;
+        self.pawn_key ^= key & PAWN_KEY_MASK[kind.index()];
     }
 
     #[inline(always)]
-    fn shift(&mut self, piece: Piece, from: Square, to: Square) {
+    fn shift(&mut self, color: Color, kind: PieceType, from: Square, to: Square) {
         let bb = from.bb() | to.bb();
-        self.pieces[piece.kind().index()] ^= bb;
-        self.colors[piece.color().index()] ^= bb;
-        self.squares[from.index()] = None;
-        self.squares[to.index()] = Some(piece);
-        let delta = zobrist::piece(piece, from) ^ zobrist::piece(piece, to);
+        self.pieces[kind.index()] ^= bb;
+        self.colors[color.index()] ^= bb;
+        let delta =
+            zobrist::colored_piece(color, kind, from) ^ zobrist::colored_piece(color, kind, to);
         self.key ^= delta;
-        if piece.kind() == PieceType::Pawn {
-            self.pawn_key ^= delta;
-        }
+        self.pawn_key ^= delta & PAWN_KEY_MASK[kind.index()];
     }
 
     // ---- making moves ----------------------------------------------------------------------
@@ -261,67 +302,98 @@ impl Board {
         let us = self.side;
         let them = !us;
         let (from, to) = (mv.from(), mv.to());
-        let piece = self.squares[from.index()].expect("a legal move starts on a piece");
+        debug_assert!(self.color(us).has(from), "a legal move starts on our piece");
+        let kind = self.kind_on(from);
 
-        self.key ^= zobrist::KEYS.castling[self.castling as usize];
         if let Some(ep) = self.en_passant.take() {
             self.key ^= zobrist::KEYS.en_passant_file[ep.file() as usize];
         }
         self.halfmove += 1;
+        // The piece standing on `to` after the move: only it can give a non-slider check.
+        let mut arrived = kind;
 
-        match mv.kind() {
-            MoveKind::Normal => {
-                if let Some(captured) = self.squares[to.index()] {
-                    self.remove(captured, to);
-                    self.halfmove = 0;
-                }
-                self.shift(piece, from, to);
-                if piece.kind() == PieceType::Pawn {
-                    self.halfmove = 0;
-                    if from.index() ^ to.index() == 16 {
-                        let ep = Square::new(((from.index() + to.index()) / 2) as u8);
-                        if (attacks::pawn(us, ep) & self.colored(them, PieceType::Pawn)).any() {
-                            self.en_passant = Some(ep);
-                            self.key ^= zobrist::KEYS.en_passant_file[ep.file() as usize];
-                        }
+        if mv.kind() == MoveKind::Normal {
+            if self.colors[them.index()].has(to) {
+                self.remove(them, self.kind_on(to), to);
+                self.halfmove = 0;
+            }
+            self.shift(us, kind, from, to);
+            if kind == PieceType::Pawn {
+                self.halfmove = 0;
+                if from.index() ^ to.index() == 16 {
+                    let ep = Square::new(((from.index() + to.index()) / 2) as u8);
+                    if (attacks::pawn(us, ep) & self.colored(them, PieceType::Pawn)).any() {
+                        self.en_passant = Some(ep);
+                        self.key ^= zobrist::KEYS.en_passant_file[ep.file() as usize];
                     }
                 }
             }
-            MoveKind::Promotion => {
-                if let Some(captured) = self.squares[to.index()] {
-                    self.remove(captured, to);
-                }
-                self.remove(piece, from);
-                let promoted = mv.promotion_piece().expect("a promotion names its piece");
-                self.put(Piece::new(us, promoted), to);
-                self.halfmove = 0;
-            }
-            MoveKind::EnPassant => {
-                let captured_sq = Square::from_file_rank(to.file(), from.rank());
-                self.remove(Piece::new(them, PieceType::Pawn), captured_sq);
-                self.shift(piece, from, to);
-                self.halfmove = 0;
-            }
-            MoveKind::Castle => {
-                let rank = from.rank();
-                let (rook_from, rook_to) = if to.file() == 6 { (7, 5) } else { (0, 3) };
-                self.shift(piece, from, to);
-                self.shift(
-                    Piece::new(us, PieceType::Rook),
-                    Square::from_file_rank(rook_from, rank),
-                    Square::from_file_rank(rook_to, rank),
-                );
-            }
+        } else {
+            arrived = self.play_special(mv);
         }
 
-        self.castling &= CASTLE_KEEP[from.index()] & CASTLE_KEEP[to.index()];
-        self.key ^= zobrist::KEYS.castling[self.castling as usize];
+        let castling = self.castling & CASTLE_KEEP[from.index()] & CASTLE_KEEP[to.index()];
+        if castling != self.castling {
+            self.key ^= zobrist::KEYS.castling[self.castling as usize]
+                ^ zobrist::KEYS.castling[castling as usize];
+            self.castling = castling;
+        }
         self.key ^= zobrist::KEYS.black_to_move;
         if us == Color::Black {
             self.fullmove += 1;
         }
         self.side = them;
-        self.update_check_info();
+
+        // Check info for the new side to move, incrementally: a knight or pawn can only give
+        // check from `to`, a king never, and sliders are found by the pin scan below.
+        let king = self.king(them);
+        self.checkers = match arrived {
+            PieceType::Knight => attacks::knight(king) & to.bb(),
+            PieceType::Pawn => attacks::pawn(them, king) & to.bb(),
+            _ => Bitboard::EMPTY,
+        };
+        self.update_sliders(king);
+    }
+
+    /// Promotions, en passant and castling: the pieces and the halfmove clock reset (`play`
+    /// does the rest). Returns the kind of the piece that lands on `to`.
+    #[inline]
+    fn play_special(&mut self, mv: Move) -> PieceType {
+        let us = self.side;
+        let them = !us;
+        let (from, to) = (mv.from(), mv.to());
+        match mv.kind() {
+            MoveKind::Normal => unreachable!("play handles normal moves"),
+            MoveKind::Promotion => {
+                if self.colors[them.index()].has(to) {
+                    self.remove(them, self.kind_on(to), to);
+                }
+                self.remove(us, PieceType::Pawn, from);
+                let promoted = mv.promotion_piece().expect("a promotion names its piece");
+                self.add(us, promoted, to);
+                self.halfmove = 0;
+                promoted
+            }
+            MoveKind::EnPassant => {
+                let captured_sq = Square::from_file_rank(to.file(), from.rank());
+                self.remove(them, PieceType::Pawn, captured_sq);
+                self.shift(us, PieceType::Pawn, from, to);
+                self.halfmove = 0;
+                PieceType::Pawn
+            }
+            MoveKind::Castle => {
+                let rank = from.rank();
+                let (rook_from, rook_to) = if to.file() == 6 { (7, 5) } else { (0, 3) };
+                self.shift(us, PieceType::King, from, to);
+                self.shift(
+                    us,
+                    PieceType::Rook,
+                    Square::from_file_rank(rook_from, rank),
+                    Square::from_file_rank(rook_to, rank),
+                );
+                PieceType::King
+            }
+        }
     }
 
     /// Passes the move to the opponent (null-move pruning). Not legal when in check.
@@ -336,25 +408,37 @@ impl Board {
         self.update_check_info();
     }
 
+    /// Recomputes checkers and pins of the side to move from scratch.
     fn update_check_info(&mut self) {
         let us = self.side;
-        let them = !us;
         let king = self.king(us);
-        let occupied = self.occupied();
-        self.checkers = self.attackers_to(king, occupied) & self.color(them);
+        let non_sliders = self.pieces(PieceType::Knight) | self.pieces(PieceType::Pawn);
+        self.checkers = self.attackers_to(king, self.occupied()) & self.color(!us) & non_sliders;
+        self.update_sliders(king);
+    }
 
+    /// Adds enemy sliders checking `king` (the side to move's) to `checkers` and sets `pinned`.
+    #[inline(always)]
+    fn update_sliders(&mut self, king: Square) {
+        let us = self.side;
+        let occupied = self.occupied();
         let queens = self.pieces(PieceType::Queen);
         let snipers = ((attacks::rook_rays(king) & (self.pieces(PieceType::Rook) | queens))
             | (attacks::bishop_rays(king) & (self.pieces(PieceType::Bishop) | queens)))
-            & self.color(them);
+            & self.color(!us);
         let mut pinned = Bitboard::EMPTY;
+        let mut checkers = self.checkers;
         for sniper in snipers {
-            let blockers = attacks::between(king, sniper) & occupied & !sniper.bb();
-            if !blockers.more_than_one() {
-                pinned |= blockers & self.color(us);
+            // `between` includes the sniper itself.
+            let blockers = (attacks::between(king, sniper) & occupied) ^ sniper.bb();
+            if blockers.is_empty() {
+                checkers |= sniper.bb();
+            } else if !blockers.more_than_one() {
+                pinned |= blockers;
             }
         }
-        self.pinned = pinned;
+        self.checkers = checkers;
+        self.pinned = pinned & self.color(us);
     }
 
     /// The position with colours swapped and the board mirrored vertically: evaluation of it

@@ -1,6 +1,6 @@
 //! Zobrist keys, generated at compile time from a fixed seed.
 
-use crate::types::{Piece, Square};
+use crate::types::{Color, Piece, PieceType, Square};
 
 pub struct Keys {
     pub pieces: [[u64; 64]; 12],
@@ -74,4 +74,10 @@ pub static KEYS: Keys = generate();
 #[inline(always)]
 pub fn piece(piece: Piece, sq: Square) -> u64 {
     KEYS.pieces[piece.index()][sq.index()]
+}
+
+/// The key of a `color` `kind` piece on `sq`.
+#[inline(always)]
+pub fn colored_piece(color: Color, kind: PieceType, sq: Square) -> u64 {
+    KEYS.pieces[color.index() * 6 + kind.index()][sq.index()]
 }

@@ -66,7 +66,9 @@ fn center_ring(sq: Square) -> usize {
 
 #[inline(always)]
 fn distance(a: Square, b: Square) -> i32 {
-    (a.file() as i32 - b.file() as i32).abs().max((a.rank() as i32 - b.rank() as i32).abs())
+    (a.file() as i32 - b.file() as i32)
+        .abs()
+        .max((a.rank() as i32 - b.rank() as i32).abs())
 }
 
 /// Attack maps built in one pass over the pieces, shared by every full-tier term.
@@ -96,12 +98,19 @@ pub fn full_terms(board: &Board, passed: [Bitboard; 2]) -> FullTerms {
         by: [[Bitboard::EMPTY; 6]; 2],
         all: [Bitboard::EMPTY; 2],
         twice: [Bitboard::EMPTY; 2],
-        zone: [king_zone(board, Color::White), king_zone(board, Color::Black)],
+        zone: [
+            king_zone(board, Color::White),
+            king_zone(board, Color::Black),
+        ],
         king_units: [0; 2],
         king_attackers: [0; 2],
     };
     for color in Color::BOTH {
-        info.add(color, PieceType::Pawn, attacks::pawn_set(color, board.colored(color, PieceType::Pawn)));
+        info.add(
+            color,
+            PieceType::Pawn,
+            attacks::pawn_set(color, board.colored(color, PieceType::Pawn)),
+        );
         info.add(color, PieceType::King, attacks::king(board.king(color)));
     }
     let mut terms = FullTerms::default();
@@ -120,7 +129,14 @@ pub fn full_terms(board: &Board, passed: [Bitboard; 2]) -> FullTerms {
         let white = color.is_white();
         let ring = center_ring(king) as i32;
         let back_rank = king.relative_rank(white) == 0;
-        rest += S(if back_rank { 10 } else { -10 - 4 * king.relative_rank(white) as i32 }, (3 - ring) * 10);
+        rest += S(
+            if back_rank {
+                10
+            } else {
+                -10 - 4 * king.relative_rank(white) as i32
+            },
+            (3 - ring) * 10,
+        );
         if board.side_to_move() == color {
             rest += TEMPO;
         }
@@ -145,7 +161,12 @@ fn pieces(board: &Board, color: Color, info: &mut AttackInfo) -> S {
     let our_king = board.king(color);
     let mut score = S::ZERO;
 
-    for kind in [PieceType::Knight, PieceType::Bishop, PieceType::Rook, PieceType::Queen] {
+    for kind in [
+        PieceType::Knight,
+        PieceType::Bishop,
+        PieceType::Rook,
+        PieceType::Queen,
+    ] {
         for sq in board.colored(color, kind) {
             let reach = match kind {
                 PieceType::Knight => attacks::knight(sq),
@@ -170,13 +191,24 @@ fn pieces(board: &Board, color: Color, info: &mut AttackInfo) -> S {
             if matches!(kind, PieceType::Knight | PieceType::Bishop) {
                 let rank = sq.relative_rank(white);
                 let supported = (attacks::pawn(!color, sq) & our_pawns).any();
-                let attackable = (super::pawns::passed_span(color, sq) & !Bitboard::file(sq.file() as usize) & their_pawns).any();
+                let attackable = (super::pawns::passed_span(color, sq)
+                    & !Bitboard::file(sq.file() as usize)
+                    & their_pawns)
+                    .any();
                 if (3..=5).contains(&rank) && supported && !attackable {
-                    score += if kind == PieceType::Knight { KNIGHT_OUTPOST } else { BISHOP_OUTPOST };
+                    score += if kind == PieceType::Knight {
+                        KNIGHT_OUTPOST
+                    } else {
+                        BISHOP_OUTPOST
+                    };
                 }
                 score += KING_PROTECTOR * distance(sq, our_king);
                 if kind == PieceType::Bishop {
-                    let colour = if Bitboard::LIGHT_SQUARES.has(sq) { Bitboard::LIGHT_SQUARES } else { Bitboard::DARK_SQUARES };
+                    let colour = if Bitboard::LIGHT_SQUARES.has(sq) {
+                        Bitboard::LIGHT_SQUARES
+                    } else {
+                        Bitboard::DARK_SQUARES
+                    };
                     score += BAD_BISHOP_PAWN * (our_pawns & colour).count() as i32;
                 }
             }
@@ -194,7 +226,8 @@ fn threats(board: &Board, color: Color, info: &AttackInfo) -> S {
     let theirs = board.color(!color);
     let majors = theirs & (board.pieces(PieceType::Rook) | board.pieces(PieceType::Queen));
     let queens = theirs & board.pieces(PieceType::Queen);
-    let minors_attack = info.by[us][PieceType::Knight.index()] | info.by[us][PieceType::Bishop.index()];
+    let minors_attack =
+        info.by[us][PieceType::Knight.index()] | info.by[us][PieceType::Bishop.index()];
     let mut score = S::ZERO;
     score += THREAT_BY_MINOR * (minors_attack & majors).count() as i32;
     score += THREAT_BY_ROOK * (info.by[us][PieceType::Rook.index()] & queens).count() as i32;
@@ -207,10 +240,18 @@ fn threats(board: &Board, color: Color, info: &AttackInfo) -> S {
 fn space(board: &Board, color: Color, info: &AttackInfo) -> S {
     let them = (!color).index();
     let centre_files = Bitboard(0x3C3C_3C3C_3C3C_3C3C);
-    let home = if color.is_white() { Bitboard(0x00FF_FFFF_00) } else { Bitboard(0x00FF_FFFF_0000_0000) };
+    let home = if color.is_white() {
+        Bitboard(0x0000_FFFF_FF00)
+    } else {
+        Bitboard(0x00FF_FFFF_0000_0000)
+    };
     let own_pawns = board.colored(color, PieceType::Pawn);
     let safe = centre_files & home & !own_pawns & !info.by[them][PieceType::Pawn.index()];
-    let behind = if color.is_white() { own_pawns.fill_south() } else { own_pawns.fill_north() };
+    let behind = if color.is_white() {
+        own_pawns.fill_south()
+    } else {
+        own_pawns.fill_north()
+    };
     let weight = board.material(color).piece_count() as i32;
     S(SPACE * (safe & behind).count() as i32 * weight / 4, 0)
 }
@@ -232,11 +273,20 @@ fn king_safety(board: &Board, color: Color, info: &AttackInfo) -> S {
         attacks::queen(king, occupied) & info.by[them][PieceType::Queen.index()],
     ];
     let mut units = info.king_units[them];
-    for (kind, squares) in [PieceType::Knight, PieceType::Bishop, PieceType::Rook, PieceType::Queen].into_iter().zip(checks) {
+    for (kind, squares) in [
+        PieceType::Knight,
+        PieceType::Bishop,
+        PieceType::Rook,
+        PieceType::Queen,
+    ]
+    .into_iter()
+    .zip(checks)
+    {
         units += SAFE_CHECK_WEIGHT[kind.index()] * (squares & safe).count() as i32;
     }
     let defended_by_king_only = info.by[us][PieceType::King.index()] & !info.twice[us];
-    units += WEAK_ZONE_SQUARE * (info.zone[us] & info.all[them] & defended_by_king_only).count() as i32;
+    units +=
+        WEAK_ZONE_SQUARE * (info.zone[us] & info.all[them] & defended_by_king_only).count() as i32;
 
     let has_queen = board.colored(enemy, PieceType::Queen).any();
     // Without a queen the attack rarely mates: count half of it.
@@ -296,7 +346,11 @@ fn rook_terms(board: &Board, color: Color, passed: Bitboard) -> S {
     let mut score = S::ZERO;
     for sq in board.colored(color, PieceType::Rook) {
         let file = Bitboard::file(sq.file() as usize);
-        let behind = if white { sq.bb().fill_north() } else { sq.bb().fill_south() };
+        let behind = if white {
+            sq.bb().fill_north()
+        } else {
+            sq.bb().fill_south()
+        };
         if (passed & file & behind).any() {
             score += ROOK_BEHIND_PASSER;
         }
