@@ -132,7 +132,11 @@ fn beats_a_random_mover_every_game() {
         for _ply in 0..400 {
             let moves = legal_moves(&board);
             if moves.is_empty() {
-                result = Some(if board.in_check() { "mate" } else { "stalemate" });
+                result = Some(if board.in_check() {
+                    "mate"
+                } else {
+                    "stalemate"
+                });
                 break;
             }
             if board.halfmove_clock() >= 100 {
@@ -141,7 +145,9 @@ fn beats_a_random_mover_every_game() {
             }
             let engine_to_move = (board.side_to_move() == squall::Color::White) == engine_white;
             let mv = if engine_to_move {
-                searcher.search(&board, &history, &Limits::depth(4), &stop, &mut Silent).best_move
+                searcher
+                    .search(&board, &history, &Limits::depth(4), &stop, &mut Silent)
+                    .best_move
             } else {
                 rng ^= rng << 13;
                 rng ^= rng >> 7;
@@ -152,8 +158,17 @@ fn beats_a_random_mover_every_game() {
             board.play(mv);
         }
         let loser_is_random = (board.side_to_move() == squall::Color::White) != engine_white;
-        assert_eq!(result, Some("mate"), "game {game} ended without mate: {}", board.to_fen());
-        assert!(loser_is_random, "game {game}: the engine was mated: {}", board.to_fen());
+        assert_eq!(
+            result,
+            Some("mate"),
+            "game {game} ended without mate: {}",
+            board.to_fen()
+        );
+        assert!(
+            loser_is_random,
+            "game {game}: the engine was mated: {}",
+            board.to_fen()
+        );
     }
 }
 
@@ -162,12 +177,24 @@ fn beats_a_random_mover_every_game() {
 #[test]
 fn solves_most_classic_tactics() {
     let suite = [
-        ("2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - 0 1", "g3g6"),
+        (
+            "2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - 0 1",
+            "g3g6",
+        ),
         ("8/7p/5k2/5p2/p1p2P2/Pr1pPK2/1P1R3P/8 b - - 0 1", "b3b2"),
-        ("5rk1/1ppb3p/p1pb4/6q1/3P1p1r/2P1R2P/PP1BQ1P1/5RKN w - - 0 1", "e3g3"),
-        ("r1bq2rk/pp3pbp/2p1p1pQ/7P/3P4/2PB1N2/PP3PPR/2KR4 w - - 0 1", "h6h7"),
+        (
+            "5rk1/1ppb3p/p1pb4/6q1/3P1p1r/2P1R2P/PP1BQ1P1/5RKN w - - 0 1",
+            "e3g3",
+        ),
+        (
+            "r1bq2rk/pp3pbp/2p1p1pQ/7P/3P4/2PB1N2/PP3PPR/2KR4 w - - 0 1",
+            "h6h7",
+        ),
         ("5k2/6pp/p1qN4/1p1p4/3P4/2PKP2Q/PP3r2/3R4 b - - 0 1", "c6c4"),
-        ("r4q1k/p2bR1rp/2p2Q1N/5p2/5p2/2P5/PP3PPP/R5K1 w - - 0 1", "e7f7"),
+        (
+            "r4q1k/p2bR1rp/2p2Q1N/5p2/5p2/2P5/PP3PPP/R5K1 w - - 0 1",
+            "e7f7",
+        ),
     ];
     let solved: Vec<&str> = suite
         .iter()

@@ -8,8 +8,10 @@ use git2::Repository;
 
 use crate::baseline::{self, Baseline, BaselineSettings};
 use crate::build::{build_engine, EngineBinary};
+use crate::calibration;
 use crate::cli::{
-    BaselineCommand, BenchArgs, Cli, Command, CompareArgs, Format, MeasureArgs, VerdictArgs,
+    BaselineCommand, BenchArgs, CalibrateArgs, CalibrateCommand, Cli, Command, CompareArgs, Format,
+    MeasureArgs, VerdictArgs,
 };
 use crate::compare::{compare, summarize, Comparison, Criteria, Settings, LAB_JSON_SCHEMA_VERSION};
 use crate::machine::{Machine, Toolchain};
@@ -27,12 +29,34 @@ pub struct Outcome {
 
 pub fn run(cli: Cli) -> Result<Outcome> {
     let progress = Progress::new(cli.quiet);
+    // Commands that need no revision or build cache.
+    let command = match cli.command {
+        Command::Pool { action } => return calibration::commands::pool(action, &progress),
+        Command::Hist(args) => return calibration::commands::hist(&args),
+        Command::Tables(args) => return calibration::commands::tables(&args, cli.repo.as_deref()),
+        Command::Calibrate(CalibrateArgs {
+            action: Some(CalibrateCommand::Merge { files, out }),
+            ..
+        }) => return calibration::commands::merge(&files, out.as_deref(), &progress),
+        command => command,
+    };
     let repo = open_repository(cli.repo.as_deref())?;
     let paths = LabPaths::new(
         repo.workdir()
             .expect("open_repository refuses bare repositories"),
     );
-    match cli.command {
+    match command {
+        Command::Calibrate(args) => {
+            let lab = Lab::open(repo, paths, progress)?;
+            calibration::commands::calibrate(&lab.repo, &lab.paths, &lab.progress, &args.run)
+        }
+        Command::Pool { .. } | Command::Hist(_) | Command::Tables(_) => {
+            unreachable!("dispatched above")
+        }
+        Command::Profile(args) => {
+            let lab = Lab::open(repo, paths, progress)?;
+            crate::profile::run(&lab.repo, &lab.paths, &lab.progress, &args)
+        }
         Command::Compare(args) => Lab::open(repo, paths, progress)?.compare(&args),
         Command::Bench(args) => Lab::open(repo, paths, progress)?.bench(&args),
         Command::Baseline {
@@ -133,14 +157,39 @@ impl Lab {
             nps_comparable: true,
             toolchain_comparable: true,
         };
-        let comparison = compare(
+        let mut comparison = compare(
             "compare",
             settings(&args.measure, &args.verdict),
             ("A", &a_measurement),
             ("B", &b_measurement),
             criteria,
         );
-        Ok(comparison_outcome(&comparison, args.output.format))
+        if args.functions.functions {
+            comparison.functions = Some(crate::functions::measure_functions(
+                [&a_binary.path, &b_binary.path],
+                args.measure.instr_depth,
+                args.functions.functions_top,
+                Duration::from_secs(args.measure.timeout),
+                &self.paths,
+                &self.progress,
+            )?);
+        }
+        let mut outcome = comparison_outcome(&comparison, args.output.format);
+        if args.calibration.calibrate {
+            let section = calibration::commands::compare_calibration(
+                &self.repo,
+                &self.paths,
+                &self.progress,
+                [&a, &b],
+                &args.calibration,
+            )?;
+            if args.output.format == Format::Json {
+                eprint!("{section}");
+            } else {
+                outcome.report.push_str(&section);
+            }
+        }
+        Ok(outcome)
     }
 
     fn bench(&self, args: &BenchArgs) -> Result<Outcome> {

@@ -2,7 +2,6 @@
 //! toolchain it was measured on.
 
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context, Result};
@@ -10,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::machine::{Machine, Toolchain};
 use crate::measure::Measurement;
-use crate::paths::{remove_if_exists, LabPaths};
+use crate::paths::{write_atomically, LabPaths};
 
 /// Bumped whenever a field changes meaning or disappears; older files are then refused.
 pub const BASELINE_SCHEMA_VERSION: u64 = 1;
@@ -72,28 +71,8 @@ pub fn load(path: &Path) -> Result<Baseline> {
 
 /// Writes through a temporary sibling and a rename, so readers never see half a file.
 pub fn save(path: &Path, baseline: &Baseline) -> Result<()> {
-    let dir = path
-        .parent()
-        .ok_or_else(|| anyhow!("baseline path {} has no directory", path.display()))?;
-    fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let file_name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let temporary = dir.join(format!(".{file_name}.tmp-{}", std::process::id()));
     let json = serde_json::to_string_pretty(baseline)? + "\n";
-    let written = (|| -> Result<()> {
-        let mut file = fs::File::create(&temporary)?;
-        file.write_all(json.as_bytes())?;
-        file.sync_all()?;
-        fs::rename(&temporary, path)?;
-        Ok(())
-    })();
-    if let Err(error) = written {
-        remove_if_exists(&temporary)?;
-        return Err(error.context(format!("writing baseline {}", path.display())));
-    }
-    Ok(())
+    write_atomically(path, json.as_bytes()).context("writing baseline")
 }
 
 #[cfg(test)]

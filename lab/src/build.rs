@@ -46,11 +46,24 @@ pub fn build_engine(
     paths: &LabPaths,
     progress: &Progress,
 ) -> Result<EngineBinary> {
+    build_engine_with_rustflags(repo, revision, features, "", paths, progress)
+}
+
+/// [`build_engine`] with `extra_rustflags` appended to the environment's RUSTFLAGS for this
+/// build only (e.g. `-C force-frame-pointers=yes` for `lab profile`); part of the cache key.
+pub fn build_engine_with_rustflags(
+    repo: &Repository,
+    revision: &Revision,
+    features: &[&str],
+    extra_rustflags: &str,
+    paths: &LabPaths,
+    progress: &Progress,
+) -> Result<EngineBinary> {
     if entry_id(repo, revision.tree, "engine")?.is_none() {
         bail!("revision '{}' has no engine/ directory", revision.spec);
     }
     let sources = materialize(repo, revision.tree, paths)?;
-    let key = binary_key(repo, revision.tree, features, &sources)?;
+    let key = binary_key(repo, revision.tree, features, extra_rustflags, &sources)?;
     let binary_dir = paths.binaries.join(&key);
     let path = binary_dir.join(ENGINE_PACKAGE);
     if path.is_file() {
@@ -65,15 +78,20 @@ pub fn build_engine(
             cached: true,
         });
     }
+    // All trees share one cargo target directory, and cargo decides freshness by comparing
+    // source mtimes with the last build's outputs: a tree materialised before another tree's
+    // build (e.g. B built plain, then A and B with `--features calibrate`) would look fresh and
+    // get the other tree's binary. Stamping the sources "now" forces the real rebuild.
+    touch_tree(&sources)?;
     let task = progress.spinner(&format!("building engine of {}", revision.short_name()));
-    let built = run_cargo_build(&sources, features, paths);
+    let built = run_cargo_build(&sources, features, extra_rustflags, paths);
     task.finish();
     if let Err(error) = built {
         // A failed tree stays out of the cache, so the next run starts from scratch.
         remove_if_exists(&source_dir(paths, revision.tree))?;
         return Err(error.context(format!("building the engine of '{}'", revision.spec)));
     }
-    install_binary(paths, &key, &binary_dir)?;
+    install_binary(paths, extra_rustflags, &key, &binary_dir)?;
     progress.line(&format!(
         "engine of {}: built {}",
         revision.short_name(),
@@ -86,7 +104,13 @@ pub fn build_engine(
     })
 }
 
-fn binary_key(repo: &Repository, tree: Oid, features: &[&str], sources: &Path) -> Result<String> {
+fn binary_key(
+    repo: &Repository,
+    tree: Oid,
+    features: &[&str],
+    extra_rustflags: &str,
+    sources: &Path,
+) -> Result<String> {
     let mut description = String::new();
     for path in KEY_PATHS {
         let id =
@@ -98,20 +122,43 @@ fn binary_key(repo: &Repository, tree: Oid, features: &[&str], sources: &Path) -
     features.dedup();
     description.push_str(&format!("features {}\n", features.join(",")));
     description.push_str(&format!("rustflags {}\n", rustflags()));
+    // Only when set, so the keys of ordinary builds stay what they were.
+    if !extra_rustflags.trim().is_empty() {
+        description.push_str(&format!("extra rustflags {}\n", extra_rustflags.trim()));
+    }
     description.push_str(&rustc_version(sources)?);
     Ok(Oid::hash_object(ObjectType::Blob, description.as_bytes())?.to_string())
 }
 
-fn run_cargo_build(sources: &Path, features: &[&str], paths: &LabPaths) -> Result<()> {
+fn run_cargo_build(
+    sources: &Path,
+    features: &[&str],
+    extra_rustflags: &str,
+    paths: &LabPaths,
+) -> Result<()> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
     let mut command = Command::new(cargo);
     command
         .current_dir(sources)
         .args(["build", "--release", "-p", ENGINE_PACKAGE])
-        .env("CARGO_TARGET_DIR", &paths.cargo_target)
+        .env("CARGO_TARGET_DIR", cargo_target(paths, extra_rustflags))
         .env_remove("CARGO_BUILD_TARGET_DIR");
     if !features.is_empty() {
         command.arg("--features").arg(features.join(","));
+    }
+    let extra = extra_rustflags.trim();
+    if !extra.is_empty() {
+        // CARGO_ENCODED_RUSTFLAGS wins over RUSTFLAGS when set, so extend whichever is in force.
+        match std::env::var("CARGO_ENCODED_RUSTFLAGS") {
+            Ok(encoded) if !encoded.is_empty() => {
+                let added = extra.split_whitespace().collect::<Vec<_>>().join("\u{1f}");
+                command.env("CARGO_ENCODED_RUSTFLAGS", format!("{encoded}\u{1f}{added}"));
+            }
+            _ => {
+                let plain = std::env::var("RUSTFLAGS").unwrap_or_default();
+                command.env("RUSTFLAGS", format!("{plain} {extra}").trim());
+            }
+        }
     }
     let finished = run_with_timeout(command, BUILD_TIMEOUT, "cargo build")?;
     if !finished.status.success() {
@@ -126,9 +173,50 @@ fn run_cargo_build(sources: &Path, features: &[&str], paths: &LabPaths) -> Resul
     Ok(())
 }
 
+/// Builds with extra flags get their own cargo target directory: cargo rebuilds everything when
+/// RUSTFLAGS change, so sharing one would cost the ordinary builds a full rebuild each time.
+fn cargo_target(paths: &LabPaths, extra_rustflags: &str) -> PathBuf {
+    if extra_rustflags.trim().is_empty() {
+        paths.cargo_target.clone()
+    } else {
+        paths.cargo_target.join("extra-rustflags")
+    }
+}
+
 /// Copies the fresh binary out of the shared target directory, which the next build overwrites.
-fn install_binary(paths: &LabPaths, key: &str, binary_dir: &Path) -> Result<()> {
-    let built = paths.cargo_target.join("release").join(ENGINE_PACKAGE);
+/// Sets the modification time of every file under `dir` to now.
+fn touch_tree(dir: &Path) -> Result<()> {
+    let now = std::time::SystemTime::now();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(current) = pending.pop() {
+        for entry in
+            fs::read_dir(&current).with_context(|| format!("reading {}", current.display()))?
+        {
+            let entry = entry?;
+            let kind = entry.file_type()?;
+            if kind.is_dir() {
+                pending.push(entry.path());
+            } else if kind.is_file() {
+                fs::File::options()
+                    .write(true)
+                    .open(entry.path())
+                    .and_then(|file| file.set_modified(now))
+                    .with_context(|| format!("touching {}", entry.path().display()))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn install_binary(
+    paths: &LabPaths,
+    extra_rustflags: &str,
+    key: &str,
+    binary_dir: &Path,
+) -> Result<()> {
+    let built = cargo_target(paths, extra_rustflags)
+        .join("release")
+        .join(ENGINE_PACKAGE);
     let temporary = temp_sibling(&paths.binaries, key);
     remove_if_exists(&temporary)?;
     fs::create_dir_all(&temporary)?;

@@ -44,6 +44,27 @@ pub enum Command {
         #[command(subcommand)]
         action: BaselineCommand,
     },
+    /// Calibration position pools (`lab pool generate`).
+    Pool {
+        #[command(subcommand)]
+        action: PoolCommand,
+    },
+    /// Run the engine's calibration samplers over a position pool, or merge shard files.
+    Calibrate(CalibrateArgs),
+    /// Read any percentile out of a saved calibration file's histograms.
+    Hist(HistArgs),
+    /// Emit the engine's margin tables as Rust source from a saved calibration file.
+    ///
+    /// With --apply this rewrites the marked block of engine/src/eval/margins.rs in the
+    /// repository's working tree: the one lab command that intentionally edits a source file.
+    Tables(TablesArgs),
+    /// Profile a revision's bench under pprof: flamegraph SVG and sample shares of key frames.
+    ///
+    /// Builds REV with `--features profile` and `-C force-frame-pointers=yes`, runs
+    /// `squall profile`, writes the SVG (default target/lab/profile/<REV>.svg) and folded stacks
+    /// beside it, and prints the profile run time and the share of samples in the eval tiers,
+    /// the fixed-cost checks, move generation and the search. Exit 0, or 2 on error.
+    Profile(ProfileArgs),
 }
 
 #[derive(Debug, Args)]
@@ -56,6 +77,46 @@ pub struct CompareArgs {
     pub measure: MeasureArgs,
     #[command(flatten)]
     pub verdict: VerdictArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+    #[command(flatten)]
+    pub functions: FunctionsArgs,
+    #[command(flatten)]
+    pub calibration: CompareCalibrationArgs,
+}
+
+#[derive(Debug, Clone, Copy, Args)]
+pub struct FunctionsArgs {
+    /// Also count instructions per function under callgrind (one more run per revision at
+    /// --instr-depth) and list the functions whose cost moved most.
+    #[arg(long)]
+    pub functions: bool,
+    /// How many top movers --functions lists.
+    #[arg(long, default_value_t = 10, value_name = "N")]
+    pub functions_top: usize,
+}
+
+#[derive(Debug, Args)]
+pub struct ProfileArgs {
+    /// Revision to profile (anything git understands, or WORKTREE).
+    #[arg(default_value = "HEAD")]
+    pub rev: String,
+    /// Bench depth (default: the engine's own bench depth).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub depth: Option<u32>,
+    /// Flamegraph SVG of REV (default: target/lab/profile/<REV>.svg); folded stacks go beside
+    /// it as .folded.
+    #[arg(long, value_name = "FILE.svg")]
+    pub out: Option<PathBuf>,
+    /// Also profile REV_B and print both revisions' shares with their deltas.
+    #[arg(long, value_name = "REV_B")]
+    pub vs: Option<String>,
+    /// Samples per second (the kernel's timer tick may cap it, often at 250).
+    #[arg(long, default_value_t = 997, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub frequency: u32,
+    /// Seconds the profiled bench may take before it is killed.
+    #[arg(long, default_value_t = 600)]
+    pub timeout: u64,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -157,4 +218,134 @@ pub enum Format {
     Terminal,
     Json,
     Markdown,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PoolCommand {
+    /// Generate a stratified pool from self-play games with randomised openings: deduplicated,
+    /// balanced across the 8 material buckets and between quiet and tactical positions.
+    /// Deterministic for a given --count and --seed.
+    Generate {
+        /// Number of positions.
+        #[arg(long, default_value_t = 30_000, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+        count: u64,
+        /// Seed of the games and of the selection.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Output file, one EPD line per position; gzip-compressed if it ends in .gz.
+        #[arg(long)]
+        out: PathBuf,
+    },
+}
+
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+pub struct CalibrateArgs {
+    #[command(subcommand)]
+    pub action: Option<CalibrateCommand>,
+    #[command(flatten)]
+    pub run: CalibrateRunArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CalibrateCommand {
+    /// Merge calibration files of disjoint shards (bin-wise sums) and print the report.
+    Merge {
+        /// Calibration files written by `lab calibrate --shard I/N` (or `squall calibrate`).
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Where to write the merged calibration file.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct CalibrateRunArgs {
+    /// Revision to calibrate (anything git understands, or WORKTREE); built with
+    /// `--features calibrate`.
+    #[arg(default_value = "HEAD")]
+    pub rev: String,
+    /// Position pool (.epd or .epd.gz).
+    #[arg(long, default_value = "lab/pools/strat30k.epd.gz")]
+    pub pool: PathBuf,
+    /// Search depth per position.
+    #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub depth: u32,
+    /// Parallel engine processes (default: all cores).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub jobs: Option<u32>,
+    /// Samplers to run (comma-separated): residual, marginsafety, qfutility, exitrate.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "residual,marginsafety,qfutility"
+    )]
+    pub modes: Vec<String>,
+    /// Run only shard I of N: the positions whose 0-based index % N == I - 1.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<String>,
+    /// Write the merged calibration file here (default: calibration.json in the results dir).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Results directory (default: target/lab/calibration/<rev>-<timestamp>/).
+    #[arg(long)]
+    pub results: Option<PathBuf>,
+    /// Percentile of qfutility_excess recommended as FUTILITY_BASE_MARGIN_BY_SOURCE.
+    #[arg(long, default_value_t = 98.0)]
+    pub percentile: f64,
+}
+
+#[derive(Debug, Args)]
+pub struct HistArgs {
+    /// A calibration file (from `lab calibrate` or `squall calibrate --out`).
+    pub file: PathBuf,
+    /// Percentiles to read (default: 2 5 10 50 90 95 98).
+    pub percentiles: Vec<f64>,
+    /// Only this histogram set: lazy_residual, super_lazy_residual, king, qfutility_excess.
+    #[arg(long)]
+    pub set: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct TablesArgs {
+    /// A calibration file with residual histograms.
+    pub file: PathBuf,
+    /// Low percentile of the residual tables.
+    #[arg(long)]
+    pub lo: f64,
+    /// High percentile of the residual tables.
+    #[arg(long)]
+    pub hi: f64,
+    /// Low percentile of the king tables (default: --lo).
+    #[arg(long)]
+    pub king_lo: Option<f64>,
+    /// High percentile of the king tables (default: --hi).
+    #[arg(long)]
+    pub king_hi: Option<f64>,
+    /// Per-bucket override of the residual pair, BUCKET=LO:HI (repeatable), e.g. 6=5:95.
+    #[arg(long = "bucket", value_name = "B=LO:HI")]
+    pub buckets: Vec<String>,
+    /// Allow low/high pairs that are not symmetric (lo + hi != 100).
+    #[arg(long)]
+    pub allow_asymmetric: bool,
+    /// Rewrite the block between `// BEGIN MARGIN TABLES` and `// END MARGIN TABLES` in the
+    /// working tree's engine/src/eval/margins.rs (atomically). Edits your source file.
+    #[arg(long)]
+    pub apply: bool,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct CompareCalibrationArgs {
+    /// Also calibrate both revisions (built with --features calibrate): exceeded and exit
+    /// rates side by side, and STALE warnings for QSearch futility margins. With
+    /// --format json this section goes to stderr.
+    #[arg(long)]
+    pub calibrate: bool,
+    /// Position pool of --calibrate (.epd or .epd.gz).
+    #[arg(long, default_value = "lab/pools/small.epd", requires = "calibrate")]
+    pub pool: PathBuf,
+    /// Search depth of --calibrate.
+    #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(1..=64), requires = "calibrate")]
+    pub calib_depth: u32,
 }

@@ -47,6 +47,9 @@ pub struct Comparison {
     pub verdict: Verdict,
     pub regression: bool,
     pub warnings: Vec<String>,
+    /// Per-function instruction movers, with `compare --functions` only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub functions: Option<crate::functions::FunctionsComparison>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -306,6 +309,7 @@ pub fn compare(
         verdict,
         regression: verdict == Verdict::Regression,
         warnings,
+        functions: None,
     }
 }
 

@@ -7,12 +7,16 @@
 pub mod app;
 pub mod baseline;
 pub mod build;
+pub mod calibration;
 pub mod cli;
 pub mod compare;
+pub mod functions;
 pub mod machine;
 pub mod measure;
 pub mod paths;
+pub mod pool;
 pub mod process;
+pub mod profile;
 pub mod progress;
 pub mod report;
 pub mod revision;

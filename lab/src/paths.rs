@@ -86,3 +86,31 @@ pub fn remove_if_exists(path: &Path) -> Result<()> {
         _ => Ok(()),
     }
 }
+
+/// Writes `contents` through a temporary sibling and a rename, so readers never see half a
+/// file. Creates the parent directory. Used by baselines, calibration files, pools and
+/// `lab tables --apply`.
+pub fn write_atomically(path: &Path, contents: &[u8]) -> Result<()> {
+    use std::io::Write;
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let file_name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let temporary = dir.join(format!(".{file_name}.tmp-{}", std::process::id()));
+    let written = (|| -> std::io::Result<()> {
+        let mut file = File::create(&temporary)?;
+        file.write_all(contents)?;
+        file.sync_all()?;
+        fs::rename(&temporary, path)
+    })();
+    if let Err(error) = written {
+        remove_if_exists(&temporary)?;
+        return Err(error).with_context(|| format!("writing {}", path.display()));
+    }
+    Ok(())
+}

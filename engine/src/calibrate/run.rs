@@ -20,9 +20,11 @@ pub struct PoolRun {
 pub fn supported(modes: Modes) -> Result<(), String> {
     let needs_feature = modes.residual || modes.margin_safety || modes.qfutility;
     if needs_feature && !cfg!(feature = "calibrate") {
-        return Err("this squall was built without the `calibrate` feature; rebuild with \
+        return Err(
+            "this squall was built without the `calibrate` feature; rebuild with \
                     `cargo build --release -p squall --features calibrate`"
-            .to_string());
+                .to_string(),
+        );
     }
     Ok(())
 }

@@ -224,7 +224,8 @@ impl Evaluator {
     /// fixed-cost checks the cheap tiers run. For benchmarks: it never exits or scales.
     pub fn lazy_only(&mut self, board: &Board) -> i32 {
         let phase = material::phase(board);
-        let checks = drawish::drawish_scale(board) + i32::from(drawish::bare_king_either_side(board));
+        let checks =
+            drawish::drawish_scale(board) + i32::from(drawish::bare_king_either_side(board));
         let entry = self.pawns.probe(board);
         std::hint::black_box(checks);
         super_lazy_score(board, phase) + lazy_balance(board, &entry, phase)

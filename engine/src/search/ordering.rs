@@ -53,13 +53,23 @@ pub struct ScoredMoves {
 
 impl Default for ScoredMoves {
     fn default() -> Self {
-        ScoredMoves { moves: MoveList::new(), scores: [0; MAX_MOVES], next: 0 }
+        ScoredMoves {
+            moves: MoveList::new(),
+            scores: [0; MAX_MOVES],
+            next: 0,
+        }
     }
 }
 
 impl ScoredMoves {
     /// All legal moves, ordered for the main search.
-    pub fn fill_main(&mut self, board: &Board, tt_move: Move, killers: [Move; 2], history: &History) {
+    pub fn fill_main(
+        &mut self,
+        board: &Board,
+        tt_move: Move,
+        killers: [Move; 2],
+        history: &History,
+    ) {
         movegen::fill_legal(board, &mut self.moves);
         self.next = 0;
         let side = board.side_to_move().index();
@@ -67,7 +77,11 @@ impl ScoredMoves {
             self.scores[i] = if mv == tt_move {
                 TT_MOVE
             } else if !is_quiet(board, mv) {
-                let base = if see_ge(board, mv, 0) { GOOD_CAPTURE } else { BAD_CAPTURE };
+                let base = if see_ge(board, mv, 0) {
+                    GOOD_CAPTURE
+                } else {
+                    BAD_CAPTURE
+                };
                 base + mvv_lva(board, mv)
             } else if mv == killers[0] {
                 FIRST_KILLER

@@ -61,6 +61,14 @@ fn render_comparison(comparison: &Comparison) -> String {
         bucket_rows(comparison),
     ));
     out.push_str("\n</details>\n\n");
+    if let Some(functions) = &comparison.functions {
+        out.push_str(&format!("### {}\n\n", crate::functions::title(functions)));
+        out.push_str(&table(
+            crate::functions::MOVER_HEADER,
+            crate::functions::mover_rows(functions),
+        ));
+        out.push('\n');
+    }
     out.push_str(&format!("**{}**\n", verdict_line(comparison)));
     out
 }

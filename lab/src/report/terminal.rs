@@ -66,6 +66,14 @@ fn render_comparison(comparison: &Comparison) -> String {
         ["bucket", "evals A", "evals B", "super-lazy", "lazy", "full"],
         bucket_rows(comparison),
     ));
+    if let Some(functions) = &comparison.functions {
+        out.push_str(&format!("\n{}\n", crate::functions::title(functions)));
+        out.push_str(&table(
+            crate::functions::MOVER_HEADER,
+            crate::functions::mover_rows(functions),
+        ));
+        out.push('\n');
+    }
     out.push_str(&format!("\n{}\n", verdict_line(comparison)));
     out
 }

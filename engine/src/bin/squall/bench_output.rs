@@ -2,9 +2,9 @@
 //! and the JSON object of `docs/bench-protocol.md`. The engine crate has no dependencies, so the
 //! JSON is written by the small writer below.
 
+use crate::json::Json;
 use squall::bench::{BenchReport, PositionResult};
 use squall::counters::TIERS;
-use crate::json::Json;
 
 /// Bumped only when a field is renamed or removed; adding fields keeps the version.
 pub const SCHEMA_VERSION: u64 = 1;

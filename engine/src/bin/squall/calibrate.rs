@@ -49,7 +49,11 @@ fn parse(args: &[String]) -> Result<Options, String> {
             "--positions" => positions_file = Some(value("--positions")?),
             "--depth" => {
                 let text = value("--depth")?;
-                depth = text.parse().ok().filter(|d| *d >= 1).ok_or(format!("bad --depth `{text}`"))?;
+                depth = text
+                    .parse()
+                    .ok()
+                    .filter(|d| *d >= 1)
+                    .ok_or(format!("bad --depth `{text}`"))?;
             }
             "--hash" => {
                 let text = value("--hash")?;
@@ -75,8 +79,18 @@ fn parse(args: &[String]) -> Result<Options, String> {
     if modes == Modes::default() && !exit_rate {
         return Err(format!("calibrate needs at least one MODE; {USAGE}"));
     }
-    let positions_file = positions_file.ok_or(format!("calibrate needs --positions FILE; {USAGE}"))?;
-    Ok(Options { modes, exit_rate, positions_file, depth, hash_mb, out, json, percentile })
+    let positions_file =
+        positions_file.ok_or(format!("calibrate needs --positions FILE; {USAGE}"))?;
+    Ok(Options {
+        modes,
+        exit_rate,
+        positions_file,
+        depth,
+        hash_mb,
+        out,
+        json,
+        percentile,
+    })
 }
 
 pub fn command(args: &[String]) -> Result<(), String> {
@@ -84,17 +98,24 @@ pub fn command(args: &[String]) -> Result<(), String> {
     squall::calibrate::supported(options.modes)?;
     let path = &options.positions_file;
     let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
-    let positions = bench::parse_positions(&text).map_err(|(line, reason)| format!("{path}:{line}: {reason}"))?;
+    let positions = bench::parse_positions(&text)
+        .map_err(|(line, reason)| format!("{path}:{line}: {reason}"))?;
     if positions.is_empty() {
         return Err(format!("{path}: no positions"));
     }
     let total = positions.len();
     let step = (total / 20).max(1);
-    let run = run_pool(&positions, options.depth, options.hash_mb, options.modes, |index| {
-        if (index + 1) % step == 0 || index + 1 == total {
-            eprintln!("calibrate: {}/{} positions", index + 1, total);
-        }
-    })?;
+    let run = run_pool(
+        &positions,
+        options.depth,
+        options.hash_mb,
+        options.modes,
+        |index| {
+            if (index + 1) % step == 0 || index + 1 == total {
+                eprintln!("calibrate: {}/{} positions", index + 1, total);
+            }
+        },
+    )?;
     let json = to_json(&options, &run);
     if let Some(out) = &options.out {
         write_atomically(out, &json.to_text())?;
@@ -145,7 +166,12 @@ fn to_json(options: &Options, run: &PoolRun) -> Json {
                 ("version", Json::Str(env!("CARGO_PKG_VERSION").to_string())),
                 (
                     "features",
-                    Json::Array(compiled_features().into_iter().map(|f| Json::Str(f.to_string())).collect()),
+                    Json::Array(
+                        compiled_features()
+                            .into_iter()
+                            .map(|f| Json::Str(f.to_string()))
+                            .collect(),
+                    ),
                 ),
             ]),
         ),
@@ -161,7 +187,13 @@ fn to_json(options: &Options, run: &PoolRun) -> Json {
                 ("exits", tiers(&run.counters.exits)),
                 (
                     "by_material_bucket",
-                    Json::Array(run.counters.exits_by_material_bucket.iter().map(tiers).collect()),
+                    Json::Array(
+                        run.counters
+                            .exits_by_material_bucket
+                            .iter()
+                            .map(tiers)
+                            .collect(),
+                    ),
                 ),
             ]),
         ),
@@ -187,7 +219,13 @@ fn print_text(options: &Options, run: &PoolRun) {
         println!("\nExit rate by material bucket (% of eval calls): super-lazy / lazy / full");
         for (bucket, exits) in run.counters.exits_by_material_bucket.iter().enumerate() {
             let total: u64 = exits.iter().sum();
-            let pct = |n: u64| if total == 0 { 0.0 } else { 100.0 * n as f64 / total as f64 };
+            let pct = |n: u64| {
+                if total == 0 {
+                    0.0
+                } else {
+                    100.0 * n as f64 / total as f64
+                }
+            };
             println!(
                 "  bucket {bucket}: {:5.1}% {:5.1}% {:5.1}%   ({total} calls)",
                 pct(exits[0]),
@@ -196,7 +234,10 @@ fn print_text(options: &Options, run: &PoolRun) {
             );
         }
         let [sl, lazy, full] = run.counters.exit_percentages();
-        println!("  all     : {sl:5.1}% {lazy:5.1}% {full:5.1}%   ({} calls)", run.counters.eval_calls);
+        println!(
+            "  all     : {sl:5.1}% {lazy:5.1}% {full:5.1}%   ({} calls)",
+            run.counters.eval_calls
+        );
     }
     let _ = (stats::Z95, SPREAD);
 }
@@ -227,7 +268,10 @@ mod sampled {
     }
 
     fn tally(t: &ExitTally, detailed: bool) -> Json {
-        let mut fields = vec![("exits", Json::UInt(t.exits)), ("exceeded", Json::UInt(t.exceeded))];
+        let mut fields = vec![
+            ("exits", Json::UInt(t.exits)),
+            ("exceeded", Json::UInt(t.exceeded)),
+        ];
         if detailed {
             fields.push(("positions", Json::UInt(t.positions)));
             fields.push(("max_from_one_position", Json::UInt(t.max_from_one_position)));
@@ -237,8 +281,14 @@ mod sampled {
 
     pub fn add_json(fields: &mut Vec<(&'static str, Json)>, c: &Calibration) {
         let first = c.lazy_residual.first().map_or(0, |h| h.lo);
-        let last = c.lazy_residual.first().map_or(0, |h| h.lo + h.bins.len() as i32);
-        let mut hist_fields = vec![("lo", Json::Int(first as i64)), ("hi", Json::Int(last as i64))];
+        let last = c
+            .lazy_residual
+            .first()
+            .map_or(0, |h| h.lo + h.bins.len() as i32);
+        let mut hist_fields = vec![
+            ("lo", Json::Int(first as i64)),
+            ("hi", Json::Int(last as i64)),
+        ];
         if c.modes.residual {
             hist_fields.push(("lazy_residual", histograms(&c.lazy_residual)));
             hist_fields.push(("super_lazy_residual", histograms(&c.super_lazy_residual)));
@@ -253,31 +303,48 @@ mod sampled {
                 Json::Object(vec![
                     (
                         "by_material_bucket",
-                        Json::Array(c.by_material_bucket[t].iter().map(|x| tally(x, true)).collect()),
+                        Json::Array(
+                            c.by_material_bucket[t]
+                                .iter()
+                                .map(|x| tally(x, true))
+                                .collect(),
+                        ),
                     ),
                     (
                         "by_side_buckets",
                         Json::Array(
                             c.by_side_buckets[t]
                                 .iter()
-                                .map(|row| Json::Array(row.iter().map(|x| tally(x, false)).collect()))
+                                .map(|row| {
+                                    Json::Array(row.iter().map(|x| tally(x, false)).collect())
+                                })
                                 .collect(),
                         ),
                     ),
                 ])
             };
-            fields.push(("margin_safety", Json::Object(vec![("super_lazy", tier(0)), ("lazy", tier(1))])));
+            fields.push((
+                "margin_safety",
+                Json::Object(vec![("super_lazy", tier(0)), ("lazy", tier(1))]),
+            ));
         }
     }
 
     fn print_percentiles(title: &str, hs: &[Histogram]) {
         println!("\n{title} (cp), by per-side bucket:");
         let header: Vec<String> = SPREAD.iter().map(|p| format!("p{p}")).collect();
-        println!("  bucket {:>9} {}", "samples", header.iter().map(|h| format!("{h:>6}")).collect::<String>());
+        println!(
+            "  bucket {:>9} {}",
+            "samples",
+            header.iter().map(|h| format!("{h:>6}")).collect::<String>()
+        );
         for (bucket, h) in hs.iter().enumerate() {
             let cells: String = SPREAD
                 .iter()
-                .map(|&p| h.percentile(p).map_or("     -".to_string(), |v| format!("{v:>6}")))
+                .map(|&p| {
+                    h.percentile(p)
+                        .map_or("     -".to_string(), |v| format!("{v:>6}"))
+                })
                 .collect();
             println!("  {bucket:>6} {:>9} {cells}", h.count());
         }
@@ -285,18 +352,33 @@ mod sampled {
 
     pub fn print_text(percentile: f64, c: &Calibration) {
         if c.modes.residual {
-            print_percentiles("Lazy residual (full - lazy, without king)", &c.lazy_residual);
-            print_percentiles("Super-lazy residual (full - material, without king)", &c.super_lazy_residual);
+            print_percentiles(
+                "Lazy residual (full - lazy, without king)",
+                &c.lazy_residual,
+            );
+            print_percentiles(
+                "Super-lazy residual (full - material, without king)",
+                &c.super_lazy_residual,
+            );
             print_percentiles("King term, by attacker's bucket", &c.king);
         }
         if c.modes.margin_safety {
             for (t, name) in [(0, "Super-lazy"), (1, "Lazy")] {
-                println!("\n{name} margin safety by material bucket: exceeded / exits, Wilson 95% CI");
+                println!(
+                    "\n{name} margin safety by material bucket: exceeded / exits, Wilson 95% CI"
+                );
                 for (bucket, x) in c.by_material_bucket[t].iter().enumerate() {
                     let (lo, hi) = stats::wilson_interval(x.exceeded, x.exits, stats::Z95);
-                    let rate = if x.exits == 0 { 0.0 } else { 100.0 * x.exceeded as f64 / x.exits as f64 };
-                    let share =
-                        if x.exits == 0 { 0.0 } else { 100.0 * x.max_from_one_position as f64 / x.exits as f64 };
+                    let rate = if x.exits == 0 {
+                        0.0
+                    } else {
+                        100.0 * x.exceeded as f64 / x.exits as f64
+                    };
+                    let share = if x.exits == 0 {
+                        0.0
+                    } else {
+                        100.0 * x.max_from_one_position as f64 / x.exits as f64
+                    };
                     println!(
                         "  bucket {bucket}: {:>8} / {:>10} = {rate:6.3}%  [{:.3}%, {:.3}%]  positions {:>6}  largest share {share:5.1}%",
                         x.exceeded,

@@ -1,13 +1,14 @@
 //! Command-line subcommands of the `squall` binary. Exit codes: 0 success, 2 bad input.
 
-use crate::{bench_output, calibrate, uci};
+use crate::{bench_output, calibrate, profile, uci};
 use squall::{bench, movegen, perft, Board};
 use std::io::Write;
 use std::time::Instant;
 
 const USAGE: &str = "usage: squall [uci | perft DEPTH [--fen FEN] [--divide] | \
 bench [--depth N] [--positions FILE] [--hash MB] [--json] [--full-eval] | \
-calibrate MODE... --positions FILE [OPTIONS]]";
+calibrate MODE... --positions FILE [OPTIONS] | \
+profile [--depth N] [--out FILE.svg] [--frequency HZ] [--folded FILE]]";
 const BENCH_USAGE: &str =
     "usage: squall bench [--depth N] [--positions FILE] [--hash MB] [--json] [--full-eval]";
 
@@ -23,6 +24,7 @@ pub fn run(args: &[String]) -> i32 {
         Some("perft") => perft_command(&args[1..]),
         Some("bench") => bench_command(&args[1..]),
         Some("calibrate") => calibrate::command(&args[1..]),
+        Some("profile") => profile::command(&args[1..]),
         Some("--help" | "-h" | "help") => {
             println!("{USAGE}");
             Ok(())

@@ -2,8 +2,9 @@
 
 mod bench_output;
 mod calibrate;
-mod json;
 mod cli;
+mod json;
+mod profile;
 mod uci;
 
 fn main() {

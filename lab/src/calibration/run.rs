@@ -1,0 +1,196 @@
+//! Running `squall calibrate` over a pool: the positions are split into one chunk per job,
+//! each chunk runs in its own engine process, and the per-chunk files are merged bin-wise.
+//! Every position is searched from cleared state, so how the pool is split (into jobs or
+//! into shards) does not change the merged result.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::thread;
+
+use anyhow::{anyhow, bail, Context, Result};
+
+use super::data::CalibrationFile;
+use crate::paths::{remove_if_exists, write_atomically};
+use crate::process::{describe_status, tail_section};
+use crate::progress::Progress;
+
+/// Progress lines the engine prints per chunk (`calibrate: i/n positions`, every 5%).
+const ENGINE_PROGRESS_STEPS: u64 = 20;
+
+#[derive(Debug, Clone)]
+pub struct RunSettings {
+    pub fens: Vec<String>,
+    pub depth: u32,
+    pub jobs: usize,
+    pub modes: Vec<String>,
+}
+
+/// Parses `I/N` with `1 <= I <= N`.
+pub fn parse_shard(text: &str) -> Result<(usize, usize)> {
+    let bad = || anyhow!("bad --shard '{text}': expected I/N with 1 <= I <= N, e.g. 2/4");
+    let (index, count) = text.split_once('/').ok_or_else(bad)?;
+    let index: usize = index.trim().parse().map_err(|_| bad())?;
+    let count: usize = count.trim().parse().map_err(|_| bad())?;
+    if index == 0 || count == 0 || index > count {
+        return Err(bad());
+    }
+    Ok((index, count))
+}
+
+/// Shard `index` (1-based) of `count`: the positions whose 0-based index % count == index - 1.
+pub fn select_shard(fens: Vec<String>, index: usize, count: usize) -> Vec<String> {
+    fens.into_iter()
+        .enumerate()
+        .filter(|(i, _)| i % count == index - 1)
+        .map(|(_, fen)| fen)
+        .collect()
+}
+
+/// Deals `n` items round-robin into at most `jobs` chunks of indices. Pools are written
+/// stratum by stratum, and endgames search faster than middlegames, so contiguous chunks
+/// would leave one process idle long before the other finishes.
+fn deal(n: usize, jobs: usize) -> Vec<Vec<usize>> {
+    let jobs = jobs.clamp(1, n.max(1));
+    let mut chunks = vec![Vec::with_capacity(n / jobs + 1); jobs];
+    for i in 0..n {
+        chunks[i % jobs].push(i);
+    }
+    chunks.retain(|c| !c.is_empty());
+    chunks
+}
+
+/// Runs the calibration with `engine` and returns the merged file. `work` holds the chunk
+/// files while the processes run and is removed afterwards.
+pub fn run_pool(
+    engine: &Path,
+    settings: &RunSettings,
+    work: &Path,
+    progress: &Progress,
+) -> Result<CalibrationFile> {
+    if settings.fens.is_empty() {
+        bail!("no positions to calibrate");
+    }
+    std::fs::create_dir_all(work).with_context(|| format!("creating {}", work.display()))?;
+    let chunks = deal(settings.fens.len(), settings.jobs);
+    let task = progress.counter(
+        chunks.len() as u64 * ENGINE_PROGRESS_STEPS,
+        &format!(
+            "calibrating {} positions in {} processes",
+            settings.fens.len(),
+            chunks.len()
+        ),
+    );
+    let (sender, receiver) = mpsc::channel::<String>();
+    let mut children = Vec::new();
+    for (job, indices) in chunks.iter().enumerate() {
+        let chunk = work.join(format!("chunk-{job}.epd"));
+        let out = work.join(format!("chunk-{job}.json"));
+        let mut text = String::new();
+        for &i in indices {
+            text.push_str(&settings.fens[i]);
+            text.push('\n');
+        }
+        write_atomically(&chunk, text.as_bytes())?;
+        let mut command = Command::new(engine);
+        command
+            .arg("calibrate")
+            .args(&settings.modes)
+            .arg("--positions")
+            .arg(&chunk)
+            .arg("--depth")
+            .arg(settings.depth.to_string())
+            .arg("--out")
+            .arg(&out)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        let mut child = command
+            .spawn()
+            .with_context(|| format!("starting {}", engine.display()))?;
+        let stderr = child.stderr.take();
+        let sender = sender.clone();
+        // Forwards progress lines and keeps the rest for error messages.
+        let reader = thread::spawn(move || {
+            let mut kept = Vec::new();
+            if let Some(stderr) = stderr {
+                for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                    if let Some(step) = line.strip_prefix("calibrate: ") {
+                        let _ = sender.send(format!("job {job}: {step}"));
+                    } else {
+                        kept.extend_from_slice(line.as_bytes());
+                        kept.push(b'\n');
+                    }
+                }
+            }
+            kept
+        });
+        children.push((job, child, reader, out));
+    }
+    drop(sender);
+    for line in receiver {
+        task.advance(&line);
+    }
+    task.finish();
+    let mut failures = Vec::new();
+    let mut outputs = Vec::new();
+    for (job, mut child, reader, out) in children {
+        let status = child.wait().context("waiting for the engine")?;
+        let stderr = reader.join().unwrap_or_default();
+        if status.success() {
+            outputs.push(out);
+        } else {
+            failures.push(format!(
+                "calibration process {job} failed ({}){}",
+                describe_status(status),
+                tail_section(&stderr, 10)
+            ));
+        }
+    }
+    if !failures.is_empty() {
+        bail!("{}", failures.join("\n"));
+    }
+    let mut merged: Option<CalibrationFile> = None;
+    for out in &outputs {
+        let file = CalibrationFile::load(out)?;
+        match &mut merged {
+            None => merged = Some(file),
+            Some(all) => all.merge(&file)?,
+        }
+    }
+    remove_if_exists(work)?;
+    merged.context("no calibration output")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shards_partition_the_pool() {
+        let fens: Vec<String> = (0..10).map(|i| i.to_string()).collect();
+        let mut all: Vec<String> = (1..=3)
+            .flat_map(|i| select_shard(fens.clone(), i, 3))
+            .collect();
+        all.sort_by_key(|s| s.parse::<u32>().unwrap());
+        assert_eq!(all, fens);
+        assert_eq!(select_shard(fens, 2, 3), ["1", "4", "7"]);
+        assert_eq!(parse_shard("2/4").unwrap(), (2, 4));
+        for bad in ["0/4", "5/4", "2", "a/b", "1/0"] {
+            assert!(parse_shard(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn chunks_cover_everything_once() {
+        for (n, jobs) in [(10, 3), (2, 8), (1, 1), (7, 7)] {
+            let chunks = deal(n, jobs);
+            let mut all: Vec<usize> = chunks.concat();
+            all.sort_unstable();
+            assert_eq!(all, (0..n).collect::<Vec<_>>());
+            assert!(chunks.len() <= jobs);
+        }
+        assert_eq!(deal(5, 2), [vec![0, 2, 4], vec![1, 3]]);
+    }
+}

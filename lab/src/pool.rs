@@ -1,0 +1,422 @@
+//! The calibration position pool: positions from self-play games with randomised openings,
+//! deduplicated and stratified so every material bucket, and both quiet and tactical
+//! positions, are equally represented.
+//!
+//! Generation is deterministic for a given seed and count: games run in parallel, but each
+//! game has its own seed and results are merged in game order.
+
+use std::io::{Read, Write};
+use std::path::Path;
+
+use anyhow::{bail, Context, Result};
+use rayon::prelude::*;
+use squall::eval::material_bucket;
+use squall::movegen::{legal_moves, noisy_moves};
+use squall::search::{see_ge, Limits, Searcher, Silent};
+use squall::Board;
+use std::collections::HashSet;
+use std::sync::atomic::AtomicBool;
+
+pub const BUCKETS: usize = 8;
+
+/// SplitMix64: a tiny, well-distributed generator; the pool must not depend on a crate's
+/// RNG algorithm changing between versions.
+#[derive(Clone)]
+pub struct SplitMix(u64);
+
+impl SplitMix {
+    pub fn new(seed: u64) -> SplitMix {
+        SplitMix(seed)
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..n` (n > 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        ((self.next_u64() as u128 * n as u128) >> 64) as usize
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// Not in check and no capture that wins material: the stand-pat world.
+    Quiet,
+    /// In check, or a capture or promotion that SEE says wins material.
+    Tactical,
+}
+
+impl Kind {
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Quiet => "quiet",
+            Kind::Tactical => "tactical",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct PoolPosition {
+    pub fen: String,
+    pub bucket: usize,
+    pub kind: Kind,
+}
+
+impl PoolPosition {
+    /// One EPD line: the FEN, then a comment the engine ignores.
+    pub fn to_line(&self) -> String {
+        format!(
+            "{} ; c0 \"material_bucket={} kind={}\"",
+            self.fen,
+            self.bucket,
+            self.kind.name()
+        )
+    }
+}
+
+pub fn classify(board: &Board) -> Kind {
+    if board.in_check() || noisy_moves(board).iter().any(|&mv| see_ge(board, mv, 1)) {
+        Kind::Tactical
+    } else {
+        Kind::Quiet
+    }
+}
+
+/// How games are played.
+#[derive(Clone, Copy, Debug)]
+pub struct GameSettings {
+    /// Random plies at the start of each game.
+    pub random_plies: (usize, usize),
+    /// Node budget per engine move: small, so games are quick but not random.
+    pub nodes_per_move: u64,
+    pub max_plies: usize,
+}
+
+impl Default for GameSettings {
+    fn default() -> Self {
+        GameSettings {
+            random_plies: (4, 12),
+            nodes_per_move: 1500,
+            max_plies: 300,
+        }
+    }
+}
+
+/// Plays one self-play game and returns every position after the random opening.
+pub fn play_game(seed: u64, settings: GameSettings) -> Vec<Board> {
+    let mut rng = SplitMix::new(seed);
+    let mut board = Board::startpos();
+    let mut history: Vec<u64> = Vec::new();
+    let mut searcher = Searcher::new(1);
+    let stop = AtomicBool::new(false);
+    let (lo, hi) = settings.random_plies;
+    let random = lo + rng.below(hi - lo + 1);
+    let mut positions = Vec::new();
+    for ply in 0..settings.max_plies {
+        let moves = legal_moves(&board);
+        if moves.is_empty() || board.halfmove_clock() >= 100 || repeated(&history, &board) {
+            break;
+        }
+        let mv = if ply < random {
+            moves[rng.below(moves.len())]
+        } else {
+            positions.push(board);
+            // A little randomness in the engine's moves too: sometimes a random second choice.
+            let limits = Limits {
+                nodes: Some(settings.nodes_per_move),
+                ..Limits::default()
+            };
+            searcher.clear();
+            let result = searcher.search(&board, &history, &limits, &stop, &mut Silent);
+            if rng.below(10) == 0 {
+                moves[rng.below(moves.len())]
+            } else {
+                result.best_move
+            }
+        };
+        history.push(board.key());
+        board.play(mv);
+        if material_bucket(&board) == 0 && board.occupied().count() <= 3 {
+            positions.push(board);
+            break;
+        }
+    }
+    positions
+}
+
+fn repeated(history: &[u64], board: &Board) -> bool {
+    history.iter().filter(|&&k| k == board.key()).count() >= 2
+}
+
+/// Counts per (material bucket, kind) of a pool.
+pub fn strata(positions: &[PoolPosition]) -> [[usize; 2]; BUCKETS] {
+    let mut counts = [[0; 2]; BUCKETS];
+    for p in positions {
+        counts[p.bucket][p.kind as usize] += 1;
+    }
+    counts
+}
+
+/// Generates a stratified pool of `count` positions. `on_progress(games, candidates)` is
+/// called after each batch of games.
+pub fn generate(
+    count: usize,
+    seed: u64,
+    mut on_progress: impl FnMut(usize, usize),
+) -> Vec<PoolPosition> {
+    let per_stratum = count.div_ceil(2 * BUCKETS);
+    let mut candidates: Vec<Vec<PoolPosition>> = vec![Vec::new(); 2 * BUCKETS];
+    let mut seen = HashSet::new();
+    let mut games = 0usize;
+    let settings = GameSettings::default();
+    // Enough games that the rarest strata fill; stop early once all are full.
+    let batch = 64;
+    let max_games = (count / 4).max(256);
+    while games < max_games {
+        let seeds: Vec<u64> = (games..games + batch)
+            .map(|g| seed ^ (g as u64).wrapping_mul(0xA24B_AED4_963E_E407))
+            .collect();
+        let played: Vec<Vec<Board>> = seeds.par_iter().map(|&s| play_game(s, settings)).collect();
+        for board in played.into_iter().flatten() {
+            let key = board.key();
+            if !seen.insert(key) {
+                continue;
+            }
+            let bucket = material_bucket(&board);
+            let kind = classify(&board);
+            let slot = &mut candidates[bucket * 2 + kind as usize];
+            // Keep a surplus so the final draw is a sample, not the first positions found.
+            if slot.len() < per_stratum * 3 {
+                slot.push(PoolPosition {
+                    fen: board.to_fen(),
+                    bucket,
+                    kind,
+                });
+            }
+        }
+        games += batch;
+        let total: usize = candidates.iter().map(|c| c.len().min(per_stratum)).sum();
+        on_progress(games, total);
+        if candidates.iter().all(|c| c.len() >= per_stratum * 2) {
+            break;
+        }
+    }
+    select(candidates, count, seed)
+}
+
+/// Draws the pool from the candidates: equal shares per stratum, a short stratum's deficit
+/// spread over the others of the same bucket first, then over all.
+fn select(mut candidates: Vec<Vec<PoolPosition>>, count: usize, seed: u64) -> Vec<PoolPosition> {
+    let mut rng = SplitMix::new(seed ^ 0x5EED);
+    for c in candidates.iter_mut() {
+        for i in (1..c.len()).rev() {
+            c.swap(i, rng.below(i + 1));
+        }
+    }
+    let strata = candidates.len();
+    let mut quota = vec![count / strata; strata];
+    for q in quota.iter_mut().take(count % strata) {
+        *q += 1;
+    }
+    // Move unfillable quota to the sibling stratum of the same bucket, then anywhere.
+    for s in 0..strata {
+        let deficit = quota[s].saturating_sub(candidates[s].len());
+        if deficit > 0 {
+            quota[s] -= deficit;
+            let sibling = s ^ 1;
+            quota[sibling] += deficit;
+        }
+    }
+    let mut leftover = 0;
+    for s in 0..strata {
+        let deficit = quota[s].saturating_sub(candidates[s].len());
+        quota[s] -= deficit;
+        leftover += deficit;
+    }
+    while leftover > 0 {
+        let mut progressed = false;
+        for s in 0..strata {
+            if leftover > 0 && quota[s] < candidates[s].len() {
+                quota[s] += 1;
+                leftover -= 1;
+                progressed = true;
+            }
+        }
+        if !progressed {
+            break;
+        }
+    }
+    let mut pool: Vec<PoolPosition> = Vec::with_capacity(count);
+    for (s, c) in candidates.iter().enumerate() {
+        pool.extend(c.iter().take(quota[s]).cloned());
+    }
+    pool
+}
+
+/// `lab pool generate`: generates the pool, writes it, and returns a summary of the strata.
+pub fn generate_command(
+    count: usize,
+    seed: u64,
+    out: &Path,
+    progress: &crate::progress::Progress,
+) -> Result<String> {
+    let started = std::time::Instant::now();
+    progress.line(&format!(
+        "generating {count} positions (seed {seed}) on {} threads ...",
+        rayon::current_num_threads()
+    ));
+    let positions = generate(count, seed, |games, filled| {
+        progress.line(&format!("  {games} games, {filled}/{count} positions"));
+    });
+    write_pool(out, &pool_text(&positions, count, seed))?;
+    let mut report = format!(
+        "wrote {} positions to {} in {:.1} s\n",
+        positions.len(),
+        out.display(),
+        started.elapsed().as_secs_f64()
+    );
+    let mut table = comfy_table::Table::new();
+    table.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
+    table.set_header(vec!["material bucket", "quiet", "tactical", "total"]);
+    for (bucket, c) in strata(&positions).iter().enumerate() {
+        table.add_row(vec![
+            bucket.to_string(),
+            c[0].to_string(),
+            c[1].to_string(),
+            (c[0] + c[1]).to_string(),
+        ]);
+    }
+    report.push_str(&format!("{table}\n"));
+    if positions.len() < count {
+        report.push_str(&format!(
+            "note: only {} distinct positions could be drawn; some strata are short\n",
+            positions.len()
+        ));
+    }
+    Ok(report)
+}
+
+/// The pool file's contents: a header comment, then one EPD line per position.
+pub fn pool_text(positions: &[PoolPosition], count: usize, seed: u64) -> String {
+    let mut text = format!(
+        "# squall calibration pool: {} positions (requested {count}), seed {seed}, \
+         stratified by material bucket x quiet/tactical\n",
+        positions.len()
+    );
+    let counts = strata(positions);
+    for (bucket, c) in counts.iter().enumerate() {
+        text.push_str(&format!(
+            "# bucket {bucket}: quiet {} tactical {}\n",
+            c[Kind::Quiet as usize],
+            c[Kind::Tactical as usize]
+        ));
+    }
+    for p in positions {
+        text.push_str(&p.to_line());
+        text.push('\n');
+    }
+    text
+}
+
+fn is_gzip(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "gz")
+}
+
+/// Writes a pool atomically, gzip-compressed when the name ends in `.gz`. The gzip header
+/// carries no timestamp or name, so the same pool gives the same bytes.
+pub fn write_pool(path: &Path, text: &str) -> Result<()> {
+    let bytes = if is_gzip(path) {
+        let mut encoder = flate2::GzBuilder::new()
+            .mtime(0)
+            .write(Vec::new(), flate2::Compression::best());
+        encoder.write_all(text.as_bytes())?;
+        encoder.finish()?
+    } else {
+        text.as_bytes().to_vec()
+    };
+    crate::paths::write_atomically(path, &bytes)
+}
+
+/// Reads a pool (`.epd` or `.epd.gz`): one FEN or EPD per line, `#` comments and blank lines
+/// skipped, EPD operations after `;` dropped. Every FEN is checked; a bad line is reported
+/// with its number. Returns the FENs.
+pub fn read_pool(path: &Path) -> Result<Vec<String>> {
+    let raw =
+        std::fs::read(path).with_context(|| format!("cannot read pool {}", path.display()))?;
+    let text = if is_gzip(path) {
+        let mut text = String::new();
+        flate2::read::GzDecoder::new(&raw[..])
+            .read_to_string(&mut text)
+            .with_context(|| {
+                format!("pool {} is not valid gzip-compressed text", path.display())
+            })?;
+        text
+    } else {
+        String::from_utf8(raw)
+            .with_context(|| format!("pool {} is not UTF-8 text", path.display()))?
+    };
+    let mut fens = Vec::new();
+    for (index, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let fen = line.split(';').next().unwrap_or_default().trim();
+        if let Err((_, reason)) = squall::bench::parse_positions(fen) {
+            bail!("{}:{}: bad position: {reason}", path.display(), index + 1);
+        }
+        fens.push(fen.to_string());
+    }
+    if fens.is_empty() {
+        bail!("pool {} has no positions", path.display());
+    }
+    Ok(fens)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn games_are_deterministic_per_seed() {
+        let settings = GameSettings {
+            max_plies: 40,
+            ..GameSettings::default()
+        };
+        let a: Vec<u64> = play_game(7, settings).iter().map(Board::key).collect();
+        let b: Vec<u64> = play_game(7, settings).iter().map(Board::key).collect();
+        assert_eq!(a, b);
+        assert!(!a.is_empty());
+    }
+
+    #[test]
+    fn selection_balances_strata_and_moves_deficits() {
+        let make = |bucket, kind, n: usize| {
+            (0..n)
+                .map(|i| PoolPosition {
+                    fen: format!("{bucket}-{i}"),
+                    bucket,
+                    kind,
+                })
+                .collect::<Vec<_>>()
+        };
+        let mut candidates = Vec::new();
+        for b in 0..BUCKETS {
+            candidates.push(make(b, Kind::Quiet, if b == 0 { 2 } else { 50 }));
+            candidates.push(make(b, Kind::Tactical, 50));
+        }
+        let pool = select(candidates, 160, 1);
+        assert_eq!(pool.len(), 160);
+        let counts = strata(&pool);
+        // Bucket 0 quiet had only 2: its tactical sibling takes the rest of the bucket's share.
+        assert_eq!(counts[0], [2, 18]);
+        for c in counts.iter().skip(1) {
+            assert_eq!(c[0] + c[1], 20);
+        }
+    }
+}

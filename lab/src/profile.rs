@@ -1,0 +1,519 @@
+//! `lab profile REV [--vs REV_B]`: builds the engine with `--features profile` and frame
+//! pointers, runs `squall profile` (the bench under pprof's sampler), keeps the flamegraph SVG
+//! and folded stacks, and reports the share of samples in the key frames: the eval tiers, the
+//! fixed-cost checks, move generation and the search.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use git2::Repository;
+use serde::Serialize;
+
+use crate::app::Outcome;
+use crate::build::{build_engine_with_rustflags, EngineBinary};
+use crate::cli::{Format, ProfileArgs};
+use crate::paths::LabPaths;
+use crate::process::{require_success, run_with_timeout};
+use crate::progress::Progress;
+use crate::report::signed_pct;
+use crate::revision::{resolve, Revision};
+
+pub const PROFILE_FEATURE: &str = "profile";
+/// Complete stacks for the sampler's unwinder; part of the build's cache key.
+pub const PROFILE_RUSTFLAGS: &str = "-C force-frame-pointers=yes";
+
+/// The frames whose shares are reported: `(label, how a frame name matches)`.
+pub const KEY_FRAMES: [(&str, Matcher); 9] = [
+    ("evaluate", Matcher::Function("evaluate")),
+    ("super_lazy_score", Matcher::Function("super_lazy_score")),
+    ("lazy_terms", Matcher::Function("lazy_terms")),
+    ("full_tier", Matcher::Function("full_tier")),
+    ("drawish_scale", Matcher::Function("drawish_scale")),
+    (
+        "bare_king_either_side",
+        Matcher::Function("bare_king_either_side"),
+    ),
+    ("movegen", Matcher::Contains("movegen")),
+    ("quiescence", Matcher::Function("quiescence")),
+    ("search (negamax)", Matcher::Function("negamax")),
+];
+
+#[derive(Debug, Clone, Copy)]
+pub enum Matcher {
+    /// The function's own name, after dropping the module path and generic arguments.
+    Function(&'static str),
+    /// Anywhere in the frame's text (module paths appear in generic arguments).
+    Contains(&'static str),
+}
+
+impl Matcher {
+    pub fn matches(&self, frame: &str) -> bool {
+        match self {
+            Matcher::Function(name) => function_name(frame) == *name,
+            Matcher::Contains(text) => frame.contains(text),
+        }
+    }
+}
+
+/// `squall::eval::Evaluator::full_tier::h0123` or `generate<squall::movegen::MoveList, true>`
+/// → `full_tier`, `generate`.
+pub fn function_name(frame: &str) -> &str {
+    let mut depth = 0usize;
+    let mut end = frame.len();
+    for (i, c) in frame.char_indices() {
+        match c {
+            '<' if depth == 0 && i > 0 => {
+                end = i;
+                break;
+            }
+            '<' => depth += 1,
+            '>' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    let path = &frame[..end];
+    let mut segments: Vec<&str> = path.split("::").collect();
+    if segments.len() > 1
+        && segments.last().is_some_and(|s| {
+            s.len() == 17 && s.starts_with('h') && s[1..].bytes().all(|b| b.is_ascii_hexdigit())
+        })
+    {
+        segments.pop();
+    }
+    segments.last().copied().unwrap_or(path)
+}
+
+/// One stack of the folded format: frames root first, and its sample count.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stack {
+    pub frames: Vec<String>,
+    pub count: u64,
+}
+
+/// Parses `frame;frame;...;leaf COUNT` lines; blank lines are skipped.
+pub fn parse_folded(text: &str) -> Result<Vec<Stack>> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, line)| !line.trim().is_empty())
+        .map(|(number, line)| {
+            let (stack, count) = line
+                .rsplit_once(' ')
+                .with_context(|| format!("folded line {}: no count: {line:?}", number + 1))?;
+            let count = count
+                .trim()
+                .parse()
+                .with_context(|| format!("folded line {}: bad count {count:?}", number + 1))?;
+            Ok(Stack {
+                frames: stack.split(';').map(str::to_string).collect(),
+                count,
+            })
+        })
+        .collect()
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct FrameShare {
+    pub frame: String,
+    /// Samples whose stack contains the frame.
+    pub inclusive_samples: u64,
+    /// Samples whose leaf is the frame.
+    pub self_samples: u64,
+    /// Fractions of all samples, 0 to 1.
+    pub inclusive: f64,
+    #[serde(rename = "self")]
+    pub self_share: f64,
+}
+
+pub fn frame_shares(stacks: &[Stack]) -> (u64, Vec<FrameShare>) {
+    let total: u64 = stacks.iter().map(|s| s.count).sum();
+    let share = |samples: u64| {
+        if total == 0 {
+            0.0
+        } else {
+            samples as f64 / total as f64
+        }
+    };
+    let shares = KEY_FRAMES
+        .iter()
+        .map(|(label, matcher)| {
+            let inclusive_samples = stacks
+                .iter()
+                .filter(|s| s.frames.iter().any(|f| matcher.matches(f)))
+                .map(|s| s.count)
+                .sum();
+            let self_samples = stacks
+                .iter()
+                .filter(|s| s.frames.last().is_some_and(|f| matcher.matches(f)))
+                .map(|s| s.count)
+                .sum();
+            FrameShare {
+                frame: label.to_string(),
+                inclusive_samples,
+                self_samples,
+                inclusive: share(inclusive_samples),
+                self_share: share(self_samples),
+            }
+        })
+        .collect();
+    (total, shares)
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ProfileRun {
+    pub spec: String,
+    pub commit: Option<String>,
+    pub binary_key: String,
+    pub depth: Option<u32>,
+    pub frequency: u32,
+    pub svg: PathBuf,
+    pub folded: PathBuf,
+    /// Wall time of the `squall profile` process, start-up and SVG writing included.
+    pub run_time_s: f64,
+    /// The engine's own figure: the sampled bench plus building the report.
+    pub engine_profile_time_ms: Option<u64>,
+    pub nodes: Option<u64>,
+    pub samples: u64,
+    pub frames: Vec<FrameShare>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ProfileOutput {
+    pub schema_version: u32,
+    pub kind: &'static str,
+    pub a: ProfileRun,
+    pub b: Option<ProfileRun>,
+    /// B's shares minus A's, in percentage points, per key frame.
+    pub deltas_pp: Option<Vec<FrameDelta>>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct FrameDelta {
+    pub frame: String,
+    pub inclusive: f64,
+    #[serde(rename = "self")]
+    pub self_share: f64,
+}
+
+/// Runs with the cache lock held by the caller.
+pub fn run(
+    repo: &Repository,
+    paths: &LabPaths,
+    progress: &Progress,
+    args: &ProfileArgs,
+) -> Result<Outcome> {
+    let a = resolve(repo, &args.rev, paths)?;
+    let b = match &args.vs {
+        Some(spec) => Some(resolve(repo, spec, paths)?),
+        None => None,
+    };
+    let a_binary = build(repo, &a, paths, progress)?;
+    let b_binary = match &b {
+        Some(b) => Some(build(repo, b, paths, progress)?),
+        None => None,
+    };
+    let default_dir = paths.root.join("profile");
+    let a_svg = args
+        .out
+        .clone()
+        .unwrap_or_else(|| default_dir.join(format!("{}.svg", file_stem(&a.spec))));
+    let a_run = profile_one(&a, &a_binary, &a_svg, args, progress)?;
+    let b_run = match (&b, &b_binary) {
+        (Some(b), Some(binary)) => {
+            let dir = a_svg.parent().unwrap_or(Path::new("."));
+            let mut name = file_stem(&b.spec);
+            if b.spec == a.spec {
+                name.push_str("-vs");
+            }
+            let svg = dir.join(format!("{name}.svg"));
+            Some(profile_one(b, binary, &svg, args, progress)?)
+        }
+        _ => None,
+    };
+    let deltas_pp = b_run.as_ref().map(|b| {
+        a_run
+            .frames
+            .iter()
+            .zip(&b.frames)
+            .map(|(a, b)| FrameDelta {
+                frame: a.frame.clone(),
+                inclusive: (b.inclusive - a.inclusive) * 100.0,
+                self_share: (b.self_share - a.self_share) * 100.0,
+            })
+            .collect()
+    });
+    let output = ProfileOutput {
+        schema_version: crate::compare::LAB_JSON_SCHEMA_VERSION,
+        kind: "profile",
+        a: a_run,
+        b: b_run,
+        deltas_pp,
+    };
+    Ok(Outcome {
+        report: render(&output, args.output.format),
+        regression: false,
+    })
+}
+
+fn build(
+    repo: &Repository,
+    revision: &Revision,
+    paths: &LabPaths,
+    progress: &Progress,
+) -> Result<EngineBinary> {
+    build_engine_with_rustflags(
+        repo,
+        revision,
+        &[PROFILE_FEATURE],
+        PROFILE_RUSTFLAGS,
+        paths,
+        progress,
+    )
+}
+
+/// A revision spec as a file name: `HEAD~1` → `HEAD_1`.
+fn file_stem(spec: &str) -> String {
+    spec.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+fn profile_one(
+    revision: &Revision,
+    binary: &EngineBinary,
+    svg: &Path,
+    args: &ProfileArgs,
+    progress: &Progress,
+) -> Result<ProfileRun> {
+    if let Some(dir) = svg.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
+    let folded = svg.with_extension("folded");
+    let mut command = Command::new(&binary.path);
+    command
+        .arg("profile")
+        .arg("--out")
+        .arg(svg)
+        .arg("--folded")
+        .arg(&folded)
+        .arg("--frequency")
+        .arg(args.frequency.to_string());
+    if let Some(depth) = args.depth {
+        command.arg("--depth").arg(depth.to_string());
+    }
+    let what = format!("`{} profile`", binary.path.display());
+    let task = progress.spinner(&format!("profiling {}", revision.short_name()));
+    let start = Instant::now();
+    let finished = run_with_timeout(command, Duration::from_secs(args.timeout), &what);
+    let elapsed = start.elapsed();
+    task.finish();
+    let finished = finished?;
+    require_success(&finished, &format!("the engine {what}"))?;
+    let stdout = String::from_utf8_lossy(&finished.stdout);
+    let field = |name: &str| {
+        stdout
+            .lines()
+            .find_map(|line| line.strip_prefix(name))
+            .and_then(|rest| rest.split_whitespace().next())
+            .and_then(|value| value.parse::<u64>().ok())
+    };
+    let text = std::fs::read_to_string(&folded)
+        .with_context(|| format!("reading folded stacks {}", folded.display()))?;
+    let stacks = parse_folded(&text)?;
+    let (samples, frames) = frame_shares(&stacks);
+    if samples == 0 {
+        bail!(
+            "the profile of {} has no samples; try a larger --depth",
+            revision.short_name()
+        );
+    }
+    progress.line(&format!(
+        "profile of {}: {samples} samples in {:.2} s → {}",
+        revision.short_name(),
+        elapsed.as_secs_f64(),
+        svg.display()
+    ));
+    Ok(ProfileRun {
+        spec: revision.spec.clone(),
+        commit: revision.commit.map(|c| c.to_string()),
+        binary_key: binary.key.clone(),
+        depth: args.depth,
+        frequency: args.frequency,
+        svg: svg.to_path_buf(),
+        folded,
+        run_time_s: elapsed.as_secs_f64(),
+        engine_profile_time_ms: field("Profile time:"),
+        nodes: field("Nodes searched:"),
+        samples,
+        frames,
+    })
+}
+
+fn pct(fraction: f64) -> String {
+    format!("{:.1}%", fraction * 100.0)
+}
+
+/// `[frame, inclusive, self]` for one run, or `[frame, A, B, delta]` for two.
+fn rows(output: &ProfileOutput) -> (Vec<&'static str>, Vec<Vec<String>>) {
+    match &output.b {
+        None => (
+            vec!["frame", "inclusive", "self", "samples (incl.)"],
+            output
+                .a
+                .frames
+                .iter()
+                .map(|f| {
+                    vec![
+                        f.frame.clone(),
+                        pct(f.inclusive),
+                        pct(f.self_share),
+                        f.inclusive_samples.to_string(),
+                    ]
+                })
+                .collect(),
+        ),
+        Some(b) => (
+            vec!["frame", "A incl.", "B incl.", "delta", "A self", "B self"],
+            output
+                .a
+                .frames
+                .iter()
+                .zip(&b.frames)
+                .map(|(a, b)| {
+                    vec![
+                        a.frame.clone(),
+                        pct(a.inclusive),
+                        pct(b.inclusive),
+                        format!("{:+.2} pp", (b.inclusive - a.inclusive) * 100.0),
+                        pct(a.self_share),
+                        pct(b.self_share),
+                    ]
+                })
+                .collect(),
+        ),
+    }
+}
+
+fn describe_run(label: &str, run: &ProfileRun) -> String {
+    let commit = run
+        .commit
+        .as_deref()
+        .map_or(String::new(), |c| format!(" ({})", &c[..c.len().min(10)]));
+    format!(
+        "{label}{}{commit}: profile run time {:.2} s (engine: {} ms), {} samples at {} Hz, {} nodes\n  flamegraph: {}\n  folded stacks: {}",
+        run.spec,
+        run.run_time_s,
+        run.engine_profile_time_ms
+            .map_or("?".to_string(), |ms| ms.to_string()),
+        run.samples,
+        run.frequency,
+        run.nodes.map_or("?".to_string(), |n| n.to_string()),
+        run.svg.display(),
+        run.folded.display(),
+    )
+}
+
+pub fn render(output: &ProfileOutput, format: Format) -> String {
+    if format == Format::Json {
+        return serde_json::to_string_pretty(output)
+            .unwrap_or_else(|error| format!("{{\"error\": \"{error}\"}}"))
+            + "\n";
+    }
+    let (header, rows) = rows(output);
+    let (a_label, b_label) = if output.b.is_some() {
+        ("A = ", "B = ")
+    } else {
+        ("", "")
+    };
+    let mut out = format!("lab profile\n{}\n", describe_run(a_label, &output.a));
+    if let Some(b) = &output.b {
+        out.push_str(&format!("{}\n", describe_run(b_label, b)));
+        let change = b.run_time_s / output.a.run_time_s.max(1e-9) - 1.0;
+        out.push_str(&format!(
+            "profile run time B vs A: {}\n",
+            signed_pct(change * 100.0)
+        ));
+    }
+    out.push_str("\nSample shares (inclusive: stacks containing the frame; self: leaf frame)\n");
+    if format == Format::Markdown {
+        out.push_str(&format!(
+            "\n| {} |\n|{}\n",
+            header.join(" | "),
+            " --- |".repeat(header.len())
+        ));
+        for row in rows {
+            out.push_str(&format!("| {} |\n", row.join(" | ")));
+        }
+    } else {
+        let mut table = comfy_table::Table::new();
+        table
+            .load_preset(comfy_table::presets::UTF8_FULL_CONDENSED)
+            .set_header(header);
+        for row in rows {
+            table.add_row(row);
+        }
+        for index in 1..table.column_count() {
+            if let Some(column) = table.column_mut(index) {
+                column.set_cell_alignment(comfy_table::CellAlignment::Right);
+            }
+        }
+        out.push_str(&table.to_string());
+        out.push('\n');
+    }
+    if output.b.is_some() {
+        out.push_str(
+            "\nNo differential flamegraph: compare the two SVGs, or feed the .folded files to \
+             `inferno-diff-folded A.folded B.folded | inferno-flamegraph > diff.svg`.\n",
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn function_names_drop_paths_generics_and_hashes() {
+        assert_eq!(function_name("full_tier"), "full_tier");
+        assert_eq!(
+            function_name("squall::eval::Evaluator::full_tier::h0123456789abcdef"),
+            "full_tier"
+        );
+        assert_eq!(
+            function_name("generate<squall::movegen::MoveList, true>"),
+            "generate"
+        );
+        assert_eq!(
+            function_name("<squall::search::Searcher as Foo>::negamax"),
+            "negamax"
+        );
+    }
+
+    #[test]
+    fn shares_count_stacks_containing_a_frame() {
+        let stacks = parse_folded(
+            "main;negamax;evaluate;full_tier 3\n\
+             main;negamax;negamax;evaluate;super_lazy_score 1\n\
+             main;negamax;generate<squall::movegen::MoveList, true> 4\n\n",
+        )
+        .unwrap();
+        let (total, shares) = frame_shares(&stacks);
+        assert_eq!(total, 8);
+        let get = |name: &str| shares.iter().find(|s| s.frame == name).unwrap();
+        assert_eq!(get("evaluate").inclusive_samples, 4);
+        assert_eq!(get("evaluate").self_samples, 0);
+        assert_eq!(get("full_tier").self_samples, 3);
+        assert_eq!(get("movegen").inclusive, 0.5);
+        // A recursive frame counts once per stack.
+        assert_eq!(get("search (negamax)").inclusive, 1.0);
+        assert!(parse_folded("no-count-here").is_err());
+    }
+}

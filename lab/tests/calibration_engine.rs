@@ -1,0 +1,184 @@
+//! Calibration against the real engine: HEAD of this workspace, built with and without the
+//! `calibrate` feature into the workspace's lab cache (`target/lab/bin/`, shared with `lab`
+//! runs and between these tests, so only a cold cache builds: a few minutes once, then
+//! seconds). Needs the engine committed. `LAB_CAL_TEST_REV` picks another revision than HEAD
+//! (for example one whose builds are already cached).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+use squall_lab::build::build_engine;
+use squall_lab::paths::LabPaths;
+use squall_lab::progress::Progress;
+use squall_lab::revision::{open_repository, resolve};
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the lab lives in the workspace")
+        .to_path_buf()
+}
+
+fn test_revision() -> String {
+    std::env::var("LAB_CAL_TEST_REV").unwrap_or_else(|_| "HEAD".to_string())
+}
+
+fn small_pool() -> PathBuf {
+    workspace().join("lab/pools/small.epd")
+}
+
+fn lab(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_lab"))
+        .arg("--repo")
+        .arg(workspace())
+        .arg("--quiet")
+        .args(args)
+        .output()
+        .expect("running lab")
+}
+
+fn ok(output: Output) -> Output {
+    assert!(
+        output.status.success(),
+        "lab failed ({:?}):\n{}\n{}",
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
+fn json(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).expect("calibration file"))
+        .expect("calibration JSON")
+}
+
+#[test]
+fn merged_shards_equal_the_unsharded_run_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).to_string_lossy().into_owned();
+    let pool = small_pool().to_string_lossy().into_owned();
+    let common = [
+        "--pool",
+        &pool,
+        "--depth",
+        "3",
+        "--modes",
+        "residual,marginsafety,qfutility,exitrate",
+    ];
+    let rev = test_revision();
+    let full = path("full.json");
+    let mut args = vec!["calibrate", &rev, "--jobs", "2", "--out", &full];
+    args.extend(common);
+    let results = path("full-results");
+    args.extend(["--results", &results]);
+    let report = String::from_utf8(ok(lab(&args)).stdout).unwrap();
+    assert!(report.contains("Margin safety"), "{report}");
+    assert!(report.contains("QSearch futility"), "{report}");
+
+    // Three shards, each in one process: a different split from the two jobs above.
+    let mut shard_files = Vec::new();
+    for shard in ["1/3", "2/3", "3/3"] {
+        let out = path(&format!("shard-{}.json", &shard[..1]));
+        let results = path(&format!("shard-{}", &shard[..1]));
+        let mut args = vec![
+            "calibrate",
+            &rev,
+            "--jobs",
+            "1",
+            "--shard",
+            shard,
+            "--out",
+            &out,
+            "--results",
+            &results,
+        ];
+        args.extend(common);
+        ok(lab(&args));
+        shard_files.push(out);
+    }
+    let merged = path("merged.json");
+    let mut args = vec!["calibrate", "merge"];
+    args.extend(shard_files.iter().map(String::as_str));
+    args.extend(["--out", &merged]);
+    let merge_report = String::from_utf8(ok(lab(&args)).stdout).unwrap();
+    assert!(merge_report.contains("Margin safety"));
+
+    let (full, merged) = (json(Path::new(&full)), json(Path::new(&merged)));
+    assert_eq!(full["positions"], 200);
+    assert!(full["histograms"]["lazy_residual"][4]["bins"]
+        .as_array()
+        .is_some_and(|bins| !bins.is_empty()));
+    assert_eq!(full, merged, "merged shards differ from the unsharded run");
+
+    // And any percentile reads back out of the saved bins.
+    let hist = ok(lab(&["hist", &path("merged.json"), "50", "--set", "king"]));
+    let text = String::from_utf8(hist.stdout).unwrap();
+    assert!(
+        text.contains("p50") && text.contains("attacker bucket"),
+        "{text}"
+    );
+}
+
+#[test]
+fn no_calibration_code_without_the_feature() {
+    let workspace = workspace();
+    let repo = open_repository(Some(&workspace)).unwrap();
+    let paths = LabPaths::new(&workspace);
+    paths.create_dirs().unwrap();
+    let progress = Progress::new(true);
+    let revision = resolve(&repo, &test_revision(), &paths).unwrap();
+    let (plain, sampled) = {
+        let _lock = paths.lock(|| ()).unwrap();
+        (
+            build_engine(&repo, &revision, &[], &paths, &progress).unwrap(),
+            build_engine(&repo, &revision, &["calibrate"], &paths, &progress).unwrap(),
+        )
+    };
+
+    // The samplers refuse to run ...
+    let output = Command::new(&plain.path)
+        .args(["calibrate", "residual", "--depth", "1", "--positions"])
+        .arg(small_pool())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("without the `calibrate` feature"),
+        "{stderr}"
+    );
+    // ... while the exit rate, which needs no sampler, works.
+    let output = Command::new(&plain.path)
+        .args(["calibrate", "exitrate", "--depth", "1", "--positions"])
+        .arg(small_pool())
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+
+    // ... and the code is not there: strings that only the sampler code and its JSON output
+    // contain, and the sampler's source path in the line tables. The feature build is the
+    // control that the probes can see anything at all.
+    let probes: [&[u8]; 3] = [
+        b"qfutility_excess",
+        b"margin_safety",
+        b"calibrate/sampler.rs",
+    ];
+    let contains = |haystack: &[u8], needle: &[u8]| {
+        haystack
+            .windows(needle.len())
+            .any(|window| window == needle)
+    };
+    let plain_bytes = std::fs::read(&plain.path).unwrap();
+    let sampled_bytes = std::fs::read(&sampled.path).unwrap();
+    for probe in probes {
+        let name = String::from_utf8_lossy(probe);
+        assert!(
+            !contains(&plain_bytes, probe),
+            "plain build contains {name}"
+        );
+    }
+    assert!(contains(&sampled_bytes, b"qfutility_excess"));
+    assert!(contains(&sampled_bytes, b"margin_safety"));
+}
