@@ -13,7 +13,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 /// Search depth of `squall bench` without `--depth`; chosen so the default bench takes 2-10 s.
-pub const DEFAULT_DEPTH: i32 = 10;
+pub const DEFAULT_DEPTH: i32 = 11;
 
 /// Transposition-table size of `squall bench` without `--hash`.
 pub const DEFAULT_HASH_MB: usize = 16;
