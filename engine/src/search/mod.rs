@@ -528,12 +528,10 @@ impl Searcher {
         } else {
             Bound::Upper
         };
-        let eval_for_tt = if in_check { 0 } else { static_eval };
         self.tt.store(
             board.key(),
             best_move,
             score_to_tt(best_score, ply),
-            eval_for_tt,
             depth,
             bound,
         );
