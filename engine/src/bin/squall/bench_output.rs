@@ -47,6 +47,19 @@ pub fn compiled_features() -> Vec<&'static str> {
     features
 }
 
+/// The `engine` object shared by every JSON report: name, version, compiled features.
+pub fn engine_json() -> Json {
+    let features = compiled_features()
+        .into_iter()
+        .map(|f| Json::Str(f.to_string()))
+        .collect();
+    Json::Object(vec![
+        ("name", Json::Str("squall".to_string())),
+        ("version", Json::Str(env!("CARGO_PKG_VERSION").to_string())),
+        ("features", Json::Array(features)),
+    ])
+}
+
 /// The whole report as one JSON object, newline-terminated.
 pub fn json_report(report: &BenchReport) -> String {
     let totals = &report.totals;
@@ -74,22 +87,7 @@ pub fn json_report(report: &BenchReport) -> String {
         .collect();
     let root = Json::Object(vec![
         ("schema_version", Json::UInt(SCHEMA_VERSION)),
-        (
-            "engine",
-            Json::Object(vec![
-                ("name", Json::Str("squall".to_string())),
-                ("version", Json::Str(env!("CARGO_PKG_VERSION").to_string())),
-                (
-                    "features",
-                    Json::Array(
-                        compiled_features()
-                            .into_iter()
-                            .map(|f| Json::Str(f.to_string()))
-                            .collect(),
-                    ),
-                ),
-            ]),
-        ),
+        ("engine", engine_json()),
         ("depth", Json::Int(i64::from(report.depth))),
         ("hash_mb", Json::UInt(report.hash_mb as u64)),
         ("full_eval", Json::Bool(report.full_eval)),

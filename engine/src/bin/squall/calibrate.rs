@@ -2,7 +2,7 @@
 //! calibration sampler on. Modes: `residual`, `marginsafety`, `qfutility` (need the
 //! `calibrate` feature) and `exitrate` (always available). One run can take several modes.
 
-use crate::bench_output::compiled_features;
+use crate::bench_output::engine_json;
 use crate::json::Json;
 use squall::bench;
 use squall::calibrate::{run_pool, stats, Modes, PoolRun};
@@ -159,22 +159,7 @@ fn to_json(options: &Options, run: &PoolRun) -> Json {
     let mut fields = vec![
         ("schema_version", Json::UInt(SCHEMA_VERSION)),
         ("kind", Json::Str("squall-calibration".to_string())),
-        (
-            "engine",
-            Json::Object(vec![
-                ("name", Json::Str("squall".to_string())),
-                ("version", Json::Str(env!("CARGO_PKG_VERSION").to_string())),
-                (
-                    "features",
-                    Json::Array(
-                        compiled_features()
-                            .into_iter()
-                            .map(|f| Json::Str(f.to_string()))
-                            .collect(),
-                    ),
-                ),
-            ]),
-        ),
+        ("engine", engine_json()),
         ("depth", Json::Int(options.depth as i64)),
         ("hash_mb", Json::UInt(options.hash_mb as u64)),
         ("positions", Json::UInt(run.positions)),
