@@ -45,11 +45,6 @@ impl Material {
         self.counts[kind.index()]
     }
 
-    #[inline(always)]
-    pub fn pawn_value(&self) -> i32 {
-        self.counts[0] as i32 * ARMY_VALUE[0]
-    }
-
     /// Number of knights, bishops, rooks and queens.
     #[inline(always)]
     pub fn piece_count(&self) -> u8 {
@@ -238,12 +233,6 @@ impl Board {
             || (attacks::rook(sq, occupied) & (self.pieces(PieceType::Rook) | queens) & them).any()
             || (attacks::bishop(sq, occupied) & (self.pieces(PieceType::Bishop) | queens) & them)
                 .any()
-    }
-
-    /// Whether the side to move has any piece other than pawns and king (null-move safety).
-    #[inline]
-    pub fn has_non_pawn_material(&self, color: Color) -> bool {
-        self.material[color.index()].non_pawn > 0
     }
 
     // ---- piece placement -------------------------------------------------------------------

@@ -30,6 +30,21 @@ pub struct Margins {
     pub fail_low: i32,
 }
 
+impl Margins {
+    /// Whether a tier's `score` decides the node: `Some(true)` when it fails high past `beta`
+    /// by `margin_a`, `Some(false)` when it fails low under `alpha` by `margin_b`.
+    #[inline(always)]
+    pub fn exit(self, score: i32, alpha: i32, beta: i32) -> Option<bool> {
+        if score - self.fail_high > beta {
+            Some(true)
+        } else if score + self.fail_low < alpha {
+            Some(false)
+        } else {
+            None
+        }
+    }
+}
+
 #[inline(always)]
 fn margins(resid_lo: &[i32; 8], resid_hi: &[i32; 8], my: usize, opp: usize) -> Margins {
     Margins {

@@ -164,9 +164,10 @@ impl Evaluator {
 
         let material = super_lazy_score(board, phase);
         if cheap {
-            let m = margins::super_lazy(my_bucket, opp_bucket);
-            let failed_high = material - m.fail_high > beta;
-            if failed_high || material + m.fail_low < alpha {
+            #[cfg_attr(not(feature = "calibrate"), allow(unused_variables))]
+            if let Some(failed_high) =
+                margins::super_lazy(my_bucket, opp_bucket).exit(material, alpha, beta)
+            {
                 counters.record_exit(Tier::SuperLazy, material_bucket, my_bucket, opp_bucket);
                 #[cfg(feature = "calibrate")]
                 self.sample_exit(
@@ -189,9 +190,9 @@ impl Evaluator {
         let entry = self.pawns.probe(board);
         let lazy = material + lazy_balance(board, &entry, phase);
         if cheap {
-            let m = margins::lazy(my_bucket, opp_bucket);
-            let failed_high = lazy - m.fail_high > beta;
-            if failed_high || lazy + m.fail_low < alpha {
+            #[cfg_attr(not(feature = "calibrate"), allow(unused_variables))]
+            if let Some(failed_high) = margins::lazy(my_bucket, opp_bucket).exit(lazy, alpha, beta)
+            {
                 counters.record_exit(Tier::Lazy, material_bucket, my_bucket, opp_bucket);
                 #[cfg(feature = "calibrate")]
                 self.sample_exit(
