@@ -79,7 +79,7 @@ fn a_queen_up_fails_high_in_the_super_lazy_tier() {
 
 #[test]
 fn margins_decide_the_exit_tier() {
-    // Equal material: the super-lazy tier may exit only if the window is beyond its margin.
+    // Equal material: the super-lazy tier exits only when the window is beyond its margin.
     let board =
         Board::from_fen("r1bqk2r/pppp1ppp/2n2n2/2b1p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4")
             .unwrap();
@@ -88,11 +88,6 @@ fn margins_decide_the_exit_tier() {
         side_bucket(&board, Color::Black),
     );
     let sl = margins::super_lazy(my, opp);
-    let lazy = margins::lazy(my, opp);
-    assert!(
-        sl.fail_high >= lazy.fail_high && sl.fail_low >= lazy.fail_low,
-        "super-lazy margins are wider"
-    );
     let mut eval = Evaluator::new();
     let mut counters = Counters::default();
     // Beta just below score - margin_a: super-lazy fail high.
@@ -104,14 +99,28 @@ fn margins_decide_the_exit_tier() {
     // Alpha just above score + margin_b: super-lazy fail low.
     let e = eval.evaluate(&board, sl.fail_low + 1, 30000, &mut counters);
     assert_eq!(e.tier, Tier::SuperLazy);
-    // A window the lazy margins clear but the super-lazy ones do not.
-    let e = eval.evaluate(
-        &board,
-        -30000,
-        -(lazy.fail_high + sl.fail_high) / 2 - 60,
-        &mut counters,
+    // Alpha exactly at score + margin_b: no super-lazy exit.
+    let e = eval.evaluate(&board, sl.fail_low, 30000, &mut counters);
+    assert_ne!(e.tier, Tier::SuperLazy);
+
+    // The lazy tier's own boundaries, where the super-lazy tier stands aside (black has no
+    // pieces): its score is the lazy score, its margins the lazy tables'.
+    let race = Board::from_fen("4k3/pp3ppp/8/8/8/8/PPP2PPP/3RK3 w - - 0 1").unwrap();
+    let lazy_score = eval.lazy_only(&race);
+    let lazy = margins::lazy(
+        side_bucket(&race, Color::White),
+        side_bucket(&race, Color::Black),
     );
-    assert!(e.tier != Tier::Full, "{e:?}");
+    let beta = lazy_score - lazy.fail_high;
+    let e = eval.evaluate(&race, -30000, beta - 1, &mut counters);
+    assert_eq!((e.tier, e.score), (Tier::Lazy, lazy_score));
+    let e = eval.evaluate(&race, -30000, beta, &mut counters);
+    assert_eq!(e.tier, Tier::Full);
+    let alpha = lazy_score + lazy.fail_low;
+    let e = eval.evaluate(&race, alpha + 1, 30000, &mut counters);
+    assert_eq!(e.tier, Tier::Lazy);
+    let e = eval.evaluate(&race, alpha, 30000, &mut counters);
+    assert_eq!(e.tier, Tier::Full);
 }
 
 #[test]
@@ -140,4 +149,40 @@ fn drawish_material_disables_cheap_exits_and_scales() {
     // Wrong-coloured bishop with a rook pawn and the defending king in the corner.
     let wrong = Board::from_fen("7k/8/6K1/7P/8/8/8/3B4 w - - 0 1").unwrap();
     assert_eq!(eval.full(&wrong), 0);
+}
+
+#[test]
+fn the_passer_race_is_in_the_lazy_score() {
+    let mut eval = Evaluator::new();
+    // A pawn ending: the black king on a3 is outside the g-pawn's square, on f6 it catches
+    // the pawn. The lazy tier alone sees the difference.
+    let runs = Board::from_fen("8/p7/8/8/8/k7/6P1/7K w - - 0 1").unwrap();
+    let caught = Board::from_fen("8/p7/5k2/8/8/8/6P1/7K w - - 0 1").unwrap();
+    let gap = eval.lazy_only(&runs) - eval.lazy_only(&caught);
+    assert!(
+        gap >= 400,
+        "unstoppable passer worth only {gap} cp to the lazy tier"
+    );
+    // The full tier adds nothing of its own for the race: full - lazy is the same small
+    // residual in both positions.
+    let residual = |eval: &mut Evaluator, b: &Board| eval.full(b) - eval.lazy_only(b);
+    let (a, b) = (residual(&mut eval, &runs), residual(&mut eval, &caught));
+    assert!((a - b).abs() < 60, "full tier residuals {a} vs {b}");
+}
+
+#[test]
+fn a_side_without_pieces_keeps_the_super_lazy_tier_out() {
+    // White has two queens more, black has only pawns: material alone is far above beta, but
+    // a pawn race can swing any ending without pieces, so only the lazy tier may exit.
+    let board = Board::from_fen("4k3/pppp4/8/8/8/8/8/QQ2K3 w - - 0 1").unwrap();
+    assert!(squall::eval::pawn_race_possible(&board));
+    let mut counters = Counters::default();
+    let e = Evaluator::new().evaluate(&board, -10, 10, &mut counters);
+    assert_eq!(e.tier, Tier::Lazy, "{e:?}");
+    assert_eq!(counters.exits, [0, 1, 0]);
+    // Give black a knight and the super-lazy tier decides again.
+    let both_armed = Board::from_fen("3nk3/pppp4/8/8/8/8/8/QQ2K3 w - - 0 1").unwrap();
+    assert!(!squall::eval::pawn_race_possible(&both_armed));
+    let e = Evaluator::new().evaluate(&both_armed, -10, 10, &mut counters);
+    assert_eq!(e.tier, Tier::SuperLazy, "{e:?}");
 }

@@ -323,8 +323,10 @@ pub struct TablesArgs {
     /// High percentile of the king tables (default: --hi).
     #[arg(long)]
     pub king_hi: Option<f64>,
-    /// Per-bucket override of the residual pair, BUCKET=LO:HI (repeatable), e.g. 6=5:95.
-    #[arg(long = "bucket", value_name = "B=LO:HI")]
+    /// Per-bucket override, [TABLE:]BUCKET=LO:HI (repeatable). TABLE is king, lazy,
+    /// super-lazy or residual (both residual tables; the default), e.g. 6=5:95,
+    /// super-lazy:4=2:98, king:5=3:97.
+    #[arg(long = "bucket", value_name = "[TABLE:]B=LO:HI")]
     pub buckets: Vec<String>,
     /// Allow low/high pairs that are not symmetric (lo + hi != 100).
     #[arg(long)]

@@ -182,3 +182,48 @@ fn no_calibration_code_without_the_feature() {
     assert!(contains(&sampled_bytes, b"qfutility_excess"));
     assert!(contains(&sampled_bytes, b"margin_safety"));
 }
+
+#[test]
+fn qfutility_sampling_does_not_change_the_measured_tree() {
+    // Sampling QSearch futility searches the captures the search would prune, which grows the
+    // tree; the engine runs it as a second pass so exit rates, residuals and margin safety
+    // still describe the real search.
+    let dir = tempfile::tempdir().unwrap();
+    let pool = small_pool().to_string_lossy().into_owned();
+    let rev = test_revision();
+    let run = |modes: &str| {
+        let out = dir.path().join(format!("{modes}.json"));
+        let results = dir.path().join(format!("{modes}-results"));
+        ok(lab(&[
+            "calibrate",
+            &rev,
+            "--pool",
+            &pool,
+            "--depth",
+            "3",
+            "--jobs",
+            "1",
+            "--modes",
+            modes,
+            "--out",
+            &out.to_string_lossy(),
+            "--results",
+            &results.to_string_lossy(),
+        ]));
+        json(&out)
+    };
+    let real = run("residual,marginsafety");
+    let with_futility = run("residual,marginsafety,qfutility");
+    for key in ["nodes", "exit_rate", "margin_safety"] {
+        assert_eq!(real[key], with_futility[key], "{key} differs");
+    }
+    for set in ["lazy_residual", "super_lazy_residual", "king"] {
+        assert_eq!(
+            real["histograms"][set], with_futility["histograms"][set],
+            "{set} differs"
+        );
+    }
+    assert!(with_futility["histograms"]["qfutility_excess"][0]["bins"]
+        .as_array()
+        .is_some_and(|bins| !bins.is_empty()));
+}

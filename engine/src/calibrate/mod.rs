@@ -11,7 +11,7 @@ mod sampler;
 pub mod stats;
 
 pub use histogram::Histogram;
-pub use run::{run_pool, supported, PoolRun};
+pub use run::{passes, run_pool, supported, PoolRun};
 #[cfg(feature = "calibrate")]
 pub use sampler::{Calibration, ExitTally};
 

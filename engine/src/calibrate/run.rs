@@ -30,14 +30,65 @@ pub fn supported(modes: Modes) -> Result<(), String> {
 }
 
 /// Searches every position to `depth`, calling `on_position` after each one.
+///
+/// QSearch futility sampling searches every capture the futility test would prune, so it
+/// grows the tree: combined with other modes it runs as a second pass over the pool, and the
+/// exit rates, residuals and margin safety all come from the first pass, the engine's real
+/// search tree. `on_position(pass, index)` counts passes from 0; see [`passes`].
 pub fn run_pool(
     positions: &[Board],
     depth: i32,
     hash_mb: usize,
     modes: Modes,
-    mut on_position: impl FnMut(usize),
+    mut on_position: impl FnMut(usize, usize),
 ) -> Result<PoolRun, String> {
     supported(modes)?;
+    if passes(modes) == 1 {
+        return run_pass(positions, depth, hash_mb, modes, &mut |i| on_position(0, i));
+    }
+    let real_tree = Modes {
+        qfutility: false,
+        ..modes
+    };
+    #[cfg_attr(not(feature = "calibrate"), allow(unused_mut))]
+    let mut run = run_pass(positions, depth, hash_mb, real_tree, &mut |i| {
+        on_position(0, i)
+    })?;
+    let qfutility_only = Modes {
+        qfutility: true,
+        ..Modes::default()
+    };
+    #[cfg_attr(not(feature = "calibrate"), allow(unused_variables))]
+    let futility = run_pass(positions, depth, hash_mb, qfutility_only, &mut |i| {
+        on_position(1, i)
+    })?;
+    #[cfg(feature = "calibrate")]
+    if let (Some(calibration), Some(futility)) = (run.calibration.as_mut(), futility.calibration) {
+        calibration.modes.qfutility = true;
+        calibration.qfutility_excess = futility.qfutility_excess;
+    }
+    Ok(run)
+}
+
+/// How many passes over the pool `run_pool` makes for `modes`: 2 when QSearch futility
+/// sampling comes with other modes.
+pub fn passes(modes: Modes) -> usize {
+    let others = modes.residual || modes.margin_safety;
+    if modes.qfutility && others {
+        2
+    } else {
+        1
+    }
+}
+
+/// One pass over the pool with the sampler in `modes`.
+fn run_pass(
+    positions: &[Board],
+    depth: i32,
+    hash_mb: usize,
+    #[cfg_attr(not(feature = "calibrate"), allow(unused_variables))] modes: Modes,
+    on_position: &mut impl FnMut(usize),
+) -> Result<PoolRun, String> {
     let mut searcher = Searcher::new(hash_mb);
     #[cfg(feature = "calibrate")]
     if modes.residual || modes.margin_safety || modes.qfutility {

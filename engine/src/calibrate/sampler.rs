@@ -76,14 +76,17 @@ impl Calibration {
         }
     }
 
-    /// Records both sides' residuals and king terms of one evaluated position.
-    pub fn record_residuals(&mut self, board: &Board, breakdown: &Breakdown) {
+    /// Records both sides' residuals and king terms of one evaluated position. The super-lazy
+    /// residual only where the super-lazy tier may exit.
+    pub fn record_residuals(&mut self, board: &Board, breakdown: &Breakdown, super_lazy: bool) {
         for color in Color::BOTH {
             let side = color.index();
             let own = side_bucket(board, color);
             let attacker = side_bucket(board, !color);
             self.lazy_residual[own].record(breakdown.rest[side]);
-            self.super_lazy_residual[own].record(breakdown.lazy[side] + breakdown.rest[side]);
+            if super_lazy {
+                self.super_lazy_residual[own].record(breakdown.lazy[side] + breakdown.rest[side]);
+            }
             self.king[attacker].record(breakdown.king[side]);
         }
     }

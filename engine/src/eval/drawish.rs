@@ -14,6 +14,14 @@ pub fn bare_king_either_side(board: &Board) -> bool {
     Color::BOTH.iter().any(|&c| board.color(c).count() == 1)
 }
 
+/// A side with pawns but no pieces: the lazy tier's passer race (unstoppable passers, king
+/// proximity) can swing the score by more than any super-lazy margin, so the super-lazy tier
+/// does not exit on material alone here.
+#[inline(never)]
+pub fn pawn_race_possible(board: &Board) -> bool {
+    Color::BOTH.iter().any(|&c| board.material(c).non_pawn == 0)
+}
+
 /// How much of the full score to keep (`SCALE_NORMAL` = all of it) given drawish material.
 /// Anything below `SCALE_NORMAL` also keeps the cheap tiers from exiting on material alone.
 #[inline(never)]
@@ -114,10 +122,5 @@ fn wrong_bishop_rook_pawn(board: &Board, strong: Color) -> bool {
         return false;
     }
     let defender = board.king(!strong);
-    let distance = |a: crate::types::Square, b: crate::types::Square| {
-        (a.file() as i32 - b.file() as i32)
-            .abs()
-            .max((a.rank() as i32 - b.rank() as i32).abs())
-    };
-    distance(defender, queening) <= 1
+    defender.distance(queening) <= 1
 }

@@ -40,17 +40,19 @@ const HANGING: S = S(-12, -10);
 const SPACE: i32 = 2;
 const TEMPO: S = S(12, 6);
 
-/// King-attack weight of each attacker type per attacked king-zone square.
-const ATTACK_WEIGHT: [i32; 6] = [0, 2, 2, 3, 5, 0];
-/// Weight of a safe checking square, by checking piece type.
-const SAFE_CHECK_WEIGHT: [i32; 6] = [0, 6, 4, 7, 6, 0];
+/// King-attack weight of each piece type that reaches the enemy king zone.
+const ATTACK_WEIGHT: [i32; 6] = [0, 3, 3, 4, 6, 0];
+/// King-zone squares the enemy attacks, each.
+const ZONE_SQUARE_ATTACKED: i32 = 2;
+/// Weight of a safe check by each piece type (counted once per type, not per square).
+const SAFE_CHECK_WEIGHT: [i32; 6] = [0, 8, 5, 8, 7, 0];
 const WEAK_ZONE_SQUARE: i32 = 1;
 /// Share of the attack kept by number of attackers (out of 100).
 const ATTACKER_SCALE: [i32; 8] = [0, 15, 55, 80, 95, 100, 100, 100];
 const SHELTER_PAWN: S = S(14, 0);
 const STORM_PAWN: [i32; 8] = [0, 0, 0, -4, -10, -16, 0, 0];
 const OPEN_FILE_NEAR_KING: S = S(-16, 0);
-const MAX_KING_DANGER: i32 = 600;
+const MAX_KING_DANGER: i32 = 300;
 
 /// Centralisation bonus by distance from the centre (0..=3, Chebyshev rings).
 const CENTRALITY: [i32; 4] = [4, 2, 0, -3];
@@ -62,13 +64,6 @@ fn center_ring(sq: Square) -> usize {
     let df = if f < 4 { 3 - f } else { f - 4 };
     let dr = if r < 4 { 3 - r } else { r - 4 };
     df.max(dr) as usize
-}
-
-#[inline(always)]
-fn distance(a: Square, b: Square) -> i32 {
-    (a.file() as i32 - b.file() as i32)
-        .abs()
-        .max((a.rank() as i32 - b.rank() as i32).abs())
 }
 
 /// Attack maps built in one pass over the pieces, shared by every full-tier term.
@@ -176,10 +171,9 @@ fn pieces(board: &Board, color: Color, info: &mut AttackInfo) -> S {
             };
             info.add(color, kind, reach);
             let mobility = (reach & mobility_area).count() as i32 - MOBILITY_PIVOT[kind.index()];
-            let hits = (reach & info.zone[them]).count() as i32;
-            if hits > 0 {
+            if (reach & info.zone[them]).any() {
                 info.king_attackers[us] += 1;
-                info.king_units[us] += ATTACK_WEIGHT[kind.index()] * hits;
+                info.king_units[us] += ATTACK_WEIGHT[kind.index()];
             }
             let ring = CENTRALITY[center_ring(sq)];
             score += match kind {
@@ -202,7 +196,7 @@ fn pieces(board: &Board, color: Color, info: &mut AttackInfo) -> S {
                         BISHOP_OUTPOST
                     };
                 }
-                score += KING_PROTECTOR * distance(sq, our_king);
+                score += KING_PROTECTOR * sq.distance(our_king);
                 if kind == PieceType::Bishop {
                     let colour = if Bitboard::LIGHT_SQUARES.has(sq) {
                         Bitboard::LIGHT_SQUARES
@@ -272,7 +266,8 @@ fn king_safety(board: &Board, color: Color, info: &AttackInfo) -> S {
         attacks::rook(king, occupied) & info.by[them][PieceType::Rook.index()],
         attacks::queen(king, occupied) & info.by[them][PieceType::Queen.index()],
     ];
-    let mut units = info.king_units[them];
+    let mut units = info.king_units[them]
+        + ZONE_SQUARE_ATTACKED * (info.zone[us] & info.all[them]).count() as i32;
     for (kind, squares) in [
         PieceType::Knight,
         PieceType::Bishop,
@@ -282,7 +277,9 @@ fn king_safety(board: &Board, color: Color, info: &AttackInfo) -> S {
     .into_iter()
     .zip(checks)
     {
-        units += SAFE_CHECK_WEIGHT[kind.index()] * (squares & safe).count() as i32;
+        if (squares & safe).any() {
+            units += SAFE_CHECK_WEIGHT[kind.index()];
+        }
     }
     let defended_by_king_only = info.by[us][PieceType::King.index()] & !info.twice[us];
     units +=
@@ -291,7 +288,10 @@ fn king_safety(board: &Board, color: Color, info: &AttackInfo) -> S {
     let has_queen = board.colored(enemy, PieceType::Queen).any();
     // Without a queen the attack rarely mates: count half of it.
     let scale = ATTACKER_SCALE[info.king_attackers[them].min(7)] / if has_queen { 1 } else { 2 };
-    let danger = (units * units * scale / 100 / 3).min(MAX_KING_DANGER);
+    // Attackers and safe checks count once per piece (type), not per square, and the danger is
+    // capped at 3 pawns. Per-square counting with a 6-pawn cap gave the king term a tail that
+    // no O(1) margin could bound: it caused most wrong middlegame lazy exits in calibration.
+    let danger = (units * units * scale / 100 / 6).min(MAX_KING_DANGER);
     score -= S(danger, danger / 8);
     score
 }
@@ -399,37 +399,21 @@ fn trapped_pieces(board: &Board, color: Color) -> S {
     score
 }
 
+/// What pieces do to passed pawns: blockades and a path free of enemy pieces. The race
+/// between kings and passers is the lazy tier's (`pawns::passer_race`).
 fn passed_pawn_terms(board: &Board, color: Color, passed: Bitboard) -> S {
     let white = color.is_white();
-    let own_king = board.king(color);
-    let enemy_king = board.king(!color);
     let enemy_pieces = board.color(!color);
-    let enemy_has_pieces = board.material(!color).non_pawn > 0;
     let mut score = S::ZERO;
     for sq in passed {
-        let rank = sq.relative_rank(white) as i32;
-        let weight = (rank - 2).max(0);
+        let weight = (sq.relative_rank(white) as i32 - 2).max(0);
         let stop = sq.offset(if white { 8 } else { -8 });
-        // King proximity to the stop square matters in the endgame.
-        score += S(
-            0,
-            weight * (5 * distance(enemy_king, stop) - 2 * distance(own_king, stop)),
-        );
         if board.occupied().has(stop) {
             score -= S(4 * weight, 8 * weight);
         } else if (passed_span(color, sq) & Bitboard::file(sq.file() as usize) & enemy_pieces)
             .is_empty()
         {
             score += S(3 * weight, 7 * weight);
-        }
-        // Square rule: a lone king cannot catch it.
-        if !enemy_has_pieces {
-            let promote = Square::from_file_rank(sq.file(), if white { 7 } else { 0 });
-            let to_go = 7 - rank + if rank == 1 { -1 } else { 0 };
-            let tempo = if board.side_to_move() == color { 0 } else { 1 };
-            if distance(enemy_king, promote) - tempo > to_go {
-                score += S(0, 400);
-            }
         }
     }
     score
@@ -441,7 +425,7 @@ fn mop_up(board: &Board, terms: &mut FullTerms) {
         let enemy = !color;
         if board.color(enemy).count() == 1 && board.material(color).non_pawn >= 500 {
             let edge = center_ring(board.king(enemy)) as i32;
-            let closeness = 14 - 2 * distance(board.king(color), board.king(enemy));
+            let closeness = 14 - 2 * board.king(color).distance(board.king(enemy));
             terms.rest[color.index()] += S(0, 40 * edge + 8 * closeness);
         }
     }

@@ -10,16 +10,16 @@
 //! The block between the BEGIN/END markers is rewritten by `lab tables --apply`.
 
 // BEGIN MARGIN TABLES
-// source: squall calibrate residual over a 4000-position self-play pool (seed 1), depth 6; all tables p2/p98; medians p50
-pub const KING_LO: [i32; 8] = [-13, -20, -53, -194, -237, -335, -332, -193];
-pub const KING_HI: [i32; 8] = [8, 11, 17, 21, 28, 33, 35, 42];
-pub const KING_P50: [i32; 8] = [-2, -4, -5, -6, -2, -5, -1, 8];
-pub const LAZY_RESID_LO: [i32; 8] = [-30, -35, -70, -87, -126, -149, -135, -177];
-pub const LAZY_RESID_HI: [i32; 8] = [132, 106, 123, 113, 88, 79, 67, 18];
-pub const LAZY_RESID_P50: [i32; 8] = [16, 34, 22, 14, -17, -32, -37, -81];
-pub const SUPER_LAZY_RESID_LO: [i32; 8] = [-65, -58, -85, -91, -109, -118, -109, -126];
-pub const SUPER_LAZY_RESID_HI: [i32; 8] = [297, 204, 242, 188, 128, 120, 108, 88];
-pub const SUPER_LAZY_RESID_P50: [i32; 8] = [12, 33, 25, 21, -1, -7, -4, -21];
+// source: calibration.json (30000 positions, depth 6); king p2/p98 p2/p98 p2/p98 p8/p92 p5/p95 p6/p94 p5/p95 p4/p96; lazy p6/p94 p4/p96 p4/p96 p4/p96 p5/p95 p5/p95 p4/p96 p6/p94; super-lazy p2/p98 p3/p97 p2/p98 p2/p98 p2/p98 p2/p98 p3/p97 p15/p85; medians p50
+pub const KING_LO: [i32; 8] = [-15, -18, -35, -41, -55, -81, -89, -73];
+pub const KING_HI: [i32; 8] = [7, 10, 17, 14, 21, 28, 32, 39];
+pub const KING_P50: [i32; 8] = [-2, -4, -6, -7, -2, -2, -1, 8];
+pub const LAZY_RESID_LO: [i32; 8] = [-17, -23, -56, -77, -105, -127, -122, -156];
+pub const LAZY_RESID_HI: [i32; 8] = [49, 75, 86, 81, 61, 47, 43, -8];
+pub const LAZY_RESID_P50: [i32; 8] = [14, 33, 18, 9, -22, -34, -39, -81];
+pub const SUPER_LAZY_RESID_LO: [i32; 8] = [-65, -46, -80, -89, -110, -115, -106, -78];
+pub const SUPER_LAZY_RESID_HI: [i32; 8] = [194, 205, 219, 171, 126, 108, 100, 32];
+pub const SUPER_LAZY_RESID_P50: [i32; 8] = [9, 32, 21, 16, -2, -8, -9, -22];
 // END MARGIN TABLES
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,11 +1,13 @@
 //! Tiered evaluation. One entry point, `Evaluator::evaluate(board, alpha, beta)`:
 //!
 //! 1. **super-lazy**: material only, before any pawn work; exits when the score is outside
-//!    the window by the super-lazy margins;
-//! 2. **lazy**: + pawn structure (pawn hash), passed pawns, bad trades, bishop pair; exits by
-//!    the lazy margins;
-//! 3. **full**: + mobility, king safety, trapped pieces, rook/queen terms, detailed passers,
-//!    threats, mop-up, tapered, and scaled by drawish-material detection.
+//!    the window by the super-lazy margins (not when a side has no pieces: pawn races decide
+//!    those endings, and only the lazy tier sees them);
+//! 2. **lazy**: + pawn structure (pawn hash), passed pawns and their race against the kings,
+//!    bad trades, bishop pair; exits by the lazy margins;
+//! 3. **full**: + mobility, king safety, trapped pieces, rook/queen terms, what pieces do to
+//!    passers (blockades, free paths), threats, mop-up, tapered, and scaled by
+//!    drawish-material detection.
 //!
 //! Scores are centipawns from the side to move's point of view.
 
@@ -16,7 +18,7 @@ mod material;
 mod pawns;
 mod score;
 
-pub use drawish::{bare_king_either_side, drawish_scale, SCALE_NORMAL};
+pub use drawish::{bare_king_either_side, drawish_scale, pawn_race_possible, SCALE_NORMAL};
 pub use pawns::PawnTable;
 pub use score::S;
 
@@ -155,15 +157,16 @@ impl Evaluator {
         let scale = drawish::drawish_scale(board);
         let cheap =
             self.cheap_exits && scale == SCALE_NORMAL && !drawish::bare_king_either_side(board);
+        let super_lazy = cheap && !drawish::pawn_race_possible(board);
         #[cfg(feature = "calibrate")]
         let full_for_calibration = if cheap {
-            self.sample_residuals(board)
+            self.sample_residuals(board, super_lazy)
         } else {
             None
         };
 
         let material = super_lazy_score(board, phase);
-        if cheap {
+        if super_lazy {
             #[cfg_attr(not(feature = "calibrate"), allow(unused_variables))]
             if let Some(failed_high) =
                 margins::super_lazy(my_bucket, opp_bucket).exit(material, alpha, beta)
@@ -225,8 +228,9 @@ impl Evaluator {
     /// fixed-cost checks the cheap tiers run. For benchmarks: it never exits or scales.
     pub fn lazy_only(&mut self, board: &Board) -> i32 {
         let phase = material::phase(board);
-        let checks =
-            drawish::drawish_scale(board) + i32::from(drawish::bare_king_either_side(board));
+        let checks = drawish::drawish_scale(board)
+            + i32::from(drawish::bare_king_either_side(board))
+            + i32::from(drawish::pawn_race_possible(board));
         let entry = self.pawns.probe(board);
         std::hint::black_box(checks);
         super_lazy_score(board, phase) + lazy_balance(board, &entry, phase)
@@ -278,13 +282,13 @@ impl Evaluator {
     }
 
     /// Records the residual histograms and returns the full score, when calibrating.
-    fn sample_residuals(&mut self, board: &Board) -> Option<i32> {
+    fn sample_residuals(&mut self, board: &Board, super_lazy: bool) -> Option<i32> {
         let modes = self.calibration.as_ref()?.modes;
         if modes.residual {
             let breakdown = self.breakdown(board);
             self.calibration
                 .as_mut()?
-                .record_residuals(board, &breakdown);
+                .record_residuals(board, &breakdown, super_lazy);
         }
         modes.margin_safety.then(|| self.full(board))
     }
@@ -312,7 +316,9 @@ fn per_side(f: impl Fn(Color) -> i32) -> [i32; 2] {
 /// (benchmarks: the cost of a super-lazy exit).
 pub fn super_lazy_only(board: &Board) -> i32 {
     let phase = material::phase(board);
-    let checks = drawish::drawish_scale(board) + i32::from(drawish::bare_king_either_side(board));
+    let checks = drawish::drawish_scale(board)
+        + i32::from(drawish::bare_king_either_side(board))
+        + i32::from(drawish::pawn_race_possible(board));
     std::hint::black_box(checks);
     super_lazy_score(board, phase)
 }
@@ -349,6 +355,7 @@ fn full_score(board: &Board, entry: &pawns::PawnEntry, lazy: i32, phase: i32, sc
 fn lazy_terms(board: &Board, entry: &pawns::PawnEntry) -> [S; 2] {
     let mut terms = entry.score;
     for color in Color::BOTH {
+        terms[color.index()] += pawns::passer_race(board, color, entry.passed[color.index()]);
         let ours = board.material(color);
         let theirs = board.material(!color);
         if ours.count(PieceType::Bishop) >= 2 {

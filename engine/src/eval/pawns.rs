@@ -11,7 +11,7 @@ const ISOLATED: S = S(-12, -16);
 const BACKWARD: S = S(-8, -12);
 /// Bonus for a pawn defended by a pawn or standing beside one, by relative rank.
 const CONNECTED: [i32; 8] = [0, 4, 7, 11, 20, 34, 55, 0];
-/// Passed-pawn bonus by relative rank (the lazy tier's share; king and path terms are full).
+/// Passed-pawn bonus by relative rank (structure only; `passer_race` adds the kings).
 const PASSED: [S; 8] = [
     S(0, 0),
     S(2, 8),
@@ -149,3 +149,38 @@ fn side_pawns(board: &Board, color: Color) -> (S, Bitboard) {
     }
     (score, passed)
 }
+
+/// The race between passed pawns and kings: king proximity to each passer's stop square and
+/// the square rule against a side with no pieces. It depends on the kings and the side to
+/// move, so it is computed per call, not cached in the pawn hash. Part of the lazy tier: in
+/// pawn endings these terms decide the game, and leaving them to the full tier made the lazy
+/// exits there unsound.
+#[inline(always)]
+pub fn passer_race(board: &Board, color: Color, passed: Bitboard) -> S {
+    let white = color.is_white();
+    let own_king = board.king(color);
+    let enemy_king = board.king(!color);
+    let enemy_has_pieces = board.material(!color).non_pawn > 0;
+    let mut score = S::ZERO;
+    for sq in passed {
+        let rank = sq.relative_rank(white) as i32;
+        let weight = (rank - 2).max(0);
+        let stop = sq.offset(if white { 8 } else { -8 });
+        score += S(
+            0,
+            weight * (5 * stop.distance(enemy_king) - 2 * stop.distance(own_king)),
+        );
+        if !enemy_has_pieces {
+            let promote = Square::from_file_rank(sq.file(), if white { 7 } else { 0 });
+            let to_go = 7 - rank + if rank == 1 { -1 } else { 0 };
+            let tempo = if board.side_to_move() == color { 0 } else { 1 };
+            if promote.distance(enemy_king) - tempo > to_go {
+                score += UNSTOPPABLE_PASSER;
+            }
+        }
+    }
+    score
+}
+
+/// A passer the enemy king cannot catch, against a side with no pieces.
+const UNSTOPPABLE_PASSER: S = S(0, 400);

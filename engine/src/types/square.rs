@@ -51,6 +51,18 @@ impl Square {
         }
     }
 
+    /// King-move (Chebyshev) distance.
+    #[inline(always)]
+    pub const fn distance(self, other: Square) -> i32 {
+        let files = (self.file() as i32 - other.file() as i32).abs();
+        let ranks = (self.rank() as i32 - other.rank() as i32).abs();
+        if files > ranks {
+            files
+        } else {
+            ranks
+        }
+    }
+
     #[inline(always)]
     pub const fn bb(self) -> Bitboard {
         Bitboard::from_square(self)

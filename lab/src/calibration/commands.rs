@@ -99,8 +99,8 @@ pub fn tables(args: &TablesArgs, repo: Option<&Path>) -> Result<Outcome> {
     )?;
     let mut choice = Choice::uniform(residual, king);
     for text in &args.buckets {
-        let (bucket, pair) = tables::parse_override(text, args.allow_asymmetric)?;
-        choice.residual[bucket] = pair;
+        let (target, bucket, pair) = tables::parse_override(text, args.allow_asymmetric)?;
+        choice.set(target, bucket, pair);
     }
     let origin = args.file.file_name().map_or_else(
         || args.file.display().to_string(),

@@ -36,26 +36,63 @@ impl Pair {
 #[derive(Clone, Debug)]
 pub struct Choice {
     pub king: [Pair; 8],
-    pub residual: [Pair; 8],
+    pub lazy: [Pair; 8],
+    pub super_lazy: [Pair; 8],
 }
 
 impl Choice {
     pub fn uniform(residual: Pair, king: Pair) -> Choice {
         Choice {
             king: [king; 8],
-            residual: [residual; 8],
+            lazy: [residual; 8],
+            super_lazy: [residual; 8],
+        }
+    }
+
+    /// Applies a per-bucket override to the tables it names.
+    pub fn set(&mut self, target: Target, bucket: usize, pair: Pair) {
+        match target {
+            Target::King => self.king[bucket] = pair,
+            Target::Lazy => self.lazy[bucket] = pair,
+            Target::SuperLazy => self.super_lazy[bucket] = pair,
+            Target::Residual => {
+                self.lazy[bucket] = pair;
+                self.super_lazy[bucket] = pair;
+            }
         }
     }
 }
 
-/// Parses a `B=LO:HI` per-bucket override.
-pub fn parse_override(text: &str, allow_asymmetric: bool) -> anyhow::Result<(usize, Pair)> {
-    let (bucket, pair) = text
-        .split_once('=')
-        .context(format!("`{text}`: expected BUCKET=LO:HI"))?;
-    let (lo, hi) = pair
-        .split_once(':')
-        .context(format!("`{text}`: expected BUCKET=LO:HI"))?;
+/// Which tables a per-bucket override sets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    King,
+    Lazy,
+    SuperLazy,
+    /// Both residual tables (the default when no table is named).
+    Residual,
+}
+
+/// Parses a `[TABLE:]B=LO:HI` per-bucket override; TABLE is `king`, `lazy`, `super-lazy` or
+/// `residual` (both residual tables, the default).
+pub fn parse_override(text: &str, allow_asymmetric: bool) -> anyhow::Result<(Target, usize, Pair)> {
+    const FORM: &str =
+        "expected [TABLE:]BUCKET=LO:HI with TABLE king, lazy, super-lazy or residual";
+    let (head, pair) = text.split_once('=').context(format!("`{text}`: {FORM}"))?;
+    let (target, bucket) = match head.split_once(':') {
+        None => (Target::Residual, head),
+        Some((table, bucket)) => {
+            let target = match table.trim() {
+                "king" => Target::King,
+                "lazy" => Target::Lazy,
+                "super-lazy" => Target::SuperLazy,
+                "residual" => Target::Residual,
+                other => bail!("`{text}`: unknown table `{other}`; {FORM}"),
+            };
+            (target, bucket)
+        }
+    };
+    let (lo, hi) = pair.split_once(':').context(format!("`{text}`: {FORM}"))?;
     let bucket: usize = bucket
         .trim()
         .parse()
@@ -71,7 +108,7 @@ pub fn parse_override(text: &str, allow_asymmetric: bool) -> anyhow::Result<(usi
         .trim()
         .parse()
         .context(format!("`{text}`: bad high percentile"))?;
-    Ok((bucket, Pair::new(lo, hi, allow_asymmetric)?))
+    Ok((target, bucket, Pair::new(lo, hi, allow_asymmetric)?))
 }
 
 fn row(name: &str, hists: &[Histogram], pick: impl Fn(usize) -> f64) -> anyhow::Result<String> {
@@ -112,23 +149,28 @@ pub fn render(file: &CalibrationFile, origin: &str, choice: &Choice) -> anyhow::
     let lazy = set("lazy_residual")?;
     let super_lazy = set("super_lazy_residual")?;
     let k = &choice.king;
-    let r = &choice.residual;
+    let l = &choice.lazy;
+    let s = &choice.super_lazy;
+    let residuals = if l == s {
+        format!("residuals {}", describe(l))
+    } else {
+        format!("lazy {}; super-lazy {}", describe(l), describe(s))
+    };
     let lines = [
         format!(
-            "// source: {origin} ({} positions, depth {}); king {}; residuals {}; medians p50",
+            "// source: {origin} ({} positions, depth {}); king {}; {residuals}; medians p50",
             file.positions,
             file.depth,
             describe(k),
-            describe(r)
         ),
         row("KING_LO", &king, |b| k[b].lo)?,
         row("KING_HI", &king, |b| k[b].hi)?,
         row("KING_P50", &king, |_| 50.0)?,
-        row("LAZY_RESID_LO", &lazy, |b| r[b].lo)?,
-        row("LAZY_RESID_HI", &lazy, |b| r[b].hi)?,
+        row("LAZY_RESID_LO", &lazy, |b| l[b].lo)?,
+        row("LAZY_RESID_HI", &lazy, |b| l[b].hi)?,
         row("LAZY_RESID_P50", &lazy, |_| 50.0)?,
-        row("SUPER_LAZY_RESID_LO", &super_lazy, |b| r[b].lo)?,
-        row("SUPER_LAZY_RESID_HI", &super_lazy, |b| r[b].hi)?,
+        row("SUPER_LAZY_RESID_LO", &super_lazy, |b| s[b].lo)?,
+        row("SUPER_LAZY_RESID_HI", &super_lazy, |b| s[b].hi)?,
         row("SUPER_LAZY_RESID_P50", &super_lazy, |_| 50.0)?,
     ];
     Ok(lines.join("\n") + "\n")
@@ -168,10 +210,20 @@ mod tests {
         assert!(Pair::new(60.0, 40.0, true).is_err());
         assert_eq!(
             parse_override("3=5:95", false).unwrap(),
-            (3, Pair { lo: 5.0, hi: 95.0 })
+            (Target::Residual, 3, Pair { lo: 5.0, hi: 95.0 })
         );
+        assert_eq!(
+            parse_override("super-lazy:6=2:98", false).unwrap(),
+            (Target::SuperLazy, 6, Pair { lo: 2.0, hi: 98.0 })
+        );
+        assert_eq!(
+            parse_override("king:0=10:90", false).unwrap().0,
+            Target::King
+        );
+        assert!(parse_override("pawns:3=5:95", false).is_err());
         assert!(parse_override("8=5:95", false).is_err());
         assert!(parse_override("3=5", false).is_err());
+        assert!(parse_override("lazy:3=10:95", false).is_err());
     }
 
     #[test]

@@ -5,7 +5,7 @@
 use crate::bench_output::engine_json;
 use crate::json::Json;
 use squall::bench;
-use squall::calibrate::{run_pool, stats, Modes, PoolRun};
+use squall::calibrate::{passes, run_pool, stats, Modes, PoolRun};
 use squall::counters::TIERS;
 use std::io::Write;
 
@@ -105,14 +105,24 @@ pub fn command(args: &[String]) -> Result<(), String> {
     }
     let total = positions.len();
     let step = (total / 20).max(1);
+    let passes = passes(options.modes);
     let run = run_pool(
         &positions,
         options.depth,
         options.hash_mb,
         options.modes,
-        |index| {
+        |pass, index| {
             if (index + 1) % step == 0 || index + 1 == total {
-                eprintln!("calibrate: {}/{} positions", index + 1, total);
+                if passes == 1 {
+                    eprintln!("calibrate: {}/{total} positions", index + 1);
+                } else {
+                    let what = if pass == 0 { "real tree" } else { "qfutility" };
+                    eprintln!(
+                        "calibrate: {}/{total} positions (pass {}/{passes}: {what})",
+                        index + 1,
+                        pass + 1
+                    );
+                }
             }
         },
     )?;
