@@ -1,5 +1,5 @@
-//! Drawish-situation detection and bare-king tests. These run at every node in the cheap
-//! tiers, so each is its own never-inlined function: profilers and instruction counts
+//! Drawish-situation detection, bare-king and pawn-race tests. These run at every node in the
+//! cheap tiers, so each is its own never-inlined function: profilers and instruction counts
 //! attribute their fixed cost by name.
 
 use crate::board::Board;
@@ -14,9 +14,9 @@ pub fn bare_king_either_side(board: &Board) -> bool {
     Color::BOTH.iter().any(|&c| board.color(c).count() == 1)
 }
 
-/// A side with pawns but no pieces: the lazy tier's passer race (unstoppable passers, king
-/// proximity) can swing the score by more than any super-lazy margin, so the super-lazy tier
-/// does not exit on material alone here.
+/// A side without pieces (pawns only; a bare king stops every cheap exit already): the lazy
+/// tier's passer race (unstoppable passers, king proximity) can swing the score by more than
+/// any super-lazy margin, so the super-lazy tier does not exit on material alone here.
 #[inline(never)]
 pub fn pawn_race_possible(board: &Board) -> bool {
     Color::BOTH.iter().any(|&c| board.material(c).non_pawn == 0)
