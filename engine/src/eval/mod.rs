@@ -228,11 +228,8 @@ impl Evaluator {
     /// fixed-cost checks the cheap tiers run. For benchmarks: it never exits or scales.
     pub fn lazy_only(&mut self, board: &Board) -> i32 {
         let phase = material::phase(board);
-        let checks = drawish::drawish_scale(board)
-            + i32::from(drawish::bare_king_either_side(board))
-            + i32::from(drawish::pawn_race_possible(board));
+        std::hint::black_box(fixed_cost_checks(board));
         let entry = self.pawns.probe(board);
-        std::hint::black_box(checks);
         super_lazy_score(board, phase) + lazy_balance(board, &entry, phase)
     }
 
@@ -316,11 +313,16 @@ fn per_side(f: impl Fn(Color) -> i32) -> [i32; 2] {
 /// (benchmarks: the cost of a super-lazy exit).
 pub fn super_lazy_only(board: &Board) -> i32 {
     let phase = material::phase(board);
-    let checks = drawish::drawish_scale(board)
-        + i32::from(drawish::bare_king_either_side(board))
-        + i32::from(drawish::pawn_race_possible(board));
-    std::hint::black_box(checks);
+    std::hint::black_box(fixed_cost_checks(board));
     super_lazy_score(board, phase)
+}
+
+/// The checks `evaluate` runs before a cheap tier may exit, combined so the benchmark entry
+/// points pay for them as the search does.
+fn fixed_cost_checks(board: &Board) -> i32 {
+    drawish::drawish_scale(board)
+        + i32::from(drawish::bare_king_either_side(board))
+        + i32::from(drawish::pawn_race_possible(board))
 }
 
 /// The super-lazy tier: tapered material balance for the side to move.

@@ -161,6 +161,8 @@ pub fn passer_race(board: &Board, color: Color, passed: Bitboard) -> S {
     let own_king = board.king(color);
     let enemy_king = board.king(!color);
     let enemy_has_pieces = board.material(!color).non_pawn > 0;
+    // The square rule counts one move more when the enemy king moves first.
+    let tempo = i32::from(board.side_to_move() != color);
     let mut score = S::ZERO;
     for sq in passed {
         let rank = sq.relative_rank(white) as i32;
@@ -173,7 +175,6 @@ pub fn passer_race(board: &Board, color: Color, passed: Bitboard) -> S {
         if !enemy_has_pieces {
             let promote = Square::from_file_rank(sq.file(), if white { 7 } else { 0 });
             let to_go = 7 - rank + if rank == 1 { -1 } else { 0 };
-            let tempo = if board.side_to_move() == color { 0 } else { 1 };
             if promote.distance(enemy_king) - tempo > to_go {
                 score += UNSTOPPABLE_PASSER;
             }
