@@ -10,6 +10,7 @@ pub mod counters;
 pub mod eval;
 pub mod movegen;
 pub mod perft;
+pub mod prefetch;
 pub mod search;
 pub mod timeman;
 pub mod types;

@@ -134,18 +134,32 @@ fn cheap_exits_can_be_switched_off() {
 }
 
 #[test]
-fn drawish_material_disables_cheap_exits_and_scales() {
+fn drawish_material_scales_every_tier() {
     let mut eval = Evaluator::new();
     let mut counters = Counters::default();
-    // K+B v K: insufficient material is a dead draw.
+    // K+B v K: insufficient material is a dead draw, and a bare king keeps the cheap tiers out.
     let kbk = Board::from_fen("8/8/4k3/8/8/8/3B4/4K3 w - - 0 1").unwrap();
     let e = eval.evaluate(&kbk, -10, 10, &mut counters);
     assert_eq!((e.tier, e.score), (Tier::Full, 0));
     // Opposite-coloured bishops with a pawn more: scaled well below the raw pawn edge.
     let ocb = Board::from_fen("8/5k2/8/3b4/8/2B1P3/5K2/8 w - - 0 1").unwrap();
+    let scale = squall::eval::drawish_scale(&ocb);
+    assert!(scale < squall::eval::SCALE_NORMAL, "{scale}");
     let e = eval.evaluate(&ocb, -10, 10, &mut counters);
     assert_eq!(e.tier, Tier::Full);
     assert!(e.score.abs() < 60, "{}", e.score);
+    // Far from the window, the super-lazy tier exits on the material scaled the same way,
+    // failing high below the window and low above it.
+    let material = squall::eval::scaled(squall::eval::super_lazy_only(&ocb), scale);
+    assert!(material < squall::eval::super_lazy_only(&ocb));
+    for (alpha, beta) in [(-2000, -1999), (1999, 2000)] {
+        let e = eval.evaluate(&ocb, alpha, beta, &mut counters);
+        assert_eq!(
+            (e.tier, e.score),
+            (Tier::SuperLazy, material),
+            "{alpha} {beta}"
+        );
+    }
     // Wrong-coloured bishop with a rook pawn and the defending king in the corner.
     let wrong = Board::from_fen("7k/8/6K1/7P/8/8/8/3B4 w - - 0 1").unwrap();
     assert_eq!(eval.full(&wrong), 0);

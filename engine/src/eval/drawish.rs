@@ -23,7 +23,8 @@ pub fn pawn_race_possible(board: &Board) -> bool {
 }
 
 /// How much of the full score to keep (`SCALE_NORMAL` = all of it) given drawish material.
-/// Anything below `SCALE_NORMAL` also keeps the cheap tiers from exiting on material alone.
+/// The cheap tiers scale their scores by it too: a drawish scale shrinks a score and what the
+/// tier cannot see alike, so the same margins hold.
 #[inline(never)]
 pub fn drawish_scale(board: &Board) -> i32 {
     let white = board.material(Color::White);

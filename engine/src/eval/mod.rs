@@ -6,8 +6,10 @@
 //! 2. **lazy**: + pawn structure (pawn hash), passed pawns and their race against the kings,
 //!    bad trades, bishop pair; exits by the lazy margins;
 //! 3. **full**: + mobility, king safety, trapped pieces, rook/queen terms, what pieces do to
-//!    passers (blockades, free paths), threats, mop-up, tapered, and scaled by
-//!    drawish-material detection.
+//!    passers (blockades, free paths), threats, mop-up, tapered.
+//!
+//! Every tier's score is scaled by drawish-material detection (`drawish_scale`), computed
+//! before the first exit; no cheap tier exits when a side has a bare king (mop-up decides).
 //!
 //! Scores are centipawns from the side to move's point of view.
 
@@ -101,7 +103,7 @@ impl Breakdown {
             - self.king[them]
             + self.rest[us]
             - self.rest[them];
-        raw * self.scale / SCALE_NORMAL
+        scaled(raw, self.scale)
     }
 }
 
@@ -155,8 +157,9 @@ impl Evaluator {
         let material_bucket = material_bucket(board);
         let phase = material::phase(board);
         let scale = drawish::drawish_scale(board);
-        let cheap =
-            self.cheap_exits && scale == SCALE_NORMAL && !drawish::bare_king_either_side(board);
+        // A drawish scale shrinks the full score and its residual alike, so a cheap score scaled
+        // the same way stays within the same margins: the cheap tiers exit on scaled scores.
+        let cheap = self.cheap_exits && !drawish::bare_king_either_side(board);
         let super_lazy = cheap && !drawish::pawn_race_possible(board);
         #[cfg(feature = "calibrate")]
         let full_for_calibration = if cheap {
@@ -167,9 +170,10 @@ impl Evaluator {
 
         let material = super_lazy_score(board, phase);
         if super_lazy {
+            let score = scaled(material, scale);
             #[cfg_attr(not(feature = "calibrate"), allow(unused_variables))]
             if let Some(failed_high) =
-                margins::super_lazy(my_bucket, opp_bucket).exit(material, alpha, beta)
+                margins::super_lazy(my_bucket, opp_bucket).exit(score, alpha, beta)
             {
                 counters.record_exit(Tier::SuperLazy, material_bucket, my_bucket, opp_bucket);
                 #[cfg(feature = "calibrate")]
@@ -183,9 +187,9 @@ impl Evaluator {
                 );
                 let positional = margins::super_lazy_positional(my_bucket, opp_bucket);
                 return Evaluation {
-                    score: material,
+                    score,
                     tier: Tier::SuperLazy,
-                    positional,
+                    positional: scaled(positional, scale),
                 };
             }
         }
@@ -193,8 +197,9 @@ impl Evaluator {
         let entry = self.pawns.probe(board);
         let lazy = material + lazy_balance(board, &entry, phase);
         if cheap {
+            let score = scaled(lazy, scale);
             #[cfg_attr(not(feature = "calibrate"), allow(unused_variables))]
-            if let Some(failed_high) = margins::lazy(my_bucket, opp_bucket).exit(lazy, alpha, beta)
+            if let Some(failed_high) = margins::lazy(my_bucket, opp_bucket).exit(score, alpha, beta)
             {
                 counters.record_exit(Tier::Lazy, material_bucket, my_bucket, opp_bucket);
                 #[cfg(feature = "calibrate")]
@@ -208,9 +213,9 @@ impl Evaluator {
                 );
                 let positional = margins::lazy_positional(my_bucket, opp_bucket);
                 return Evaluation {
-                    score: lazy,
+                    score,
                     tier: Tier::Lazy,
-                    positional,
+                    positional: scaled(positional, scale),
                 };
             }
         }
@@ -349,7 +354,13 @@ fn full_score(board: &Board, entry: &pawns::PawnEntry, lazy: i32, phase: i32, sc
     );
     let positional =
         (full.king[us] + full.rest[us] - full.king[them] - full.rest[them]).taper(phase);
-    (lazy + positional) * scale / SCALE_NORMAL
+    scaled(lazy + positional, scale)
+}
+
+/// A score under a drawish scale (`SCALE_NORMAL` keeps all of it).
+#[inline(always)]
+pub fn scaled(score: i32, scale: i32) -> i32 {
+    score * scale / SCALE_NORMAL
 }
 
 /// The lazy tier's terms beyond material, per side.

@@ -371,6 +371,10 @@ impl Searcher {
             }
         }
 
+        // The TT move is usually searched first: its slot loads during the static evaluation.
+        if depth >= 2 && !tt_move.is_null() {
+            self.tt.prefetch(board.key_after_hint(tt_move));
+        }
         let in_check = board.in_check();
         let static_eval = if in_check {
             -INFINITY
@@ -428,10 +432,20 @@ impl Searcher {
         let mut quiet_count = 0;
         let side = board.side_to_move().index();
 
+        // One move ahead: the next move's TT slot loads while this move's subtree is searched
+        // (children with depth left probe the TT; quiescence does not).
+        let mut next = self.pickers[ply].pick();
+        if let Some(first) = next.filter(|&first| depth >= 2 && first != tt_move) {
+            self.tt.prefetch(board.key_after_hint(first));
+        }
         for index in 0.. {
-            let Some(mv) = self.pickers[ply].pick() else {
+            let Some(mv) = next else {
                 break;
             };
+            next = self.pickers[ply].pick();
+            if let Some(following) = next.filter(|_| depth >= 2) {
+                self.tt.prefetch(board.key_after_hint(following));
+            }
             let quiet = is_quiet(board, mv);
             let mut child = *board;
             child.play(mv);

@@ -117,10 +117,13 @@ impl ScoredMoves {
         if self.next >= n {
             return None;
         }
+        // Over a slice, so the scan has no bounds checks; the first of equal scores wins.
         let mut best = self.next;
-        for i in self.next + 1..n {
-            if self.scores[i] > self.scores[best] {
-                best = i;
+        let mut best_score = self.scores[best];
+        for (i, &score) in self.scores[self.next..n].iter().enumerate().skip(1) {
+            if score > best_score {
+                best = self.next + i;
+                best_score = score;
             }
         }
         let slice = self.moves.as_mut_slice();

@@ -69,6 +69,13 @@ impl TranspositionTable {
         ((key as u128 * self.entries.len() as u128) >> 64) as usize
     }
 
+    /// Starts loading `key`'s slot into the cache. The search calls it one move ahead, so
+    /// the slot arrives while the current move's subtree is searched.
+    #[inline(always)]
+    pub fn prefetch(&self, key: u64) {
+        crate::prefetch::prefetch(&self.entries[self.index(key)]);
+    }
+
     #[inline]
     pub fn probe(&self, key: u64) -> Option<Entry> {
         let entry = self.entries[self.index(key)];
