@@ -4,7 +4,7 @@
 use super::{Histogram, Modes};
 use crate::board::Board;
 use crate::counters::{MATERIAL_BUCKETS, SIDE_BUCKETS};
-use crate::eval::{material_bucket, scaled, side_bucket, Breakdown, Tier};
+use crate::eval::{material_bucket, side_bucket, Breakdown, Tier};
 use crate::types::Color;
 
 /// Exits of one cheap tier in one bucket, and how many of them the full score contradicts.
@@ -76,21 +76,20 @@ impl Calibration {
         }
     }
 
-    /// Records both sides' residuals and king terms of one evaluated position, under its
-    /// drawish scale as the cheap tiers see them. The super-lazy residual only where the
-    /// super-lazy tier may exit.
+    /// Records both sides' residuals and king terms of one evaluated position. The super-lazy
+    /// residual only where the super-lazy tier may exit. Terms are recorded before the drawish
+    /// scale: a scaled exit leaves out less than that, so tables drawn from these histograms
+    /// stay conservative there, and normal positions keep the distribution they bound.
     pub fn record_residuals(&mut self, board: &Board, breakdown: &Breakdown, super_lazy: bool) {
-        let seen = |term: i32| scaled(term, breakdown.scale);
         for color in Color::BOTH {
             let side = color.index();
             let own = side_bucket(board, color);
             let attacker = side_bucket(board, !color);
-            self.lazy_residual[own].record(seen(breakdown.rest[side]));
+            self.lazy_residual[own].record(breakdown.rest[side]);
             if super_lazy {
-                self.super_lazy_residual[own]
-                    .record(seen(breakdown.lazy[side] + breakdown.rest[side]));
+                self.super_lazy_residual[own].record(breakdown.lazy[side] + breakdown.rest[side]);
             }
-            self.king[attacker].record(seen(breakdown.king[side]));
+            self.king[attacker].record(breakdown.king[side]);
         }
     }
 
