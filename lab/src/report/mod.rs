@@ -196,10 +196,17 @@ pub fn instructions_line(comparison: &Comparison) -> String {
     } else {
         format!("within {}%", comparison.settings.instr_threshold_pct)
     };
-    format!(
-        "Instructions: per node {} ({flag}) → {}",
-        signed_pct(change),
+    // The comparison judges instructions only for the same search on the same toolchain.
+    let judgement = if comparison.signature.changed {
+        "not judged (the search changed)"
+    } else if !instructions.comparable {
+        "not judged (different toolchain)"
+    } else {
         verdict_word(instructions.verdict)
+    };
+    format!(
+        "Instructions: per node {} ({flag}) → {judgement}",
+        signed_pct(change)
     )
 }
 
@@ -336,6 +343,48 @@ pub fn describe_settings(settings: &Settings, measured_depth: u32) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use crate::compare::{compare, Criteria, Settings};
+    use crate::measure::{Instructions, Measurement};
+
+    /// Compares a stored measurement with a copy whose instructions per node are 5% higher.
+    fn five_percent_more_instructions(signature_changed: bool) -> Comparison {
+        let stored: crate::baseline::Baseline =
+            serde_json::from_str(include_str!("../../../baselines/main.json")).unwrap();
+        let a: Measurement = stored.measurement;
+        let mut b = a.clone();
+        if let Instructions::Measured { total, .. } = &mut b.instructions {
+            *total += *total / 20;
+        }
+        if signature_changed {
+            b.signature += 1;
+        }
+        let settings = Settings {
+            rounds: 1,
+            depth: None,
+            instr_depth: 6,
+            threshold_pct: 1.0,
+            instr_threshold_pct: 0.5,
+        };
+        let criteria = Criteria {
+            threshold_pct: 1.0,
+            instr_threshold_pct: 0.5,
+            nps_comparable: true,
+            toolchain_comparable: true,
+        };
+        compare("compare", settings, ("A", &a), ("B", &b), criteria)
+    }
+
+    #[test]
+    fn instructions_are_judged_only_for_the_same_search() {
+        let same = instructions_line(&five_percent_more_instructions(false));
+        assert!(same.ends_with("→ REGRESSION"), "{same}");
+        let changed = instructions_line(&five_percent_more_instructions(true));
+        assert!(
+            changed.ends_with("→ not judged (the search changed)"),
+            "{changed}"
+        );
+    }
 
     #[test]
     fn thousands_groups_digits() {
