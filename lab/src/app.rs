@@ -59,6 +59,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         }
         Command::Compare(args) => Lab::open(repo, paths, progress)?.compare(&args),
         Command::Bench(args) => Lab::open(repo, paths, progress)?.bench(&args),
+        Command::Tiers(args) => Lab::open(repo, paths, progress)?.tiers(&args),
         Command::Baseline {
             action: BaselineCommand::Show { name, output },
         } => show_baseline(&paths, &name, output.format),
@@ -141,11 +142,13 @@ impl Lab {
                 label: "A",
                 revision: &a,
                 binary: &a_binary,
+                full_eval: false,
             },
             &Subject {
                 label: "B",
                 revision: &b,
                 binary: &b_binary,
+                full_eval: false,
             },
             &plan,
             &self.paths,
@@ -199,6 +202,7 @@ impl Lab {
             label: "A",
             revision: &revision,
             binary: &binary,
+            full_eval: false,
         };
         let measurement =
             measure_single(&subject, &plan(&args.measure), &self.paths, &self.progress)?;
@@ -220,6 +224,53 @@ impl Lab {
         })
     }
 
+    fn tiers(&self, args: &BenchArgs) -> Result<Outcome> {
+        let revision = resolve(&self.repo, &args.rev, &self.paths)?;
+        let binary = self.build(&revision, &args.measure.features)?;
+        let subject = |label, full_eval| Subject {
+            label,
+            revision: &revision,
+            binary: &binary,
+            full_eval,
+        };
+        let (mut full_eval, tiers) = measure_pair(
+            &subject("A", true),
+            &subject("B", false),
+            &plan(&args.measure),
+            &self.paths,
+            &self.progress,
+        )?;
+        full_eval.revision.spec = format!("{} --full-eval", args.rev);
+        let verdict = VerdictArgs {
+            threshold: 1.0,
+            instr_threshold: 0.5,
+        };
+        let mut comparison = compare(
+            "tiers",
+            settings(&args.measure, &verdict),
+            ("A", &full_eval),
+            ("B", &tiers),
+            Criteria {
+                threshold_pct: verdict.threshold,
+                instr_threshold_pct: verdict.instr_threshold,
+                nps_comparable: true,
+                toolchain_comparable: true,
+            },
+        );
+        // A different tree is the expected outcome here, not a warning.
+        comparison
+            .warnings
+            .retain(|warning| !warning.starts_with("SIGNATURE CHANGED"));
+        comparison.notes.push(format!(
+            "The tiers change the search (QSearch futility reads their margins): B searched {} \
+             nodes, A {} (node ratio {:.4}), so speed is compared per node.",
+            tiers.signature,
+            full_eval.signature,
+            tiers.signature as f64 / full_eval.signature.max(1) as f64
+        ));
+        Ok(comparison_outcome(&comparison, args.output.format))
+    }
+
     fn save_baseline(&self, name: &str, rev: &str, measure: &MeasureArgs) -> Result<Outcome> {
         let path = baseline::baseline_path(&self.paths, name)?;
         let revision = resolve(&self.repo, rev, &self.paths)?;
@@ -228,6 +279,7 @@ impl Lab {
             label: "A",
             revision: &revision,
             binary: &binary,
+            full_eval: false,
         };
         let measurement = measure_single(&subject, &plan(measure), &self.paths, &self.progress)?;
         let stored = Baseline {
@@ -274,6 +326,7 @@ impl Lab {
             label: "B",
             revision: &revision,
             binary: &binary,
+            full_eval: false,
         };
         let measurement = measure_single(&subject, &plan(&measure), &self.paths, &self.progress)?;
         let criteria = Criteria {

@@ -39,6 +39,15 @@ pub enum Command {
     /// Measure one revision.
     #[command(after_help = EXIT_CODES_HELP)]
     Bench(BenchArgs),
+    /// What the cheap eval tiers buy: one revision's binary with `--full-eval` (A) against
+    /// the same binary with its tiers on (B), in paired ABBA rounds.
+    ///
+    /// Reports time per node with its confidence interval, NPS, instructions per node and the
+    /// exits per tier and material bucket. The tiers change the search (QSearch futility reads
+    /// their margins), so speed is compared per node. Exit 1 when the tiers make the engine
+    /// significantly slower per node than the full evaluation alone.
+    #[command(after_help = EXIT_CODES_HELP)]
+    Tiers(BenchArgs),
     /// Save, check or show a stored baseline (baselines/NAME.json).
     Baseline {
         #[command(subcommand)]

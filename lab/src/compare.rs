@@ -47,6 +47,8 @@ pub struct Comparison {
     pub verdict: Verdict,
     pub regression: bool,
     pub warnings: Vec<String>,
+    /// What the reader should know that is not a problem (`lab tiers`: the node ratio).
+    pub notes: Vec<String>,
     /// Per-function instruction movers, with `compare --functions` only.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub functions: Option<crate::functions::FunctionsComparison>,
@@ -309,6 +311,7 @@ pub fn compare(
         verdict,
         regression: verdict == Verdict::Regression,
         warnings,
+        notes: Vec::new(),
         functions: None,
     }
 }

@@ -28,6 +28,8 @@ pub struct Subject<'a> {
     pub label: &'static str,
     pub revision: &'a Revision,
     pub binary: &'a EngineBinary,
+    /// Bench with `--full-eval` (`lab tiers` measures a binary both ways).
+    pub full_eval: bool,
 }
 
 /// Everything measured for one revision. Baselines store it verbatim, so a later check can pair
@@ -183,6 +185,7 @@ impl<'a> Runs<'a> {
         let runner = BenchRunner {
             binary: subject.binary.path.clone(),
             depth: plan.depth,
+            full_eval: subject.full_eval,
             timeout: plan.timeout,
         };
         Self {
@@ -386,6 +389,7 @@ fn run_callgrind(
                         let runner = BenchRunner {
                             binary: subject.binary.path.clone(),
                             depth: None,
+                            full_eval: subject.full_eval,
                             timeout: plan.timeout,
                         };
                         scope.spawn(move || {

@@ -74,13 +74,15 @@ impl Exits {
 pub struct BenchRunner {
     pub binary: PathBuf,
     pub depth: Option<u32>,
+    /// Runs `bench --full-eval`: the same binary with both cheap-tier exits off.
+    pub full_eval: bool,
     pub timeout: Duration,
 }
 
 impl BenchRunner {
     pub fn run(&self) -> Result<BenchReport> {
         let mut command = Command::new(&self.binary);
-        command.args(bench_args(self.depth));
+        command.args(bench_args(self.depth, self.full_eval));
         let what = format!("`{} bench --json`", self.binary.display());
         let finished = run_with_timeout(command, self.timeout, &what)?;
         require_success(&finished, &format!("the engine {what}"))?;
@@ -100,7 +102,7 @@ impl BenchRunner {
             .arg("--tool=callgrind")
             .arg(format!("--callgrind-out-file={}", out_file.display()))
             .arg(&self.binary)
-            .args(bench_args(Some(depth)));
+            .args(bench_args(Some(depth), self.full_eval));
         let what = format!("callgrind on `{} bench`", self.binary.display());
         let finished = run_with_timeout(command, self.timeout * CALLGRIND_TIMEOUT_FACTOR, &what)?;
         require_success(&finished, &what)?;
@@ -112,11 +114,14 @@ impl BenchRunner {
     }
 }
 
-fn bench_args(depth: Option<u32>) -> Vec<String> {
+fn bench_args(depth: Option<u32>, full_eval: bool) -> Vec<String> {
     let mut args = vec!["bench".to_string(), "--json".to_string()];
     if let Some(depth) = depth {
         args.push("--depth".to_string());
         args.push(depth.to_string());
+    }
+    if full_eval {
+        args.push("--full-eval".to_string());
     }
     args
 }

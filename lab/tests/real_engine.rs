@@ -1,5 +1,6 @@
 //! End to end on the real engine: a commit that adds redundant work to a hot function, without
-//! changing the search, must be flagged as a regression with an unchanged signature.
+//! changing the search, must be flagged as a regression with an unchanged signature; and
+//! `lab tiers` on the unpatched engine must show its cheap tiers saving instructions per node.
 //!
 //! It clones the committed state of this workspace, so it needs the engine committed, and it
 //! builds the engine twice in release mode: minutes, hence `#[ignore]`. Run it with
@@ -101,25 +102,46 @@ fn redundant_work_in_a_hot_function_is_a_regression_with_an_unchanged_signature(
 
     let depth = env_or("LAB_E2E_DEPTH", "6");
     let instr_depth = env_or("LAB_E2E_INSTR_DEPTH", "4");
+    let measure = ["--depth", &depth, "--instr-depth", &instr_depth];
+    let (code, report, context) = lab_json(dir.path(), &["compare", "HEAD~1", "HEAD"], &measure);
+    assert_eq!(code, Some(1), "expected a regression (exit 1)\n{context}");
+    assert_eq!(report["signature"]["changed"], false, "{context}");
+    assert_eq!(report["verdict"], "regression", "{context}");
+
+    // The same binary (cached now) with its tiers on against --full-eval: the cheap tiers
+    // must pay for themselves in instructions per node, which no machine noise can fake.
+    let (code, report, context) = lab_json(dir.path(), &["tiers", "HEAD~1"], &measure);
+    assert_eq!(code, Some(0), "{context}");
+    assert_eq!(report["a"]["eval"]["exits"]["super_lazy"], 0, "{context}");
+    assert_eq!(report["a"]["eval"]["exits"]["lazy"], 0, "{context}");
+    let ratio = report["instructions"]["per_node_ratio"].as_f64();
+    assert!(
+        ratio.is_some_and(|r| r < 0.95),
+        "tiers on should cost at least 5% fewer instructions per node than --full-eval\n{context}"
+    );
+}
+
+/// Runs `lab --repo REPO COMMAND... --format json --rounds 6 MEASURE...`: its exit code, its JSON
+/// report, and both output streams for assertion messages (also printed: `--nocapture` shows
+/// the reports).
+fn lab_json(
+    repo: &Path,
+    command: &[&str],
+    measure: &[&str],
+) -> (Option<i32>, serde_json::Value, String) {
     let output = Command::new(env!("CARGO_BIN_EXE_lab"))
         .arg("--repo")
-        .arg(dir.path())
-        .args([
-            "compare", "HEAD~1", "HEAD", "--format", "json", "--rounds", "6",
-        ])
-        .args(["--depth", &depth, "--instr-depth", &instr_depth])
+        .arg(repo)
+        .args(command)
+        .args(["--format", "json", "--rounds", "6"])
+        .args(measure)
         .output()
         .expect("running lab");
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     let context = format!("stdout:\n{stdout}\nstderr:\n{stderr}");
-    assert_eq!(
-        output.status.code(),
-        Some(1),
-        "expected a regression (exit 1)\n{context}"
-    );
-    let report: serde_json::Value = serde_json::from_str(&stdout).expect("JSON report");
-    assert_eq!(report["signature"]["changed"], false, "{context}");
-    assert_eq!(report["verdict"], "regression", "{context}");
     eprintln!("{stdout}");
+    let report =
+        serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("no JSON report ({e})\n{context}"));
+    (output.status.code(), report, context)
 }

@@ -41,6 +41,9 @@ fn render_comparison(comparison: &Comparison) -> String {
     for warning in &comparison.warnings {
         out.push_str(&format!("> **Warning:** {warning}\n\n"));
     }
+    for note in &comparison.notes {
+        out.push_str(&format!("> **Note:** {note}\n\n"));
+    }
     out.push_str(&table(
         ["figure", "A", "B", "B vs A"],
         comparison_rows(comparison),

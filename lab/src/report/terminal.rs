@@ -44,7 +44,10 @@ fn render_comparison(comparison: &Comparison) -> String {
     for warning in &comparison.warnings {
         out.push_str(&format!("!! WARNING: {warning}\n"));
     }
-    if !comparison.warnings.is_empty() {
+    for note in &comparison.notes {
+        out.push_str(&format!("note: {note}\n"));
+    }
+    if !comparison.warnings.is_empty() || !comparison.notes.is_empty() {
         out.push('\n');
     }
     out.push_str(&table(
