@@ -9,7 +9,7 @@
 //!   checks a super-lazy exit pays), `Evaluator::lazy_only` (plus pawn hash and lazy terms) and
 //!   `Evaluator::full` (the full tier whatever the window). The pawn hash is warm, as it mostly
 //!   is in a search: the first iteration fills it, every later one hits.
-//! * `fixed_cost/{drawish_scale,bare_king_either_side}`: the two checks every `evaluate` call
+//! * `fixed_cost/{drawish_scale,pawn_race_possible}`: the two checks every `evaluate` call
 //!   runs before any tier, alone.
 //! * `evaluate_window_mix/{tiers_on,tiers_off}`: `Evaluator::evaluate` over every position with
 //!   null windows placed at fixed offsets around its full score (see [`WINDOW_OFFSETS`]), with
@@ -76,7 +76,7 @@ enum Kind {
     Lazy,
     Full,
     DrawishScale,
-    BareKing,
+    PawnRace,
     TiersOn,
     TiersOff,
 }
@@ -87,7 +87,7 @@ impl Kind {
         Kind::Lazy,
         Kind::Full,
         Kind::DrawishScale,
-        Kind::BareKing,
+        Kind::PawnRace,
         Kind::TiersOn,
         Kind::TiersOff,
     ];
@@ -99,7 +99,7 @@ impl Kind {
             Kind::Lazy => ("eval_tier", "lazy"),
             Kind::Full => ("eval_tier", "full"),
             Kind::DrawishScale => ("fixed_cost", "drawish_scale"),
-            Kind::BareKing => ("fixed_cost", "bare_king_either_side"),
+            Kind::PawnRace => ("fixed_cost", "pawn_race_possible"),
             Kind::TiersOn => ("evaluate_window_mix", "tiers_on"),
             Kind::TiersOff => ("evaluate_window_mix", "tiers_off"),
         }
@@ -139,9 +139,9 @@ fn run(kind: Kind, fx: &mut Fixture) -> i64 {
                 sum += i64::from(eval::drawish_scale(black_box(b)));
             }
         }
-        Kind::BareKing => {
+        Kind::PawnRace => {
             for b in positions {
-                sum += i64::from(eval::bare_king_either_side(black_box(b)));
+                sum += i64::from(eval::pawn_race_possible(black_box(b)));
             }
         }
         Kind::TiersOn | Kind::TiersOff => {
@@ -283,8 +283,8 @@ fn print_relative_costs(since: SystemTime) {
             crit_ratio(kind, Kind::Full)
         );
     }
-    let fixed = ns[at(Kind::DrawishScale)] + ns[at(Kind::BareKing)];
-    let crit_fixed = match (crit[at(Kind::DrawishScale)], crit[at(Kind::BareKing)]) {
+    let fixed = ns[at(Kind::DrawishScale)] + ns[at(Kind::PawnRace)];
+    let crit_fixed = match (crit[at(Kind::DrawishScale)], crit[at(Kind::PawnRace)]) {
         (Some(d), Some(b)) => Some(d + b),
         _ => None,
     };
@@ -295,7 +295,7 @@ fn print_relative_costs(since: SystemTime) {
         };
         format!("{:.1}%   [criterion {c}]", 100.0 * fixed / ns[at(of)])
     };
-    println!("Fixed-cost checks (drawish_scale + bare_king_either_side = {fixed:.1} ns per call):");
+    println!("Fixed-cost checks (drawish_scale + pawn_race_possible = {fixed:.1} ns per call):");
     println!("  share of full eval: {}", share(Kind::Full));
     println!("  share of a super-lazy call: {}", share(Kind::SuperLazy));
     println!(

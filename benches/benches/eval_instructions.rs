@@ -84,11 +84,11 @@ fn drawish_scale(fx: Fixture) -> (i64, Fixture) {
 
 #[library_benchmark]
 #[bench::all_positions(setup = positions)]
-fn bare_king_either_side(fx: Fixture) -> (i64, Fixture) {
+fn pawn_race_possible(fx: Fixture) -> (i64, Fixture) {
     let sum = fx
         .positions
         .iter()
-        .map(|b| i64::from(eval::bare_king_either_side(black_box(b))))
+        .map(|b| i64::from(eval::pawn_race_possible(black_box(b))))
         .sum();
     (black_box(sum), fx)
 }
@@ -97,7 +97,7 @@ library_benchmark_group!(name = tiers, benchmarks = [super_lazy, lazy, full]);
 
 library_benchmark_group!(
     name = fixed_cost,
-    benchmarks = [drawish_scale, bare_king_either_side]
+    benchmarks = [drawish_scale, pawn_race_possible]
 );
 
 main!(library_benchmark_groups = tiers, fixed_cost);

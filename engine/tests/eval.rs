@@ -200,3 +200,18 @@ fn a_side_without_pieces_keeps_the_super_lazy_tier_out() {
     let e = Evaluator::new().evaluate(&both_armed, -10, 10, &mut counters);
     assert_eq!(e.tier, Tier::SuperLazy, "{e:?}");
 }
+
+#[test]
+fn mop_up_is_in_the_lazy_score_and_the_lazy_tier_decides_bare_kings() {
+    let mut eval = Evaluator::new();
+    // K+Q v K: the bare king in the corner, next to the winning king, against one in the centre.
+    let cornered = Board::from_fen("7k/8/6K1/8/8/8/8/1Q6 w - - 0 1").unwrap();
+    let central = Board::from_fen("8/8/8/4k3/8/8/8/KQ6 w - - 0 1").unwrap();
+    let gap = eval.lazy_only(&cornered) - eval.lazy_only(&central);
+    assert!(gap >= 100, "mop-up worth only {gap} cp to the lazy tier");
+    // Material alone would fail high, but only the lazy tier, which sees the mop-up, exits.
+    let mut counters = Counters::default();
+    let e = eval.evaluate(&central, -10, 10, &mut counters);
+    assert_eq!(e.tier, Tier::Lazy, "{e:?}");
+    assert_eq!(e.score, eval.lazy_only(&central));
+}

@@ -25,12 +25,16 @@ pub const PROFILE_FEATURE: &str = "profile";
 pub const PROFILE_RUSTFLAGS: &str = "-C force-frame-pointers=yes";
 
 /// The frames whose shares are reported: `(label, how a frame name matches)`.
-pub const KEY_FRAMES: [(&str, Matcher); 9] = [
+pub const KEY_FRAMES: [(&str, Matcher); 10] = [
     ("evaluate", Matcher::Function("evaluate")),
     ("super_lazy_score", Matcher::Function("super_lazy_score")),
     ("lazy_terms", Matcher::Function("lazy_terms")),
     ("full_tier", Matcher::Function("full_tier")),
     ("drawish_scale", Matcher::Function("drawish_scale")),
+    (
+        "pawn_race_possible",
+        Matcher::Function("pawn_race_possible"),
+    ),
     (
         "bare_king_either_side",
         Matcher::Function("bare_king_either_side"),

@@ -1,6 +1,7 @@
-//! Drawish-situation detection, bare-king and pawn-race tests. These run at every node in the
-//! cheap tiers, so each is its own never-inlined function: profilers and instruction counts
-//! attribute their fixed cost by name.
+//! Drawish-situation detection, bare-king and pawn-race tests. These run in the cheap tiers
+//! (`drawish_scale` and `pawn_race_possible` at every call, `bare_king_either_side` in the lazy
+//! tier), so each is its own never-inlined function: profilers and instruction counts attribute
+//! their fixed cost by name.
 
 use crate::board::Board;
 use crate::types::{Bitboard, Color, PieceType};
@@ -8,15 +9,16 @@ use crate::types::{Bitboard, Color, PieceType};
 /// Scale applied to the full score, out of `SCALE_NORMAL`.
 pub const SCALE_NORMAL: i32 = 64;
 
-/// A side with only its king left (and maybe pawns counts as not bare).
+/// A side with only its king left (a king with pawns is not bare). The lazy tier adds its
+/// mop-up term then.
 #[inline(never)]
 pub fn bare_king_either_side(board: &Board) -> bool {
     Color::BOTH.iter().any(|&c| board.color(c).count() == 1)
 }
 
-/// A side without pieces (pawns only; a bare king stops every cheap exit already): the lazy
-/// tier's passer race (unstoppable passers, king proximity) can swing the score by more than
-/// any super-lazy margin, so the super-lazy tier does not exit on material alone here.
+/// A side without pieces (pawns only, or a bare king): the lazy tier's passer race
+/// (unstoppable passers, king proximity) and mop-up can swing the score by more than any
+/// super-lazy margin, so the super-lazy tier does not exit on material alone here.
 #[inline(never)]
 pub fn pawn_race_possible(board: &Board) -> bool {
     Color::BOTH.iter().any(|&c| board.material(c).non_pawn == 0)

@@ -1,5 +1,5 @@
 //! The full tier: piece placement, mobility, attack-based king safety, trapped pieces,
-//! rook and queen terms, detailed passed-pawn terms, threats and mop-up. Every term is kept
+//! rook and queen terms, detailed passed-pawn terms and threats. Every term is kept
 //! per side, so calibration can measure each side's residual and king term separately.
 
 use super::pawns::passed_span;
@@ -57,15 +57,6 @@ const MAX_KING_DANGER: i32 = 300;
 /// Centralisation bonus by distance from the centre (0..=3, Chebyshev rings).
 const CENTRALITY: [i32; 4] = [4, 2, 0, -3];
 
-#[inline(always)]
-fn center_ring(sq: Square) -> usize {
-    let f = sq.file() as i32;
-    let r = sq.rank() as i32;
-    let df = if f < 4 { 3 - f } else { f - 4 };
-    let dr = if r < 4 { 3 - r } else { r - 4 };
-    df.max(dr) as usize
-}
-
 /// Attack maps built in one pass over the pieces, shared by every full-tier term.
 struct AttackInfo {
     by: [[Bitboard; 6]; 2],
@@ -122,7 +113,7 @@ pub fn full_terms(board: &Board, passed: [Bitboard; 2]) -> FullTerms {
         rest += space(board, color, &info);
         let king = board.king(color);
         let white = color.is_white();
-        let ring = center_ring(king) as i32;
+        let ring = king.center_ring() as i32;
         let back_rank = king.relative_rank(white) == 0;
         rest += S(
             if back_rank {
@@ -138,7 +129,6 @@ pub fn full_terms(board: &Board, passed: [Bitboard; 2]) -> FullTerms {
         terms.rest[us] = rest;
         terms.king[us] = king_safety(board, color, &info);
     }
-    mop_up(board, &mut terms);
     terms
 }
 
@@ -175,7 +165,7 @@ fn pieces(board: &Board, color: Color, info: &mut AttackInfo) -> S {
                 info.king_attackers[us] += 1;
                 info.king_units[us] += ATTACK_WEIGHT[kind.index()];
             }
-            let ring = CENTRALITY[center_ring(sq)];
+            let ring = CENTRALITY[sq.center_ring()];
             score += match kind {
                 PieceType::Knight => KNIGHT_MOBILITY * mobility + S(ring * 5, ring * 4),
                 PieceType::Bishop => BISHOP_MOBILITY * mobility + S(ring * 3, ring * 2),
@@ -417,16 +407,4 @@ fn passed_pawn_terms(board: &Board, color: Color, passed: Bitboard) -> S {
         }
     }
     score
-}
-
-/// Drives a bare king to the edge and the winning king towards it.
-fn mop_up(board: &Board, terms: &mut FullTerms) {
-    for color in Color::BOTH {
-        let enemy = !color;
-        if board.color(enemy).count() == 1 && board.material(color).non_pawn >= 500 {
-            let edge = center_ring(board.king(enemy)) as i32;
-            let closeness = 14 - 2 * board.king(color).distance(board.king(enemy));
-            terms.rest[color.index()] += S(0, 40 * edge + 8 * closeness);
-        }
-    }
 }

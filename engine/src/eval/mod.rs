@@ -1,19 +1,20 @@
 //! Tiered evaluation. One entry point, `Evaluator::evaluate(board, alpha, beta)`:
 //!
 //! 1. **super-lazy**: material only, before any pawn work; exits when the score is outside
-//!    the window by the super-lazy margins (not when a side has no pieces: pawn races decide
-//!    those endings, and only the lazy tier sees them);
+//!    the window by the super-lazy margins (not when a side has no pieces: pawn races and
+//!    mop-up decide those endings, and only the lazy tier sees them);
 //! 2. **lazy**: + pawn structure (pawn hash), passed pawns and their race against the kings,
-//!    bad trades, bishop pair; exits by the lazy margins;
+//!    bad trades, bishop pair, mop-up against a bare king; exits by the lazy margins;
 //! 3. **full**: + mobility, king safety, trapped pieces, rook/queen terms, what pieces do to
-//!    passers (blockades, free paths), threats, mop-up, tapered.
+//!    passers (blockades, free paths), threats, tapered.
 //!
 //! Every tier's score is scaled by drawish-material detection (`drawish_scale`), computed
-//! before the first exit; no cheap tier exits when a side has a bare king (mop-up decides).
+//! before the first exit.
 //!
 //! Scores are centipawns from the side to move's point of view.
 
 mod drawish;
+mod endgame;
 mod full;
 pub mod margins;
 mod material;
@@ -159,7 +160,9 @@ impl Evaluator {
         let scale = drawish::drawish_scale(board);
         // A drawish scale shrinks the full score and its residual alike, so a cheap score scaled
         // the same way stays within the same margins: the cheap tiers exit on scaled scores.
-        let cheap = self.cheap_exits && !drawish::bare_king_either_side(board);
+        let cheap = self.cheap_exits;
+        // A side without pieces (a bare king too) leaves material alone blind to the passer
+        // race and the mop-up, which the lazy tier sees.
         let super_lazy = cheap && !drawish::pawn_race_possible(board);
         #[cfg(feature = "calibrate")]
         let full_for_calibration = if cheap {
@@ -322,12 +325,11 @@ pub fn super_lazy_only(board: &Board) -> i32 {
     super_lazy_score(board, phase)
 }
 
-/// The checks `evaluate` runs before a cheap tier may exit, combined so the benchmark entry
-/// points pay for them as the search does.
+/// The checks `evaluate` runs before the super-lazy tier may exit, combined so the benchmark
+/// entry points pay for them as the search does (`bare_king_either_side` runs inside
+/// `lazy_terms`).
 fn fixed_cost_checks(board: &Board) -> i32 {
-    drawish::drawish_scale(board)
-        + i32::from(drawish::bare_king_either_side(board))
-        + i32::from(drawish::pawn_race_possible(board))
+    drawish::drawish_scale(board) + i32::from(drawish::pawn_race_possible(board))
 }
 
 /// The super-lazy tier: tapered material balance for the side to move.
@@ -367,6 +369,11 @@ pub fn scaled(score: i32, scale: i32) -> i32 {
 #[inline(never)]
 fn lazy_terms(board: &Board, entry: &pawns::PawnEntry) -> [S; 2] {
     let mut terms = entry.score;
+    if drawish::bare_king_either_side(board) {
+        for color in Color::BOTH {
+            terms[color.index()] += endgame::mop_up(board, color);
+        }
+    }
     for color in Color::BOTH {
         terms[color.index()] += pawns::passer_race(board, color, entry.passed[color.index()]);
         let ours = board.material(color);

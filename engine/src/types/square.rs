@@ -51,6 +51,16 @@ impl Square {
         }
     }
 
+    /// Chebyshev ring around the four centre squares: 0 on d4/e4/d5/e5, 3 on the edge.
+    #[inline(always)]
+    pub const fn center_ring(self) -> usize {
+        let f = self.file() as i32;
+        let r = self.rank() as i32;
+        let df = if f < 4 { 3 - f } else { f - 4 };
+        let dr = if r < 4 { 3 - r } else { r - 4 };
+        (if df > dr { df } else { dr }) as usize
+    }
+
     /// King-move (Chebyshev) distance.
     #[inline(always)]
     pub const fn distance(self, other: Square) -> i32 {

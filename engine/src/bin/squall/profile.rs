@@ -4,7 +4,8 @@
 //! Only built with `--features profile`; without it the command explains how to get it. Build
 //! with `RUSTFLAGS="-C force-frame-pointers=yes"` for complete stacks (the lab's `lab profile`
 //! does). The eval tiers (`super_lazy_score`, `lazy_terms`, `full_tier`) and the fixed-cost
-//! checks (`drawish_scale`, `bare_king_either_side`) are `#[inline(never)]`, so each is a frame.
+//! checks (`drawish_scale`, `pawn_race_possible`, `bare_king_either_side`) are `#[inline(never)]`,
+//! so each is a frame.
 
 pub const USAGE: &str =
     "usage: squall profile [--depth N] [--out FILE.svg] [--frequency HZ] [--folded FILE]";
