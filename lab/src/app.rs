@@ -11,7 +11,7 @@ use crate::build::{build_engine, EngineBinary};
 use crate::calibration;
 use crate::cli::{
     BaselineCommand, BenchArgs, CalibrateArgs, CalibrateCommand, Cli, Command, CompareArgs, Format,
-    MeasureArgs, VerdictArgs,
+    MeasureArgs, TiersArgs, VerdictArgs,
 };
 use crate::compare::{compare, summarize, Comparison, Criteria, Settings, LAB_JSON_SCHEMA_VERSION};
 use crate::machine::{Machine, Toolchain};
@@ -159,6 +159,7 @@ impl Lab {
             instr_threshold_pct: args.verdict.instr_threshold,
             nps_comparable: true,
             toolchain_comparable: true,
+            same_binary: false,
         };
         let mut comparison = compare(
             "compare",
@@ -224,7 +225,7 @@ impl Lab {
         })
     }
 
-    fn tiers(&self, args: &BenchArgs) -> Result<Outcome> {
+    fn tiers(&self, args: &TiersArgs) -> Result<Outcome> {
         let revision = resolve(&self.repo, &args.rev, &self.paths)?;
         let binary = self.build(&revision, &args.measure.features)?;
         let subject = |label, full_eval| Subject {
@@ -241,33 +242,19 @@ impl Lab {
             &self.progress,
         )?;
         full_eval.revision.spec = format!("{} --full-eval", args.rev);
-        let verdict = VerdictArgs {
-            threshold: 1.0,
-            instr_threshold: 0.5,
-        };
-        let mut comparison = compare(
+        let comparison = compare(
             "tiers",
-            settings(&args.measure, &verdict),
+            settings(&args.measure, &args.verdict),
             ("A", &full_eval),
             ("B", &tiers),
             Criteria {
-                threshold_pct: verdict.threshold,
-                instr_threshold_pct: verdict.instr_threshold,
+                threshold_pct: args.verdict.threshold,
+                instr_threshold_pct: args.verdict.instr_threshold,
                 nps_comparable: true,
                 toolchain_comparable: true,
+                same_binary: true,
             },
         );
-        // A different tree is the expected outcome here, not a warning.
-        comparison
-            .warnings
-            .retain(|warning| !warning.starts_with("SIGNATURE CHANGED"));
-        comparison.notes.push(format!(
-            "The tiers change the search (QSearch futility reads their margins): B searched {} \
-             nodes, A {} (node ratio {:.4}), so speed is compared per node.",
-            tiers.signature,
-            full_eval.signature,
-            tiers.signature as f64 / full_eval.signature.max(1) as f64
-        ));
         Ok(comparison_outcome(&comparison, args.output.format))
     }
 
@@ -334,6 +321,7 @@ impl Lab {
             instr_threshold_pct: request.verdict.instr_threshold,
             nps_comparable: stored.machine == Machine::current(),
             toolchain_comparable: stored.toolchain == Toolchain::current(&self.paths.workdir)?,
+            same_binary: false,
         };
         let comparison = compare(
             "baseline-check",

@@ -47,7 +47,7 @@ pub enum Command {
     /// their margins), so speed is compared per node. Exit 1 when the tiers make the engine
     /// significantly slower per node than the full evaluation alone.
     #[command(after_help = EXIT_CODES_HELP)]
-    Tiers(BenchArgs),
+    Tiers(TiersArgs),
     /// Save, check or show a stored baseline (baselines/NAME.json).
     Baseline {
         #[command(subcommand)]
@@ -126,6 +126,19 @@ pub struct ProfileArgs {
     /// Seconds the profiled bench may take before it is killed.
     #[arg(long, default_value_t = 600)]
     pub timeout: u64,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct TiersArgs {
+    /// Revision whose binary is measured both ways (anything git understands, or WORKTREE).
+    #[arg(default_value = "HEAD")]
+    pub rev: String,
+    #[command(flatten)]
+    pub measure: MeasureArgs,
+    #[command(flatten)]
+    pub verdict: VerdictArgs,
     #[command(flatten)]
     pub output: OutputArgs,
 }

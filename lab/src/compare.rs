@@ -22,6 +22,9 @@ pub struct Criteria {
     /// False when A was built by another toolchain: signatures and instructions may differ
     /// without any source change.
     pub toolchain_comparable: bool,
+    /// True when A and B are one binary run two ways (`lab tiers`): their trees may differ by
+    /// design, so the node ratio is a note and a changed signature no warning.
+    pub same_binary: bool,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -290,6 +293,7 @@ pub fn compare(
     let instructions = compare_instructions(a, b, signature.changed, criteria);
     let eval_deltas = eval_deltas(&a_summary.eval, &b_summary.eval);
     let verdict = overall_verdict(speed.verdict, instructions.verdict);
+    let notes = notes(&signature, criteria);
     let warnings = warnings(
         &signature,
         &speed,
@@ -311,7 +315,7 @@ pub fn compare(
         verdict,
         regression: verdict == Verdict::Regression,
         warnings,
-        notes: Vec::new(),
+        notes,
         functions: None,
     }
 }
@@ -459,6 +463,19 @@ fn overall_verdict(speed: Verdict, instructions: Verdict) -> Verdict {
     }
 }
 
+fn notes(signature: &SignatureComparison, criteria: Criteria) -> Vec<String> {
+    if !criteria.same_binary {
+        return Vec::new();
+    }
+    vec![format!(
+        "A and B run one binary two ways, whose trees may differ by design: B searched {} \
+         nodes, A {} (node ratio {:.4}); speed is compared per node.",
+        signature.b,
+        signature.a,
+        signature.b as f64 / signature.a.max(1) as f64
+    )]
+}
+
 fn warnings(
     signature: &SignatureComparison,
     speed: &SpeedComparison,
@@ -468,7 +485,7 @@ fn warnings(
     criteria: Criteria,
 ) -> Vec<String> {
     let mut warnings = Vec::new();
-    if signature.changed {
+    if signature.changed && !criteria.same_binary {
         warnings.push(format!(
             "SIGNATURE CHANGED: {} searched {} nodes, {} searched {} ({:+.2}%). The revisions search \
              different trees, so speed is compared per node (time per node, instructions per node), \

@@ -69,8 +69,8 @@ impl TranspositionTable {
         ((key as u128 * self.entries.len() as u128) >> 64) as usize
     }
 
-    /// Starts loading `key`'s slot into the cache. The search calls it one move ahead, so
-    /// the slot arrives while the current move's subtree is searched.
+    /// Starts loading `key`'s slot into the cache, well before the child node probes it: the
+    /// TT move's slot during the static evaluation, later moves' one move ahead.
     #[inline(always)]
     pub fn prefetch(&self, key: u64) {
         crate::prefetch::prefetch(&self.entries[self.index(key)]);

@@ -371,6 +371,7 @@ mod tests {
             instr_threshold_pct: 0.5,
             nps_comparable: true,
             toolchain_comparable: true,
+            same_binary: false,
         };
         compare("compare", settings, ("A", &a), ("B", &b), criteria)
     }
