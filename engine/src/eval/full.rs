@@ -37,7 +37,6 @@ const THREAT_BY_PAWN: S = S(-40, -30);
 const THREAT_BY_MINOR: S = S(28, 24);
 const THREAT_BY_ROOK: S = S(24, 30);
 const HANGING: S = S(-12, -10);
-const SPACE: i32 = 2;
 const TEMPO: S = S(12, 6);
 
 /// King-attack weight of each piece type that reaches the enemy king zone.
@@ -49,9 +48,6 @@ const SAFE_CHECK_WEIGHT: [i32; 6] = [0, 8, 5, 8, 7, 0];
 const WEAK_ZONE_SQUARE: i32 = 1;
 /// Share of the attack kept by number of attackers (out of 100).
 const ATTACKER_SCALE: [i32; 8] = [0, 15, 55, 80, 95, 100, 100, 100];
-const SHELTER_PAWN: S = S(14, 0);
-const STORM_PAWN: [i32; 8] = [0, 0, 0, -4, -10, -16, 0, 0];
-const OPEN_FILE_NEAR_KING: S = S(-16, 0);
 const MAX_KING_DANGER: i32 = 300;
 
 /// Centralisation bonus by distance from the centre (0..=3, Chebyshev rings).
@@ -110,7 +106,6 @@ pub fn full_terms(board: &Board, passed: [Bitboard; 2]) -> FullTerms {
         rest += passed_pawn_terms(board, color, passed[us]);
         rest += rook_terms(board, color, passed[us]);
         rest += trapped_pieces(board, color);
-        rest += space(board, color, &info);
         let king = board.king(color);
         let white = color.is_white();
         let ring = king.center_ring() as i32;
@@ -220,34 +215,14 @@ fn threats(board: &Board, color: Color, info: &AttackInfo) -> S {
     score
 }
 
-/// Safe squares in the centre behind our pawns (middlegame only).
-fn space(board: &Board, color: Color, info: &AttackInfo) -> S {
-    let them = (!color).index();
-    let centre_files = Bitboard(0x3C3C_3C3C_3C3C_3C3C);
-    let home = if color.is_white() {
-        Bitboard(0x0000_FFFF_FF00)
-    } else {
-        Bitboard(0x00FF_FFFF_0000_0000)
-    };
-    let own_pawns = board.colored(color, PieceType::Pawn);
-    let safe = centre_files & home & !own_pawns & !info.by[them][PieceType::Pawn.index()];
-    let behind = if color.is_white() {
-        own_pawns.fill_south()
-    } else {
-        own_pawns.fill_north()
-    };
-    let weight = board.material(color).piece_count() as i32;
-    S(SPACE * (safe & behind).count() as i32 * weight / 4, 0)
-}
-
-/// Shelter, storm and the danger from the enemy's attack on this side's king.
+/// The danger from the enemy's attack on this side's king (its pawn shelter is the lazy
+/// tier's, `pawns::king_shelter`).
 fn king_safety(board: &Board, color: Color, info: &AttackInfo) -> S {
     let us = color.index();
     let them = (!color).index();
     let enemy = !color;
     let king = board.king(color);
     let occupied = board.occupied();
-    let mut score = king_shelter(board, color);
 
     let safe = !board.color(enemy) & (!info.all[us] | (info.twice[them] & !info.twice[us]));
     let checks = [
@@ -282,51 +257,13 @@ fn king_safety(board: &Board, color: Color, info: &AttackInfo) -> S {
     // capped at 3 pawns. Per-square counting with a 6-pawn cap gave the king term a tail that
     // no O(1) margin could bound: it caused most wrong middlegame lazy exits in calibration.
     let danger = (units * units * scale / 100 / 6).min(MAX_KING_DANGER);
-    score -= S(danger, danger / 8);
-    score
+    S(-danger, -danger / 8)
 }
 
 fn king_zone(board: &Board, color: Color) -> Bitboard {
     let king = board.king(color);
     let around = attacks::king(king) | king.bb();
     around | around.forward(color.is_white())
-}
-
-fn king_shelter(board: &Board, color: Color) -> S {
-    let king = board.king(color);
-    let ours = board.colored(color, PieceType::Pawn);
-    let file = Bitboard::file(king.file() as usize);
-    let files = file | file.east() | file.west();
-    let shelter = (ours & files & close_ranks(king, color.is_white())).count() as i32;
-    let mut score = SHELTER_PAWN * shelter.min(3);
-    let king_file = king.file() as i32;
-    for f in (king_file - 1).max(0)..=(king_file + 1).min(7) {
-        if (Bitboard::file(f as usize) & ours).is_empty() {
-            score += OPEN_FILE_NEAR_KING;
-        }
-    }
-    for storm in board.colored(!color, PieceType::Pawn) & files {
-        let rank = storm.relative_rank(color.is_white()) as usize;
-        score += S(STORM_PAWN[(7 - rank).min(7)], 0);
-    }
-    score
-}
-
-/// The two ranks in front of the king.
-fn close_ranks(king: Square, white: bool) -> Bitboard {
-    let r = king.rank() as i32;
-    let (a, b) = if white {
-        (r + 1, r + 2)
-    } else {
-        (r - 1, r - 2)
-    };
-    let mut ranks = Bitboard::EMPTY;
-    for rank in [a, b] {
-        if (0..8).contains(&rank) {
-            ranks |= Bitboard::rank(rank as usize);
-        }
-    }
-    ranks
 }
 
 fn rook_terms(board: &Board, color: Color, passed: Bitboard) -> S {

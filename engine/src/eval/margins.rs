@@ -10,16 +10,16 @@
 //! The block between the BEGIN/END markers is rewritten by `lab tables --apply`.
 
 // BEGIN MARGIN TABLES
-// source: calibration.json (30000 positions, depth 6); king p2/p98 p2/p98 p2/p98 p8/p92 p5/p95 p6/p94 p5/p95 p4/p96; lazy p6/p94 p4/p96 p4/p96 p4/p96 p5/p95 p5/p95 p4/p96 p6/p94; super-lazy p2/p98 p3/p97 p2/p98 p2/p98 p2/p98 p2/p98 p3/p97 p15/p85; medians p50
-pub const KING_LO: [i32; 8] = [-15, -18, -35, -41, -55, -81, -89, -73];
-pub const KING_HI: [i32; 8] = [7, 10, 17, 14, 21, 28, 32, 39];
-pub const KING_P50: [i32; 8] = [-2, -4, -6, -7, -2, -2, -1, 8];
-pub const LAZY_RESID_LO: [i32; 8] = [-17, -23, -56, -77, -105, -127, -122, -156];
-pub const LAZY_RESID_HI: [i32; 8] = [49, 75, 86, 81, 61, 47, 43, -8];
-pub const LAZY_RESID_P50: [i32; 8] = [14, 33, 18, 9, -22, -34, -39, -81];
-pub const SUPER_LAZY_RESID_LO: [i32; 8] = [-65, -46, -80, -89, -110, -115, -106, -78];
-pub const SUPER_LAZY_RESID_HI: [i32; 8] = [194, 205, 219, 171, 126, 108, 100, 32];
-pub const SUPER_LAZY_RESID_P50: [i32; 8] = [9, 32, 21, 16, -2, -8, -9, -22];
+// source: calibration.json (30000 positions, depth 6); king p2/p98 p2.5/p97.5 p6/p94 p8/p92 p5/p95 p6/p94 p5/p95 p3/p97; lazy p10/p90 p6/p94 p6/p94 p5/p95 p3/p97 p3/p97 p4/p96 p6/p94; super-lazy p0.5/p99.5 p2/p98 p1/p99 p2/p98 p2/p98 p2/p98 p3/p97 p12/p88; medians p50
+pub const KING_LO: [i32; 8] = [0, -5, -15, -36, -47, -75, -85, -87];
+pub const KING_HI: [i32; 8] = [0, 0, 0, 0, 0, 0, 0, 0];
+pub const KING_P50: [i32; 8] = [0, 0, 0, -1, 0, -2, -2, 0];
+pub const LAZY_RESID_LO: [i32; 8] = [-6, -15, -49, -71, -118, -143, -125, -162];
+pub const LAZY_RESID_HI: [i32; 8] = [39, 72, 77, 75, 72, 56, 40, -13];
+pub const LAZY_RESID_P50: [i32; 8] = [13, 34, 17, 10, -23, -36, -43, -88];
+pub const SUPER_LAZY_RESID_LO: [i32; 8] = [-92, -61, -102, -95, -115, -117, -109, -78];
+pub const SUPER_LAZY_RESID_HI: [i32; 8] = [269, 227, 241, 165, 128, 115, 109, 55];
+pub const SUPER_LAZY_RESID_P50: [i32; 8] = [5, 27, 16, 12, -1, -4, -2, -10];
 // END MARGIN TABLES
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -3,10 +3,11 @@
 //! 1. **super-lazy**: material only, before any pawn work; exits when the score is outside
 //!    the window by the super-lazy margins (not when a side has no pieces: pawn races and
 //!    mop-up decide those endings, and only the lazy tier sees them);
-//! 2. **lazy**: + pawn structure (pawn hash), passed pawns and their race against the kings,
-//!    bad trades, bishop pair, mop-up against a bare king; exits by the lazy margins;
-//! 3. **full**: + mobility, king safety, trapped pieces, rook/queen terms, what pieces do to
-//!    passers (blockades, free paths), threats, tapered.
+//! 2. **lazy**: + pawn structure (pawn hash: structure, passers, space, each king's pawn
+//!    shelter and the storm against it), the passers' race against the kings, bad trades,
+//!    bishop pair, mop-up against a bare king; exits by the lazy margins;
+//! 3. **full**: + mobility, attack-based king safety, trapped pieces, rook/queen terms, what
+//!    pieces do to passers (blockades, free paths), threats, tapered.
 //!
 //! Every tier's score is scaled by drawish-material detection (`drawish_scale`), computed
 //! before the first exit.
@@ -86,9 +87,9 @@ pub struct Breakdown {
     pub phase: i32,
     /// Tapered material of each side.
     pub material: [i32; 2],
-    /// Lazy-tier terms beyond material: pawns, passers, bad trades, bishop pair.
+    /// Lazy-tier terms beyond material: pawns, passers, space, shelter, bad trades, bishop pair.
     pub lazy: [i32; 2],
-    /// Safety of each side's own king.
+    /// The danger to each side's own king from the enemy's attack (the full tier's king term).
     pub king: [i32; 2],
     /// The rest of the full tier.
     pub rest: [i32; 2],
@@ -152,6 +153,7 @@ impl Evaluator {
         counters: &mut Counters,
     ) -> Evaluation {
         counters.eval_calls += 1;
+        self.pawns.prefetch(board);
         let us = board.side_to_move();
         let my_bucket = side_bucket(board, us);
         let opp_bucket = side_bucket(board, !us);
@@ -369,6 +371,9 @@ pub fn scaled(score: i32, scale: i32) -> i32 {
 #[inline(never)]
 fn lazy_terms(board: &Board, entry: &pawns::PawnEntry) -> [S; 2] {
     let mut terms = entry.score;
+    for color in Color::BOTH {
+        terms[color.index()] += entry.shelter[color.index()] + entry.space(board, color);
+    }
     if drawish::bare_king_either_side(board) {
         for color in Color::BOTH {
             terms[color.index()] += endgame::mop_up(board, color);

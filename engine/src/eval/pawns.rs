@@ -1,5 +1,6 @@
-//! Pawn structure and passed pawns, cached in a pawn hash keyed by the board's pawn key.
-//! Part of the lazy tier.
+//! Pawn structure, passed pawns, space and the pawn shelter of each king, cached in a pawn
+//! hash keyed by the board's pawn key (the shelter also by the king's square). Part of the
+//! lazy tier.
 
 use super::score::S;
 use crate::attacks;
@@ -24,13 +25,53 @@ const PASSED: [S; 8] = [
 ];
 /// Pawn placement: centre pawns want to advance in the middlegame.
 const CENTER_FILE: [i32; 8] = [-4, -2, 2, 6, 6, 2, -2, -4];
+/// Own pawns on the king's and the neighbouring files, up to two ranks ahead (at most 3 count).
+const SHELTER_PAWN: S = S(14, 0);
+/// An enemy pawn on those files, by its distance in ranks from our back rank (7 - its rank).
+const STORM_PAWN: [i32; 8] = [0, 0, 0, -4, -10, -16, 0, 0];
+const OPEN_FILE_NEAR_KING: S = S(-16, 0);
+/// Per safe central square behind our pawns, times the number of our pieces / 4.
+const SPACE: i32 = 2;
+/// `PawnEntry::shelter_king` before the shelter of that side is first computed.
+const NO_KING: u8 = 64;
 
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy)]
 pub struct PawnEntry {
     key: u64,
     /// Structure score from each side's own point of view.
     pub score: [S; 2],
     pub passed: [Bitboard; 2],
+    /// Safe central squares behind each side's pawns (`space` weighs them by its pieces).
+    pub space_squares: [u8; 2],
+    /// The square of each side's king when `shelter` was computed (`NO_KING`: not yet).
+    shelter_king: [u8; 2],
+    /// Each side's pawn shelter and the enemy's pawn storm against its king.
+    pub shelter: [S; 2],
+}
+
+impl Default for PawnEntry {
+    fn default() -> Self {
+        PawnEntry {
+            key: 0,
+            score: [S::ZERO; 2],
+            passed: [Bitboard::EMPTY; 2],
+            space_squares: [0; 2],
+            shelter_king: [NO_KING; 2],
+            shelter: [S::ZERO; 2],
+        }
+    }
+}
+
+impl PawnEntry {
+    /// Space for `color`: the cached squares weighed by its piece count (middlegame only).
+    #[inline(always)]
+    pub fn space(&self, board: &Board, color: Color) -> S {
+        let weight = board.material(color).piece_count() as i32;
+        S(
+            SPACE * self.space_squares[color.index()] as i32 * weight / 4,
+            0,
+        )
+    }
 }
 
 /// The pawn hash. Cleared with the rest of per-search state.
@@ -57,7 +98,15 @@ impl PawnTable {
         self.hits = 0;
     }
 
-    /// The entry for `board`'s pawn structure, computed on a miss.
+    /// Starts loading `board`'s slot, so the memory latency overlaps the super-lazy tier.
+    #[inline(always)]
+    pub fn prefetch(&self, board: &Board) {
+        let key = board.pawn_key();
+        crate::prefetch::prefetch(&self.entries[(key as usize) & (PAWN_TABLE_SIZE - 1)]);
+    }
+
+    /// The entry for `board`'s pawn structure, computed on a miss; the shelters are
+    /// recomputed when a king has moved since they were cached.
     #[inline]
     pub fn probe(&mut self, board: &Board) -> PawnEntry {
         let key = board.pawn_key();
@@ -66,11 +115,17 @@ impl PawnTable {
         // Key 0 is the empty table's key, so a pawnless board recomputes (cheaply) every time.
         if slot.key == key && key != 0 {
             self.hits += 1;
-            return *slot;
+        } else {
+            *slot = evaluate_pawns(board, key);
         }
-        let entry = evaluate_pawns(board, key);
-        *slot = entry;
-        entry
+        for color in Color::BOTH {
+            let king = board.king(color).index() as u8;
+            if slot.shelter_king[color.index()] != king {
+                slot.shelter_king[color.index()] = king;
+                slot.shelter[color.index()] = king_shelter(board, color);
+            }
+        }
+        *slot
     }
 }
 
@@ -89,8 +144,68 @@ fn evaluate_pawns(board: &Board, key: u64) -> PawnEntry {
         let (score, passed) = side_pawns(board, color);
         entry.score[color.index()] = score;
         entry.passed[color.index()] = passed;
+        entry.space_squares[color.index()] = space_squares(board, color);
     }
     entry
+}
+
+/// Safe squares in the centre behind `color`'s pawns: on the four centre files, in its own
+/// half (ranks 2-4 from its side), not holding its pawn and not attacked by an enemy pawn.
+fn space_squares(board: &Board, color: Color) -> u8 {
+    let centre_files = Bitboard(0x3C3C_3C3C_3C3C_3C3C);
+    let home = if color.is_white() {
+        Bitboard(0x0000_FFFF_FF00)
+    } else {
+        Bitboard(0x00FF_FFFF_0000_0000)
+    };
+    let own_pawns = board.colored(color, PieceType::Pawn);
+    let their_attacks = attacks::pawn_set(!color, board.colored(!color, PieceType::Pawn));
+    let safe = centre_files & home & !own_pawns & !their_attacks;
+    let behind = if color.is_white() {
+        own_pawns.fill_south()
+    } else {
+        own_pawns.fill_north()
+    };
+    (safe & behind).count() as u8
+}
+
+/// The pawn shelter in front of `color`'s king and the enemy pawns storming it. It depends on
+/// the pawns and the king's square only, so the pawn hash caches it per king square.
+fn king_shelter(board: &Board, color: Color) -> S {
+    let king = board.king(color);
+    let ours = board.colored(color, PieceType::Pawn);
+    let file = Bitboard::file(king.file() as usize);
+    let files = file | file.east() | file.west();
+    let shelter = (ours & files & close_ranks(king, color.is_white())).count() as i32;
+    let mut score = SHELTER_PAWN * shelter.min(3);
+    let king_file = king.file() as i32;
+    for f in (king_file - 1).max(0)..=(king_file + 1).min(7) {
+        if (Bitboard::file(f as usize) & ours).is_empty() {
+            score += OPEN_FILE_NEAR_KING;
+        }
+    }
+    for storm in board.colored(!color, PieceType::Pawn) & files {
+        let rank = storm.relative_rank(color.is_white()) as usize;
+        score += S(STORM_PAWN[(7 - rank).min(7)], 0);
+    }
+    score
+}
+
+/// The two ranks in front of the king.
+fn close_ranks(king: Square, white: bool) -> Bitboard {
+    let r = king.rank() as i32;
+    let (a, b) = if white {
+        (r + 1, r + 2)
+    } else {
+        (r - 1, r - 2)
+    };
+    let mut ranks = Bitboard::EMPTY;
+    for rank in [a, b] {
+        if (0..8).contains(&rank) {
+            ranks |= Bitboard::rank(rank as usize);
+        }
+    }
+    ranks
 }
 
 /// Squares in front of `sq` (from `color`'s view) on its file and both neighbours.
@@ -185,3 +300,43 @@ pub fn passer_race(board: &Board, color: Color, passed: Bitboard) -> S {
 
 /// A passer the enemy king cannot catch, against a side with no pieces.
 const UNSTOPPABLE_PASSER: S = S(0, 400);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn board(fen: &str) -> Board {
+        Board::from_fen(fen).unwrap()
+    }
+
+    #[test]
+    fn the_cached_shelter_follows_the_king_on_a_pawn_hash_hit() {
+        // Same pawns, so the same pawn key: castled, then with the king still in the centre.
+        let castled = board("r4rk1/ppp2ppp/8/8/8/8/PPP2PPP/R4RK1 w - - 0 1");
+        let central = board("r4rk1/ppp2ppp/8/8/8/8/PPP2PPP/R3K2R w - - 0 1");
+        assert_eq!(castled.pawn_key(), central.pawn_key());
+
+        let mut table = PawnTable::new();
+        let first = table.probe(&castled);
+        let second = table.probe(&central);
+        assert_eq!(table.hits, 1, "the second probe hits the first entry");
+        assert_eq!(second.shelter, PawnTable::new().probe(&central).shelter);
+        assert_eq!(first.shelter[Color::White.index()], SHELTER_PAWN * 3);
+        // e1: only f2 of the d-e-f files shelters it, and the d and e files are open.
+        assert_eq!(
+            second.shelter[Color::White.index()],
+            SHELTER_PAWN + OPEN_FILE_NEAR_KING * 2
+        );
+        assert_eq!(table.probe(&castled).shelter, first.shelter);
+    }
+
+    #[test]
+    fn space_counts_safe_centre_squares_behind_the_pawns() {
+        let entry = PawnTable::new().probe(&Board::startpos());
+        // c2-f2 hold the pawns: nothing lies behind them yet.
+        assert_eq!(entry.space_squares, [0, 0]);
+        let advanced = board("4k3/8/8/8/2PPPP2/8/8/4K3 w - - 0 1");
+        // c2, c3 ... f2, f3 behind the four pawns, none attacked: 8 squares.
+        assert_eq!(PawnTable::new().probe(&advanced).space_squares, [8, 0]);
+    }
+}
