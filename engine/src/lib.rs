@@ -8,6 +8,7 @@ pub mod board;
 pub mod calibrate;
 pub mod counters;
 pub mod eval;
+pub mod huge_table;
 pub mod movegen;
 pub mod perft;
 pub mod prefetch;

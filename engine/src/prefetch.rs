@@ -1,6 +1,6 @@
 //! Software prefetch: the search starts loading a TT slot, and the evaluation its pawn-hash
-//! slot, some time before reading it, so the memory latency overlaps useful work. The only
-//! `unsafe` in the engine.
+//! slot, some time before reading it, so the memory latency overlaps useful work. One of the
+//! engine's two modules with `unsafe` (the other is `huge_table`).
 
 /// Starts loading the cache line that holds `value`. Only a hint: it never changes results.
 #[inline(always)]

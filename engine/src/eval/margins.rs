@@ -45,29 +45,44 @@ impl Margins {
     }
 }
 
-#[inline(always)]
-fn margins(resid_lo: &[i32; 8], resid_hi: &[i32; 8], my: usize, opp: usize) -> Margins {
-    Margins {
-        fail_high: ((KING_HI[my] - KING_LO[opp]) + (resid_hi[opp] - resid_lo[my])).max(0),
-        fail_low: ((KING_HI[opp] - KING_LO[my]) + (resid_hi[my] - resid_lo[opp])).max(0),
+/// Both margins of every (my bucket, opponent bucket) pair, computed at compile time from the
+/// tables above, so a node reads one entry instead of doing four lookups and the arithmetic.
+const fn pair_table(resid_lo: &[i32; 8], resid_hi: &[i32; 8]) -> [[Margins; 8]; 8] {
+    let mut table = [[Margins {
+        fail_high: 0,
+        fail_low: 0,
+    }; 8]; 8];
+    let mut my = 0;
+    while my < 8 {
+        let mut opp = 0;
+        while opp < 8 {
+            let fail_high = (KING_HI[my] - KING_LO[opp]) + (resid_hi[opp] - resid_lo[my]);
+            let fail_low = (KING_HI[opp] - KING_LO[my]) + (resid_hi[my] - resid_lo[opp]);
+            table[my][opp] = Margins {
+                fail_high: if fail_high > 0 { fail_high } else { 0 },
+                fail_low: if fail_low > 0 { fail_low } else { 0 },
+            };
+            opp += 1;
+        }
+        my += 1;
     }
+    table
 }
+
+const SUPER_LAZY_MARGINS: [[Margins; 8]; 8] =
+    pair_table(&SUPER_LAZY_RESID_LO, &SUPER_LAZY_RESID_HI);
+const LAZY_MARGINS: [[Margins; 8]; 8] = pair_table(&LAZY_RESID_LO, &LAZY_RESID_HI);
 
 /// Margins of the super-lazy tier (baseline: material alone).
 #[inline(always)]
 pub fn super_lazy(my_bucket: usize, opp_bucket: usize) -> Margins {
-    margins(
-        &SUPER_LAZY_RESID_LO,
-        &SUPER_LAZY_RESID_HI,
-        my_bucket,
-        opp_bucket,
-    )
+    SUPER_LAZY_MARGINS[my_bucket][opp_bucket]
 }
 
 /// Margins of the lazy tier (baseline: material, pawns, passers, bad trades, bishop pair).
 #[inline(always)]
 pub fn lazy(my_bucket: usize, opp_bucket: usize) -> Margins {
-    margins(&LAZY_RESID_LO, &LAZY_RESID_HI, my_bucket, opp_bucket)
+    LAZY_MARGINS[my_bucket][opp_bucket]
 }
 
 /// Median estimate of the side to move's terms that a super-lazy exit did not count: its own
@@ -81,4 +96,28 @@ pub fn super_lazy_positional(my_bucket: usize, opp_bucket: usize) -> i32 {
 #[inline(always)]
 pub fn lazy_positional(my_bucket: usize, opp_bucket: usize) -> i32 {
     KING_P50[opp_bucket] + LAZY_RESID_P50[my_bucket]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_pair_tables_follow_the_issue_formula() {
+        for my in 0..8 {
+            for opp in 0..8 {
+                let (sl, lz) = (super_lazy(my, opp), lazy(my, opp));
+                let a = |lo: &[i32; 8], hi: &[i32; 8]| {
+                    ((KING_HI[my] - KING_LO[opp]) + (hi[opp] - lo[my])).max(0)
+                };
+                let b = |lo: &[i32; 8], hi: &[i32; 8]| {
+                    ((KING_HI[opp] - KING_LO[my]) + (hi[my] - lo[opp])).max(0)
+                };
+                assert_eq!(sl.fail_high, a(&SUPER_LAZY_RESID_LO, &SUPER_LAZY_RESID_HI));
+                assert_eq!(sl.fail_low, b(&SUPER_LAZY_RESID_LO, &SUPER_LAZY_RESID_HI));
+                assert_eq!(lz.fail_high, a(&LAZY_RESID_LO, &LAZY_RESID_HI));
+                assert_eq!(lz.fail_low, b(&LAZY_RESID_LO, &LAZY_RESID_HI));
+            }
+        }
+    }
 }

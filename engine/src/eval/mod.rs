@@ -163,22 +163,23 @@ impl Evaluator {
         // A drawish scale shrinks the full score and its residual alike, so a cheap score scaled
         // the same way stays within the same margins: the cheap tiers exit on scaled scores.
         let cheap = self.cheap_exits;
-        // A side without pieces (a bare king too) leaves material alone blind to the passer
-        // race and the mop-up, which the lazy tier sees.
-        let super_lazy = cheap && !drawish::pawn_race_possible(board);
         #[cfg(feature = "calibrate")]
         let full_for_calibration = if cheap {
-            self.sample_residuals(board, super_lazy)
+            self.sample_residuals(board, !drawish::pawn_race_possible(board))
         } else {
             None
         };
 
         let material = super_lazy_score(board, phase);
-        if super_lazy {
+        if cheap {
             let score = scaled(material, scale);
             #[cfg_attr(not(feature = "calibrate"), allow(unused_variables))]
-            if let Some(failed_high) =
-                margins::super_lazy(my_bucket, opp_bucket).exit(score, alpha, beta)
+            if let Some(failed_high) = margins::super_lazy(my_bucket, opp_bucket)
+                .exit(score, alpha, beta)
+                // A side without pieces (a bare king too) leaves material alone blind to the
+                // passer race and the mop-up, which the lazy tier sees. Checked only when the
+                // score would exit: most calls do not get that far.
+                .filter(|_| !drawish::pawn_race_possible(board))
             {
                 counters.record_exit(Tier::SuperLazy, material_bucket, my_bucket, opp_bucket);
                 #[cfg(feature = "calibrate")]

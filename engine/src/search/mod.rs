@@ -371,11 +371,15 @@ impl Searcher {
             }
         }
 
-        // The TT move is usually searched first: its slot loads during the static evaluation.
+        // The TT move is usually searched first, and a null move before it where one may be
+        // tried: their slots load during the static evaluation.
+        let in_check = board.in_check();
+        if depth >= 3 && !pv_node && !in_check {
+            self.tt.prefetch(board.key_after_null());
+        }
         if depth >= 2 && !tt_move.is_null() {
             self.tt.prefetch(board.key_after_hint(tt_move));
         }
-        let in_check = board.in_check();
         let static_eval = if in_check {
             -INFINITY
         } else {

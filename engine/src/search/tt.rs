@@ -4,6 +4,7 @@
 //! generation reads exactly like an empty one. The bench clears before every position, and a
 //! 16 MB wipe per position used to cost more instructions than a shallow bench itself.
 
+use crate::huge_table::HugeTable;
 use crate::types::Move;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -40,7 +41,7 @@ const EMPTY: Entry = Entry {
 const _: () = assert!(std::mem::size_of::<Entry>() == 16);
 
 pub struct TranspositionTable {
-    entries: Vec<Entry>,
+    entries: HugeTable<Entry>,
     /// Entries of other generations are empty. Never 0, the generation of `EMPTY`.
     generation: u8,
 }
@@ -49,7 +50,7 @@ impl TranspositionTable {
     pub fn new(megabytes: usize) -> TranspositionTable {
         let count = (megabytes.max(1) * 1024 * 1024 / std::mem::size_of::<Entry>()).max(1024);
         TranspositionTable {
-            entries: vec![EMPTY; count],
+            entries: HugeTable::new(count, EMPTY),
             generation: 1,
         }
     }
