@@ -9,8 +9,9 @@
 //!   checks a super-lazy exit pays), `Evaluator::lazy_only` (plus pawn hash and lazy terms) and
 //!   `Evaluator::full` (the full tier whatever the window). The pawn hash is warm, as it mostly
 //!   is in a search: the first iteration fills it, every later one hits.
-//! * `fixed_cost/{drawish_scale,pawn_race_possible}`: the two checks every `evaluate` call
-//!   runs before any tier, alone.
+//! * `fixed_cost/{drawish_scale,pawn_race_possible}`: the two checks a super-lazy exit pays
+//!   (`drawish_scale` at every `evaluate` call, `pawn_race_possible` when the material score
+//!   would exit), alone.
 //! * `evaluate_window_mix/{tiers_on,tiers_off}`: `Evaluator::evaluate` over every position with
 //!   null windows placed at fixed offsets around its full score (see [`WINDOW_OFFSETS`]), with
 //!   the cheap exits enabled and disabled (`set_cheap_exits(false)` = `squall bench --full-eval`).

@@ -1,7 +1,7 @@
 //! Drawish-situation detection, bare-king and pawn-race tests. These run in the cheap tiers
-//! (`drawish_scale` and `pawn_race_possible` at every call, `bare_king_either_side` in the lazy
-//! tier), so each is its own never-inlined function: profilers and instruction counts attribute
-//! their fixed cost by name.
+//! (`drawish_scale` at every call, `pawn_race_possible` when the super-lazy score would exit,
+//! `bare_king_either_side` in the lazy tier), so each is its own never-inlined function:
+//! profilers and instruction counts attribute their fixed cost by name.
 
 use crate::board::Board;
 use crate::types::{Bitboard, Color, PieceType};
