@@ -407,7 +407,6 @@ impl Board {
         }
     }
 
-    /// Passes the move to the opponent (null-move pruning). Not legal when in check.
     /// The key after `play_null`: the side to move flips and an en-passant square lapses.
     #[inline(always)]
     pub fn key_after_null(&self) -> u64 {
@@ -417,6 +416,7 @@ impl Board {
         self.key ^ zobrist::KEYS.black_to_move ^ ep
     }
 
+    /// Passes the move to the opponent (null-move pruning). Not legal when in check.
     pub fn play_null(&mut self) {
         debug_assert!(!self.in_check());
         if let Some(ep) = self.en_passant.take() {

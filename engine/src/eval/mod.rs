@@ -372,16 +372,15 @@ pub fn scaled(score: i32, scale: i32) -> i32 {
 #[inline(never)]
 fn lazy_terms(board: &Board, entry: &pawns::PawnEntry) -> [S; 2] {
     let mut terms = entry.score;
-    for color in Color::BOTH {
-        terms[color.index()] += entry.shelter[color.index()] + entry.space(board, color);
-    }
     if drawish::bare_king_either_side(board) {
         for color in Color::BOTH {
             terms[color.index()] += endgame::mop_up(board, color);
         }
     }
     for color in Color::BOTH {
-        terms[color.index()] += pawns::passer_race(board, color, entry.passed[color.index()]);
+        terms[color.index()] += entry.shelter[color.index()]
+            + entry.space(board, color)
+            + pawns::passer_race(board, color, entry.passed[color.index()]);
         let ours = board.material(color);
         let theirs = board.material(!color);
         if ours.count(PieceType::Bishop) >= 2 {

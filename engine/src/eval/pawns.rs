@@ -83,6 +83,11 @@ pub struct PawnTable {
 
 const PAWN_TABLE_SIZE: usize = 1 << 14;
 
+#[inline(always)]
+fn slot_index(pawn_key: u64) -> usize {
+    (pawn_key as usize) & (PAWN_TABLE_SIZE - 1)
+}
+
 impl PawnTable {
     pub fn new() -> PawnTable {
         PawnTable {
@@ -101,8 +106,7 @@ impl PawnTable {
     /// Starts loading `board`'s slot, so the memory latency overlaps the super-lazy tier.
     #[inline(always)]
     pub fn prefetch(&self, board: &Board) {
-        let key = board.pawn_key();
-        crate::prefetch::prefetch(&self.entries[(key as usize) & (PAWN_TABLE_SIZE - 1)]);
+        crate::prefetch::prefetch(&self.entries[slot_index(board.pawn_key())]);
     }
 
     /// The entry for `board`'s pawn structure, computed on a miss; the shelters are
@@ -110,7 +114,7 @@ impl PawnTable {
     #[inline]
     pub fn probe(&mut self, board: &Board) -> PawnEntry {
         let key = board.pawn_key();
-        let slot = &mut self.entries[(key as usize) & (PAWN_TABLE_SIZE - 1)];
+        let slot = &mut self.entries[slot_index(key)];
         self.probes += 1;
         // Key 0 is the empty table's key, so a pawnless board recomputes (cheaply) every time.
         if slot.key == key && key != 0 {
