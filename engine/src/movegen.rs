@@ -224,8 +224,23 @@ pub fn parse_uci_move(board: &Board, text: &str) -> Option<Move> {
         .find(|mv| mv.to_string() == text)
 }
 
+/// Whether `mv` is legal here: only the piece on its from-square is generated. The search
+/// plays a transposition-table move before generating the others, and a table entry can come
+/// from another position whose key shares the slot's bits.
+pub fn is_legal(board: &Board, mv: Move) -> bool {
+    let mut found = false;
+    generate_from::<_, true>(board, &mut Visitor(|m| found |= m == mv), mv.from().bb());
+    found
+}
+
 #[inline(always)]
 fn generate<S: Sink, const QUIETS: bool>(board: &Board, sink: &mut S) {
+    generate_from::<S, QUIETS>(board, sink, Bitboard::FULL);
+}
+
+/// The legal moves of the pieces on `movers`.
+#[inline(always)]
+fn generate_from<S: Sink, const QUIETS: bool>(board: &Board, sink: &mut S, movers: Bitboard) {
     let us = board.side_to_move();
     let them = !us;
     let ours = board.color(us);
@@ -233,10 +248,14 @@ fn generate<S: Sink, const QUIETS: bool>(board: &Board, sink: &mut S) {
     let occupied = ours | theirs;
     let king = board.king(us);
     let checkers = board.checkers();
+    let movable_ours = ours & movers;
 
     let mut king_targets = attacks::king(king) & !ours;
     if !QUIETS {
         king_targets &= theirs;
+    }
+    if !movers.has(king) {
+        king_targets = Bitboard::EMPTY;
     }
     let without_king = occupied ^ king.bb();
     let mut safe = Bitboard::EMPTY;
@@ -263,18 +282,18 @@ fn generate<S: Sink, const QUIETS: bool>(board: &Board, sink: &mut S) {
         Bitboard::FULL
     };
 
-    for from in board.colored(us, PieceType::Knight) & !pinned {
+    for from in board.colored(us, PieceType::Knight) & movers & !pinned {
         sink.moves(from, attacks::knight(from) & piece_target);
     }
     let queens = board.pieces(PieceType::Queen);
-    for from in (board.pieces(PieceType::Bishop) | queens) & ours & movable {
+    for from in (board.pieces(PieceType::Bishop) | queens) & movable_ours & movable {
         let mut to = attacks::bishop(from, occupied) & piece_target;
         if pinned.has(from) {
             to &= attacks::line(king, from);
         }
         sink.moves(from, to);
     }
-    for from in (board.pieces(PieceType::Rook) | queens) & ours & movable {
+    for from in (board.pieces(PieceType::Rook) | queens) & movable_ours & movable {
         let mut to = attacks::rook(from, occupied) & piece_target;
         if pinned.has(from) {
             to &= attacks::line(king, from);
@@ -282,13 +301,13 @@ fn generate<S: Sink, const QUIETS: bool>(board: &Board, sink: &mut S) {
         sink.moves(from, to);
     }
 
-    pawn_moves::<S, QUIETS>(board, sink, target, movable);
+    pawn_moves::<S, QUIETS>(board, sink, target, movable & movers);
 
-    if QUIETS && checkers.is_empty() {
+    if QUIETS && checkers.is_empty() && movers.has(king) {
         castling(board, sink);
     }
     if let Some(ep) = board.en_passant() {
-        en_passant(board, sink, ep);
+        en_passant(board, sink, ep, movers);
     }
 }
 
@@ -372,13 +391,13 @@ fn castling<S: Sink>(board: &Board, sink: &mut S) {
 /// En passant is checked by simulation: it removes two pieces from one line, which pin
 /// bookkeeping does not capture.
 #[inline(always)]
-fn en_passant<S: Sink>(board: &Board, sink: &mut S, ep: Square) {
+fn en_passant<S: Sink>(board: &Board, sink: &mut S, ep: Square, movers: Bitboard) {
     let us = board.side_to_move();
     let them = !us;
     let king = board.king(us);
     let captured = Square::from_file_rank(ep.file(), if us == Color::White { 4 } else { 3 });
     let queens = board.colored(them, PieceType::Queen);
-    for from in attacks::pawn(them, ep) & board.colored(us, PieceType::Pawn) {
+    for from in attacks::pawn(them, ep) & board.colored(us, PieceType::Pawn) & movers {
         let occupied = board.occupied() ^ from.bb() ^ ep.bb() ^ captured.bb();
         let exposed = (attacks::rook(king, occupied)
             & (board.colored(them, PieceType::Rook) | queens))

@@ -1,7 +1,24 @@
-//! Board: the key hints the search prefetches with.
+//! Board: the key hints the search prefetches with, and the move tests it runs without
+//! playing (`gives_check`) or generating (`movegen::is_legal`).
 
-use squall::types::MoveKind;
+use squall::types::{Move, MoveKind, PieceType, Square};
 use squall::{movegen, Board};
+
+/// The perft suite's positions and every position one move from them.
+fn suite_and_children() -> Vec<Board> {
+    let suite = include_str!("data/perftsuite.epd");
+    let mut boards = Vec::new();
+    for line in suite.lines().filter(|l| !l.trim().is_empty()) {
+        let board = Board::from_fen(line.split(';').next().unwrap().trim()).unwrap();
+        boards.push(board);
+        for &mv in movegen::legal_moves(&board).iter() {
+            let mut child = board;
+            child.play(mv);
+            boards.push(child);
+        }
+    }
+    boards
+}
 
 #[test]
 fn key_hint_is_exact_for_ordinary_moves_and_captures() {
@@ -44,4 +61,68 @@ fn key_after_null_is_the_key_play_null_leaves() {
         }
     }
     assert!(with_en_passant > 0, "the suite reaches en-passant squares");
+}
+
+#[test]
+fn gives_check_matches_playing_the_move() {
+    let (mut checks, mut answered) = (0, 0);
+    for board in suite_and_children() {
+        for &mv in movegen::legal_moves(&board).iter() {
+            let mut child = board;
+            child.play(mv);
+            match board.gives_check(mv) {
+                Some(check) => {
+                    assert_eq!(check, child.in_check(), "{} {mv}", board.to_fen());
+                    answered += 1;
+                    checks += usize::from(check);
+                }
+                None => assert_ne!(mv.kind(), MoveKind::Normal, "{} {mv}", board.to_fen()),
+            }
+        }
+    }
+    assert!(
+        checks > 1000 && answered > 30_000,
+        "{checks} checks of {answered}"
+    );
+}
+
+#[test]
+fn is_legal_accepts_exactly_the_generated_moves() {
+    let (mut legal, mut rejected) = (0, 0);
+    for board in suite_and_children() {
+        let moves = movegen::legal_moves(&board);
+        let ours = board.color(board.side_to_move());
+        for from in ours {
+            for to in Square::all() {
+                let mut candidates = vec![
+                    Move::new(from, to),
+                    Move::castle(from, to),
+                    Move::en_passant(from, to),
+                ];
+                for piece in [
+                    PieceType::Queen,
+                    PieceType::Rook,
+                    PieceType::Bishop,
+                    PieceType::Knight,
+                ] {
+                    candidates.push(Move::promotion(from, to, piece));
+                }
+                for mv in candidates {
+                    let expected = moves.contains(&mv);
+                    assert_eq!(
+                        movegen::is_legal(&board, mv),
+                        expected,
+                        "{} {mv}",
+                        board.to_fen()
+                    );
+                    legal += usize::from(expected);
+                    rejected += usize::from(!expected);
+                }
+            }
+        }
+    }
+    assert!(
+        legal > 30_000 && rejected > legal,
+        "{legal} legal, {rejected} rejected"
+    );
 }

@@ -306,6 +306,43 @@ impl Board {
             ^ zobrist::KEYS.castling[castling as usize]
     }
 
+    /// Whether a quiet or capturing `Normal` move gives check, without playing it: the mover
+    /// attacks the enemy king from `to`, or leaving `from` uncovers one of our sliders. The
+    /// search skips futile quiet moves on it instead of playing each one. `None` for castling,
+    /// promotions and en passant, which only `play` answers.
+    #[inline(always)]
+    pub fn gives_check(&self, mv: Move) -> Option<bool> {
+        if mv.kind() != MoveKind::Normal {
+            return None;
+        }
+        let us = self.side;
+        let (from, to) = (mv.from(), mv.to());
+        let king = self.king(!us);
+        let occupied = (self.occupied() ^ from.bb()) | to.bb();
+        let direct = match self.kind_on(from) {
+            PieceType::Pawn => attacks::pawn(us, to),
+            PieceType::Knight => attacks::knight(to),
+            PieceType::Bishop => attacks::bishop(to, occupied),
+            PieceType::Rook => attacks::rook(to, occupied),
+            PieceType::Queen => attacks::bishop(to, occupied) | attacks::rook(to, occupied),
+            PieceType::King => Bitboard::EMPTY,
+        };
+        if direct.has(king) {
+            return Some(true);
+        }
+        if !(attacks::rook_rays(king) | attacks::bishop_rays(king)).has(from) {
+            return Some(false);
+        }
+        let ours = self.color(us) & !from.bb();
+        let queens = self.pieces(PieceType::Queen);
+        let rooks = (self.pieces(PieceType::Rook) | queens) & ours;
+        let bishops = (self.pieces(PieceType::Bishop) | queens) & ours;
+        Some(
+            (attacks::rook(king, occupied) & rooks).any()
+                || (attacks::bishop(king, occupied) & bishops).any(),
+        )
+    }
+
     // ---- making moves ----------------------------------------------------------------------
 
     /// Plays a legal move in place. Callers that need the old position copy the board first.

@@ -425,8 +425,11 @@ impl Searcher {
             }
         }
 
-        self.pickers[ply].fill_main(board, tt_move, self.killers[ply], &self.history);
-        if self.pickers[ply].is_empty() {
+        let frontier_futile =
+            !pv_node && !in_check && depth <= 2 && static_eval + 120 * depth <= alpha;
+        let killers = self.killers[ply];
+        let picker = &mut self.pickers[ply];
+        if !picker.start_main(board, tt_move, killers, &self.history, frontier_futile) {
             return if in_check { -MATE + ply as i32 } else { 0 };
         }
         let original_alpha = alpha;
@@ -438,33 +441,40 @@ impl Searcher {
 
         // One move ahead: the next move's TT slot loads while this move's subtree is searched
         // (children with depth left probe the TT; quiescence does not).
-        let mut next = self.pickers[ply].pick();
+        // The look-ahead waits while the TT move is searched: picking past it generates the
+        // other moves, which a cutoff makes unnecessary.
+        let mut next = self.pickers[ply].pick_main(board, killers, &self.history);
         if let Some(first) = next.filter(|&first| depth >= 2 && first != tt_move) {
             self.tt.prefetch(board.key_after_hint(first));
         }
+        let mut looked_ahead = true;
         for index in 0.. {
+            if !looked_ahead {
+                next = self.pickers[ply].pick_main(board, killers, &self.history);
+            }
+            // The held-back quiet moves are futile too unless every move so far lost to mate.
+            if next.is_none() && best_score <= -MATE_BOUND && self.pickers[ply].release_held_back()
+            {
+                next = self.pickers[ply].pick_main(board, killers, &self.history);
+            }
             let Some(mv) = next else {
                 break;
             };
-            next = self.pickers[ply].pick();
-            if let Some(following) = next.filter(|_| depth >= 2) {
-                self.tt.prefetch(board.key_after_hint(following));
+            looked_ahead = !self.pickers[ply].generation_pending();
+            if looked_ahead {
+                next = self.pickers[ply].pick_main(board, killers, &self.history);
+                if let Some(following) = next.filter(|_| depth >= 2) {
+                    self.tt.prefetch(board.key_after_hint(following));
+                }
             }
             let quiet = is_quiet(board, mv);
             let mut child = *board;
             child.play(mv);
             let gives_check = child.in_check();
             // Futility at the frontier: a quiet, non-checking move cannot lift a hopeless
-            // static eval.
-            if !pv_node
-                && !in_check
-                && quiet
-                && !gives_check
-                && index > 0
-                && depth <= 2
-                && best_score > -MATE_BOUND
-                && static_eval + 120 * depth <= alpha
-            {
+            // static eval. The picker holds most such moves back unpicked (a third of the
+            // moves the bench used to pick and play); castling still reaches this test.
+            if frontier_futile && quiet && !gives_check && index > 0 && best_score > -MATE_BOUND {
                 continue;
             }
             let extension = i32::from(gives_check);

@@ -1,4 +1,6 @@
-//! Move ordering: TT move, winning captures by MVV-LVA, killers, history, losing captures.
+//! Move ordering: TT move (searched before the others are generated), winning captures by
+//! MVV-LVA, killers, history, losing captures. At a frontier-futile node the quiet moves that
+//! give no check are held back instead of being picked only to be skipped.
 
 use super::see::{see_ge, SEE_VALUE};
 use crate::board::Board;
@@ -43,12 +45,31 @@ pub fn mvv_lva(board: &Board, mv: Move) -> i32 {
     victim * 8 + promotion * 8 - attacker
 }
 
+/// Where a main-search node's picker stands.
+#[derive(Clone, Copy)]
+enum Stage {
+    /// A legal TT move is handed out before anything is generated.
+    TtMove(Move),
+    /// The TT move has been searched; the other moves are generated on the next pick.
+    AfterTtMove(Move),
+    /// Picking the generated moves by score.
+    Scored,
+}
+
 /// Moves with their ordering scores, picked best-first by selection. The search keeps one per
 /// ply and refills it, so a node neither allocates nor clears a move buffer.
+///
+/// In the main search a legal TT move comes first, before anything is generated: where there
+/// is one it causes most cutoffs, and then the other moves are never generated or scored.
 pub struct ScoredMoves {
     moves: MoveList,
     scores: [i32; MAX_MOVES],
     next: usize,
+    /// Picking stops here; the moves past it are held back (see `fill_main`).
+    end: usize,
+    stage: Stage,
+    /// Quiet moves that give no check are held back (frontier futility).
+    futile: bool,
 }
 
 impl Default for ScoredMoves {
@@ -57,21 +78,82 @@ impl Default for ScoredMoves {
             moves: MoveList::new(),
             scores: [0; MAX_MOVES],
             next: 0,
+            end: 0,
+            stage: Stage::Scored,
+            futile: false,
         }
     }
 }
 
 impl ScoredMoves {
-    /// All legal moves, ordered for the main search.
-    pub fn fill_main(
+    /// Starts a main-search node. Returns false when the side to move has no legal move.
+    /// `futile`: the node prunes quiet moves that give no check after its first move, so
+    /// those are held back rather than picked one by one to be skipped.
+    pub fn start_main(
         &mut self,
         board: &Board,
         tt_move: Move,
         killers: [Move; 2],
         history: &History,
-    ) {
+        futile: bool,
+    ) -> bool {
+        self.futile = futile;
+        if !tt_move.is_null() && movegen::is_legal(board, tt_move) {
+            self.stage = Stage::TtMove(tt_move);
+            return true;
+        }
+        self.stage = Stage::Scored;
+        self.fill_main(board, Move::NULL, killers, history);
+        !self.moves.is_empty()
+    }
+
+    /// Whether the next `pick_main` generates the moves (the TT move has just been handed out).
+    pub fn generation_pending(&self) -> bool {
+        matches!(self.stage, Stage::AfterTtMove(_))
+    }
+
+    /// The next move of a main-search node: the TT move first, then the rest by score.
+    #[inline]
+    pub fn pick_main(
+        &mut self,
+        board: &Board,
+        killers: [Move; 2],
+        history: &History,
+    ) -> Option<Move> {
+        match self.stage {
+            Stage::TtMove(tt_move) => {
+                self.stage = Stage::AfterTtMove(tt_move);
+                return Some(tt_move);
+            }
+            Stage::AfterTtMove(tt_move) => {
+                self.stage = Stage::Scored;
+                self.fill_main(board, tt_move, killers, history);
+                // The TT move, already searched, goes to the front, where `pick` would put it.
+                let slice = self.moves.as_mut_slice();
+                if let Some(at) = slice.iter().position(|&mv| mv == tt_move) {
+                    slice.swap(0, at);
+                    self.scores.swap(0, at);
+                }
+                self.next = 1;
+            }
+            Stage::Scored => {}
+        }
+        self.pick()
+    }
+
+    /// Makes the held-back moves pickable. False if there are none.
+    pub fn release_held_back(&mut self) -> bool {
+        let held = self.end < self.moves.len();
+        self.end = self.moves.len();
+        held
+    }
+
+    /// All legal moves, ordered for the main search. At a futile node the quiet moves that give
+    /// no check go behind `end`, except the best-scored move, which is always searched.
+    fn fill_main(&mut self, board: &Board, tt_move: Move, killers: [Move; 2], history: &History) {
         movegen::fill_legal(board, &mut self.moves);
         self.next = 0;
+        self.end = self.moves.len();
         let side = board.side_to_move().index();
         for (i, &mv) in self.moves.iter().enumerate() {
             self.scores[i] = if mv == tt_move {
@@ -91,6 +173,33 @@ impl ScoredMoves {
                 history[side][mv.from().index()][mv.to().index()]
             };
         }
+        if self.futile {
+            self.hold_back_quiets(board);
+        }
+    }
+
+    /// Moves the quiet moves that give no check behind `end`, keeping the order of the others.
+    fn hold_back_quiets(&mut self, board: &Board) {
+        let n = self.moves.len();
+        let mut first_best = 0;
+        for i in 1..n {
+            if self.scores[i] > self.scores[first_best] {
+                first_best = i;
+            }
+        }
+        let slice = self.moves.as_mut_slice();
+        let mut kept = 0;
+        for i in 0..n {
+            let mv = slice[i];
+            let held =
+                i != first_best && is_quiet(board, mv) && board.gives_check(mv) == Some(false);
+            if !held {
+                slice.swap(kept, i);
+                self.scores.swap(kept, i);
+                kept += 1;
+            }
+        }
+        self.end = kept;
     }
 
     /// Quiescence moves by MVV-LVA: all evasions when in check, else captures and promotions.
@@ -101,19 +210,16 @@ impl ScoredMoves {
             movegen::fill_noisy(board, &mut self.moves);
         }
         self.next = 0;
+        self.end = self.moves.len();
         for (i, &mv) in self.moves.iter().enumerate() {
             self.scores[i] = mvv_lva(board, mv);
         }
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.moves.is_empty()
-    }
-
-    /// The best remaining move, by selection.
+    /// The best remaining move, by selection (quiescence; the main search calls `pick_main`).
     #[inline]
     pub fn pick(&mut self) -> Option<Move> {
-        let n = self.moves.len();
+        let n = self.end;
         if self.next >= n {
             return None;
         }
@@ -132,5 +238,69 @@ impl ScoredMoves {
         let mv = slice[self.next];
         self.next += 1;
         Some(mv)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::Square;
+
+    const KIWIPETE: &str = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
+
+    fn picked(picker: &mut ScoredMoves, board: &Board, history: &History) -> Vec<Move> {
+        std::iter::from_fn(|| picker.pick_main(board, [Move::NULL; 2], history)).collect()
+    }
+
+    #[test]
+    fn the_tt_move_comes_first_and_once() {
+        let board = Board::from_fen(KIWIPETE).unwrap();
+        let history = [[[0; 64]; 64]; 2];
+        let legal = movegen::legal_moves(&board);
+        let tt_move = legal[legal.len() / 2];
+        let mut picker = ScoredMoves::default();
+        assert!(picker.start_main(&board, tt_move, [Move::NULL; 2], &history, false));
+        assert_eq!(picker.pick_main(&board, [Move::NULL; 2], &history), Some(tt_move));
+        assert!(picker.generation_pending());
+        let mut rest = picked(&mut picker, &board, &history);
+        assert!(!rest.contains(&tt_move));
+        rest.push(tt_move);
+        rest.sort_by_key(|m| m.to_string());
+        let mut all = legal.to_vec();
+        all.sort_by_key(|m| m.to_string());
+        assert_eq!(rest, all);
+    }
+
+    #[test]
+    fn an_illegal_tt_move_is_ignored() {
+        let board = Board::from_fen(KIWIPETE).unwrap();
+        let history = [[[0; 64]; 64]; 2];
+        let illegal = Move::new(Square::new(0), Square::new(63));
+        let mut picker = ScoredMoves::default();
+        assert!(picker.start_main(&board, illegal, [Move::NULL; 2], &history, false));
+        let moves = picked(&mut picker, &board, &history);
+        assert_eq!(moves.len(), movegen::legal_moves(&board).len());
+        assert!(!moves.contains(&illegal));
+    }
+
+    #[test]
+    fn a_futile_node_holds_back_quiet_moves_that_give_no_check() {
+        let board = Board::from_fen(KIWIPETE).unwrap();
+        let history = [[[0; 64]; 64]; 2];
+        let mut picker = ScoredMoves::default();
+        assert!(picker.start_main(&board, Move::NULL, [Move::NULL; 2], &history, true));
+        let searched = picked(&mut picker, &board, &history);
+        assert!(picker.release_held_back());
+        let held = picked(&mut picker, &board, &history);
+        assert!(!held.is_empty());
+        for &mv in &held {
+            assert!(is_quiet(&board, mv) && board.gives_check(mv) == Some(false), "{mv}");
+        }
+        // The best-scored move is searched even when it is quiet; all the others that are not
+        // held back are captures, promotions, checks or castling.
+        for &mv in &searched[1..] {
+            assert!(!is_quiet(&board, mv) || board.gives_check(mv) != Some(false), "{mv}");
+        }
+        assert_eq!(searched.len() + held.len(), movegen::legal_moves(&board).len());
     }
 }
