@@ -68,6 +68,8 @@ pub struct SideSummary {
     pub runs: usize,
     pub nps: NpsSummary,
     pub time_per_node_ns: f64,
+    /// The bench's median wall time: the time to search every position to the bench depth.
+    pub bench_time_ms: f64,
     pub instructions: InstructionsSummary,
     pub eval: EvalSummary,
 }
@@ -211,6 +213,7 @@ pub fn summarize(label: &str, measurement: &Measurement) -> SideSummary {
         positions: measurement.positions.len(),
         runs: measurement.runs_time_ns.len(),
         time_per_node_ns: 1e9 / nps.median,
+        bench_time_ms: measurement.signature as f64 / nps.median * 1e3,
         nps,
         instructions: summarize_instructions(&measurement.instructions),
         eval: summarize_eval(&measurement.eval),

@@ -260,7 +260,10 @@ mod tests {
         let tt_move = legal[legal.len() / 2];
         let mut picker = ScoredMoves::default();
         assert!(picker.start_main(&board, tt_move, [Move::NULL; 2], &history, false));
-        assert_eq!(picker.pick_main(&board, [Move::NULL; 2], &history), Some(tt_move));
+        assert_eq!(
+            picker.pick_main(&board, [Move::NULL; 2], &history),
+            Some(tt_move)
+        );
         assert!(picker.generation_pending());
         let mut rest = picked(&mut picker, &board, &history);
         assert!(!rest.contains(&tt_move));
@@ -294,13 +297,22 @@ mod tests {
         let held = picked(&mut picker, &board, &history);
         assert!(!held.is_empty());
         for &mv in &held {
-            assert!(is_quiet(&board, mv) && board.gives_check(mv) == Some(false), "{mv}");
+            assert!(
+                is_quiet(&board, mv) && board.gives_check(mv) == Some(false),
+                "{mv}"
+            );
         }
         // The best-scored move is searched even when it is quiet; all the others that are not
         // held back are captures, promotions, checks or castling.
         for &mv in &searched[1..] {
-            assert!(!is_quiet(&board, mv) || board.gives_check(mv) != Some(false), "{mv}");
+            assert!(
+                !is_quiet(&board, mv) || board.gives_check(mv) != Some(false),
+                "{mv}"
+            );
         }
-        assert_eq!(searched.len() + held.len(), movegen::legal_moves(&board).len());
+        assert_eq!(
+            searched.len() + held.len(),
+            movegen::legal_moves(&board).len()
+        );
     }
 }

@@ -97,10 +97,18 @@ pub fn comparison_rows(comparison: &Comparison) -> Vec<[String; 4]> {
             .map_or_else(String::new, ratio_change),
     ];
     if comparison.signature.changed {
+        // Different trees: what the change costs or saves in search time to the same depth.
+        let bench_time = [
+            "bench time (to depth, median)".to_string(),
+            seconds(a.bench_time_ms),
+            seconds(b.bench_time_ms),
+            ratio_change(b.bench_time_ms / a.bench_time_ms),
+        ];
         vec![
             time_per_node,
             instructions_per_node,
             signature,
+            bench_time,
             nps,
             instructions,
         ]
@@ -134,6 +142,10 @@ pub fn side_rows(side: &SideSummary) -> Vec<[String; 2]> {
         [
             "time per node".to_string(),
             format!("{:.1} ns", side.time_per_node_ns),
+        ],
+        [
+            "bench time (median)".to_string(),
+            seconds(side.bench_time_ms),
         ],
         [
             instructions_label(side, side),
@@ -304,6 +316,10 @@ pub fn thousands(value: u64) -> String {
     out
 }
 
+fn seconds(milliseconds: f64) -> String {
+    format!("{:.3} s", milliseconds / 1e3)
+}
+
 fn optional_count(value: Option<u64>) -> String {
     value.map_or_else(|| "—".to_string(), thousands)
 }
@@ -385,6 +401,27 @@ mod tests {
             changed.ends_with("→ not judged (the search changed)"),
             "{changed}"
         );
+    }
+
+    #[test]
+    fn bench_time_is_a_row_only_when_the_trees_differ() {
+        let label = |rows: &[[String; 4]]| rows.iter().any(|r| r[0].starts_with("bench time"));
+        assert!(!label(&comparison_rows(&five_percent_more_instructions(
+            false
+        ))));
+        let changed = five_percent_more_instructions(true);
+        let rows = comparison_rows(&changed);
+        let row = rows
+            .iter()
+            .find(|r| r[0].starts_with("bench time"))
+            .unwrap();
+        // B differs from A only by one node counted in the same run times: the same time to
+        // depth, at a slightly higher NPS.
+        let a = &changed.a;
+        assert_eq!(row[1], seconds(a.signature as f64 / a.nps.median * 1e3));
+        assert!(a.bench_time_ms > 100.0, "{}", a.bench_time_ms);
+        assert_eq!(row[1], row[2]);
+        assert_eq!(row[3], "+0.00%");
     }
 
     #[test]
