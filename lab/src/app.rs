@@ -13,7 +13,9 @@ use crate::cli::{
     BaselineCommand, BenchArgs, CalibrateArgs, CalibrateCommand, Cli, Command, CompareArgs, Format,
     MeasureArgs, TiersArgs, VerdictArgs,
 };
-use crate::compare::{compare, summarize, Comparison, Criteria, Settings, LAB_JSON_SCHEMA_VERSION};
+use crate::compare::{
+    compare, summarize, Comparison, Criteria, PositionsSetting, Settings, LAB_JSON_SCHEMA_VERSION,
+};
 use crate::machine::{Machine, Toolchain};
 use crate::measure::{measure_pair, measure_single, Plan, Subject};
 use crate::paths::LabPaths;
@@ -130,13 +132,49 @@ impl Lab {
         build_engine(&self.repo, revision, &features, &self.paths, &self.progress)
     }
 
+    /// The measurement plan. A `--positions` file is read and checked line by line (plain or
+    /// gzip), thinned to every Nth position, and written as plain EPD into the scratch
+    /// directory, where every bench run of this command reads it.
+    fn plan(&self, measure: &MeasureArgs) -> Result<(Plan, Option<PositionsSetting>)> {
+        let mut plan = Plan {
+            depth: measure.depth,
+            rounds: measure.rounds,
+            instr_depth: measure.instr_depth,
+            instructions: !measure.no_instructions,
+            timeout: Duration::from_secs(measure.timeout),
+            positions: None,
+        };
+        let Some(file) = &measure.positions else {
+            return Ok((plan, None));
+        };
+        let every = measure.every.unwrap_or(1);
+        let fens: Vec<String> = crate::pool::read_pool(file)?
+            .into_iter()
+            .step_by(every as usize)
+            .collect();
+        let path = self.paths.scratch.join("positions.epd");
+        crate::paths::write_atomically(&path, (fens.join("\n") + "\n").as_bytes())?;
+        self.progress.line(&format!(
+            "benching {} positions of {}",
+            fens.len(),
+            file.display()
+        ));
+        plan.positions = Some(path);
+        let setting = PositionsSetting {
+            file: file.display().to_string(),
+            every,
+            count: fens.len(),
+        };
+        Ok((plan, Some(setting)))
+    }
+
     fn compare(&self, args: &CompareArgs) -> Result<Outcome> {
         // Resolve both before building either, so a typo fails in a second, not after a build.
         let a = resolve(&self.repo, &args.a, &self.paths)?;
         let b = resolve(&self.repo, &args.b, &self.paths)?;
+        let (plan, positions) = self.plan(&args.measure)?;
         let a_binary = self.build(&a, &args.measure.features)?;
         let b_binary = self.build(&b, &args.measure.features)?;
-        let plan = plan(&args.measure);
         let (a_measurement, b_measurement) = measure_pair(
             &Subject {
                 label: "A",
@@ -163,7 +201,7 @@ impl Lab {
         };
         let mut comparison = compare(
             "compare",
-            settings(&args.measure, &args.verdict),
+            settings(&args.measure, &args.verdict, positions),
             ("A", &a_measurement),
             ("B", &b_measurement),
             criteria,
@@ -172,6 +210,7 @@ impl Lab {
             comparison.functions = Some(crate::functions::measure_functions(
                 [&a_binary.path, &b_binary.path],
                 args.measure.instr_depth,
+                plan.positions.as_deref(),
                 args.functions.functions_top,
                 Duration::from_secs(args.measure.timeout),
                 &self.paths,
@@ -198,6 +237,7 @@ impl Lab {
 
     fn bench(&self, args: &BenchArgs) -> Result<Outcome> {
         let revision = resolve(&self.repo, &args.rev, &self.paths)?;
+        let (plan, positions) = self.plan(&args.measure)?;
         let binary = self.build(&revision, &args.measure.features)?;
         let subject = Subject {
             label: "A",
@@ -205,8 +245,7 @@ impl Lab {
             binary: &binary,
             full_eval: false,
         };
-        let measurement =
-            measure_single(&subject, &plan(&args.measure), &self.paths, &self.progress)?;
+        let measurement = measure_single(&subject, &plan, &self.paths, &self.progress)?;
         let output = BenchOutput {
             schema_version: LAB_JSON_SCHEMA_VERSION,
             kind: "bench",
@@ -216,6 +255,7 @@ impl Lab {
                     threshold: 0.0,
                     instr_threshold: 0.0,
                 },
+                positions,
             ),
             revision: summarize(&args.rev, &measurement),
         };
@@ -227,6 +267,7 @@ impl Lab {
 
     fn tiers(&self, args: &TiersArgs) -> Result<Outcome> {
         let revision = resolve(&self.repo, &args.rev, &self.paths)?;
+        let (plan, positions) = self.plan(&args.measure)?;
         let binary = self.build(&revision, &args.measure.features)?;
         let subject = |label, full_eval| Subject {
             label,
@@ -237,14 +278,14 @@ impl Lab {
         let (mut full_eval, tiers) = measure_pair(
             &subject("A", true),
             &subject("B", false),
-            &plan(&args.measure),
+            &plan,
             &self.paths,
             &self.progress,
         )?;
         full_eval.revision.spec = format!("{} --full-eval", args.rev);
         let comparison = compare(
             "tiers",
-            settings(&args.measure, &args.verdict),
+            settings(&args.measure, &args.verdict, positions),
             ("A", &full_eval),
             ("B", &tiers),
             Criteria {
@@ -259,6 +300,12 @@ impl Lab {
     }
 
     fn save_baseline(&self, name: &str, rev: &str, measure: &MeasureArgs) -> Result<Outcome> {
+        if measure.positions.is_some() {
+            anyhow::bail!(
+                "a baseline is the engine's built-in bench: `baseline save` takes no --positions \
+                 (compare, tiers and bench do)"
+            );
+        }
         let path = baseline::baseline_path(&self.paths, name)?;
         let revision = resolve(&self.repo, rev, &self.paths)?;
         let binary = self.build(&revision, &measure.features)?;
@@ -268,7 +315,8 @@ impl Lab {
             binary: &binary,
             full_eval: false,
         };
-        let measurement = measure_single(&subject, &plan(measure), &self.paths, &self.progress)?;
+        let (plan, _) = self.plan(measure)?;
+        let measurement = measure_single(&subject, &plan, &self.paths, &self.progress)?;
         let stored = Baseline {
             schema_version: baseline::BASELINE_SCHEMA_VERSION,
             name: name.to_string(),
@@ -308,6 +356,8 @@ impl Lab {
             no_instructions: request.no_instructions,
             features: stored.settings.features.clone(),
             timeout: request.timeout,
+            positions: None,
+            every: None,
         };
         let subject = Subject {
             label: "B",
@@ -315,7 +365,8 @@ impl Lab {
             binary: &binary,
             full_eval: false,
         };
-        let measurement = measure_single(&subject, &plan(&measure), &self.paths, &self.progress)?;
+        let (plan, _) = self.plan(&measure)?;
+        let measurement = measure_single(&subject, &plan, &self.paths, &self.progress)?;
         let criteria = Criteria {
             threshold_pct: request.verdict.threshold,
             instr_threshold_pct: request.verdict.instr_threshold,
@@ -325,7 +376,7 @@ impl Lab {
         };
         let comparison = compare(
             "baseline-check",
-            settings(&measure, &request.verdict),
+            settings(&measure, &request.verdict, None),
             (&format!("baseline {}", stored.name), &stored.measurement),
             ("revision", &measurement),
             criteria,
@@ -357,6 +408,7 @@ fn baseline_output(stored: &Baseline) -> BaselineOutput {
             instr_depth: settings.instr_depth,
             threshold_pct: 0.0,
             instr_threshold_pct: 0.0,
+            positions: None,
         },
         revision: summarize(&stored.name, &stored.measurement),
     }
@@ -369,22 +421,17 @@ fn comparison_outcome(comparison: &Comparison, format: Format) -> Outcome {
     }
 }
 
-fn plan(measure: &MeasureArgs) -> Plan {
-    Plan {
-        depth: measure.depth,
-        rounds: measure.rounds,
-        instr_depth: measure.instr_depth,
-        instructions: !measure.no_instructions,
-        timeout: Duration::from_secs(measure.timeout),
-    }
-}
-
-fn settings(measure: &MeasureArgs, verdict: &VerdictArgs) -> Settings {
+fn settings(
+    measure: &MeasureArgs,
+    verdict: &VerdictArgs,
+    positions: Option<PositionsSetting>,
+) -> Settings {
     Settings {
         rounds: measure.rounds,
         depth: measure.depth,
         instr_depth: measure.instr_depth,
         threshold_pct: verdict.threshold,
         instr_threshold_pct: verdict.instr_threshold,
+        positions,
     }
 }

@@ -216,6 +216,14 @@ pub struct MeasureArgs {
     /// Seconds a single bench run may take before it is killed (callgrind gets 20 times as long).
     #[arg(long, default_value_t = 300)]
     pub timeout: u64,
+    /// Bench these positions instead of the engine's built-in list: one FEN or EPD per line,
+    /// or a .gz of such lines (a calibration pool works). Every line is checked first; a bad
+    /// one is reported with its number. Not for `baseline save`.
+    #[arg(long, value_name = "FILE")]
+    pub positions: Option<PathBuf>,
+    /// With --positions: bench every Nth position of the file (1: all of them).
+    #[arg(long, value_name = "N", requires = "positions", value_parser = clap::value_parser!(u32).range(1..))]
+    pub every: Option<u32>,
 }
 
 #[derive(Debug, Clone, Copy, Args)]

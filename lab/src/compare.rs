@@ -34,6 +34,19 @@ pub struct Settings {
     pub instr_depth: u32,
     pub threshold_pct: f64,
     pub instr_threshold_pct: f64,
+    /// `--positions`: what was benched instead of the engine's built-in list.
+    pub positions: Option<PositionsSetting>,
+}
+
+/// A `--positions` file as measured.
+#[derive(Debug, Clone, Serialize)]
+pub struct PositionsSetting {
+    /// As given on the command line.
+    pub file: String,
+    /// Every Nth position of the file was benched.
+    pub every: u32,
+    /// How many positions that made.
+    pub count: usize,
 }
 
 #[derive(Debug, Clone, Serialize)]

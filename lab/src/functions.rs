@@ -164,11 +164,13 @@ fn demangle_legacy(name: &str) -> Option<String> {
     Some(parts.join("::"))
 }
 
-/// Runs `binary bench --json --depth DEPTH` under callgrind and reads its per-function costs.
+/// Runs `binary bench --json --depth DEPTH [--positions FILE]` under callgrind and reads its
+/// per-function costs.
 pub fn count_functions(
     valgrind: &Path,
     binary: &Path,
     depth: u32,
+    positions: Option<&Path>,
     out_file: &Path,
     timeout: Duration,
 ) -> Result<FunctionCosts> {
@@ -179,7 +181,7 @@ pub fn count_functions(
         .arg("--dump-instr=no")
         .arg(format!("--callgrind-out-file={}", out_file.display()))
         .arg(binary)
-        .args(["bench", "--json", "--depth", &depth.to_string()]);
+        .args(crate::run::bench_args(Some(depth), false, positions));
     let what = format!("callgrind (per function) on `{} bench`", binary.display());
     let finished = run_with_timeout(command, timeout * CALLGRIND_TIMEOUT_FACTOR, &what)?;
     require_success(&finished, &what)?;
@@ -262,6 +264,7 @@ pub fn compare_functions(
 pub fn measure_functions(
     binaries: [&Path; 2],
     depth: u32,
+    positions: Option<&Path>,
     top: usize,
     timeout: Duration,
     paths: &LabPaths,
@@ -282,7 +285,9 @@ pub fn measure_functions(
                     std::process::id()
                 ));
                 let valgrind = &valgrind;
-                scope.spawn(move || count_functions(valgrind, binary, depth, &out_file, timeout))
+                scope.spawn(move || {
+                    count_functions(valgrind, binary, depth, positions, &out_file, timeout)
+                })
             })
             .collect();
         handles

@@ -21,6 +21,8 @@ pub struct Plan {
     pub instr_depth: u32,
     pub instructions: bool,
     pub timeout: Duration,
+    /// A positions file for `squall bench --positions` (`None`: the built-in bench).
+    pub positions: Option<std::path::PathBuf>,
 }
 
 /// A revision with its built engine, ready to measure.
@@ -186,6 +188,7 @@ impl<'a> Runs<'a> {
             binary: subject.binary.path.clone(),
             depth: plan.depth,
             full_eval: subject.full_eval,
+            positions: plan.positions.clone(),
             timeout: plan.timeout,
         };
         Self {
@@ -390,6 +393,7 @@ fn run_callgrind(
                             binary: subject.binary.path.clone(),
                             depth: None,
                             full_eval: subject.full_eval,
+                            positions: plan.positions.clone(),
                             timeout: plan.timeout,
                         };
                         scope.spawn(move || {

@@ -76,13 +76,19 @@ pub struct BenchRunner {
     pub depth: Option<u32>,
     /// Runs `bench --full-eval`: the same binary with both cheap-tier exits off.
     pub full_eval: bool,
+    /// `bench --positions FILE` instead of the engine's built-in list.
+    pub positions: Option<PathBuf>,
     pub timeout: Duration,
 }
 
 impl BenchRunner {
     pub fn run(&self) -> Result<BenchReport> {
         let mut command = Command::new(&self.binary);
-        command.args(bench_args(self.depth, self.full_eval));
+        command.args(bench_args(
+            self.depth,
+            self.full_eval,
+            self.positions.as_deref(),
+        ));
         let what = format!("`{} bench --json`", self.binary.display());
         let finished = run_with_timeout(command, self.timeout, &what)?;
         require_success(&finished, &format!("the engine {what}"))?;
@@ -102,7 +108,11 @@ impl BenchRunner {
             .arg("--tool=callgrind")
             .arg(format!("--callgrind-out-file={}", out_file.display()))
             .arg(&self.binary)
-            .args(bench_args(Some(depth), self.full_eval));
+            .args(bench_args(
+                Some(depth),
+                self.full_eval,
+                self.positions.as_deref(),
+            ));
         let what = format!("callgrind on `{} bench`", self.binary.display());
         let finished = run_with_timeout(command, self.timeout * CALLGRIND_TIMEOUT_FACTOR, &what)?;
         require_success(&finished, &what)?;
@@ -114,8 +124,12 @@ impl BenchRunner {
     }
 }
 
-fn bench_args(depth: Option<u32>, full_eval: bool) -> Vec<String> {
+pub fn bench_args(depth: Option<u32>, full_eval: bool, positions: Option<&Path>) -> Vec<String> {
     let mut args = vec!["bench".to_string(), "--json".to_string()];
+    if let Some(positions) = positions {
+        args.push("--positions".to_string());
+        args.push(positions.display().to_string());
+    }
     if let Some(depth) = depth {
         args.push("--depth".to_string());
         args.push(depth.to_string());

@@ -57,3 +57,82 @@ fn tiers_that_cost_more_than_they_save_are_a_regression() {
     );
     assert!(run.stdout.contains("Verdict: REGRESSION (exit 1)"), "{run}");
 }
+
+const FOUR_POSITIONS: &str = "\
+rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1
+r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1 ; id kiwipete
+8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1
+4k3/8/8/8/8/8/8/4K2R w K - 0 1
+";
+
+#[test]
+fn a_positions_file_replaces_the_built_in_bench() {
+    let repo = FakeRepo::new();
+    let pool = repo.path().join("pool.epd");
+    std::fs::write(&pool, FOUR_POSITIONS).unwrap();
+    let pool = pool.to_str().unwrap();
+    let run = repo.lab(&[
+        "tiers",
+        "HEAD",
+        "--rounds",
+        "2",
+        "--no-instructions",
+        "--positions",
+        pool,
+        "--every",
+        "2",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(run.code, 0, "{run}");
+    let report = run.json();
+    let positions = &report["settings"]["positions"];
+    assert_eq!(positions["count"], 2, "{run}");
+    assert_eq!(positions["every"], 2, "{run}");
+    assert_eq!(positions["file"], pool, "{run}");
+    // Both sides benched the first and third positions, not the fake's built-in eight.
+    assert_eq!(report["a"]["positions"], 2, "{run}");
+    assert_eq!(report["b"]["positions"], 2, "{run}");
+
+    let terminal = repo.lab(&[
+        "bench",
+        "HEAD",
+        "--rounds",
+        "2",
+        "--no-instructions",
+        "--positions",
+        pool,
+    ]);
+    assert_eq!(terminal.code, 0, "{terminal}");
+    assert!(terminal.stdout.contains("positions: "), "{terminal}");
+    assert!(terminal.stdout.contains("(4)"), "{terminal}");
+}
+
+#[test]
+fn a_bad_positions_line_is_an_error_with_its_line_number() {
+    let repo = FakeRepo::new();
+    let pool = repo.path().join("bad.epd");
+    std::fs::write(&pool, format!("{FOUR_POSITIONS}not a fen\n")).unwrap();
+    let run = repo.lab(&[
+        "bench",
+        "HEAD",
+        "--no-instructions",
+        "--positions",
+        pool.to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 2, "{run}");
+    assert!(run.stderr.contains("bad.epd:5: bad position"), "{run}");
+
+    let baseline = repo.lab(&[
+        "baseline",
+        "save",
+        "main",
+        "--positions",
+        pool.to_str().unwrap(),
+    ]);
+    assert_eq!(baseline.code, 2, "{baseline}");
+    assert!(
+        baseline.stderr.contains("takes no --positions"),
+        "{baseline}"
+    );
+}

@@ -350,8 +350,16 @@ pub fn describe_settings(settings: &Settings, measured_depth: u32) -> String {
         Some(depth) => depth.to_string(),
         None => format!("{measured_depth} (engine default)"),
     };
+    let positions = match &settings.positions {
+        Some(p) if p.every > 1 => format!(
+            ", positions: every {}th of {} ({})",
+            p.every, p.file, p.count
+        ),
+        Some(p) => format!(", positions: {} ({})", p.file, p.count),
+        None => String::new(),
+    };
     format!(
-        "depth {depth}, {} rounds, instructions at depth {}",
+        "depth {depth}, {} rounds, instructions at depth {}{positions}",
         settings.rounds, settings.instr_depth
     )
 }
@@ -381,6 +389,7 @@ mod tests {
             instr_depth: 6,
             threshold_pct: 1.0,
             instr_threshold_pct: 0.5,
+            positions: None,
         };
         let criteria = Criteria {
             threshold_pct: 1.0,
