@@ -111,25 +111,14 @@ fn a_positions_file_replaces_the_built_in_bench() {
 #[test]
 fn a_bad_positions_line_is_an_error_with_its_line_number() {
     let repo = FakeRepo::new();
-    let pool = repo.path().join("bad.epd");
-    std::fs::write(&pool, format!("{FOUR_POSITIONS}not a fen\n")).unwrap();
-    let run = repo.lab(&[
-        "bench",
-        "HEAD",
-        "--no-instructions",
-        "--positions",
-        pool.to_str().unwrap(),
-    ]);
+    let file = repo.path().join("bad.epd");
+    std::fs::write(&file, format!("{FOUR_POSITIONS}not a fen\n")).unwrap();
+    let pool = file.to_str().unwrap();
+    let run = repo.lab(&["bench", "HEAD", "--no-instructions", "--positions", pool]);
     assert_eq!(run.code, 2, "{run}");
     assert!(run.stderr.contains("bad.epd:5: bad position"), "{run}");
 
-    let baseline = repo.lab(&[
-        "baseline",
-        "save",
-        "main",
-        "--positions",
-        pool.to_str().unwrap(),
-    ]);
+    let baseline = repo.lab(&["baseline", "save", "main", "--positions", pool]);
     assert_eq!(baseline.code, 2, "{baseline}");
     assert!(
         baseline.stderr.contains("takes no --positions"),

@@ -427,9 +427,14 @@ impl Searcher {
 
         let frontier_futile =
             !pv_node && !in_check && depth <= 2 && static_eval + 120 * depth <= alpha;
-        let killers = self.killers[ply];
         let picker = &mut self.pickers[ply];
-        if !picker.start_main(board, tt_move, killers, &self.history, frontier_futile) {
+        if !picker.start_main(
+            board,
+            tt_move,
+            self.killers[ply],
+            &self.history,
+            frontier_futile,
+        ) {
             return if in_check { -MATE + ply as i32 } else { 0 };
         }
         let original_alpha = alpha;
@@ -443,26 +448,26 @@ impl Searcher {
         // (children with depth left probe the TT; quiescence does not).
         // The look-ahead waits while the TT move is searched: picking past it generates the
         // other moves, which a cutoff makes unnecessary.
-        let mut next = self.pickers[ply].pick_main(board, killers, &self.history);
+        let mut next = self.pickers[ply].pick_main(board, &self.history);
         if let Some(first) = next.filter(|&first| depth >= 2 && first != tt_move) {
             self.tt.prefetch(board.key_after_hint(first));
         }
         let mut looked_ahead = true;
         for index in 0.. {
             if !looked_ahead {
-                next = self.pickers[ply].pick_main(board, killers, &self.history);
+                next = self.pickers[ply].pick_main(board, &self.history);
             }
             // The held-back quiet moves are futile too unless every move so far lost to mate.
             if next.is_none() && best_score <= -MATE_BOUND && self.pickers[ply].release_held_back()
             {
-                next = self.pickers[ply].pick_main(board, killers, &self.history);
+                next = self.pickers[ply].pick_main(board, &self.history);
             }
             let Some(mv) = next else {
                 break;
             };
             looked_ahead = !self.pickers[ply].generation_pending();
             if looked_ahead {
-                next = self.pickers[ply].pick_main(board, killers, &self.history);
+                next = self.pickers[ply].pick_main(board, &self.history);
                 if let Some(following) = next.filter(|_| depth >= 2) {
                     self.tt.prefetch(board.key_after_hint(following));
                 }

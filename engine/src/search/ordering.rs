@@ -68,6 +68,8 @@ pub struct ScoredMoves {
     /// Picking stops here; the moves past it are held back (see `fill_main`).
     end: usize,
     stage: Stage,
+    /// The node's killers, scored when the moves are generated.
+    killers: [Move; 2],
     /// Quiet moves that give no check are held back (frontier futility).
     futile: bool,
 }
@@ -80,6 +82,7 @@ impl Default for ScoredMoves {
             next: 0,
             end: 0,
             stage: Stage::Scored,
+            killers: [Move::NULL; 2],
             futile: false,
         }
     }
@@ -98,12 +101,13 @@ impl ScoredMoves {
         futile: bool,
     ) -> bool {
         self.futile = futile;
+        self.killers = killers;
         if !tt_move.is_null() && movegen::is_legal(board, tt_move) {
             self.stage = Stage::TtMove(tt_move);
             return true;
         }
         self.stage = Stage::Scored;
-        self.fill_main(board, Move::NULL, killers, history);
+        self.fill_main(board, Move::NULL, history);
         !self.moves.is_empty()
     }
 
@@ -114,12 +118,7 @@ impl ScoredMoves {
 
     /// The next move of a main-search node: the TT move first, then the rest by score.
     #[inline]
-    pub fn pick_main(
-        &mut self,
-        board: &Board,
-        killers: [Move; 2],
-        history: &History,
-    ) -> Option<Move> {
+    pub fn pick_main(&mut self, board: &Board, history: &History) -> Option<Move> {
         match self.stage {
             Stage::TtMove(tt_move) => {
                 self.stage = Stage::AfterTtMove(tt_move);
@@ -127,7 +126,7 @@ impl ScoredMoves {
             }
             Stage::AfterTtMove(tt_move) => {
                 self.stage = Stage::Scored;
-                self.fill_main(board, tt_move, killers, history);
+                self.fill_main(board, tt_move, history);
                 // The TT move, already searched, goes to the front, where `pick` would put it.
                 let slice = self.moves.as_mut_slice();
                 if let Some(at) = slice.iter().position(|&mv| mv == tt_move) {
@@ -150,11 +149,12 @@ impl ScoredMoves {
 
     /// All legal moves, ordered for the main search. At a futile node the quiet moves that give
     /// no check go behind `end`, except the best-scored move, which is always searched.
-    fn fill_main(&mut self, board: &Board, tt_move: Move, killers: [Move; 2], history: &History) {
+    fn fill_main(&mut self, board: &Board, tt_move: Move, history: &History) {
         movegen::fill_legal(board, &mut self.moves);
         self.next = 0;
         self.end = self.moves.len();
         let side = board.side_to_move().index();
+        let killers = self.killers;
         for (i, &mv) in self.moves.iter().enumerate() {
             self.scores[i] = if mv == tt_move {
                 TT_MOVE
@@ -181,12 +181,7 @@ impl ScoredMoves {
     /// Moves the quiet moves that give no check behind `end`, keeping the order of the others.
     fn hold_back_quiets(&mut self, board: &Board) {
         let n = self.moves.len();
-        let mut first_best = 0;
-        for i in 1..n {
-            if self.scores[i] > self.scores[first_best] {
-                first_best = i;
-            }
-        }
+        let first_best = self.first_best(0, n);
         let slice = self.moves.as_mut_slice();
         let mut kept = 0;
         for i in 0..n {
@@ -219,25 +214,32 @@ impl ScoredMoves {
     /// The best remaining move, by selection (quiescence; the main search calls `pick_main`).
     #[inline]
     pub fn pick(&mut self) -> Option<Move> {
-        let n = self.end;
-        if self.next >= n {
+        if self.next >= self.end {
             return None;
         }
-        // Over a slice, so the scan has no bounds checks; the first of equal scores wins.
-        let mut best = self.next;
-        let mut best_score = self.scores[best];
-        for (i, &score) in self.scores[self.next..n].iter().enumerate().skip(1) {
-            if score > best_score {
-                best = self.next + i;
-                best_score = score;
-            }
-        }
+        let best = self.first_best(self.next, self.end);
         let slice = self.moves.as_mut_slice();
         slice.swap(self.next, best);
         self.scores.swap(self.next, best);
         let mv = slice[self.next];
         self.next += 1;
         Some(mv)
+    }
+
+    /// The index of the best score in `from..to` (`from` if it is empty); the first of equal
+    /// scores wins.
+    #[inline(always)]
+    fn first_best(&self, from: usize, to: usize) -> usize {
+        // Over a slice, so the scan has no bounds checks.
+        let mut best = from;
+        let mut best_score = self.scores[from];
+        for (i, &score) in self.scores[from..to].iter().enumerate().skip(1) {
+            if score > best_score {
+                best = from + i;
+                best_score = score;
+            }
+        }
+        best
     }
 }
 
@@ -249,7 +251,7 @@ mod tests {
     const KIWIPETE: &str = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
 
     fn picked(picker: &mut ScoredMoves, board: &Board, history: &History) -> Vec<Move> {
-        std::iter::from_fn(|| picker.pick_main(board, [Move::NULL; 2], history)).collect()
+        std::iter::from_fn(|| picker.pick_main(board, history)).collect()
     }
 
     #[test]
@@ -260,10 +262,7 @@ mod tests {
         let tt_move = legal[legal.len() / 2];
         let mut picker = ScoredMoves::default();
         assert!(picker.start_main(&board, tt_move, [Move::NULL; 2], &history, false));
-        assert_eq!(
-            picker.pick_main(&board, [Move::NULL; 2], &history),
-            Some(tt_move)
-        );
+        assert_eq!(picker.pick_main(&board, &history), Some(tt_move));
         assert!(picker.generation_pending());
         let mut rest = picked(&mut picker, &board, &history);
         assert!(!rest.contains(&tt_move));
