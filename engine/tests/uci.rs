@@ -144,10 +144,19 @@ fn full_session_plays_a_legal_move() {
     let handshake = engine.read_until("uciok", |l| l == "uciok");
     assert!(handshake.iter().any(|l| l.starts_with("id name squall ")));
     assert!(handshake.iter().any(|l| l.starts_with("id author ")));
-    assert!(handshake
-        .iter()
-        .any(|l| l == "option name Hash type spin default 16 min 1 max 4096"));
+    for option in [
+        "option name Hash type spin default 16 min 1 max 4096",
+        "option name Threads type spin default 1 min 1 max 1",
+        "option name Move Overhead type spin default 20 min 0 max 5000",
+        "option name FullEval type check default false",
+    ] {
+        assert!(handshake.iter().any(|l| l == option), "no `{option}`");
+    }
+    // What OpenBench sends before every game, and the lab's options.
+    engine.send("setoption name Threads value 1");
     engine.send("setoption name Hash value 8");
+    engine.send("setoption name Move Overhead value 30");
+    engine.send("setoption name FullEval value false");
     engine.send("ucinewgame");
     assert!(engine.sync().is_empty(), "no output before readyok");
     engine.send("position startpos moves e2e4 e7e5");
@@ -233,6 +242,12 @@ fn bad_input_leaves_the_position_unchanged() {
         "setoption name Hash",
         "setoption name NoSuchOption value 1",
         "setoption Hash 8",
+        "setoption name Threads value 2",
+        "setoption name Move Overhead value 5001",
+        "setoption name Move Overhead value -5",
+        "setoption name Move Overhead",
+        "setoption name Overhead value 50",
+        "setoption name FullEval value on",
         "go depth x",
         "go depth -3",
         "go nodes -1",
@@ -280,4 +295,53 @@ fn end_of_input_ends_the_engine() {
     // Closing stdin is how a crashed GUI looks; the engine must not linger.
     engine.stdin = None;
     engine.wait_for_exit("the end of input");
+}
+
+/// The nodes of the deepest `info` line of a `go depth N` search from a cleared state.
+fn nodes_to_depth(engine: &mut Engine, depth: u32) -> u64 {
+    engine.send("ucinewgame");
+    engine.send(&format!("go depth {depth}"));
+    let lines = engine.read_until("bestmove", |l| l.starts_with("bestmove"));
+    let prefix = format!("info depth {depth} ");
+    let info = lines
+        .iter()
+        .rfind(|l| l.starts_with(&prefix))
+        .unwrap_or_else(|| panic!("no `{prefix}` line: {lines:#?}"));
+    let mut fields = info.split_whitespace();
+    fields.find(|&f| f == "nodes").expect("a nodes field");
+    fields.next().unwrap().parse().expect("a node count")
+}
+
+#[test]
+fn full_eval_changes_the_search() {
+    let mut engine = Engine::start();
+    // A middlegame, where the cheap tiers exit often.
+    engine
+        .send("position fen r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1");
+    let tiers = nodes_to_depth(&mut engine, 8);
+    engine.send("setoption name FullEval value true");
+    let full = nodes_to_depth(&mut engine, 8);
+    assert_ne!(tiers, full, "FullEval did not change the search");
+    // Back to the tiers: the same search as the first (ucinewgame clears the searcher's state).
+    engine.send("setoption name fulleval value false");
+    assert_eq!(nodes_to_depth(&mut engine, 8), tiers);
+    engine.quit();
+}
+
+#[test]
+fn move_overhead_shortens_the_search() {
+    let mut engine = Engine::start();
+    // 2 s less 1.99 s of overhead: a 10 ms search. Without the option the engine would think for
+    // 1.98 s.
+    engine.send("setoption name Move Overhead value 1990");
+    engine.send("position startpos");
+    let started = Instant::now();
+    engine.send("go movetime 2000");
+    assert_legal(Board::STARTPOS, &engine.bestmove());
+    assert!(
+        started.elapsed() < Duration::from_millis(1000),
+        "took {:?}",
+        started.elapsed()
+    );
+    engine.quit();
 }

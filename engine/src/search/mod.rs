@@ -40,13 +40,29 @@ pub struct Clock {
 }
 
 /// When to stop searching. All `None` / `false` means "until stopped".
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Limits {
     pub depth: Option<i32>,
     pub nodes: Option<u64>,
     pub movetime: Option<Duration>,
     pub clock: Option<Clock>,
     pub infinite: bool,
+    /// What a move costs on the clock besides the search (the UCI option `Move Overhead`); taken
+    /// off every time allocation.
+    pub move_overhead: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            depth: None,
+            nodes: None,
+            movetime: None,
+            clock: None,
+            infinite: false,
+            move_overhead: timeman::DEFAULT_MOVE_OVERHEAD,
+        }
+    }
 }
 
 impl Limits {

@@ -9,6 +9,7 @@ use crate::cli::{self, MAX_HASH_MB};
 use squall::bench;
 use squall::movegen::{legal_moves, parse_uci_move};
 use squall::search::{Clock, Limits, Listener, Score, SearchInfo, Searcher};
+use squall::timeman::DEFAULT_MOVE_OVERHEAD;
 use squall::{Board, Color, Move};
 use std::io::{self, BufRead, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -17,6 +18,9 @@ use std::thread::{self, JoinHandle};
 use std::time::Duration;
 
 const DEFAULT_HASH_MB: usize = 16;
+
+/// `Move Overhead` in milliseconds: up to five seconds covers a slow network to a server.
+const MAX_MOVE_OVERHEAD_MS: u64 = 5000;
 
 /// `go depth` beyond this is clamped: the search's ply-indexed tables are finite, and such a
 /// depth never completes anyway.
@@ -75,6 +79,9 @@ struct UciEngine {
     /// Zobrist keys of the positions before `board` in the game, oldest first.
     history: Vec<u64>,
     hash_mb: usize,
+    move_overhead: Duration,
+    /// `FullEval`: the cheap eval tiers' exits off, as `squall bench --full-eval`.
+    full_eval: bool,
     /// `None` while a search thread owns the searcher (or after that thread panicked).
     searcher: Option<Searcher>,
     running: Option<RunningSearch>,
@@ -86,9 +93,18 @@ impl UciEngine {
             board: Board::startpos(),
             history: Vec::new(),
             hash_mb: DEFAULT_HASH_MB,
+            move_overhead: DEFAULT_MOVE_OVERHEAD,
+            full_eval: false,
             searcher: Some(Searcher::new(DEFAULT_HASH_MB)),
             running: None,
         }
+    }
+
+    /// A fresh searcher with the current options.
+    fn new_searcher(&self) -> Searcher {
+        let mut searcher = Searcher::new(self.hash_mb);
+        searcher.set_full_eval(self.full_eval);
+        searcher
     }
 
     fn handle(&mut self, line: &str) -> Flow {
@@ -101,8 +117,12 @@ impl UciEngine {
                 "id name squall {}\n\
                  id author the squall authors\n\
                  option name Hash type spin default {DEFAULT_HASH_MB} min 1 max {MAX_HASH_MB}\n\
+                 option name Threads type spin default 1 min 1 max 1\n\
+                 option name Move Overhead type spin default {} min 0 max {MAX_MOVE_OVERHEAD_MS}\n\
+                 option name FullEval type check default false\n\
                  uciok",
-                env!("CARGO_PKG_VERSION")
+                env!("CARGO_PKG_VERSION"),
+                DEFAULT_MOVE_OVERHEAD.as_millis()
             )),
             "isready" => send("readyok"),
             "ucinewgame" => {
@@ -118,10 +138,11 @@ impl UciEngine {
                 Err(message) => send_error(&message),
             },
             "go" => match parse_go(arguments, self.board.side_to_move()) {
-                Ok(go) => {
+                Ok(mut go) => {
                     for warning in &go.warnings {
                         send(&format!("info string {warning}"));
                     }
+                    go.limits.move_overhead = self.move_overhead;
                     self.start_search(go.limits);
                 }
                 Err(message) => send_error(&message),
@@ -131,6 +152,13 @@ impl UciEngine {
                 Ok(EngineOption::HashMb(hash_mb)) => {
                     self.hash_mb = hash_mb;
                     self.searcher().set_hash(hash_mb);
+                }
+                // One thread is the only value the option admits.
+                Ok(EngineOption::Threads) => {}
+                Ok(EngineOption::MoveOverhead(overhead)) => self.move_overhead = overhead,
+                Ok(EngineOption::FullEval(full_eval)) => {
+                    self.full_eval = full_eval;
+                    self.searcher().set_full_eval(full_eval);
                 }
                 Err(message) => send_error(&message),
             },
@@ -157,8 +185,11 @@ impl UciEngine {
     /// The idle searcher; stops and joins a running search first.
     fn searcher(&mut self) -> &mut Searcher {
         self.finish_search();
-        let hash_mb = self.hash_mb;
-        self.searcher.get_or_insert_with(|| Searcher::new(hash_mb))
+        let searcher = match self.searcher.take() {
+            Some(searcher) => searcher,
+            None => self.new_searcher(),
+        };
+        self.searcher.insert(searcher)
     }
 
     /// Stops the running search (if any) and waits for it to print its `bestmove`.
@@ -178,11 +209,10 @@ impl UciEngine {
     fn start_search(&mut self, limits: Limits) {
         // A `go` during a search breaks protocol; end the old search (it prints its bestmove).
         self.finish_search();
-        let hash_mb = self.hash_mb;
-        let mut searcher = self
-            .searcher
-            .take()
-            .unwrap_or_else(|| Searcher::new(hash_mb));
+        let mut searcher = match self.searcher.take() {
+            Some(searcher) => searcher,
+            None => self.new_searcher(),
+        };
         let board = self.board;
         let history = self.history.clone();
         let stop = Arc::new(AtomicBool::new(false));
@@ -411,11 +441,17 @@ fn parse_number<T: std::str::FromStr>(keyword: &str, text: &str) -> Result<T, St
         .map_err(|_| format!("go: bad {keyword} value `{text}`"))
 }
 
+#[derive(Debug, PartialEq, Eq)]
 enum EngineOption {
     HashMb(usize),
+    /// Always 1: squall searches on one thread.
+    Threads,
+    MoveOverhead(Duration),
+    FullEval(bool),
 }
 
-/// `setoption name <NAME> [value <VALUE>]`; option names are case-insensitive.
+/// `setoption name <NAME> [value <VALUE>]`. The name is every token between `name` and `value`
+/// (`Move Overhead` has a space); option names are case-insensitive.
 fn parse_setoption(tokens: &[&str]) -> Result<EngineOption, String> {
     let Some((&"name", rest)) = tokens.split_first() else {
         return Err("setoption: expected `name <option> value <value>`".to_string());
@@ -425,18 +461,34 @@ fn parse_setoption(tokens: &[&str]) -> Result<EngineOption, String> {
         Some(at) => (rest[..at].join(" "), Some(rest[at + 1..].join(" "))),
         None => (rest.join(" "), None),
     };
-    if name.eq_ignore_ascii_case("hash") {
-        let value = value.ok_or("setoption: Hash needs a value")?;
-        return value
-            .parse::<usize>()
+    let option = ["Hash", "Threads", "Move Overhead", "FullEval"]
+        .into_iter()
+        .find(|known| known.eq_ignore_ascii_case(&name))
+        .ok_or(format!("setoption: unknown option `{name}`"))?;
+    let value = value.ok_or(format!("setoption: {option} needs a value"))?;
+    let spin = |min: u64, max: u64, unit: &str| {
+        value
+            .parse::<u64>()
             .ok()
-            .filter(|mb| (1..=MAX_HASH_MB).contains(mb))
-            .map(EngineOption::HashMb)
+            .filter(|v| (min..=max).contains(v))
             .ok_or(format!(
-                "setoption: bad Hash value `{value}`: expected 1..={MAX_HASH_MB} (MB)"
-            ));
+                "setoption: bad {option} value `{value}`: expected {min}..={max}{unit}"
+            ))
+    };
+    match option {
+        "Hash" => spin(1, MAX_HASH_MB as u64, " (MB)").map(|mb| EngineOption::HashMb(mb as usize)),
+        "Threads" => spin(1, 1, " (one search thread)").map(|_| EngineOption::Threads),
+        "Move Overhead" => spin(0, MAX_MOVE_OVERHEAD_MS, " (ms)")
+            .map(|ms| EngineOption::MoveOverhead(Duration::from_millis(ms))),
+        // FullEval, a check.
+        _ => match value.to_ascii_lowercase().as_str() {
+            "true" => Ok(EngineOption::FullEval(true)),
+            "false" => Ok(EngineOption::FullEval(false)),
+            _ => Err(format!(
+                "setoption: bad {option} value `{value}`: expected true or false"
+            )),
+        },
     }
-    Err(format!("setoption: unknown option `{name}`"))
 }
 
 #[cfg(test)]
@@ -512,20 +564,82 @@ mod tests {
         assert_eq!(go.warnings.len(), 1);
     }
 
+    fn setoption(line: &str) -> Result<EngineOption, String> {
+        let tokens: Vec<&str> = line.split_whitespace().collect();
+        parse_setoption(&tokens)
+    }
+
     #[test]
-    fn setoption_hash() {
-        assert!(matches!(
-            parse_setoption(&["name", "Hash", "value", "64"]),
+    fn setoption_reads_each_option() {
+        assert_eq!(
+            setoption("name Hash value 64"),
             Ok(EngineOption::HashMb(64))
-        ));
-        for tokens in [
-            &["name", "Hash", "value", "0"][..],
-            &["name", "Hash", "value", "big"][..],
-            &["name", "Hash"][..],
-            &["name", "Threads", "value", "2"][..],
-            &["Hash", "64"][..],
+        );
+        assert_eq!(
+            setoption("name hash value 4096"),
+            Ok(EngineOption::HashMb(4096))
+        );
+        assert_eq!(setoption("name Threads value 1"), Ok(EngineOption::Threads));
+        assert_eq!(
+            setoption("name Move Overhead value 50"),
+            Ok(EngineOption::MoveOverhead(Duration::from_millis(50)))
+        );
+        // Names with spaces: every token between `name` and `value`, any case, any spacing.
+        assert_eq!(
+            setoption("name   move   OVERHEAD value 0"),
+            Ok(EngineOption::MoveOverhead(Duration::ZERO))
+        );
+        assert_eq!(
+            setoption("name Move Overhead value 5000"),
+            Ok(EngineOption::MoveOverhead(Duration::from_millis(5000)))
+        );
+        assert_eq!(
+            setoption("name FullEval value true"),
+            Ok(EngineOption::FullEval(true))
+        );
+        assert_eq!(
+            setoption("name fulleval value FALSE"),
+            Ok(EngineOption::FullEval(false))
+        );
+    }
+
+    #[test]
+    fn setoption_rejects_bad_values_and_names() {
+        for line in [
+            "name Hash value 0",
+            "name Hash value 4097",
+            "name Hash value big",
+            "name Hash",
+            "name Threads value 2",
+            "name Threads value 0",
+            "name Threads",
+            "name Move Overhead value -1",
+            "name Move Overhead value 5001",
+            "name Move Overhead value 1.5",
+            "name Move Overhead",
+            "name Move value 50",
+            "name Overhead value 50",
+            "name MoveOverhead value 50",
+            "name FullEval value yes",
+            "name FullEval value 1",
+            "name FullEval",
+            "name NoSuchOption value 1",
+            "Hash 64",
+            "",
         ] {
-            assert!(parse_setoption(tokens).is_err(), "{tokens:?}");
+            assert!(setoption(line).is_err(), "`setoption {line}`");
         }
+    }
+
+    #[test]
+    fn options_reach_the_engine() {
+        let mut engine = UciEngine::new();
+        engine.handle("setoption name Move Overhead value 75");
+        assert_eq!(engine.move_overhead, Duration::from_millis(75));
+        engine.handle("setoption name FullEval value true");
+        assert!(engine.full_eval);
+        engine.handle("setoption name Threads value 1");
+        engine.handle("setoption name FullEval value false");
+        assert!(!engine.full_eval);
     }
 }
