@@ -11,7 +11,7 @@ use crate::build::{build_engine, EngineBinary};
 use crate::calibration;
 use crate::cli::{
     BaselineCommand, BenchArgs, CalibrateArgs, CalibrateCommand, Cli, Command, CompareArgs, Format,
-    MeasureArgs, TiersArgs, VerdictArgs,
+    MatchArgs, MatchCommand, MeasureArgs, TiersArgs, VerdictArgs,
 };
 use crate::compare::{
     compare, summarize, Comparison, Criteria, PositionsSetting, Settings, LAB_JSON_SCHEMA_VERSION,
@@ -23,10 +23,39 @@ use crate::progress::Progress;
 use crate::report::{render, BaselineOutput, BenchOutput, Report};
 use crate::revision::{open_repository, resolve, Revision};
 
-/// What a command produced: the report for stdout and whether it found a regression.
+/// What a command produced: the report for stdout and how the lab exits.
 pub struct Outcome {
     pub report: String,
-    pub regression: bool,
+    pub exit: Exit,
+}
+
+/// The documented exit codes other than 2 (errors): `lab --help` and `lab match --help`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// 0: no regression; for a match, H1 accepted or the match finished without an SPRT.
+    Clean,
+    /// 1: a regression; for a match, H0 accepted.
+    Regression,
+    /// 3: a match spent its game budget without an SPRT decision.
+    Undecided,
+}
+
+impl Exit {
+    pub fn regression_if(regression: bool) -> Exit {
+        if regression {
+            Exit::Regression
+        } else {
+            Exit::Clean
+        }
+    }
+
+    pub fn code(self) -> u8 {
+        match self {
+            Exit::Clean => 0,
+            Exit::Regression => 1,
+            Exit::Undecided => 3,
+        }
+    }
 }
 
 pub fn run(cli: Cli) -> Result<Outcome> {
@@ -40,19 +69,24 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             action: Some(CalibrateCommand::Merge { files, out }),
             ..
         }) => return calibration::commands::merge(&files, out.as_deref(), &progress),
+        Command::Match(args) => {
+            let MatchArgs { action, play } = *args;
+            return match action {
+                Some(MatchCommand::Merge { files, pgn, output }) => {
+                    crate::games::merge(&files, pgn.as_deref(), output.format)
+                }
+                None => crate::games::run(open_workdir(cli.repo.as_deref()), &progress, &play),
+            };
+        }
         command => command,
     };
-    let repo = open_repository(cli.repo.as_deref())?;
-    let paths = LabPaths::new(
-        repo.workdir()
-            .expect("open_repository refuses bare repositories"),
-    );
+    let (repo, paths) = open_workdir(cli.repo.as_deref())?;
     match command {
         Command::Calibrate(args) => {
             let lab = Lab::open(repo, paths, progress)?;
             calibration::commands::calibrate(&lab.repo, &lab.paths, &lab.progress, &args.run)
         }
-        Command::Pool { .. } | Command::Hist(_) | Command::Tables(_) => {
+        Command::Pool { .. } | Command::Hist(_) | Command::Tables(_) | Command::Match(_) => {
             unreachable!("dispatched above")
         }
         Command::Profile(args) => {
@@ -94,6 +128,16 @@ pub fn run(cli: Cli) -> Result<Outcome> {
     }
 }
 
+/// The repository and the lab's paths inside its working tree.
+fn open_workdir(repo: Option<&std::path::Path>) -> Result<(Repository, LabPaths)> {
+    let repo = open_repository(repo)?;
+    let paths = LabPaths::new(
+        repo.workdir()
+            .expect("open_repository refuses bare repositories"),
+    );
+    Ok((repo, paths))
+}
+
 struct CheckRequest {
     name: String,
     rev: String,
@@ -105,7 +149,7 @@ struct CheckRequest {
 }
 
 /// An open repository with the cache locked for the duration of the command.
-struct Lab {
+pub struct Lab {
     repo: Repository,
     paths: LabPaths,
     progress: Progress,
@@ -113,7 +157,7 @@ struct Lab {
 }
 
 impl Lab {
-    fn open(repo: Repository, paths: LabPaths, progress: Progress) -> Result<Self> {
+    pub fn open(repo: Repository, paths: LabPaths, progress: Progress) -> Result<Self> {
         paths.create_dirs()?;
         let lock = paths.lock(|| {
             progress.line("waiting for another lab run to finish (target/lab/lock) ...")
@@ -127,7 +171,15 @@ impl Lab {
         })
     }
 
-    fn build(&self, revision: &Revision, features: &[String]) -> Result<EngineBinary> {
+    pub fn repo(&self) -> &Repository {
+        &self.repo
+    }
+
+    pub fn paths(&self) -> &LabPaths {
+        &self.paths
+    }
+
+    pub fn build(&self, revision: &Revision, features: &[String]) -> Result<EngineBinary> {
         let features: Vec<&str> = features.iter().map(String::as_str).collect();
         build_engine(&self.repo, revision, &features, &self.paths, &self.progress)
     }
@@ -261,7 +313,7 @@ impl Lab {
         };
         Ok(Outcome {
             report: render(&Report::Bench(&output), args.output.format),
-            regression: false,
+            exit: Exit::Clean,
         })
     }
 
@@ -340,7 +392,7 @@ impl Lab {
                 &Report::Baseline(&baseline_output(&stored)),
                 Format::Terminal,
             ),
-            regression: false,
+            exit: Exit::Clean,
         })
     }
 
@@ -389,7 +441,7 @@ fn show_baseline(paths: &LabPaths, name: &str, format: Format) -> Result<Outcome
     let stored = baseline::load(&baseline::baseline_path(paths, name)?)?;
     Ok(Outcome {
         report: render(&Report::Baseline(&baseline_output(&stored)), format),
-        regression: false,
+        exit: Exit::Clean,
     })
 }
 
@@ -417,7 +469,7 @@ fn baseline_output(stored: &Baseline) -> BaselineOutput {
 fn comparison_outcome(comparison: &Comparison, format: Format) -> Outcome {
     Outcome {
         report: render(&Report::Comparison(comparison), format),
-        regression: comparison.regression,
+        exit: Exit::regression_if(comparison.regression),
     }
 }
 

@@ -11,6 +11,13 @@ Exit codes:
      or, with an unchanged signature, instructions per node grew by --instr-threshold or more
   2  error (bad revision, failed build, crashed or non-deterministic engine, bad baseline, ...)";
 
+pub const MATCH_EXIT_CODES_HELP: &str = "\
+Exit codes:
+  0  SPRT accepted H1 (B is stronger by elo1 or more), or no --sprt and the match finished
+  1  SPRT accepted H0 (B is not stronger by elo1)
+  2  error (bad option or book, failed build, an engine that faults game after game, ...)
+  3  the game budget was spent without an SPRT decision";
+
 /// Squall Lab: performance-regression lab for the squall chess engine.
 ///
 /// Builds the engine of any git revision (or the uncommitted WORKTREE) in a cache under
@@ -67,6 +74,16 @@ pub enum Command {
     /// With --apply this rewrites the marked block of engine/src/eval/margins.rs in the
     /// repository's working tree: the one lab command that intentionally edits a source file.
     Tables(TablesArgs),
+    /// Play games between two engines and say which is stronger: W/D/L, pentanomial, Elo and
+    /// nElo with 95% CIs, LOS, and an SPRT that stops the match once it decides.
+    ///
+    /// Each side is a git revision (built through the lab's cache, WORKTREE too) or
+    /// `exe:PATH` for any UCI engine. A is the base, B the engine under test: every figure is
+    /// B's. Each opening is played twice with colours swapped (a game pair). The lab referees
+    /// every move (shakmaty) and runs the clock; a crash, hang, illegal move, garbage output or
+    /// flag fall loses the game and is written into the PGN.
+    #[command(after_help = MATCH_EXIT_CODES_HELP, args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+    Match(Box<MatchArgs>),
     /// Profile a revision's bench under pprof: flamegraph SVG and sample shares of key frames.
     ///
     /// Builds REV with `--features profile` and `-C force-frame-pointers=yes`, runs
@@ -265,6 +282,11 @@ pub enum PoolCommand {
         /// Output file, one EPD line per position; gzip-compressed if it ends in .gz.
         #[arg(long)]
         out: PathBuf,
+        /// An opening book instead (for `lab match --book`): COUNT distinct openings 8-12 plies
+        /// deep, each move within 40 cp of the best, kept when a depth-8 search scores the
+        /// position within 50 cp.
+        #[arg(long)]
+        book: bool,
     },
 }
 
@@ -380,4 +402,119 @@ pub struct CompareCalibrationArgs {
     /// Search depth of --calibrate.
     #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(1..=64), requires = "calibrate")]
     pub calib_depth: u32,
+}
+
+#[derive(Debug, Args)]
+pub struct MatchArgs {
+    #[command(subcommand)]
+    pub action: Option<MatchCommand>,
+    #[command(flatten)]
+    pub play: MatchPlayArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum MatchCommand {
+    /// Pool the results files of a sharded match (`--shard I/N --out FILE`) into the verdict an
+    /// unsharded run of the same pairs gives. Shards of different matches are refused by name.
+    #[command(after_help = MATCH_EXIT_CODES_HELP)]
+    Merge {
+        /// Results files written by `lab match ... --shard I/N --out FILE`.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Also write the pooled games as one PGN.
+        #[arg(long, value_name = "FILE")]
+        pgn: Option<PathBuf>,
+        #[command(flatten)]
+        output: OutputArgs,
+    },
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct MatchPlayArgs {
+    /// The base engine: a revision (anything git understands, or WORKTREE) or exe:PATH.
+    #[arg(required = true)]
+    pub a: Option<String>,
+    /// The engine under test, as A.
+    #[arg(required = true)]
+    pub b: Option<String>,
+    /// Clock per game, BASE+INC in seconds (fastchess notation); the default limit.
+    #[arg(long, value_name = "BASE+INC", conflicts_with_all = ["nodes", "depth", "movetime"])]
+    pub tc: Option<String>,
+    /// Nodes per move instead of a clock (games are then reproducible).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..), conflicts_with_all = ["depth", "movetime"])]
+    pub nodes: Option<u64>,
+    /// Depth per move instead of a clock.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=128), conflicts_with = "movetime")]
+    pub depth: Option<u32>,
+    /// Milliseconds per move instead of a clock.
+    #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..=86_400_000))]
+    pub movetime: Option<u64>,
+    /// How far past its clock (or movetime) an engine may answer before it loses on time.
+    #[arg(long, value_name = "MS", default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=60_000))]
+    pub timemargin: u64,
+    /// Hash size for both engines (sent as the UCI option Hash when the engine has it).
+    #[arg(long, value_name = "MB", value_parser = clap::value_parser!(u32).range(1..=65_536))]
+    pub hash: Option<u32>,
+    /// A UCI option for engine A, NAME=VALUE (repeatable).
+    #[arg(long = "option-a", value_name = "NAME=VALUE")]
+    pub option_a: Vec<String>,
+    /// A UCI option for engine B, NAME=VALUE (repeatable).
+    #[arg(long = "option-b", value_name = "NAME=VALUE")]
+    pub option_b: Vec<String>,
+    /// Openings: EPD (one position a line) or PGN (with --book-plies), plain or .gz. Default:
+    /// the built-in book of 2,000 balanced openings (lab/books/openings.epd).
+    #[arg(long, value_name = "FILE")]
+    pub book: Option<PathBuf>,
+    /// With a PGN book: plies of each game's main line to play (default: all).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub book_plies: Option<u32>,
+    /// Seed of the opening order.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Games played at once (default: the number of cores).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub concurrency: Option<u32>,
+    /// The game budget, an even number (a pair is 2 games). Default: 100, or 40,000 with --sprt.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(2..=100_000_000))]
+    pub games: Option<u64>,
+    /// Sequential test: elo0=E0,elo1=E1[,alpha=0.05,beta=0.05]. The match stops as soon as the
+    /// LLR crosses a bound.
+    #[arg(long, value_name = "SPEC")]
+    pub sprt: Option<String>,
+    /// What elo0 and elo1 mean.
+    #[arg(long, value_enum, default_value_t = EloModelArg::Logistic)]
+    pub elo_model: EloModelArg,
+    /// Draw adjudication, movenumber=N,movecount=N,score=CP, or none.
+    #[arg(
+        long,
+        value_name = "SPEC",
+        default_value = "movenumber=32,movecount=8,score=10"
+    )]
+    pub draw_adj: String,
+    /// Resign adjudication, movecount=N,score=CP, or none.
+    #[arg(long, value_name = "SPEC", default_value = "movecount=3,score=400")]
+    pub resign_adj: String,
+    /// Play only shard I of N: the pairs whose 0-based index is I-1 modulo N. Pool the shards
+    /// with `lab match merge`; a shard plays its whole share (the SPRT is judged at the merge).
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<String>,
+    /// The results file (one JSON line per game; what --resume and merge read). Default:
+    /// target/lab/match/A-vs-B[-N].jsonl.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// The PGN (default: beside the results file, .pgn).
+    #[arg(long, value_name = "FILE")]
+    pub pgn: Option<PathBuf>,
+    /// Continue an interrupted match: --out FILE, or the newest match under target/lab/match/
+    /// with the same settings. Refused, by name of the setting, if anything differs.
+    #[arg(long)]
+    pub resume: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum EloModelArg {
+    Logistic,
+    Normalized,
 }

@@ -11,6 +11,7 @@ pub mod calibration;
 pub mod cli;
 pub mod compare;
 pub mod functions;
+pub mod games;
 pub mod machine;
 pub mod measure;
 pub mod paths;

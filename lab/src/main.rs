@@ -4,9 +4,8 @@ use clap::Parser;
 use squall_lab::app;
 use squall_lab::cli::Cli;
 
-/// Exit codes, also listed in `lab --help`.
+/// Exit codes, also listed in `lab --help`; the others come from [`app::Exit`].
 const NO_REGRESSION: u8 = 0;
-const REGRESSION: u8 = 1;
 const ERROR: u8 = 2;
 
 fn main() -> ExitCode {
@@ -21,14 +20,11 @@ fn main() -> ExitCode {
             });
         }
     };
+    squall_lab::process::end_children_on_signal();
     match app::run(cli) {
         Ok(outcome) => {
             print!("{}", outcome.report);
-            ExitCode::from(if outcome.regression {
-                REGRESSION
-            } else {
-                NO_REGRESSION
-            })
+            ExitCode::from(outcome.exit.code())
         }
         Err(error) => {
             eprintln!("error: {error:#}");

@@ -301,6 +301,123 @@ pub fn generate_command(
     Ok(report)
 }
 
+/// Plies of a book opening, chosen per opening in this range.
+const BOOK_PLIES: (usize, usize) = (8, 12);
+/// Opening moves are drawn among those whose short search is within this many centipawns of
+/// the best, so openings vary without giving material away.
+const BOOK_MOVE_SPREAD_CP: i32 = 40;
+/// Nodes of the short search that scores each candidate opening move.
+const BOOK_MOVE_NODES: u64 = 1000;
+/// Depth of the search that judges a finished opening, and the largest score it may show.
+const BOOK_CHECK_DEPTH: i32 = 8;
+const BOOK_MAX_SCORE_CP: i32 = 50;
+
+/// A balanced opening: 8 to 12 plies of plausible moves from the start position whose depth-8
+/// score is within 50 cp. Deterministic per seed; `None` when it turned out unbalanced.
+pub fn book_opening(seed: u64) -> Option<(Board, i32)> {
+    let mut rng = SplitMix::new(seed);
+    let mut board = Board::startpos();
+    let mut searcher = Searcher::new(1);
+    let stop = AtomicBool::new(false);
+    let plies = BOOK_PLIES.0 + rng.below(BOOK_PLIES.1 - BOOK_PLIES.0 + 1);
+    let mut history: Vec<u64> = Vec::new();
+    for _ in 0..plies {
+        let moves = legal_moves(&board);
+        let limits = Limits {
+            nodes: Some(BOOK_MOVE_NODES),
+            ..Limits::default()
+        };
+        let mut scored = Vec::with_capacity(moves.len());
+        for &mv in moves.iter() {
+            let mut child = board;
+            child.play(mv);
+            if legal_moves(&child).is_empty() {
+                continue;
+            }
+            searcher.clear();
+            history.push(board.key());
+            let result = searcher.search(&child, &history, &limits, &stop, &mut Silent);
+            history.pop();
+            scored.push((mv, -result.score_cp));
+        }
+        let best = scored.iter().map(|&(_, score)| score).max()?;
+        let candidates: Vec<_> = scored
+            .iter()
+            .filter(|&&(_, score)| score >= best - BOOK_MOVE_SPREAD_CP)
+            .collect();
+        let &(mv, _) = candidates[rng.below(candidates.len())];
+        history.push(board.key());
+        board.play(mv);
+    }
+    searcher.clear();
+    let result = searcher.search(
+        &board,
+        &history,
+        &Limits::depth(BOOK_CHECK_DEPTH),
+        &stop,
+        &mut Silent,
+    );
+    (result.score_cp.abs() <= BOOK_MAX_SCORE_CP).then_some((board, result.score_cp))
+}
+
+/// `lab pool generate --book`: `count` distinct balanced openings, one EPD line each.
+pub fn book_command(
+    count: usize,
+    seed: u64,
+    out: &Path,
+    progress: &crate::progress::Progress,
+) -> Result<String> {
+    let started = std::time::Instant::now();
+    progress.line(&format!(
+        "generating {count} openings (seed {seed}) on {} threads ...",
+        rayon::current_num_threads()
+    ));
+    let mut seen = HashSet::new();
+    let mut lines = Vec::with_capacity(count);
+    let mut tried = 0u64;
+    let batch = 64u64;
+    // Roughly a third of the drawn openings are balanced; give up well past that.
+    let max_tries = (count as u64).saturating_mul(20).max(1000);
+    while lines.len() < count && tried < max_tries {
+        let openings: Vec<Option<(Board, i32)>> = (tried..tried + batch)
+            .into_par_iter()
+            .map(|i| book_opening(seed ^ i.wrapping_mul(0xA24B_AED4_963E_E407)))
+            .collect();
+        tried += batch;
+        for (board, score) in openings.into_iter().flatten() {
+            if lines.len() < count && seen.insert(board.key()) {
+                lines.push(format!("{} ; c0 \"score={score:+}\"", board.to_fen()));
+            }
+        }
+        progress.line(&format!(
+            "  {tried} drawn, {}/{count} openings",
+            lines.len()
+        ));
+    }
+    if lines.len() < count {
+        bail!(
+            "only {} balanced openings in {tried} tries; ask for fewer",
+            lines.len()
+        );
+    }
+    let mut text = format!(
+        "# squall lab opening book: {count} openings, seed {seed}, {}-{} plies of moves within \
+         {BOOK_MOVE_SPREAD_CP} cp of the best, depth-{BOOK_CHECK_DEPTH} score within \
+         {BOOK_MAX_SCORE_CP} cp (score from the side to move)\n",
+        BOOK_PLIES.0, BOOK_PLIES.1
+    );
+    for line in &lines {
+        text.push_str(line);
+        text.push('\n');
+    }
+    write_pool(out, &text)?;
+    Ok(format!(
+        "wrote {count} openings to {} in {:.1} s ({tried} drawn)\n",
+        out.display(),
+        started.elapsed().as_secs_f64()
+    ))
+}
+
 /// The pool file's contents: a header comment, then one EPD line per position.
 pub fn pool_text(positions: &[PoolPosition], count: usize, seed: u64) -> String {
     let mut text = format!(
@@ -321,6 +438,27 @@ pub fn pool_text(positions: &[PoolPosition], count: usize, seed: u64) -> String 
         text.push('\n');
     }
     text
+}
+
+/// A text file, decompressed when its name ends in `.gz`; `what` names it in errors.
+pub fn read_text(path: &Path, what: &str) -> Result<String> {
+    let raw =
+        std::fs::read(path).with_context(|| format!("cannot read {what} {}", path.display()))?;
+    if is_gzip(path) {
+        let mut text = String::new();
+        flate2::read::GzDecoder::new(&raw[..])
+            .read_to_string(&mut text)
+            .with_context(|| {
+                format!(
+                    "{what} {} is not valid gzip-compressed text",
+                    path.display()
+                )
+            })?;
+        Ok(text)
+    } else {
+        String::from_utf8(raw)
+            .with_context(|| format!("{what} {} is not UTF-8 text", path.display()))
+    }
 }
 
 fn is_gzip(path: &Path) -> bool {
@@ -346,20 +484,7 @@ pub fn write_pool(path: &Path, text: &str) -> Result<()> {
 /// skipped, EPD operations after `;` dropped. Every FEN is checked; a bad line is reported
 /// with its number. Returns the FENs.
 pub fn read_pool(path: &Path) -> Result<Vec<String>> {
-    let raw =
-        std::fs::read(path).with_context(|| format!("cannot read pool {}", path.display()))?;
-    let text = if is_gzip(path) {
-        let mut text = String::new();
-        flate2::read::GzDecoder::new(&raw[..])
-            .read_to_string(&mut text)
-            .with_context(|| {
-                format!("pool {} is not valid gzip-compressed text", path.display())
-            })?;
-        text
-    } else {
-        String::from_utf8(raw)
-            .with_context(|| format!("pool {} is not UTF-8 text", path.display()))?
-    };
+    let text = read_text(path, "pool")?;
     let mut fens = Vec::new();
     for (index, line) in text.lines().enumerate() {
         let line = line.trim();

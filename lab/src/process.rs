@@ -103,3 +103,63 @@ pub fn tail_section(output: &[u8], lines: usize) -> String {
     }
     section
 }
+
+/// Process groups the lab has started and not yet reaped: a SIGINT or SIGTERM sent to the lab
+/// ends them too (see [`end_children_on_signal`]).
+static LIVE_GROUPS: std::sync::Mutex<Vec<i32>> = std::sync::Mutex::new(Vec::new());
+
+/// Starts `command` as the leader of a new process group, so [`kill_group`] ends it together
+/// with everything it spawned, and registers the group for [`end_children_on_signal`].
+pub fn spawn_in_group(command: &mut Command) -> std::io::Result<Child> {
+    use std::os::unix::process::CommandExt;
+    let child = command.process_group(0).spawn()?;
+    if let Ok(pid) = i32::try_from(child.id()) {
+        LIVE_GROUPS
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .push(pid);
+    }
+    Ok(child)
+}
+
+/// Sends SIGKILL to the whole process group led by `child`, reaps the leader and forgets the
+/// group. Safe to call on a process that has already exited.
+pub fn kill_group(child: &mut Child) {
+    if let Ok(pid) = i32::try_from(child.id()) {
+        signal_group(pid);
+        LIVE_GROUPS
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .retain(|&group| group != pid);
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+fn signal_group(pid: i32) {
+    // SAFETY: kill(2) takes two integers and touches no memory of ours; a group that no longer
+    // exists makes it return ESRCH, which is ignored.
+    unsafe {
+        libc::kill(-pid, libc::SIGKILL);
+    }
+}
+
+/// Installs a SIGINT/SIGTERM handler that kills every registered process group and exits with
+/// 130, so engines and builds do not outlive an interrupted lab. Whatever the lab had appended
+/// (match results, PGN) stays on disk. Call once, at start-up.
+pub fn end_children_on_signal() {
+    let _ = ctrlc::set_handler(|| {
+        let groups = LIVE_GROUPS
+            .lock()
+            .map(|groups| groups.clone())
+            .unwrap_or_default();
+        for &pid in &groups {
+            signal_group(pid);
+        }
+        eprintln!(
+            "\ninterrupted: ended {} child process group(s)",
+            groups.len()
+        );
+        std::process::exit(130);
+    });
+}

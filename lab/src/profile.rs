@@ -11,7 +11,7 @@ use anyhow::{bail, Context, Result};
 use git2::Repository;
 use serde::Serialize;
 
-use crate::app::Outcome;
+use crate::app::{Exit, Outcome};
 use crate::build::{build_engine_with_rustflags, EngineBinary};
 use crate::cli::{Format, ProfileArgs};
 use crate::paths::LabPaths;
@@ -256,7 +256,7 @@ pub fn run(
     };
     Ok(Outcome {
         report: render(&output, args.output.format),
-        regression: false,
+        exit: Exit::Clean,
     })
 }
 

@@ -93,3 +93,60 @@ impl Task {
         }
     }
 }
+
+/// A status line for long work that reports as it goes (a match): a bar with a message when a
+/// person is watching, otherwise the message as a plain line at most every [`STATUS_EVERY`].
+pub struct Status {
+    bar: Option<ProgressBar>,
+    plain: bool,
+    last_line: std::cell::Cell<Option<std::time::Instant>>,
+}
+
+pub const STATUS_EVERY: Duration = Duration::from_secs(15);
+
+impl Progress {
+    pub fn status(&self, total: u64) -> Status {
+        if self.quiet {
+            return Status {
+                bar: None,
+                plain: false,
+                last_line: std::cell::Cell::new(None),
+            };
+        }
+        let bar = self.interactive.then(|| {
+            let style = ProgressStyle::with_template("[{bar:20}] {pos}/{len} {msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> ");
+            ProgressBar::new(total).with_style(style)
+        });
+        Status {
+            plain: bar.is_none(),
+            bar,
+            last_line: std::cell::Cell::new(None),
+        }
+    }
+}
+
+impl Status {
+    pub fn update(&self, position: u64, message: &str, force: bool) {
+        if let Some(bar) = &self.bar {
+            bar.set_position(position);
+            bar.set_message(message.to_string());
+        } else if self.plain {
+            let due = self
+                .last_line
+                .get()
+                .is_none_or(|last| last.elapsed() >= STATUS_EVERY);
+            if due || force {
+                eprintln!("{message}");
+                self.last_line.set(Some(std::time::Instant::now()));
+            }
+        }
+    }
+
+    pub fn finish(self) {
+        if let Some(bar) = self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}

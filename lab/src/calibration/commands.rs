@@ -11,7 +11,7 @@ use super::data::CalibrationFile;
 use super::report::{self, SPREAD};
 use super::run::{parse_shard, run_pool, select_shard, RunSettings};
 use super::tables::{self, Choice, Pair};
-use crate::app::Outcome;
+use crate::app::{Exit, Outcome};
 use crate::build::build_engine;
 use crate::cli::{CalibrateRunArgs, CompareCalibrationArgs, HistArgs, PoolCommand, TablesArgs};
 use crate::paths::{write_atomically, LabPaths};
@@ -24,15 +24,24 @@ pub const FEATURE: &str = "calibrate";
 fn report(text: String) -> Result<Outcome> {
     Ok(Outcome {
         report: text,
-        regression: false,
+        exit: Exit::Clean,
     })
 }
 
 pub fn pool(action: PoolCommand, progress: &Progress) -> Result<Outcome> {
     match action {
-        PoolCommand::Generate { count, seed, out } => {
+        PoolCommand::Generate {
+            count,
+            seed,
+            out,
+            book,
+        } => {
             let count = usize::try_from(count)?;
-            report(crate::pool::generate_command(count, seed, &out, progress)?)
+            if book {
+                report(crate::pool::book_command(count, seed, &out, progress)?)
+            } else {
+                report(crate::pool::generate_command(count, seed, &out, progress)?)
+            }
         }
     }
 }

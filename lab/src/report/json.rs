@@ -7,6 +7,7 @@ pub fn render(report: &Report) -> String {
         Report::Comparison(comparison) => serde_json::to_string_pretty(comparison),
         Report::Bench(bench) => serde_json::to_string_pretty(bench),
         Report::Baseline(baseline) => serde_json::to_string_pretty(baseline),
+        Report::Match(report) => serde_json::to_string_pretty(report),
     };
     // Serialising plain structs of numbers and strings cannot fail; NaN becomes null.
     rendered.unwrap_or_else(|error| format!("{{\"error\": \"{error}\"}}")) + "\n"

@@ -16,6 +16,12 @@ pub fn render(report: &Report) -> String {
             render_side(&bench.revision)
         ),
         Report::Baseline(baseline) => render_baseline(baseline),
+        Report::Match(report) => format!(
+            "## {}\n\n{}\n{}",
+            super::matches::title(report).replace('\n', "\n\n"),
+            table(["figure (B vs A)", "value"], super::matches::rows(report)),
+            super::matches::footer(report).replace('\n', "\n\n")
+        ),
     }
 }
 

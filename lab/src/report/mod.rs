@@ -2,6 +2,7 @@
 
 pub mod json;
 pub mod markdown;
+pub mod matches;
 pub mod terminal;
 
 use serde::Serialize;
@@ -37,6 +38,7 @@ pub enum Report<'a> {
     Comparison(&'a Comparison),
     Bench(&'a BenchOutput),
     Baseline(&'a BaselineOutput),
+    Match(&'a crate::games::MatchReport),
 }
 
 pub fn render(report: &Report, format: Format) -> String {

@@ -14,6 +14,12 @@ pub fn render(report: &Report) -> String {
         Report::Comparison(comparison) => render_comparison(comparison),
         Report::Bench(bench) => render_bench(bench),
         Report::Baseline(baseline) => render_baseline(baseline),
+        Report::Match(report) => format!(
+            "{}\n\n{}\n{}",
+            super::matches::title(report),
+            table(["figure (B vs A)", "value"], super::matches::rows(report)),
+            super::matches::footer(report)
+        ),
     }
 }
 

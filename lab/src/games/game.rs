@@ -1,0 +1,497 @@
+//! One game: the lab's clock, the referee's rules, adjudication, and every engine fault turned
+//! into a loss with its reason written into the PGN.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+use super::book::Opening;
+use super::engine::{Engine, Fault};
+use super::pgn::{self, PgnGame};
+use super::referee::{MoveError, Referee, RuleEnding};
+use super::rules::{
+    Adjudication, Adjudicator, DrawAdjudication, Limit, ResignAdjudication, Score,
+    UNTIMED_MOVE_DEADLINE,
+};
+
+/// The two engines of a match: A is the base, B the engine under test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Side {
+    A,
+    B,
+}
+
+impl Side {
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    pub fn other(self) -> Side {
+        match self {
+            Side::A => Side::B,
+            Side::B => Side::A,
+        }
+    }
+}
+
+/// One game of the schedule: game 0 of a pair gives A the white pieces, game 1 gives them to B.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct GameId {
+    pub pair: u64,
+    pub game: u8,
+}
+
+impl GameId {
+    pub fn white(self) -> Side {
+        if self.game == 0 {
+            Side::A
+        } else {
+            Side::B
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum GameResult {
+    #[serde(rename = "1-0")]
+    WhiteWins,
+    #[serde(rename = "0-1")]
+    BlackWins,
+    #[serde(rename = "1/2-1/2")]
+    Draw,
+}
+
+impl GameResult {
+    pub fn pgn(self) -> &'static str {
+        match self {
+            GameResult::WhiteWins => "1-0",
+            GameResult::BlackWins => "0-1",
+            GameResult::Draw => "1/2-1/2",
+        }
+    }
+
+    fn loss_of(color: usize) -> GameResult {
+        if color == 0 {
+            GameResult::BlackWins
+        } else {
+            GameResult::WhiteWins
+        }
+    }
+
+    /// Points (times two: 0, 1 or 2) that `side` scored when `white` had the white pieces.
+    pub fn points_x2(self, side: Side, white: Side) -> u8 {
+        let white_points = match self {
+            GameResult::WhiteWins => 2,
+            GameResult::BlackWins => 0,
+            GameResult::Draw => 1,
+        };
+        if side == white {
+            white_points
+        } else {
+            2 - white_points
+        }
+    }
+}
+
+/// PGN Termination values (the standard's own words).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Termination {
+    Normal,
+    Adjudication,
+    TimeForfeit,
+    RulesInfraction,
+    Abandoned,
+}
+
+impl Termination {
+    pub fn pgn(self) -> &'static str {
+        match self {
+            Termination::Normal => "normal",
+            Termination::Adjudication => "adjudication",
+            Termination::TimeForfeit => "time forfeit",
+            Termination::RulesInfraction => "rules infraction",
+            Termination::Abandoned => "abandoned",
+        }
+    }
+}
+
+/// A fault and the engine that made it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FaultRecord {
+    pub side: Side,
+    pub fault: Fault,
+}
+
+/// A finished game as the results file stores it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GameRecord {
+    pub id: GameId,
+    /// Index of the opening in the book (file order).
+    pub opening: usize,
+    pub result: GameResult,
+    pub termination: Termination,
+    pub reason: String,
+    pub plies: usize,
+    pub fault: Option<FaultRecord>,
+    pub duration_ms: u64,
+    /// The referee's and the lab's own I/O time between an engine's move and the next `go`,
+    /// summed over the game, and the number of such gaps.
+    pub lab_overhead_ns: u64,
+    pub lab_overhead_moves: u64,
+    pub pgn: String,
+}
+
+impl GameRecord {
+    /// Whether `side` lost this game on time.
+    pub fn time_forfeit_by(&self, side: Side) -> bool {
+        self.termination == Termination::TimeForfeit
+            && self.fault.as_ref().is_some_and(|fault| fault.side == side)
+    }
+}
+
+/// What stays the same for every game of a match.
+pub struct GameSettings {
+    pub limit: Limit,
+    pub timemargin: Duration,
+    pub draw: Option<DrawAdjudication>,
+    pub resign: Option<ResignAdjudication>,
+    /// PGN player names of A and B.
+    pub names: [String; 2],
+    pub site: String,
+}
+
+pub enum Played {
+    Finished {
+        record: Box<GameRecord>,
+        /// The side whose engine must be restarted before its next game.
+        restart: Option<Side>,
+    },
+    /// The match was stopped while this game was being played; it is not recorded.
+    Stopped,
+}
+
+/// Plays game `id` from `opening` (index `opening_index` in the book) with `engines[side]` for
+/// A and B.
+pub fn play(
+    engines: [&mut Engine; 2],
+    id: GameId,
+    opening_index: usize,
+    opening: &Opening,
+    settings: &GameSettings,
+    stop: &AtomicBool,
+) -> Played {
+    let started = Instant::now();
+    let white = id.white();
+    let [a, b] = engines;
+    let mut referee = Referee::new(&opening.position);
+    let mut moves: Vec<(String, String)> = Vec::new();
+    let mut overhead = (Duration::ZERO, 0u64);
+    let Some((result, termination, reason, fault)) = referee_game(
+        [a, b],
+        white,
+        settings,
+        stop,
+        &mut referee,
+        &mut moves,
+        &mut overhead,
+    ) else {
+        return Played::Stopped;
+    };
+    let restart = fault
+        .as_ref()
+        .filter(|record| {
+            matches!(
+                record.fault,
+                Fault::Startup { .. } | Fault::Crash { .. } | Fault::Timeout { .. }
+            )
+        })
+        .map(|record| record.side);
+    let outcome = (result, termination, reason, fault);
+    let finished = Finished {
+        id,
+        opening_index,
+        opening,
+        started,
+        overhead,
+    };
+    Played::Finished {
+        record: Box::new(finished.record(&referee, &moves, outcome, settings)),
+        restart,
+    }
+}
+
+/// The record of a game an engine lost before it began: it could not be (re)started.
+pub fn forfeit(
+    id: GameId,
+    opening_index: usize,
+    opening: &Opening,
+    side: Side,
+    fault: Fault,
+    settings: &GameSettings,
+) -> GameRecord {
+    let referee = Referee::new(&opening.position);
+    let color = if id.white() == side { 0 } else { 1 };
+    let reason = format!("{} {}", side_name(side), fault.describe());
+    let outcome = (
+        GameResult::loss_of(color),
+        Termination::Abandoned,
+        reason,
+        Some(FaultRecord { side, fault }),
+    );
+    let finished = Finished {
+        id,
+        opening_index,
+        opening,
+        started: Instant::now(),
+        overhead: (Duration::ZERO, 0),
+    };
+    finished.record(&referee, &[], outcome, settings)
+}
+
+struct Finished<'a> {
+    id: GameId,
+    opening_index: usize,
+    opening: &'a Opening,
+    started: Instant,
+    overhead: (Duration, u64),
+}
+
+impl Finished<'_> {
+    fn record(
+        self,
+        referee: &Referee,
+        moves: &[(String, String)],
+        outcome: Outcome,
+        settings: &GameSettings,
+    ) -> GameRecord {
+        let (result, termination, reason, fault) = outcome;
+        let white = self.id.white();
+        let pgn = pgn::render(&PgnGame {
+            event: "lab match",
+            site: &settings.site,
+            date: &pgn::today(),
+            round: self.id.pair + 1,
+            white: &settings.names[white.index()],
+            black: &settings.names[white.other().index()],
+            result: result.pgn(),
+            fen: &self.opening.fen,
+            time_control: &settings.limit.pgn_time_control(),
+            termination: termination.pgn(),
+            start_fullmove: referee.start_fullmove(),
+            start_black: referee.start_black(),
+            moves,
+            closing_comment: &reason,
+        });
+        GameRecord {
+            id: self.id,
+            opening: self.opening_index,
+            result,
+            termination,
+            reason,
+            plies: referee.plies(),
+            fault,
+            duration_ms: self.started.elapsed().as_millis() as u64,
+            lab_overhead_ns: self.overhead.0.as_nanos() as u64,
+            lab_overhead_moves: self.overhead.1,
+            pgn,
+        }
+    }
+}
+
+type Outcome = (GameResult, Termination, String, Option<FaultRecord>);
+
+/// Runs the game to its end: `None` when `stop` was raised first. `moves` receives each SAN
+/// with its comment, `overhead` the lab's time between a reply and the next `go`.
+fn referee_game(
+    by_side: [&mut Engine; 2],
+    white: Side,
+    settings: &GameSettings,
+    stop: &AtomicBool,
+    referee: &mut Referee,
+    moves: &mut Vec<(String, String)>,
+    overhead: &mut (Duration, u64),
+) -> Option<Outcome> {
+    let sides = [white, white.other()];
+    for (color, side) in sides.into_iter().enumerate() {
+        let engine = &mut *by_side[side.index()];
+        if let Err(fault) = engine.new_game() {
+            return Some(fault_outcome(color, side, fault, referee, engine));
+        }
+    }
+    let mut adjudicator = Adjudicator::new(settings.draw, settings.resign);
+    let mut clocks = match settings.limit {
+        Limit::Clock { base_ms, .. } => [Duration::from_millis(base_ms); 2],
+        _ => [Duration::ZERO; 2],
+    };
+    let mut last_reply: Option<Instant> = None;
+    loop {
+        if stop.load(Ordering::Relaxed) {
+            return None;
+        }
+        if let Some(ending) = referee.ending() {
+            let result = match ending {
+                RuleEnding::Checkmate { loser } => GameResult::loss_of(loser),
+                _ => GameResult::Draw,
+            };
+            return Some((
+                result,
+                Termination::Normal,
+                ending.describe().to_string(),
+                None,
+            ));
+        }
+        let mover = referee.side_to_move();
+        let side = sides[mover];
+        let (go, wait) = go_command(settings, clocks, mover);
+        let engine = &mut *by_side[side.index()];
+        let reply = match engine.search(referee.position_command(), &go, Instant::now() + wait) {
+            Ok(reply) => reply,
+            Err(fault) => return Some(fault_outcome(mover, side, fault, referee, engine)),
+        };
+        if let Some(received) = last_reply {
+            overhead.0 += reply.sent.saturating_duration_since(received);
+            overhead.1 += 1;
+        }
+        last_reply = Some(reply.received);
+        // The clock is the lab's: what the engine took is measured here, not reported by it.
+        let over_time = match settings.limit {
+            Limit::Clock { increment_ms, .. } => {
+                let over = reply.elapsed > clocks[mover] + settings.timemargin;
+                clocks[mover] = clocks[mover].saturating_sub(reply.elapsed)
+                    + Duration::from_millis(increment_ms);
+                over
+            }
+            Limit::MoveTime { movetime_ms } => {
+                reply.elapsed > Duration::from_millis(movetime_ms) + settings.timemargin
+            }
+            _ => false,
+        };
+        if over_time {
+            let fault = Fault::Timeout {
+                waited_ms: reply.elapsed.as_millis() as u64,
+            };
+            return Some(fault_outcome(mover, side, fault, referee, engine));
+        }
+        if let Err(error) = referee.play(&reply.bestmove) {
+            let fault = match error {
+                MoveError::Malformed => Fault::Garbage {
+                    line: format!("bestmove {}", reply.bestmove),
+                },
+                MoveError::Illegal => Fault::IllegalMove {
+                    uci: reply.bestmove.clone(),
+                },
+            };
+            return Some(fault_outcome(mover, side, fault, referee, engine));
+        }
+        let san = referee.san_moves().last().cloned().unwrap_or_default();
+        moves.push((san, move_comment(reply.score, reply.depth, reply.elapsed)));
+        if referee.ending().is_some() {
+            continue;
+        }
+        let full_move = referee.full_move_number() - u32::from(mover == 1);
+        match adjudicator.record(mover, full_move, reply.score) {
+            Some(Adjudication::Draw(draw)) => {
+                let reason = format!(
+                    "draw adjudication: both scores within {} cp for {} moves",
+                    draw.score, draw.move_count
+                );
+                return Some((GameResult::Draw, Termination::Adjudication, reason, None));
+            }
+            Some(Adjudication::Resign(color, resign)) => {
+                let reason = format!(
+                    "resign adjudication: {} scored -{} cp or worse for {} moves",
+                    settings.names[sides[color].index()],
+                    resign.score,
+                    resign.move_count
+                );
+                return Some((
+                    GameResult::loss_of(color),
+                    Termination::Adjudication,
+                    reason,
+                    None,
+                ));
+            }
+            None => {}
+        }
+    }
+}
+
+/// The loss (or, for a flag fall against a side that cannot mate, the draw) a fault causes,
+/// with the position and the engine's last output in the reason.
+fn fault_outcome(
+    color: usize,
+    side: Side,
+    fault: Fault,
+    referee: &Referee,
+    engine: &Engine,
+) -> Outcome {
+    let termination = match fault {
+        Fault::Timeout { .. } => Termination::TimeForfeit,
+        Fault::Garbage { .. } | Fault::IllegalMove { .. } => Termination::RulesInfraction,
+        Fault::Startup { .. } | Fault::Crash { .. } => Termination::Abandoned,
+    };
+    let result = if termination == Termination::TimeForfeit && !referee.can_mate(1 - color) {
+        GameResult::Draw
+    } else {
+        GameResult::loss_of(color)
+    };
+    let output = engine.recent_output();
+    let reason = format!(
+        "{} ({}) {} in {}; last output: {}",
+        side_name(side),
+        engine.id_name.as_deref().unwrap_or("engine"),
+        fault.describe(),
+        referee.fen(),
+        if output.is_empty() {
+            "none".to_string()
+        } else {
+            output.join(" | ")
+        }
+    );
+    (
+        result,
+        termination,
+        reason,
+        Some(FaultRecord { side, fault }),
+    )
+}
+
+fn side_name(side: Side) -> &'static str {
+    match side {
+        Side::A => "A",
+        Side::B => "B",
+    }
+}
+
+/// The `go` line for the limit, and how long to wait for the mover's answer.
+fn go_command(settings: &GameSettings, clocks: [Duration; 2], mover: usize) -> (String, Duration) {
+    match settings.limit {
+        Limit::Clock { increment_ms, .. } => (
+            format!(
+                "go wtime {} btime {} winc {increment_ms} binc {increment_ms}",
+                clocks[0].as_millis(),
+                clocks[1].as_millis()
+            ),
+            clocks[mover] + settings.timemargin,
+        ),
+        Limit::Nodes { nodes } => (format!("go nodes {nodes}"), UNTIMED_MOVE_DEADLINE),
+        Limit::Depth { depth } => (format!("go depth {depth}"), UNTIMED_MOVE_DEADLINE),
+        Limit::MoveTime { movetime_ms } => (
+            format!("go movetime {movetime_ms}"),
+            Duration::from_millis(movetime_ms) + settings.timemargin,
+        ),
+    }
+}
+
+/// `+0.31/12 0.512s`, `#-3/20 1.204s`: the mover's score, depth and time, as fastchess writes.
+fn move_comment(score: Option<Score>, depth: Option<u32>, elapsed: Duration) -> String {
+    let score = match score {
+        Some(Score::Centipawns(cp)) => format!("{:+.2}", f64::from(cp) / 100.0),
+        Some(Score::Mate(moves)) => format!("#{moves}"),
+        None => "?".to_string(),
+    };
+    let depth = depth.map_or_else(String::new, |d| format!("/{d}"));
+    format!("{score}{depth} {:.3}s", elapsed.as_secs_f64())
+}

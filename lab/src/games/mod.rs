@@ -1,0 +1,676 @@
+//! `lab match`: games between two engines, refereed by the lab, with the statistics OpenBench
+//! and fishtest use (pentanomial counts, Elo with CIs, GSPRT).
+//!
+//! The pipeline: the command line becomes [`rules`], a [`book`] and two engine setups (a
+//! revision built through the lab's cache, or `exe:PATH`); [`runner`] plays the scheduled
+//! games ([`game`], with the [`referee`] checking every move and the lab's own clock) and
+//! appends them to the [`results`] file and the PGN; [`summary`] computes the statistics
+//! ([`sprt`]); `report::matches` formats them.
+
+pub mod book;
+pub mod engine;
+pub mod game;
+pub mod pgn;
+pub mod referee;
+pub mod results;
+pub mod rules;
+pub mod runner;
+pub mod sprt;
+pub mod summary;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use git2::{ObjectType, Oid, Repository};
+use serde::Serialize;
+
+use self::book::{shuffled_order, Book, BookIdentity};
+use self::engine::{Engine, EngineSetup};
+use self::game::{GameRecord, GameSettings, Side};
+use self::results::{
+    differences, schedule, EngineIdentity, Header, MatchSettings, ResultsFile, Shard,
+};
+use self::rules::{DrawAdjudication, Limit, ResignAdjudication};
+use self::runner::{Arena, PgnFile, Stop};
+use self::sprt::{EloModel, Sprt, SprtDecision};
+use self::summary::{summarize, Summary};
+use crate::app::{Exit, Lab, Outcome};
+use crate::cli::{EloModelArg, Format, MatchPlayArgs};
+use crate::paths::LabPaths;
+use crate::progress::Progress;
+use crate::report::{render, Report};
+use crate::revision::resolve;
+
+pub const MATCH_JSON_SCHEMA_VERSION: u32 = 1;
+/// The default limit: fishtest's short time control.
+const DEFAULT_TC: &str = "10+0.1";
+const DEFAULT_GAMES: u64 = 100;
+const DEFAULT_SPRT_GAMES: u64 = 40_000;
+/// Prefix of an engine given as a binary instead of a revision.
+const EXE_PREFIX: &str = "exe:";
+
+/// What `lab match` and `lab match merge` report.
+#[derive(Debug, Clone, Serialize)]
+pub struct MatchReport {
+    pub schema_version: u32,
+    pub kind: &'static str,
+    /// A, then B.
+    pub engines: [EngineIdentity; 2],
+    pub tc: String,
+    pub limit: Limit,
+    pub book: BookIdentity,
+    pub seed: u64,
+    /// The budget of the whole match.
+    pub games_budget: u64,
+    /// Shards pooled into this report (`[1/1]` for an unsharded match).
+    pub shards: Vec<Shard>,
+    #[serde(flatten)]
+    pub summary: Summary,
+    /// Why the games stopped: budget, sprt, faults.
+    pub stopped_by: &'static str,
+    pub verdict: String,
+    pub exit_code: u8,
+    pub results_file: Option<String>,
+    pub pgn_file: Option<String>,
+    pub concurrency: Option<usize>,
+    pub elapsed_s: Option<f64>,
+    pub games_per_minute: Option<f64>,
+}
+
+/// `lab match A B`. `workdir` is the repository the revisions come from; two `exe:` engines
+/// need none (the match files then go under ./target/lab/match/).
+pub fn run(
+    workdir: Result<(Repository, LabPaths)>,
+    progress: &Progress,
+    args: &MatchPlayArgs,
+) -> Result<Outcome> {
+    let limit = limit(args)?;
+    let draw = DrawAdjudication::parse(&args.draw_adj)?;
+    let resign = ResignAdjudication::parse(&args.resign_adj)?;
+    let elo_model = match args.elo_model {
+        EloModelArg::Logistic => EloModel::Logistic,
+        EloModelArg::Normalized => EloModel::Normalized,
+    };
+    let sprt = args
+        .sprt
+        .as_deref()
+        .map(|spec| {
+            Sprt::parse(spec, elo_model).map_err(|error| anyhow::anyhow!("--sprt {spec}: {error}"))
+        })
+        .transpose()?;
+    let games = args.games.unwrap_or(if sprt.is_some() {
+        DEFAULT_SPRT_GAMES
+    } else {
+        DEFAULT_GAMES
+    });
+    if !games.is_multiple_of(2) {
+        bail!("--games {games}: a game pair is 2 games, so the budget must be even");
+    }
+    let shard = args
+        .shard
+        .as_deref()
+        .map(Shard::parse)
+        .transpose()?
+        .unwrap_or(Shard::WHOLE);
+    let book = Book::load(args.book.as_deref(), args.book_plies)?;
+    let specs = [
+        args.a.clone().unwrap_or_default(),
+        args.b.clone().unwrap_or_default(),
+    ];
+    let options = [
+        parse_options(&args.option_a, "--option-a")?,
+        parse_options(&args.option_b, "--option-b")?,
+    ];
+
+    // Build (or find) both engines with the cache locked, then let other lab runs go on.
+    let (binaries, paths) = if specs.iter().all(|spec| spec.starts_with(EXE_PREFIX)) {
+        let paths = match workdir {
+            Ok((_, paths)) => paths,
+            Err(_) => {
+                LabPaths::new(&std::env::current_dir().context("reading the current directory")?)
+            }
+        };
+        ([exe_binary(&specs[0])?, exe_binary(&specs[1])?], paths)
+    } else {
+        let (repo, paths) = workdir?;
+        let lab = Lab::open(repo, paths.clone(), *progress)?;
+        (
+            [
+                engine_binary(&lab, &specs[0])?,
+                engine_binary(&lab, &specs[1])?,
+            ],
+            paths,
+        )
+    };
+    let mut identities = Vec::with_capacity(2);
+    let mut setups = Vec::with_capacity(2);
+    for (index, (label, binary)) in ["A", "B"].into_iter().zip(binaries).enumerate() {
+        let (identity, setup) = preflight(
+            label,
+            &specs[index],
+            binary,
+            &options[index],
+            args.hash,
+            progress,
+        )?;
+        identities.push(identity);
+        setups.push(Arc::new(setup));
+    }
+    if identities[0].name == identities[1].name {
+        for (identity, label) in identities.iter_mut().zip(["A", "B"]) {
+            identity.name = format!("{} {label}", identity.name);
+        }
+    }
+    let identities: [EngineIdentity; 2] = [identities[0].clone(), identities[1].clone()];
+    let settings = MatchSettings {
+        engines: identities.clone(),
+        limit,
+        book: book.identity.clone(),
+        seed: args.seed,
+        draw_adjudication: draw,
+        resign_adjudication: resign,
+        timemargin_ms: args.timemargin,
+        games,
+        sprt,
+        elo_model,
+    };
+
+    let match_dir = paths.root.join("match");
+    let (mut results, mut recorded, header_shard) = if args.resume {
+        let path = match &args.out {
+            Some(path) => path.clone(),
+            None => newest_match(&match_dir, &settings, shard)?,
+        };
+        let (file, header, games) = ResultsFile::resume(&path)?;
+        let changed = differences(&header.settings, &settings);
+        if !changed.is_empty() {
+            bail!(
+                "cannot resume {}: it was played with other settings ({}); start a new match with another --out",
+                path.display(),
+                changed.join(", ")
+            );
+        }
+        if header.shard != shard {
+            bail!(
+                "cannot resume {}: it is shard {}/{}, not {}/{}",
+                path.display(),
+                header.shard.index,
+                header.shard.count,
+                shard.index,
+                shard.count
+            );
+        }
+        progress.line(&format!(
+            "resuming {} ({} games recorded)",
+            path.display(),
+            games.len()
+        ));
+        (file, games, header.shard)
+    } else {
+        let path = match &args.out {
+            Some(path) => path.clone(),
+            None => fresh_results_path(&match_dir, &specs)?,
+        };
+        let file = ResultsFile::create(&path, &Header::new(settings.clone(), shard))?;
+        (file, Vec::new(), shard)
+    };
+    let pgn_path = args
+        .pgn
+        .clone()
+        .unwrap_or_else(|| results.path().with_extension("pgn"));
+    let mut pgn = if args.resume {
+        PgnFile::rewrite(&pgn_path, &recorded)?
+    } else {
+        PgnFile::create(&pgn_path)?
+    };
+
+    let done: std::collections::HashSet<_> = recorded.iter().map(|game| game.id).collect();
+    let jobs: Vec<_> = schedule(games, header_shard)
+        .into_iter()
+        .filter(|id| !done.contains(id))
+        .collect();
+    let concurrency = args.concurrency.map_or_else(
+        || std::thread::available_parallelism().map_or(1, usize::from),
+        |n| n as usize,
+    );
+    let names = [identities[0].name.clone(), identities[1].name.clone()];
+    let arena = Arc::new(Arena {
+        setups: [Arc::clone(&setups[0]), Arc::clone(&setups[1])],
+        settings: GameSettings {
+            limit,
+            timemargin: Duration::from_millis(args.timemargin),
+            draw,
+            resign,
+            names,
+            site: host_name(),
+        },
+        order: shuffled_order(book.openings.len(), args.seed),
+        book,
+        concurrency: concurrency.min(jobs.len().max(1)),
+    });
+    progress.line(&format!(
+        "lab match: {} vs {}, {limit}, {} games to play ({} recorded), concurrency {}; results {}, PGN {}",
+        identities[0].name,
+        identities[1].name,
+        jobs.len(),
+        recorded.len(),
+        arena.concurrency,
+        results.path().display(),
+        pgn.path().display()
+    ));
+    // A shard plays its share whatever its own LLR says: the test is judged on the pooled pairs.
+    let stop_on = if shard == Shard::WHOLE {
+        sprt.as_ref()
+    } else {
+        None
+    };
+    let started = Instant::now();
+    let played_before = recorded.len();
+    let stop = runner::play(
+        arena,
+        jobs,
+        &mut recorded,
+        (&mut results, &mut pgn),
+        stop_on,
+        progress,
+    )?;
+    let elapsed = started.elapsed();
+    if let Stop::Faults { side, reason } = &stop {
+        bail!(
+            "stopped: engine {} faulted in {} games in a row (last: {reason}); the {} finished games are in {} and {}",
+            side_label(*side),
+            runner::MAX_CONSECUTIVE_FAULTS,
+            recorded.len(),
+            results.path().display(),
+            pgn.path().display()
+        );
+    }
+    let played = recorded.len() - played_before;
+    let mut report = build_report(&settings, vec![shard], &recorded, &stop);
+    report.results_file = Some(results.path().display().to_string());
+    report.pgn_file = Some(pgn.path().display().to_string());
+    report.concurrency = Some(concurrency);
+    report.elapsed_s = Some(elapsed.as_secs_f64());
+    report.games_per_minute =
+        (elapsed.as_secs_f64() > 0.0).then(|| played as f64 * 60.0 / elapsed.as_secs_f64());
+    if shard != Shard::WHOLE {
+        report.verdict = format!(
+            "shard {}/{} finished: pool the shards with `lab match merge` for the verdict",
+            shard.index, shard.count
+        );
+        report.exit_code = 0;
+    }
+    outcome(&report, args.output.format)
+}
+
+/// `lab match merge FILES`.
+pub fn merge(files: &[PathBuf], pgn: Option<&Path>, format: Format) -> Result<Outcome> {
+    let mut base: Option<(PathBuf, Header)> = None;
+    let mut shards: Vec<Shard> = Vec::new();
+    let mut games: Vec<GameRecord> = Vec::new();
+    let mut owner: std::collections::HashMap<game::GameId, PathBuf> = Default::default();
+    for file in files {
+        let (header, shard_games, _) = results::read(file)?;
+        if let Some((first, base_header)) = &base {
+            let changed = differences(&base_header.settings, &header.settings);
+            if !changed.is_empty() {
+                bail!(
+                    "{} and {} are not shards of one match: they differ in {}",
+                    first.display(),
+                    file.display(),
+                    changed.join(", ")
+                );
+            }
+            if header.shard.count != base_header.shard.count {
+                bail!(
+                    "{} is shard {}/{} but {} is shard {}/{}: shards must split the match the same way",
+                    file.display(),
+                    header.shard.index,
+                    header.shard.count,
+                    first.display(),
+                    base_header.shard.index,
+                    base_header.shard.count
+                );
+            }
+        } else {
+            base = Some((file.clone(), header.clone()));
+        }
+        if shards.contains(&header.shard) {
+            bail!(
+                "shard {}/{} is given twice ({}): merging it again would count its games twice",
+                header.shard.index,
+                header.shard.count,
+                file.display()
+            );
+        }
+        shards.push(header.shard);
+        for game in shard_games {
+            if let Some(other) = owner.insert(game.id, file.clone()) {
+                bail!(
+                    "pair {} game {} is in both {} and {}",
+                    game.id.pair,
+                    game.id.game,
+                    other.display(),
+                    file.display()
+                );
+            }
+            games.push(game);
+        }
+    }
+    let Some((_, header)) = base else {
+        bail!("no results files to merge");
+    };
+    games.sort_by_key(|game| game.id);
+    shards.sort_by_key(|shard| shard.index);
+    if let Some(path) = pgn {
+        let text: String = games.iter().map(|game| game.pgn.as_str()).collect();
+        crate::paths::write_atomically(path, text.as_bytes())?;
+    }
+    let summary_stop = match summarize(&games, header.settings.sprt.as_ref()).sprt {
+        Some(state) if state.result != SprtDecision::Continue => Stop::Sprt(state.result),
+        _ => Stop::Budget,
+    };
+    let mut report = build_report(&header.settings, shards.clone(), &games, &summary_stop);
+    report.pgn_file = pgn.map(|path| path.display().to_string());
+    if shards.len() as u32 != header.shard.count {
+        report.verdict.push_str(&format!(
+            " (only {} of {} shards merged)",
+            shards.len(),
+            header.shard.count
+        ));
+    }
+    outcome(&report, format)
+}
+
+fn outcome(report: &MatchReport, format: Format) -> Result<Outcome> {
+    let exit = match report.exit_code {
+        0 => Exit::Clean,
+        1 => Exit::Regression,
+        _ => Exit::Undecided,
+    };
+    Ok(Outcome {
+        report: render(&Report::Match(report), format),
+        exit,
+    })
+}
+
+fn build_report(
+    settings: &MatchSettings,
+    shards: Vec<Shard>,
+    games: &[GameRecord],
+    stop: &Stop,
+) -> MatchReport {
+    let summary = summarize(games, settings.sprt.as_ref());
+    let (verdict, exit_code) = match summary.sprt.as_ref().map(|state| state.result) {
+        Some(SprtDecision::AcceptH1) => ("SPRT accepted H1: B is stronger".to_string(), 0),
+        Some(SprtDecision::AcceptH0) => {
+            ("SPRT accepted H0: B is not stronger by elo1".to_string(), 1)
+        }
+        Some(SprtDecision::Continue) => {
+            ("no SPRT decision: the game budget is spent".to_string(), 3)
+        }
+        None => ("match finished".to_string(), 0),
+    };
+    MatchReport {
+        schema_version: MATCH_JSON_SCHEMA_VERSION,
+        kind: "match",
+        engines: settings.engines.clone(),
+        tc: settings.limit.to_string(),
+        limit: settings.limit,
+        book: settings.book.clone(),
+        seed: settings.seed,
+        games_budget: settings.games,
+        shards,
+        summary,
+        stopped_by: match stop {
+            Stop::Budget => "budget",
+            Stop::Sprt(_) => "sprt",
+            Stop::Faults { .. } => "faults",
+        },
+        verdict,
+        exit_code,
+        results_file: None,
+        pgn_file: None,
+        concurrency: None,
+        elapsed_s: None,
+        games_per_minute: None,
+    }
+}
+
+fn limit(args: &MatchPlayArgs) -> Result<Limit> {
+    Ok(match (args.nodes, args.depth, args.movetime, &args.tc) {
+        (Some(nodes), ..) => Limit::Nodes { nodes },
+        (_, Some(depth), ..) => Limit::Depth { depth },
+        (_, _, Some(movetime_ms), _) => Limit::MoveTime { movetime_ms },
+        (_, _, _, tc) => Limit::parse_tc(tc.as_deref().unwrap_or(DEFAULT_TC))?,
+    })
+}
+
+fn parse_options(specs: &[String], flag: &str) -> Result<Vec<(String, String)>> {
+    specs
+        .iter()
+        .map(|spec| {
+            let (name, value) = spec
+                .split_once('=')
+                .filter(|(name, _)| !name.trim().is_empty())
+                .with_context(|| format!("{flag} {spec}: expected NAME=VALUE"))?;
+            if spec.contains('\n') || spec.contains('\r') {
+                bail!("{flag}: an option may not contain a line break");
+            }
+            Ok((name.trim().to_string(), value.trim().to_string()))
+        })
+        .collect()
+}
+
+/// The binary of one side and what identifies it: a revision's cached build, or an `exe:`.
+struct Binary {
+    path: PathBuf,
+    id: String,
+    commit: Option<String>,
+    short: Option<String>,
+}
+
+fn exe_binary(spec: &str) -> Result<Binary> {
+    let path = find_executable(spec.strip_prefix(EXE_PREFIX).unwrap_or(spec))?;
+    let bytes = std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
+    Ok(Binary {
+        id: Oid::hash_object(ObjectType::Blob, &bytes)?.to_string(),
+        path,
+        commit: None,
+        short: None,
+    })
+}
+
+fn engine_binary(lab: &Lab, spec: &str) -> Result<Binary> {
+    if spec.starts_with(EXE_PREFIX) {
+        return exe_binary(spec);
+    }
+    let revision = resolve(lab.repo(), spec, lab.paths())?;
+    let binary = lab.build(&revision, &[])?;
+    Ok(Binary {
+        path: binary.path,
+        id: binary.key,
+        commit: revision.commit.map(|commit| commit.to_string()),
+        short: Some(match revision.commit {
+            Some(commit) => commit.to_string()[..7].to_string(),
+            None => format!("{spec} {}", &revision.tree.to_string()[..7]),
+        }),
+    })
+}
+
+/// `exe:PATH`: a path, or a bare name looked up on PATH as a shell would.
+fn find_executable(name: &str) -> Result<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let executable = |path: &Path| {
+        path.metadata()
+            .is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
+    };
+    if name.contains('/') {
+        let path = PathBuf::from(name);
+        if !executable(&path) {
+            bail!("exe:{name}: no executable file there");
+        }
+        return Ok(std::fs::canonicalize(&path)?);
+    }
+    let search = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&search)
+        .map(|dir| dir.join(name))
+        .find(|path| executable(path))
+        .with_context(|| {
+            format!("exe:{name}: not found on PATH (give a path, e.g. exe:/usr/games/{name})")
+        })
+}
+
+/// Starts the engine once before any game: a binary that is not a UCI engine, or an option it
+/// does not have, is an error now rather than a string of lost games.
+fn preflight(
+    label: &'static str,
+    spec: &str,
+    binary: Binary,
+    options: &[(String, String)],
+    hash: Option<u32>,
+    progress: &Progress,
+) -> Result<(EngineIdentity, EngineSetup)> {
+    let probe = EngineSetup {
+        label,
+        path: binary.path.clone(),
+        options: Vec::new(),
+    };
+    let engine = Engine::start(Arc::new(probe))
+        .map_err(|fault| anyhow::anyhow!("engine {label} ({spec}) {}", fault.describe()))?;
+    let mut sent = Vec::new();
+    if let Some(mb) = hash {
+        if engine.has_option("Hash") {
+            sent.push(("Hash".to_string(), mb.to_string()));
+        } else {
+            progress.line(&format!(
+                "note: engine {label} ({spec}) has no Hash option; --hash is not sent to it"
+            ));
+        }
+    }
+    for (name, value) in options {
+        if !engine.has_option(name) {
+            bail!(
+                "engine {label} ({spec}) has no UCI option `{name}` (it has: {})",
+                engine.declared_options.join(", ")
+            );
+        }
+        sent.push((name.clone(), value.clone()));
+    }
+    let id_name = engine.id_name.clone().unwrap_or_else(|| spec.to_string());
+    drop(engine);
+    let setup = EngineSetup {
+        label,
+        path: binary.path,
+        options: sent.clone(),
+    };
+    // Start once more with the options, so a value the engine rejects by dying shows now.
+    Engine::start(Arc::new(setup.clone())).map_err(|fault| {
+        anyhow::anyhow!(
+            "engine {label} ({spec}) with its options {}",
+            fault.describe()
+        )
+    })?;
+    let name = match &binary.short {
+        Some(short) => format!("{id_name} ({short})"),
+        None => id_name,
+    };
+    Ok((
+        EngineIdentity {
+            spec: spec.to_string(),
+            name,
+            binary: binary.id,
+            commit: binary.commit,
+            options: sent,
+        },
+        setup,
+    ))
+}
+
+/// `target/lab/match/A-vs-B.jsonl`, numbered when taken.
+fn fresh_results_path(dir: &Path, specs: &[String; 2]) -> Result<PathBuf> {
+    let slug = |spec: &str| -> String {
+        let name = spec
+            .strip_prefix(EXE_PREFIX)
+            .map_or(spec, |path| path.rsplit('/').next().unwrap_or(path));
+        name.chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect()
+    };
+    let stem = format!("{}-vs-{}", slug(&specs[0]), slug(&specs[1]));
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    for number in 1u32.. {
+        let name = if number == 1 {
+            format!("{stem}.jsonl")
+        } else {
+            format!("{stem}-{number}.jsonl")
+        };
+        let path = dir.join(name);
+        if !path.exists() && !path.with_extension("pgn").exists() {
+            return Ok(path);
+        }
+    }
+    unreachable!("some number is free")
+}
+
+/// The newest results file under `dir` played with `settings` as shard `shard`.
+fn newest_match(dir: &Path, settings: &MatchSettings, shard: Shard) -> Result<PathBuf> {
+    let mut candidates = Vec::new();
+    let mut others = 0;
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.extension().is_none_or(|ext| ext != "jsonl") {
+            continue;
+        }
+        match results::read(&path) {
+            Ok((header, _, _))
+                if header.shard == shard && differences(&header.settings, settings).is_empty() =>
+            {
+                let modified = entry.metadata().and_then(|m| m.modified()).ok();
+                candidates.push((modified, path));
+            }
+            _ => others += 1,
+        }
+    }
+    candidates.sort();
+    match candidates.pop() {
+        Some((_, path)) => Ok(path),
+        None => bail!(
+            "--resume: no match with these settings under {} ({others} other results files there); name one with --out",
+            dir.display()
+        ),
+    }
+}
+
+fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|name| name.trim().to_string())
+        .ok()
+        .filter(|name| !name.is_empty())
+        .unwrap_or_else(|| "?".to_string())
+}
+
+fn side_label(side: Side) -> &'static str {
+    match side {
+        Side::A => "A",
+        Side::B => "B",
+    }
+}
+
+/// `1h02m`, `4m10s`, `12s`.
+pub fn format_duration(duration: Duration) -> String {
+    let seconds = duration.as_secs();
+    match seconds {
+        0..60 => format!("{seconds}s"),
+        60..3600 => format!("{}m{:02}s", seconds / 60, seconds % 60),
+        _ => format!("{}h{:02}m", seconds / 3600, seconds % 3600 / 60),
+    }
+}

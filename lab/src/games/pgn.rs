@@ -1,0 +1,180 @@
+//! PGN export: the seven-tag roster, FEN and SetUp for book positions, TimeControl and
+//! Termination, a `{score/depth time}` comment after each move (the fastchess convention), and
+//! a closing comment that says why the game ended.
+
+use std::fmt::Write as _;
+
+/// Everything a game's PGN says.
+pub struct PgnGame<'a> {
+    pub event: &'a str,
+    pub site: &'a str,
+    /// `YYYY.MM.DD`.
+    pub date: &'a str,
+    /// Both games of a pair carry the pair's number, so tools can pool pairs from the PGN.
+    pub round: u64,
+    pub white: &'a str,
+    pub black: &'a str,
+    /// `1-0`, `0-1` or `1/2-1/2`.
+    pub result: &'a str,
+    pub fen: &'a str,
+    pub time_control: &'a str,
+    /// A PGN Termination value: normal, adjudication, time forfeit, rules infraction,
+    /// abandoned.
+    pub termination: &'a str,
+    pub start_fullmove: u32,
+    pub start_black: bool,
+    /// SAN with check suffixes, and a comment for each move (may be empty).
+    pub moves: &'a [(String, String)],
+    pub closing_comment: &'a str,
+}
+
+const LINE_WIDTH: usize = 79;
+
+pub fn render(game: &PgnGame) -> String {
+    let mut text = String::new();
+    let tags = [
+        ("Event", game.event.to_string()),
+        ("Site", game.site.to_string()),
+        ("Date", game.date.to_string()),
+        ("Round", game.round.to_string()),
+        ("White", game.white.to_string()),
+        ("Black", game.black.to_string()),
+        ("Result", game.result.to_string()),
+        ("FEN", game.fen.to_string()),
+        ("SetUp", "1".to_string()),
+        ("TimeControl", game.time_control.to_string()),
+        ("Termination", game.termination.to_string()),
+        ("PlyCount", game.moves.len().to_string()),
+    ];
+    for (name, value) in tags {
+        let _ = writeln!(text, "[{name} \"{}\"]", escape_tag(&value));
+    }
+    text.push('\n');
+    let mut tokens: Vec<String> = Vec::with_capacity(game.moves.len() * 3);
+    let mut number = game.start_fullmove;
+    let mut black = game.start_black;
+    for (index, (san, comment)) in game.moves.iter().enumerate() {
+        if !black {
+            tokens.push(format!("{number}."));
+        } else if index == 0 {
+            tokens.push(format!("{number}..."));
+        }
+        tokens.push(san.clone());
+        if !comment.is_empty() {
+            tokens.push(format!("{{{}}}", clean_comment(comment)));
+        }
+        if black {
+            number += 1;
+        }
+        black = !black;
+    }
+    if !game.closing_comment.is_empty() {
+        tokens.push(format!("{{{}}}", clean_comment(game.closing_comment)));
+    }
+    tokens.push(game.result.to_string());
+    let mut line = String::new();
+    for token in tokens {
+        if !line.is_empty() && line.len() + 1 + token.len() > LINE_WIDTH {
+            text.push_str(&line);
+            text.push('\n');
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(&token);
+    }
+    text.push_str(&line);
+    text.push_str("\n\n");
+    text
+}
+
+fn escape_tag(value: &str) -> String {
+    value
+        .chars()
+        .filter(|c| !c.is_control())
+        .collect::<String>()
+        .replace('\\', "\\\\")
+        .replace('"', "\\\"")
+}
+
+/// A comment holds no closing brace and no control characters (engine output may have any).
+fn clean_comment(comment: &str) -> String {
+    comment
+        .chars()
+        .map(|c| match c {
+            '}' => ')',
+            '{' => '(',
+            c if c.is_control() => ' ',
+            c => c,
+        })
+        .collect()
+}
+
+/// Today's date in UTC as PGN writes it.
+pub fn today() -> String {
+    let seconds = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let (year, month, day) = civil_from_days((seconds / 86_400) as i64);
+    format!("{year:04}.{month:02}.{day:02}")
+}
+
+/// Days since 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's algorithm).
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_follow_the_calendar() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
+        assert_eq!(civil_from_days(20_787), (2026, 11, 30));
+    }
+
+    #[test]
+    fn black_to_move_starts_with_an_ellipsis_and_comments_are_cleaned() {
+        let moves = vec![
+            ("e5".to_string(), "+0.10/5 0.1s".to_string()),
+            ("Nf3".to_string(), String::new()),
+            ("Nc6".to_string(), "a } b".to_string()),
+        ];
+        let text = render(&PgnGame {
+            event: "lab match",
+            site: "here",
+            date: "2026.11.30",
+            round: 3,
+            white: "A \"quoted\"",
+            black: "B",
+            result: "1/2-1/2",
+            fen: "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
+            time_control: "10+0.1",
+            termination: "adjudication",
+            start_fullmove: 1,
+            start_black: true,
+            moves: &moves,
+            closing_comment: "draw\nby adjudication",
+        });
+        assert!(text.contains("[White \"A \\\"quoted\\\"\"]"), "{text}");
+        assert!(
+            text.contains(
+                "1... e5 {+0.10/5 0.1s} 2. Nf3 Nc6 {a ) b} {draw by adjudication} 1/2-1/2"
+            ),
+            "{text}"
+        );
+        assert!(text.contains("[Round \"3\"]\n"), "{text}");
+    }
+}

@@ -1,0 +1,372 @@
+//! What a match is played under: the search limit each move gets, and the adjudication rules
+//! that end a decided or dead-drawn game early. Parsed once from the command line.
+
+use std::fmt;
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use serde::{Deserialize, Serialize};
+
+/// The limit of every move. A clock is the usual match setting; the others make games
+/// reproducible (nodes, depth) or cheap (movetime).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Limit {
+    /// `--tc BASE+INC` in seconds, fastchess notation; held in milliseconds.
+    Clock {
+        base_ms: u64,
+        increment_ms: u64,
+    },
+    Nodes {
+        nodes: u64,
+    },
+    Depth {
+        depth: u32,
+    },
+    MoveTime {
+        movetime_ms: u64,
+    },
+}
+
+impl Limit {
+    /// `10+0.1`, `60`, `0.5+0.005`: seconds of base time and optional increment.
+    pub fn parse_tc(spec: &str) -> Result<Limit> {
+        let (base, increment) = spec.split_once('+').unwrap_or((spec, "0"));
+        let seconds = |text: &str, what: &str| -> Result<u64> {
+            let value: f64 = text.trim().parse().with_context(|| {
+                format!("--tc {spec}: {what} `{text}` is not a number of seconds")
+            })?;
+            if !value.is_finite() || !(0.0..=MAX_TC_SECONDS).contains(&value) {
+                bail!("--tc {spec}: {what} must be between 0 and {MAX_TC_SECONDS} seconds");
+            }
+            Ok((value * 1000.0).round() as u64)
+        };
+        let base_ms = seconds(base, "base time")?;
+        let increment_ms = seconds(increment, "increment")?;
+        if base_ms == 0 && increment_ms == 0 {
+            bail!("--tc {spec}: the clock needs a base time or an increment");
+        }
+        Ok(Limit::Clock {
+            base_ms,
+            increment_ms,
+        })
+    }
+
+    /// The PGN TimeControl tag (seconds, `base+inc`), or `-` for limits without a clock.
+    pub fn pgn_time_control(&self) -> String {
+        match *self {
+            Limit::Clock {
+                base_ms,
+                increment_ms,
+            } => {
+                if increment_ms == 0 {
+                    seconds_text(base_ms)
+                } else {
+                    format!("{}+{}", seconds_text(base_ms), seconds_text(increment_ms))
+                }
+            }
+            _ => "-".to_string(),
+        }
+    }
+}
+
+const MAX_TC_SECONDS: f64 = 86_400.0;
+
+fn seconds_text(ms: u64) -> String {
+    if ms.is_multiple_of(1000) {
+        (ms / 1000).to_string()
+    } else {
+        let text = format!("{:.3}", ms as f64 / 1000.0);
+        text.trim_end_matches('0').to_string()
+    }
+}
+
+impl fmt::Display for Limit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Limit::Clock { .. } => write!(f, "tc {}", self.pgn_time_control()),
+            Limit::Nodes { nodes } => write!(f, "nodes {nodes}"),
+            Limit::Depth { depth } => write!(f, "depth {depth}"),
+            Limit::MoveTime { movetime_ms } => write!(f, "movetime {movetime_ms} ms"),
+        }
+    }
+}
+
+/// Draw adjudication as fastchess and OpenBench do it: from full move `move_number` on, when
+/// both engines' scores stay within `score` centipawns of zero for `move_count` consecutive
+/// moves each, the game is a draw.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DrawAdjudication {
+    pub move_number: u32,
+    pub move_count: u32,
+    pub score: i32,
+}
+
+/// Resign adjudication: an engine whose own score is `score` centipawns or more below zero for
+/// `move_count` consecutive moves of its own loses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResignAdjudication {
+    pub move_count: u32,
+    pub score: i32,
+}
+
+pub const DEFAULT_DRAW_ADJUDICATION: &str = "movenumber=32,movecount=8,score=10";
+pub const DEFAULT_RESIGN_ADJUDICATION: &str = "movecount=3,score=400";
+
+/// `key=value,...` with exactly the keys named; `none` turns the rule off.
+fn parse_keyed(spec: &str, option: &str, keys: &[&str]) -> Result<Option<Vec<i64>>> {
+    if spec.trim().eq_ignore_ascii_case("none") {
+        return Ok(None);
+    }
+    let mut values: Vec<Option<i64>> = vec![None; keys.len()];
+    for part in spec.split(',') {
+        let Some((key, value)) = part.split_once('=') else {
+            bail!(
+                "{option} {spec}: `{part}` is not KEY=VALUE (keys: {})",
+                keys.join(", ")
+            );
+        };
+        let Some(slot) = keys.iter().position(|k| k.eq_ignore_ascii_case(key.trim())) else {
+            bail!(
+                "{option} {spec}: unknown key `{key}` (keys: {})",
+                keys.join(", ")
+            );
+        };
+        let number: i64 = value
+            .trim()
+            .parse()
+            .ok()
+            .filter(|n| (1..=100_000).contains(n))
+            .with_context(|| {
+                format!("{option} {spec}: {key} must be a whole number from 1 to 100000")
+            })?;
+        values[slot] = Some(number);
+    }
+    let mut parsed = Vec::with_capacity(keys.len());
+    for (key, value) in keys.iter().zip(values) {
+        parsed.push(value.with_context(|| format!("{option} {spec}: {key} is missing"))?);
+    }
+    Ok(Some(parsed))
+}
+
+impl DrawAdjudication {
+    pub fn parse(spec: &str) -> Result<Option<DrawAdjudication>> {
+        Ok(
+            parse_keyed(spec, "--draw-adj", &["movenumber", "movecount", "score"])?.map(|v| {
+                DrawAdjudication {
+                    move_number: v[0] as u32,
+                    move_count: v[1] as u32,
+                    score: v[2] as i32,
+                }
+            }),
+        )
+    }
+}
+
+impl ResignAdjudication {
+    pub fn parse(spec: &str) -> Result<Option<ResignAdjudication>> {
+        Ok(
+            parse_keyed(spec, "--resign-adj", &["movecount", "score"])?.map(|v| {
+                ResignAdjudication {
+                    move_count: v[0] as u32,
+                    score: v[1] as i32,
+                }
+            }),
+        )
+    }
+}
+
+/// A score an engine reported, from its own side's point of view.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Score {
+    Centipawns(i32),
+    /// Mate in N moves (negative: being mated).
+    Mate(i32),
+}
+
+impl Score {
+    /// Mates count as decisive beyond any adjudication threshold.
+    pub fn centipawns(self) -> i32 {
+        const MATE_AS_CP: i32 = 100_000;
+        match self {
+            Score::Centipawns(cp) => cp,
+            Score::Mate(n) if n > 0 => MATE_AS_CP,
+            Score::Mate(_) => -MATE_AS_CP,
+        }
+    }
+}
+
+/// Tracks the adjudication counters through one game.
+#[derive(Debug, Default)]
+pub struct Adjudicator {
+    draw: Option<DrawAdjudication>,
+    resign: Option<ResignAdjudication>,
+    /// Consecutive plies (both engines) whose score stayed inside the draw band.
+    drawish_plies: u32,
+    /// Consecutive own moves with a losing score, per colour (white, black).
+    losing_moves: [u32; 2],
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Adjudication {
+    Draw(DrawAdjudication),
+    /// The side (0 white, 1 black) that resigns.
+    Resign(usize, ResignAdjudication),
+}
+
+impl Adjudicator {
+    pub fn new(draw: Option<DrawAdjudication>, resign: Option<ResignAdjudication>) -> Self {
+        Self {
+            draw,
+            resign,
+            ..Self::default()
+        }
+    }
+
+    /// Records the score the mover (0 white, 1 black) reported with its move; `full_move` is
+    /// the number of the move just played. A move without a score resets the counters.
+    pub fn record(
+        &mut self,
+        mover: usize,
+        full_move: u32,
+        score: Option<Score>,
+    ) -> Option<Adjudication> {
+        let Some(score) = score.map(Score::centipawns) else {
+            self.drawish_plies = 0;
+            self.losing_moves[mover] = 0;
+            return None;
+        };
+        if let Some(resign) = self.resign {
+            if score <= -resign.score {
+                self.losing_moves[mover] += 1;
+                if self.losing_moves[mover] >= resign.move_count {
+                    return Some(Adjudication::Resign(mover, resign));
+                }
+            } else {
+                self.losing_moves[mover] = 0;
+            }
+        }
+        if let Some(draw) = self.draw {
+            if full_move >= draw.move_number && score.abs() <= draw.score {
+                self.drawish_plies += 1;
+                if self.drawish_plies >= 2 * draw.move_count {
+                    return Some(Adjudication::Draw(draw));
+                }
+            } else {
+                self.drawish_plies = 0;
+            }
+        }
+        None
+    }
+}
+
+/// Per-move deadline for limits without a clock (nodes, depth): a search that takes longer is
+/// treated as a hang.
+pub const UNTIMED_MOVE_DEADLINE: Duration = Duration::from_secs(60);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn time_controls_parse_in_fastchess_notation() {
+        assert_eq!(
+            Limit::parse_tc("10+0.1").unwrap(),
+            Limit::Clock {
+                base_ms: 10_000,
+                increment_ms: 100
+            }
+        );
+        assert_eq!(
+            Limit::parse_tc("60").unwrap(),
+            Limit::Clock {
+                base_ms: 60_000,
+                increment_ms: 0
+            }
+        );
+        assert_eq!(
+            Limit::parse_tc("5+0.05").unwrap().pgn_time_control(),
+            "5+0.05"
+        );
+        assert_eq!(
+            Limit::parse_tc("0.5+0.005").unwrap().pgn_time_control(),
+            "0.5+0.005"
+        );
+        for bad in ["", "abc", "10+x", "-1+0.1", "0+0", "inf", "NaN+1", "1e9"] {
+            assert!(Limit::parse_tc(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn adjudication_specs_parse_and_none_turns_them_off() {
+        assert_eq!(
+            DrawAdjudication::parse(DEFAULT_DRAW_ADJUDICATION).unwrap(),
+            Some(DrawAdjudication {
+                move_number: 32,
+                move_count: 8,
+                score: 10
+            })
+        );
+        assert_eq!(
+            ResignAdjudication::parse(DEFAULT_RESIGN_ADJUDICATION).unwrap(),
+            Some(ResignAdjudication {
+                move_count: 3,
+                score: 400
+            })
+        );
+        assert_eq!(DrawAdjudication::parse("none").unwrap(), None);
+        for bad in [
+            "movecount=3",
+            "movecount=3,score=x",
+            "foo=1,movecount=3,score=4",
+            "movecount=0,score=400",
+        ] {
+            let error = ResignAdjudication::parse(bad).unwrap_err().to_string();
+            assert!(error.contains("--resign-adj"), "{error}");
+        }
+    }
+
+    #[test]
+    fn resign_needs_consecutive_losing_moves_of_one_side() {
+        let resign = ResignAdjudication::parse("movecount=3,score=400").unwrap();
+        let mut adjudicator = Adjudicator::new(None, resign);
+        let lost = Some(Score::Centipawns(-500));
+        assert_eq!(adjudicator.record(1, 10, lost), None);
+        assert_eq!(adjudicator.record(0, 11, lost), None);
+        assert_eq!(adjudicator.record(1, 11, lost), None);
+        // A better score breaks the run.
+        assert_eq!(
+            adjudicator.record(1, 12, Some(Score::Centipawns(-100))),
+            None
+        );
+        assert_eq!(adjudicator.record(1, 13, lost), None);
+        assert_eq!(adjudicator.record(1, 14, Some(Score::Mate(-3))), None);
+        assert_eq!(
+            adjudicator.record(1, 15, lost),
+            Some(Adjudication::Resign(1, resign.unwrap()))
+        );
+    }
+
+    #[test]
+    fn draw_needs_both_engines_in_the_band_after_the_move_number() {
+        let draw = DrawAdjudication::parse("movenumber=32,movecount=2,score=10").unwrap();
+        let mut adjudicator = Adjudicator::new(draw, None);
+        let level = Some(Score::Centipawns(5));
+        for mover in [0, 1, 0, 1] {
+            assert_eq!(adjudicator.record(mover, 20, level), None, "too early");
+        }
+        assert_eq!(adjudicator.record(0, 32, level), None);
+        assert_eq!(adjudicator.record(1, 32, level), None);
+        assert_eq!(
+            adjudicator.record(0, 33, Some(Score::Centipawns(-30))),
+            None
+        );
+        for mover in [1, 0, 1] {
+            assert_eq!(adjudicator.record(mover, 34, level), None);
+        }
+        assert_eq!(
+            adjudicator.record(0, 35, level),
+            Some(Adjudication::Draw(draw.unwrap()))
+        );
+    }
+}

@@ -1,0 +1,264 @@
+//! Plays the games of a match on `concurrency` worker threads, each with its own pair of engine
+//! processes. The calling thread is the only writer: it appends each finished game to the
+//! results file and the PGN, updates the statistics, and stops the match when the SPRT decides
+//! or an engine keeps faulting.
+
+use std::collections::VecDeque;
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+
+use super::book::Book;
+use super::engine::{Engine, EngineSetup, Fault};
+use super::game::{self, FaultRecord, GameId, GameRecord, GameSettings, Played, Side};
+use super::results::ResultsFile;
+use super::sprt::{Sprt, SprtDecision};
+use super::summary::{summarize, Summary};
+use crate::progress::Progress;
+
+/// Games in a row an engine may lose to faults before the match is stopped.
+pub const MAX_CONSECUTIVE_FAULTS: u32 = 3;
+
+/// Everything the workers share.
+pub struct Arena {
+    pub setups: [Arc<EngineSetup>; 2],
+    pub settings: GameSettings,
+    pub book: Book,
+    /// The book's openings in the seeded order pairs take them in.
+    pub order: Vec<usize>,
+    pub concurrency: usize,
+}
+
+/// Why the games stopped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Stop {
+    /// Every scheduled game was played.
+    Budget,
+    Sprt(SprtDecision),
+    /// An engine lost `MAX_CONSECUTIVE_FAULTS` games in a row to faults; the last reason.
+    Faults {
+        side: Side,
+        reason: String,
+    },
+}
+
+/// The PGN of a match, appended game by game.
+pub struct PgnFile {
+    path: PathBuf,
+    file: File,
+}
+
+impl PgnFile {
+    /// A new PGN; refuses to overwrite a file, which may hold someone's games.
+    pub fn create(path: &Path) -> Result<PgnFile> {
+        if path.exists() {
+            anyhow::bail!(
+                "{} already exists: a match's PGN holds only its own games (so --resume can rewrite it); remove it or choose another --pgn",
+                path.display()
+            );
+        }
+        crate::paths::write_atomically(path, b"")?;
+        Self::append_to(path)
+    }
+
+    /// Rewrites the PGN from the games already recorded (the results file is the truth), then
+    /// appends to it.
+    pub fn rewrite(path: &Path, games: &[GameRecord]) -> Result<PgnFile> {
+        let text: String = games.iter().map(|game| game.pgn.as_str()).collect();
+        crate::paths::write_atomically(path, text.as_bytes())?;
+        Self::append_to(path)
+    }
+
+    fn append_to(path: &Path) -> Result<PgnFile> {
+        let file = OpenOptions::new()
+            .append(true)
+            .open(path)
+            .with_context(|| format!("opening {}", path.display()))?;
+        Ok(PgnFile {
+            path: path.to_path_buf(),
+            file,
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn append(&mut self, game: &GameRecord) -> Result<()> {
+        self.file
+            .write_all(game.pgn.as_bytes())
+            .with_context(|| format!("appending to {}", self.path.display()))
+    }
+}
+
+/// Plays `jobs`, appending each finished game to `games`, the results file and the PGN.
+/// `sprt` stops the match as soon as its LLR crosses a bound.
+pub fn play(
+    arena: Arc<Arena>,
+    jobs: Vec<GameId>,
+    games: &mut Vec<GameRecord>,
+    files: (&mut ResultsFile, &mut PgnFile),
+    sprt: Option<&Sprt>,
+    progress: &Progress,
+) -> Result<Stop> {
+    let (results, pgn) = files;
+    let total = (games.len() + jobs.len()) as u64;
+    let queue = Arc::new(Mutex::new(VecDeque::from(jobs)));
+    let stop = Arc::new(AtomicBool::new(false));
+    let (sender, receiver) = mpsc::channel::<GameRecord>();
+    let workers: Vec<_> = (0..arena.concurrency)
+        .map(|_| {
+            let (arena, queue, stop, sender) = (
+                Arc::clone(&arena),
+                Arc::clone(&queue),
+                Arc::clone(&stop),
+                sender.clone(),
+            );
+            thread::spawn(move || worker(&arena, &queue, &stop, &sender))
+        })
+        .collect();
+    drop(sender);
+
+    let status = progress.status(total);
+    let started = Instant::now();
+    let already = games.len();
+    let mut consecutive_faults = [0u32; 2];
+    let mut ending = Stop::Budget;
+    let mut failure = None;
+    for game in receiver {
+        if let Err(error) = results.append(&game).and_then(|()| pgn.append(&game)) {
+            stop.store(true, Ordering::Relaxed);
+            failure = Some(error);
+            break;
+        }
+        for side in [Side::A, Side::B] {
+            match &game.fault {
+                Some(FaultRecord { side: faulty, .. }) if *faulty == side => {
+                    consecutive_faults[side.index()] += 1;
+                }
+                _ => consecutive_faults[side.index()] = 0,
+            }
+            if consecutive_faults[side.index()] >= MAX_CONSECUTIVE_FAULTS && ending == Stop::Budget
+            {
+                stop.store(true, Ordering::Relaxed);
+                ending = Stop::Faults {
+                    side,
+                    reason: game.reason.clone(),
+                };
+            }
+        }
+        games.push(game);
+        let summary = summarize(games, sprt);
+        if let Some(state) = &summary.sprt {
+            if state.result != SprtDecision::Continue && ending == Stop::Budget {
+                stop.store(true, Ordering::Relaxed);
+                ending = Stop::Sprt(state.result);
+            }
+        }
+        let played = (games.len() - already) as u64;
+        let remaining = total.saturating_sub(games.len() as u64);
+        let eta = started
+            .elapsed()
+            .mul_f64(remaining as f64 / played.max(1) as f64);
+        status.update(
+            games.len() as u64,
+            &status_line(&summary, total, eta),
+            ending != Stop::Budget,
+        );
+    }
+    stop.store(true, Ordering::Relaxed);
+    for worker in workers {
+        let _ = worker.join();
+    }
+    status.finish();
+    match failure {
+        Some(error) => Err(error),
+        None => Ok(ending),
+    }
+}
+
+fn worker(
+    arena: &Arena,
+    queue: &Mutex<VecDeque<GameId>>,
+    stop: &AtomicBool,
+    sender: &mpsc::Sender<GameRecord>,
+) {
+    let mut engines: [Option<Engine>; 2] = [None, None];
+    while !stop.load(Ordering::Relaxed) {
+        let Some(id) = queue.lock().ok().and_then(|mut queue| queue.pop_front()) else {
+            break;
+        };
+        let opening_index = Book::opening_index(&arena.order, id.pair);
+        let opening = &arena.book.openings[opening_index];
+        let mut startup: Option<(Side, Fault)> = None;
+        for side in [Side::A, Side::B] {
+            if engines[side.index()].is_none() {
+                match Engine::start(Arc::clone(&arena.setups[side.index()])) {
+                    Ok(engine) => engines[side.index()] = Some(engine),
+                    Err(fault) => {
+                        startup = Some((side, fault));
+                        break;
+                    }
+                }
+            }
+        }
+        let record = if let Some((side, fault)) = startup {
+            game::forfeit(id, opening_index, opening, side, fault, &arena.settings)
+        } else if let [Some(a), Some(b)] = &mut engines {
+            match game::play([a, b], id, opening_index, opening, &arena.settings, stop) {
+                Played::Finished { record, restart } => {
+                    if let Some(side) = restart {
+                        engines[side.index()] = None;
+                    }
+                    *record
+                }
+                Played::Stopped => break,
+            }
+        } else {
+            continue;
+        };
+        if sender.send(record).is_err() {
+            break;
+        }
+    }
+}
+
+/// `games 120/1000  B +30 =60 -30  [2, 15, 30, 11, 2]  Elo +3.5 ± 20.1  LLR 0.41 (-2.94, 2.94)  ETA 4m10s`
+fn status_line(summary: &Summary, total: u64, eta: Duration) -> String {
+    let mut line = format!(
+        "games {}/{total}  B +{} ={} -{}  [{}]",
+        summary.games,
+        summary.wdl.wins,
+        summary.wdl.draws,
+        summary.wdl.losses,
+        summary
+            .pentanomial
+            .0
+            .iter()
+            .map(u64::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    if let Some(elo) = summary.elo {
+        line.push_str(&format!(
+            "  Elo {:+.1} ± {:.1}",
+            elo.value,
+            (elo.ci_high - elo.ci_low) / 2.0
+        ));
+    }
+    if let Some(sprt) = &summary.sprt {
+        line.push_str(&format!(
+            "  LLR {:.2} ({:.2}, {:.2})",
+            sprt.llr, sprt.lower, sprt.upper
+        ));
+    }
+    line.push_str(&format!("  ETA {}", crate::games::format_duration(eta)));
+    line
+}

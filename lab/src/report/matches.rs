@@ -1,0 +1,169 @@
+//! The rows of a match report, built once; terminal and markdown lay them out.
+
+use super::thousands;
+use crate::games::results::EngineIdentity;
+use crate::games::sprt::{EloModel, Estimate, SprtDecision};
+use crate::games::MatchReport;
+
+/// The opening line: who played whom under what.
+pub fn title(report: &MatchReport) -> String {
+    let side = |label: &str, engine: &EngineIdentity| {
+        format!("{label} = {} [{}]", engine.name, engine.spec)
+    };
+    let shards = match report.shards.as_slice() {
+        [only] if only.count == 1 => String::new(),
+        shards => format!(
+            ", shards {}",
+            shards
+                .iter()
+                .map(|shard| format!("{}/{}", shard.index, shard.count))
+                .collect::<Vec<_>>()
+                .join(" ")
+        ),
+    };
+    format!(
+        "lab match: {}  vs  {}\n{}, book {} ({} openings), seed {}, budget {} games{shards}",
+        side("A", &report.engines[0]),
+        side("B", &report.engines[1]),
+        report.tc,
+        report.book.source,
+        report.book.openings,
+        report.seed,
+        thousands(report.games_budget),
+    )
+}
+
+fn estimate(value: Option<Estimate>) -> String {
+    // -0.0 prints as "-0.0"; adding 0.0 turns it into +0.0.
+    value.map_or_else(
+        || "—".to_string(),
+        |e| {
+            let e = Estimate {
+                value: e.value + 0.0,
+                ci_low: e.ci_low + 0.0,
+                ci_high: e.ci_high + 0.0,
+            };
+            format!(
+                "{:+.1} ± {:.1} (95% CI {:+.1} to {:+.1})",
+                e.value,
+                (e.ci_high - e.ci_low) / 2.0,
+                e.ci_low,
+                e.ci_high
+            )
+        },
+    )
+}
+
+/// `[figure, value]` rows, B's point of view.
+pub fn rows(report: &MatchReport) -> Vec<[String; 2]> {
+    let s = &report.summary;
+    let mut rows = vec![
+        [
+            "games (pairs)".to_string(),
+            format!(
+                "{} ({} complete pairs)",
+                thousands(s.games),
+                thousands(s.pairs)
+            ),
+        ],
+        [
+            "B: wins / draws / losses".to_string(),
+            format!("{} / {} / {}", s.wdl.wins, s.wdl.draws, s.wdl.losses),
+        ],
+        [
+            "pentanomial [LL, LD, DD+WL, WD, WW]".to_string(),
+            format!(
+                "[{}]",
+                s.pentanomial
+                    .0
+                    .iter()
+                    .map(u64::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        ],
+        [
+            "score".to_string(),
+            s.score
+                .map_or_else(|| "—".to_string(), |score| format!("{:.2}%", score * 100.0)),
+        ],
+        ["Elo (logistic)".to_string(), estimate(s.elo)],
+        ["nElo (normalized)".to_string(), estimate(s.nelo)],
+        [
+            "LOS".to_string(),
+            s.los
+                .map_or_else(|| "—".to_string(), |los| format!("{:.1}%", los * 100.0)),
+        ],
+    ];
+    if let Some(sprt) = &s.sprt {
+        let model = match sprt.test.model {
+            EloModel::Logistic => "logistic",
+            EloModel::Normalized => "normalized",
+        };
+        rows.push([
+            format!(
+                "SPRT [{}, {}] ({model}, α={}, β={})",
+                sprt.test.elo0, sprt.test.elo1, sprt.test.alpha, sprt.test.beta
+            ),
+            format!(
+                "LLR {:.2} ({:.2}, {:.2}) → {}",
+                sprt.llr,
+                sprt.lower,
+                sprt.upper,
+                match sprt.result {
+                    SprtDecision::AcceptH0 => "H0 accepted",
+                    SprtDecision::AcceptH1 => "H1 accepted",
+                    SprtDecision::Continue => "no decision",
+                }
+            ),
+        ]);
+    }
+    rows.push([
+        "terminations".to_string(),
+        s.terminations
+            .iter()
+            .map(|(name, count)| format!("{name} {count}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+    ]);
+    rows.push([
+        "faults A / B (time forfeits)".to_string(),
+        format!(
+            "{} / {} ({} / {})",
+            s.faults[0], s.faults[1], s.time_forfeits[0], s.time_forfeits[1]
+        ),
+    ]);
+    if let Some(overhead) = s.lab_overhead_us_per_move {
+        rows.push([
+            "lab's own time per move (referee + I/O)".to_string(),
+            format!("{overhead:.1} µs"),
+        ]);
+    }
+    if let (Some(elapsed), Some(rate)) = (report.elapsed_s, report.games_per_minute) {
+        rows.push([
+            "time (this run)".to_string(),
+            format!(
+                "{} at {rate:.1} games/min, concurrency {}",
+                crate::games::format_duration(std::time::Duration::from_secs_f64(elapsed)),
+                report.concurrency.unwrap_or(1)
+            ),
+        ]);
+    }
+    rows
+}
+
+/// The closing lines: where the games are, and the verdict with its exit code.
+pub fn footer(report: &MatchReport) -> String {
+    let mut out = String::new();
+    if let Some(file) = &report.results_file {
+        out.push_str(&format!("results: {file}\n"));
+    }
+    if let Some(file) = &report.pgn_file {
+        out.push_str(&format!("PGN: {file}\n"));
+    }
+    out.push_str(&format!(
+        "Verdict: {} (exit {})\n",
+        report.verdict, report.exit_code
+    ));
+    out
+}
