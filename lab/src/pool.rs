@@ -508,6 +508,27 @@ mod tests {
     use super::*;
 
     #[test]
+    fn book_openings_are_deterministic_balanced_and_in_range() {
+        let mut balanced = 0;
+        for seed in 0..4 {
+            let first = book_opening(seed);
+            let again = book_opening(seed);
+            assert_eq!(
+                first.map(|(board, score)| (board.key(), score)),
+                again.map(|(board, score)| (board.key(), score)),
+                "seed {seed} is deterministic"
+            );
+            let Some((board, score)) = first else { continue };
+            balanced += 1;
+            assert!(score.abs() <= BOOK_MAX_SCORE_CP);
+            let plies = (usize::from(board.fullmove_number()) - 1) * 2
+                + usize::from(board.side_to_move() == squall::Color::Black);
+            assert!((BOOK_PLIES.0..=BOOK_PLIES.1).contains(&plies), "{plies} plies");
+        }
+        assert!(balanced > 0, "some of four draws are balanced");
+    }
+
+    #[test]
     fn games_are_deterministic_per_seed() {
         let settings = GameSettings {
             max_plies: 40,

@@ -1,6 +1,7 @@
 //! End to end on the real engine: a commit that adds redundant work to a hot function, without
-//! changing the search, must be flagged as a regression with an unchanged signature; and
-//! `lab tiers` on the unpatched engine must show its cheap tiers saving instructions per node.
+//! changing the search, must be flagged as a regression with an unchanged signature; `lab tiers`
+//! on the unpatched engine must show its cheap tiers saving instructions per node; and `lab
+//! match` plays the real engine's UCI loop without a fault.
 //!
 //! It clones the committed state of this workspace, so it needs the engine committed, and it
 //! builds the engine twice in release mode: minutes, hence `#[ignore]`. Run it with
@@ -119,6 +120,24 @@ fn redundant_work_in_a_hot_function_is_a_regression_with_an_unchanged_signature(
         ratio.is_some_and(|r| r < 0.95),
         "tiers on should cost at least 5% fewer instructions per node than --full-eval\n{context}"
     );
+
+    // Games on the real engine (cached binary): its UCI loop, the referee and the PGN.
+    let output = Command::new(env!("CARGO_BIN_EXE_lab"))
+        .arg("--repo")
+        .arg(dir.path())
+        .args(["match", "HEAD~1", "HEAD~1", "--depth", "3", "--games", "4"])
+        .args(["--option-a", "FullEval=true", "--format", "json"])
+        .output()
+        .expect("running lab match");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let context = format!("stdout:\n{stdout}\nstderr:\n{}", String::from_utf8_lossy(&output.stderr));
+    eprintln!("{stdout}");
+    assert_eq!(output.status.code(), Some(0), "{context}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).expect("a JSON match report");
+    assert_eq!(report["games"], 4, "{context}");
+    assert_eq!(report["pairs"], 2, "{context}");
+    assert_eq!(report["faults"], serde_json::json!([0, 0]), "{context}");
+    assert_eq!(report["engines"][0]["options"], serde_json::json!([["FullEval", "true"]]), "{context}");
 }
 
 /// Runs `lab --repo REPO COMMAND... --format json --rounds 6 MEASURE...`: its exit code, its JSON
