@@ -518,12 +518,17 @@ mod tests {
                 again.map(|(board, score)| (board.key(), score)),
                 "seed {seed} is deterministic"
             );
-            let Some((board, score)) = first else { continue };
+            let Some((board, score)) = first else {
+                continue;
+            };
             balanced += 1;
             assert!(score.abs() <= BOOK_MAX_SCORE_CP);
             let plies = (usize::from(board.fullmove_number()) - 1) * 2
                 + usize::from(board.side_to_move() == squall::Color::Black);
-            assert!((BOOK_PLIES.0..=BOOK_PLIES.1).contains(&plies), "{plies} plies");
+            assert!(
+                (BOOK_PLIES.0..=BOOK_PLIES.1).contains(&plies),
+                "{plies} plies"
+            );
         }
         assert!(balanced > 0, "some of four draws are balanced");
     }

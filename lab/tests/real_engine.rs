@@ -130,14 +130,21 @@ fn redundant_work_in_a_hot_function_is_a_regression_with_an_unchanged_signature(
         .output()
         .expect("running lab match");
     let stdout = String::from_utf8_lossy(&output.stdout);
-    let context = format!("stdout:\n{stdout}\nstderr:\n{}", String::from_utf8_lossy(&output.stderr));
+    let context = format!(
+        "stdout:\n{stdout}\nstderr:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     eprintln!("{stdout}");
     assert_eq!(output.status.code(), Some(0), "{context}");
     let report: serde_json::Value = serde_json::from_str(&stdout).expect("a JSON match report");
     assert_eq!(report["games"], 4, "{context}");
     assert_eq!(report["pairs"], 2, "{context}");
     assert_eq!(report["faults"], serde_json::json!([0, 0]), "{context}");
-    assert_eq!(report["engines"][0]["options"], serde_json::json!([["FullEval", "true"]]), "{context}");
+    assert_eq!(
+        report["engines"][0]["options"],
+        serde_json::json!([["FullEval", "true"]]),
+        "{context}"
+    );
 }
 
 /// Runs `lab --repo REPO COMMAND... --format json --rounds 6 MEASURE...`: its exit code, its JSON

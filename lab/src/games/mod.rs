@@ -227,9 +227,21 @@ pub fn run(
     };
 
     let done: std::collections::HashSet<_> = recorded.iter().map(|game| game.id).collect();
+    // A shard plays its share whatever its own LLR says: the test is judged on the pooled pairs.
+    let stop_on = if shard == Shard::WHOLE {
+        sprt.as_ref()
+    } else {
+        None
+    };
+    // A resumed match whose SPRT had already decided plays nothing more.
+    let decided = stop_on.is_some_and(|_| {
+        summarize(&recorded, stop_on)
+            .sprt
+            .is_some_and(|state| state.result != SprtDecision::Continue)
+    });
     let jobs: Vec<_> = schedule(games, header_shard)
         .into_iter()
-        .filter(|id| !done.contains(id))
+        .filter(|id| !done.contains(id) && !decided)
         .collect();
     let concurrency = args.concurrency.map_or_else(
         || std::thread::available_parallelism().map_or(1, usize::from),
@@ -260,12 +272,6 @@ pub fn run(
         results.path().display(),
         pgn.path().display()
     ));
-    // A shard plays its share whatever its own LLR says: the test is judged on the pooled pairs.
-    let stop_on = if shard == Shard::WHOLE {
-        sprt.as_ref()
-    } else {
-        None
-    };
     let started = Instant::now();
     let played_before = recorded.len();
     let stop = runner::play(

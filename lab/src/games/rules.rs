@@ -43,8 +43,8 @@ impl Limit {
         };
         let base_ms = seconds(base, "base time")?;
         let increment_ms = seconds(increment, "increment")?;
-        if base_ms == 0 && increment_ms == 0 {
-            bail!("--tc {spec}: the clock needs a base time or an increment");
+        if base_ms == 0 {
+            bail!("--tc {spec}: the clock needs a base time above 0 (the increment comes after each move)");
         }
         Ok(Limit::Clock {
             base_ms,
@@ -292,7 +292,9 @@ mod tests {
             Limit::parse_tc("0.5+0.005").unwrap().pgn_time_control(),
             "0.5+0.005"
         );
-        for bad in ["", "abc", "10+x", "-1+0.1", "0+0", "inf", "NaN+1", "1e9"] {
+        for bad in [
+            "", "abc", "10+x", "-1+0.1", "0+0", "0+0.1", "inf", "NaN+1", "1e9",
+        ] {
             assert!(Limit::parse_tc(bad).is_err(), "{bad}");
         }
     }

@@ -3,7 +3,7 @@
 //! results file and the PGN, updates the statistics, and stops the match when the SPRT decides
 //! or an engine keeps faulting.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -19,12 +19,39 @@ use super::book::Book;
 use super::engine::{Engine, EngineSetup, Fault};
 use super::game::{self, FaultRecord, GameId, GameRecord, GameSettings, Played, Side};
 use super::results::ResultsFile;
-use super::sprt::{Sprt, SprtDecision};
+use super::sprt::{Pentanomial, Sprt, SprtDecision};
 use super::summary::{summarize, Summary};
 use crate::progress::Progress;
 
 /// Games in a row an engine may lose to faults before the match is stopped.
 pub const MAX_CONSECUTIVE_FAULTS: u32 = 3;
+/// How often the status line's statistics are recomputed over all games.
+const STATUS_REDRAW: Duration = Duration::from_secs(1);
+
+/// The pentanomial counts kept up to date game by game, for the SPRT check after each pair.
+#[derive(Default)]
+struct PairTally {
+    pentanomial: Pentanomial,
+    /// B's points (times two) in the first finished game of each incomplete pair.
+    half: HashMap<u64, u8>,
+}
+
+impl PairTally {
+    /// Counts `game`; true when it completed its pair.
+    fn add(&mut self, game: &GameRecord) -> bool {
+        let points = game.result.points_x2(Side::B, game.id.white());
+        match self.half.remove(&game.id.pair) {
+            Some(first) => {
+                self.pentanomial.add_pair(first + points);
+                true
+            }
+            None => {
+                self.half.insert(game.id.pair, points);
+                false
+            }
+        }
+    }
+}
 
 /// Everything the workers share.
 pub struct Arena {
@@ -130,6 +157,11 @@ pub fn play(
     let started = Instant::now();
     let already = games.len();
     let mut consecutive_faults = [0u32; 2];
+    let mut pairs = PairTally::default();
+    for game in games.iter() {
+        pairs.add(game);
+    }
+    let mut last_redraw: Option<Instant> = None;
     let mut ending = Stop::Budget;
     let mut failure = None;
     for game in receiver {
@@ -154,24 +186,27 @@ pub fn play(
                 };
             }
         }
+        let completed_pair = pairs.add(&game);
         games.push(game);
-        let summary = summarize(games, sprt);
-        if let Some(state) = &summary.sprt {
-            if state.result != SprtDecision::Continue && ending == Stop::Budget {
+        if let (Some(test), true) = (sprt, completed_pair) {
+            let decision = test.decide(test.llr(&pairs.pentanomial));
+            if decision != SprtDecision::Continue && ending == Stop::Budget {
                 stop.store(true, Ordering::Relaxed);
-                ending = Stop::Sprt(state.result);
+                ending = Stop::Sprt(decision);
             }
         }
-        let played = (games.len() - already) as u64;
-        let remaining = total.saturating_sub(games.len() as u64);
-        let eta = started
-            .elapsed()
-            .mul_f64(remaining as f64 / played.max(1) as f64);
-        status.update(
-            games.len() as u64,
-            &status_line(&summary, total, eta),
-            ending != Stop::Budget,
-        );
+        // The full summary walks every game: redraw the status at most every STATUS_REDRAW.
+        let last = games.len() as u64 == total || ending != Stop::Budget;
+        if last || last_redraw.is_none_or(|at: Instant| at.elapsed() >= STATUS_REDRAW) {
+            last_redraw = Some(Instant::now());
+            let played = (games.len() - already) as u64;
+            let remaining = total.saturating_sub(games.len() as u64);
+            let eta = started
+                .elapsed()
+                .mul_f64(remaining as f64 / played.max(1) as f64);
+            let summary = summarize(games, sprt);
+            status.update(games.len() as u64, &status_line(&summary, total, eta), last);
+        }
     }
     stop.store(true, Ordering::Relaxed);
     for worker in workers {
