@@ -246,6 +246,9 @@ fn every_kind_of_engine_fault_is_a_loss_recorded_in_the_pgn() {
                 "0.4+0.01",
                 "--games",
                 "2",
+                // One engine process per game: FaultAfter counts per process.
+                "--concurrency",
+                "2",
                 "--option-b",
                 &format!("Behaviour={behaviour}"),
                 "--option-b",
