@@ -156,11 +156,14 @@ pub fn run(
     report
 }
 
-/// Parses a positions file: one FEN or EPD per line; blank lines and `#` comments are skipped.
-/// EPD operations are ignored: a line is cut at its first `;`, and the halfmove and fullmove
-/// fields are kept only when both are integers (otherwise they are EPD opcodes such as `bm`).
-/// A bad line is reported as its 1-based line number and the reason.
+/// Parses a positions file: one FEN or EPD per line; blank lines and `#` comments are skipped,
+/// and so is a UTF-8 byte-order mark at the start. EPD operations are ignored: a line is cut at
+/// its first `;`. After the four placement/side/castling/en-passant fields a line has either
+/// the two move counters (a FEN) or EPD operations, whose opcodes start with a letter; anything
+/// else (a halfmove clock alone, a signed counter) is an error. A bad line is reported as its
+/// 1-based line number and the reason.
 pub fn parse_positions(text: &str) -> Result<Vec<Board>, (usize, String)> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut boards = Vec::new();
     for (index, raw_line) in text.lines().enumerate() {
         let line_number = index + 1;
@@ -176,10 +179,28 @@ pub fn parse_positions(text: &str) -> Result<Vec<Board>, (usize, String)> {
                 format!("expected a FEN or EPD, found {} field(s)", fields.len()),
             ));
         }
-        let has_move_counters = fields.len() >= 6
-            && fields[4].parse::<u32>().is_ok()
-            && fields[5].parse::<u32>().is_ok();
-        let fen_fields = if has_move_counters { 6 } else { 4 };
+        let is_opcode = |field: &str| field.starts_with(|c: char| c.is_ascii_alphabetic());
+        let fen_fields = match fields.get(4) {
+            None => 4,
+            Some(&field) if is_opcode(field) => 4,
+            // Move counters: both must be there (the FEN parser checks them).
+            Some(&field) if fields.len() == 5 => {
+                return Err((
+                    line_number,
+                    format!(
+                        "5 fields: `{field}` after the en-passant field, but no fullmove \
+                         number (a FEN has 6 fields; an EPD has 4, then operations)"
+                    ),
+                ))
+            }
+            Some(_) => 6,
+        };
+        if let Some(&extra) = fields.get(fen_fields).filter(|&&f| !is_opcode(f)) {
+            return Err((
+                line_number,
+                format!("unexpected `{extra}` after the FEN (EPD operations start with a letter)"),
+            ));
+        }
         let fen = fields[..fen_fields].join(" ");
         let board = Board::from_fen(&fen).map_err(|e| (line_number, e.to_string()))?;
         boards.push(board);
@@ -245,6 +266,49 @@ rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1
         let (line, _) =
             parse_positions("8/8/8/8/8/8/8/K6k w - - 0 1\n8/8/8/8/8/8/8/8 w - - 0 1").unwrap_err();
         assert_eq!(line, 2);
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_skipped() {
+        let boards = parse_positions("\u{feff}4k3/8/8/8/8/8/8/4K2R w K - 0 1\n").unwrap();
+        assert_eq!(boards[0].to_fen(), "4k3/8/8/8/8/8/8/4K2R w K - 0 1");
+        let boards = parse_positions("\u{feff}# a comment\n4k3/8/8/8/8/8/8/4K2R w K -\n").unwrap();
+        assert_eq!(boards.len(), 1);
+    }
+
+    #[test]
+    fn counters_are_both_there_or_neither() {
+        for (text, reason) in [
+            (
+                "4k3/8/8/8/8/8/8/4K2R w K - 0",
+                "5 fields: `0` after the en-passant field, but no fullmove number",
+            ),
+            ("4k3/8/8/8/8/8/8/4K2R w K - 0 ; c0 \"x\"", "5 fields"),
+            (
+                "4k3/8/8/8/8/8/8/4K2R w K - +5 1",
+                "`+5` is not a plain number",
+            ),
+            ("4k3/8/8/8/8/8/8/4K2R w K - 0 bm", "`bm` is not a number"),
+            (
+                "4k3/8/8/8/8/8/8/4K2R w K - 0 1 2",
+                "unexpected `2` after the FEN",
+            ),
+            ("4k3/8/8/8/8/8/8/4K2R w K - 0 70000", "out of range"),
+        ] {
+            let (line, message) = parse_positions(text).unwrap_err();
+            assert_eq!(line, 1, "{text}");
+            assert!(
+                message.contains(reason),
+                "{text}: `{message}` lacks `{reason}`"
+            );
+        }
+        // EPD operations after the four fields or after both counters.
+        let boards = parse_positions(
+            "4k3/8/8/8/8/8/8/4K2R w K - noop;\n4k3/8/8/8/8/8/8/4K2R w K - 3 9 c0 \"x\";\n",
+        )
+        .unwrap();
+        assert_eq!(boards[0].to_fen(), "4k3/8/8/8/8/8/8/4K2R w K - 0 1");
+        assert_eq!(boards[1].to_fen(), "4k3/8/8/8/8/8/8/4K2R w K - 3 9");
     }
 
     #[test]

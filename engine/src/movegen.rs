@@ -6,9 +6,12 @@ use crate::attacks;
 use crate::board::{castle, Board};
 use crate::types::{Bitboard, Color, Move, PieceType, Square};
 
+/// The move list's capacity. A reachable position has at most 218 legal moves, and every board
+/// comes from a FEN the parser accepted (reachable material) or from legal moves played on one.
 pub const MAX_MOVES: usize = 256;
 
-/// A fixed-capacity move list: no allocation in search.
+/// A fixed-capacity move list: no allocation in search. It never overflows: a push onto a full
+/// list is dropped (see `push`).
 #[derive(Clone)]
 pub struct MoveList {
     moves: [Move; MAX_MOVES],
@@ -22,8 +25,15 @@ impl MoveList {
             len: 0,
         }
     }
+    /// Appends `mv`; onto a full list it is dropped, never written out of bounds (a reachable
+    /// position has at most 218 moves, and the FEN parser refuses unreachable material, so this
+    /// is a last line of defence). The full case is a cold call, off the hot path.
     #[inline(always)]
     pub fn push(&mut self, mv: Move) {
+        if self.len >= MAX_MOVES {
+            list_full();
+            return;
+        }
         self.moves[self.len] = mv;
         self.len += 1;
     }
@@ -44,6 +54,12 @@ impl MoveList {
         &mut self.moves[..self.len]
     }
 }
+
+/// Where a push onto a full list goes: nowhere. Cold and out of line, so the generator's loops
+/// keep the layout they had with a plain index.
+#[cold]
+#[inline(never)]
+fn list_full() {}
 
 impl Default for MoveList {
     fn default() -> Self {

@@ -4,7 +4,12 @@ use crate::board::Board;
 use crate::movegen;
 use crate::types::Move;
 
-/// Perft with bulk counting: the last ply counts legal moves without playing them.
+/// The deepest perft the `squall perft` command runs. Perft recurses once per ply, so a depth in
+/// the thousands would overflow the stack; any depth near this one never finishes anyway.
+pub const MAX_DEPTH: u32 = 64;
+
+/// Perft with bulk counting: the last ply counts legal moves without playing them. `depth`
+/// should not exceed `MAX_DEPTH` (each ply is a stack frame).
 pub fn perft(board: &Board, depth: u32) -> u64 {
     match depth {
         0 => 1,
@@ -35,14 +40,16 @@ pub fn perft_no_bulk(board: &Board, depth: u32) -> u64 {
     nodes
 }
 
-/// Node count below each root move.
+/// Node count below each root move, in generation order.
 pub fn divide(board: &Board, depth: u32) -> Vec<(Move, u64)> {
     if depth == 0 {
         return Vec::new();
     }
-    movegen::legal_moves(board)
-        .iter()
-        .map(|&mv| {
+    let mut moves = Vec::new();
+    movegen::for_each_legal(board, |mv| moves.push(mv));
+    moves
+        .into_iter()
+        .map(|mv| {
             let mut child = *board;
             child.play(mv);
             (mv, perft(&child, depth - 1))

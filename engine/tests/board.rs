@@ -126,3 +126,36 @@ fn is_legal_accepts_exactly_the_generated_moves() {
         "{legal} legal, {rejected} rejected"
     );
 }
+
+#[test]
+fn move_counters_saturate_instead_of_wrapping() {
+    let board = Board::from_fen("4k3/8/8/8/8/8/8/4K3 b - - 65534 65535").unwrap();
+    let mut after = board;
+    // Black's move ends the full move: the fullmove number stays at its largest.
+    after.play(movegen::parse_uci_move(&after, "e8d8").unwrap());
+    assert_eq!(after.halfmove_clock(), 65535);
+    assert_eq!(after.fullmove_number(), 65535);
+    after.play(movegen::parse_uci_move(&after, "e1d1").unwrap());
+    assert_eq!(
+        after.halfmove_clock(),
+        65535,
+        "the fifty-move clock is kept"
+    );
+    after.play_null();
+    assert_eq!(after.halfmove_clock(), 65535);
+    // What the board prints, it parses again.
+    let fen = after.to_fen();
+    assert_eq!(fen, "3k4/8/8/8/8/8/8/3K4 w - - 65535 65535");
+    assert_eq!(Board::from_fen(&fen).unwrap().to_fen(), fen);
+}
+
+#[test]
+fn a_full_move_list_drops_moves_instead_of_overflowing() {
+    let mut list = movegen::MoveList::new();
+    let mv = Move::new(Square::new(12), Square::new(28));
+    for _ in 0..movegen::MAX_MOVES + 10 {
+        list.push(mv);
+    }
+    assert_eq!(list.len(), movegen::MAX_MOVES);
+    assert!(list.iter().all(|&m| m == mv));
+}

@@ -345,3 +345,54 @@ fn move_overhead_shortens_the_search() {
     );
     engine.quit();
 }
+
+#[test]
+fn an_unreachable_position_is_refused_and_the_engine_carries_on() {
+    let mut engine = Engine::start();
+    engine.send("position startpos moves e2e4 e7e5");
+    // 276 legal moves: the search used to abort on it.
+    engine.send("position fen QQQQQQQQ/Q6Q/Q6Q/Q6Q/Q6Q/Q6Q/BR5Q/kBQQQKQQ w - - 0 1");
+    let output = engine.sync();
+    assert!(
+        output
+            .iter()
+            .any(|l| l.contains("error: position: invalid FEN: piece placement: white has 28")),
+        "{output:#?}"
+    );
+    engine.send("go depth 1");
+    assert_legal(AFTER_E4_E5, &engine.bestmove());
+    // The record position, 218 moves, is searched.
+    let record = "R6R/3Q4/1Q4Q1/4Q3/2Q4Q/Q4Q2/pp1Q4/kBNN1KB1 w - - 0 1";
+    engine.send(&format!("position fen {record}"));
+    engine.send("go depth 2");
+    assert_legal(record, &engine.bestmove());
+    engine.quit();
+}
+
+#[test]
+fn move_counters_saturate_in_long_games() {
+    let mut engine = Engine::start();
+    engine.send("position fen 4k3/8/8/8/8/8/8/4K3 b - - 0 65535 moves e8d8 e1d1");
+    let fen = engine.fen();
+    assert_eq!(fen, "3k4/8/8/8/8/8/8/3K4 b - - 2 65535");
+    // What the engine prints, it reads back.
+    engine.send(&format!("position fen {fen}"));
+    assert!(engine.sync().is_empty(), "its own FEN was refused");
+    assert_eq!(engine.fen(), fen);
+
+    // 65,536 reversible moves: the fifty-move clock stays at its largest instead of wrapping.
+    let dance = ["g1f3", "g8f6", "f3g1", "f6g8"];
+    let mut line = "position startpos moves".to_string();
+    for mv in dance.iter().cycle().take(65_536) {
+        line.push(' ');
+        line.push_str(mv);
+    }
+    engine.send(&line);
+    assert_eq!(
+        engine.fen(),
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 65535 32769"
+    );
+    engine.send("go depth 2");
+    assert_legal(Board::STARTPOS, &engine.bestmove());
+    engine.quit();
+}

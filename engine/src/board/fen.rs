@@ -1,8 +1,8 @@
 //! FEN parsing and printing. A bad FEN is a `FenError` naming the field and the reason.
 
-use super::{castle, Board};
+use super::{castle, Board, MAX_MOVE_COUNTER};
 use crate::attacks;
-use crate::types::{Color, Piece, PieceType, Square};
+use crate::types::{Bitboard, Color, Piece, PieceType, Square};
 use std::fmt;
 
 /// The FEN field an error was found in.
@@ -50,7 +50,11 @@ fn err<T>(field: FenField, reason: impl Into<String>) -> Result<T, FenError> {
 
 impl Board {
     /// Parses a FEN. The halfmove and fullmove fields may be omitted (EPD style) and default to
-    /// `0 1`.
+    /// `0 1`; they are plain decimal numbers up to `MAX_MOVE_COUNTER`.
+    ///
+    /// Positions no game can reach are refused, as python-chess's `Board.status()` does: a side
+    /// with more than 16 pieces or 8 pawns, or with more promoted pieces than missing pawns. A
+    /// reachable position has at most 218 legal moves, well within `movegen::MAX_MOVES`.
     pub fn from_fen(fen: &str) -> Result<Board, FenError> {
         let fields: Vec<&str> = fen.split_whitespace().collect();
         if fields.len() != 4 && fields.len() != 6 {
@@ -69,23 +73,11 @@ impl Board {
         board.castling = parse_castling(&board, fields[2])?;
         board.en_passant = parse_en_passant(&board, fields[3])?;
         if fields.len() == 6 {
-            board.halfmove = fields[4].parse().or_else(|_| {
-                err(
-                    FenField::HalfmoveClock,
-                    format!("`{}` is not a number", fields[4]),
-                )
-            })?;
-            board.fullmove = match fields[5].parse() {
-                Ok(n) if n >= 1 => n,
-                _ => {
-                    return err(
-                        FenField::FullmoveNumber,
-                        format!("`{}` is not a positive number", fields[5]),
-                    )
-                }
-            };
+            board.halfmove = parse_counter(fields[4], FenField::HalfmoveClock, 0)?;
+            board.fullmove = parse_counter(fields[5], FenField::FullmoveNumber, 1)?;
         }
         validate_kings(&board)?;
+        validate_material(&board)?;
         board.key = board.compute_key();
         board.update_check_info();
         if board.checkers().count() > 2 {
@@ -157,42 +149,69 @@ fn parse_placement(board: &mut Board, text: &str) -> Result<(), FenError> {
     }
     for (i, rank_text) in ranks.iter().enumerate() {
         let rank = 7 - i as u8;
-        let mut file = 0u8;
+        // The rank's width first, counted wide: a long run of digits must not wrap around.
+        let mut squares = 0usize;
         for c in rank_text.chars() {
-            if let Some(d) = c.to_digit(10).filter(|d| (1..=8).contains(d)) {
-                file += d as u8;
-            } else if let Some(kind) = PieceType::from_char(c) {
-                if file >= 8 {
+            let width = match c.to_digit(10).filter(|d| (1..=8).contains(d)) {
+                Some(d) => d as usize,
+                None if PieceType::from_char(c).is_some() => 1,
+                None => {
                     return err(
                         FenField::Placement,
-                        format!("rank {} has more than 8 squares", rank + 1),
-                    );
+                        format!("unexpected character `{c}` in rank {}", rank + 1),
+                    )
                 }
-                let color = if c.is_ascii_uppercase() {
-                    Color::White
-                } else {
-                    Color::Black
-                };
-                if kind == PieceType::Pawn && (rank == 0 || rank == 7) {
-                    return err(FenField::Placement, format!("pawn on rank {}", rank + 1));
-                }
-                board.put(Piece::new(color, kind), Square::from_file_rank(file, rank));
-                file += 1;
-            } else {
-                return err(
-                    FenField::Placement,
-                    format!("unexpected character `{c}` in rank {}", rank + 1),
-                );
-            }
+            };
+            squares = squares.saturating_add(width);
         }
-        if file != 8 {
+        if squares != 8 {
+            let bound = if squares > 8 { "more than" } else { "not" };
             return err(
                 FenField::Placement,
-                format!("rank {} has {file} squares, not 8", rank + 1),
+                format!("rank {} has {squares} squares, {bound} 8", rank + 1),
             );
+        }
+        let mut file = 0u8;
+        for c in rank_text.chars() {
+            if let Some(d) = c.to_digit(10) {
+                file += d as u8;
+                continue;
+            }
+            let kind = PieceType::from_char(c).expect("checked above");
+            let color = if c.is_ascii_uppercase() {
+                Color::White
+            } else {
+                Color::Black
+            };
+            if kind == PieceType::Pawn && (rank == 0 || rank == 7) {
+                return err(FenField::Placement, format!("pawn on rank {}", rank + 1));
+            }
+            board.put(Piece::new(color, kind), Square::from_file_rank(file, rank));
+            file += 1;
         }
     }
     Ok(())
+}
+
+/// A halfmove clock or fullmove number: decimal digits only (no sign), `min..=MAX_MOVE_COUNTER`.
+fn parse_counter(text: &str, field: FenField, min: u16) -> Result<u16, FenError> {
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        let why = if text.starts_with(['+', '-']) {
+            "is not a plain number (digits only, no sign)"
+        } else {
+            "is not a number"
+        };
+        return err(field, format!("`{text}` {why}"));
+    }
+    match text.parse::<u16>() {
+        Ok(n) if n >= min => Ok(n),
+        Ok(_) => err(field, format!("`{text}` is not a positive number")),
+        // Only digits: the one way to fail is a value past u16.
+        Err(_) => err(
+            field,
+            format!("`{text}` is out of range ({min}..={MAX_MOVE_COUNTER})"),
+        ),
+    }
 }
 
 fn parse_castling(board: &Board, text: &str) -> Result<u8, FenError> {
@@ -291,6 +310,52 @@ fn validate_kings(board: &Board) -> Result<(), FenError> {
     let waiting = !board.side;
     if board.is_attacked(board.king(waiting), board.side, board.occupied()) {
         return err(FenField::Whole, "the side not to move is in check");
+    }
+    Ok(())
+}
+
+/// Refuses material no game can reach (python-chess's `Board.status()` checks): a side has at
+/// most 16 pieces and 8 pawns, and each piece beyond the starting set (a second queen, a third
+/// rook or knight, a second bishop on one square colour) is a promoted pawn.
+fn validate_material(board: &Board) -> Result<(), FenError> {
+    for color in Color::BOTH {
+        let name = if color == Color::White {
+            "white"
+        } else {
+            "black"
+        };
+        let pieces = board.color(color).count();
+        if pieces > 16 {
+            return err(
+                FenField::Placement,
+                format!("{name} has {pieces} pieces, more than 16"),
+            );
+        }
+        let pawns = board.colored(color, PieceType::Pawn).count();
+        if pawns > 8 {
+            return err(
+                FenField::Placement,
+                format!("{name} has {pawns} pawns, more than 8"),
+            );
+        }
+        let beyond = |pieces: Bitboard, start: u32| pieces.count().saturating_sub(start);
+        let bishops = board.colored(color, PieceType::Bishop);
+        let promoted = beyond(board.colored(color, PieceType::Queen), 1)
+            + beyond(board.colored(color, PieceType::Rook), 2)
+            + beyond(board.colored(color, PieceType::Knight), 2)
+            + beyond(bishops & Bitboard::LIGHT_SQUARES, 1)
+            + beyond(bishops & Bitboard::DARK_SQUARES, 1);
+        let missing = 8 - pawns;
+        if promoted > missing {
+            return err(
+                FenField::Placement,
+                format!(
+                    "{name} has {promoted} promoted pieces but only {missing} missing pawns \
+                     (a second queen, a third rook or knight, or a second bishop on one square \
+                     colour is a promoted pawn)"
+                ),
+            );
+        }
     }
     Ok(())
 }

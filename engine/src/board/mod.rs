@@ -13,6 +13,11 @@ pub use fen::FenError;
 use crate::attacks;
 use crate::types::{Bitboard, Color, Move, MoveKind, Piece, PieceType, Square};
 
+/// The largest halfmove clock and fullmove number: both are 16-bit (the board stays within
+/// 128 bytes) and saturate there rather than wrap, so a printed FEN always parses again and the
+/// fifty-move rule still holds after any number of moves.
+pub const MAX_MOVE_COUNTER: u16 = u16::MAX;
+
 /// Castling rights as a 4-bit set.
 pub mod castle {
     pub const WHITE_KING: u8 = 1;
@@ -356,7 +361,7 @@ impl Board {
         if let Some(ep) = self.en_passant.take() {
             self.key ^= zobrist::KEYS.en_passant_file[ep.file() as usize];
         }
-        self.halfmove += 1;
+        self.halfmove = self.halfmove.saturating_add(1);
         // The piece standing on `to` after the move: only it can give a non-slider check.
         let mut arrived = kind;
 
@@ -388,7 +393,7 @@ impl Board {
         }
         self.key ^= zobrist::KEYS.black_to_move;
         if us == Color::Black {
-            self.fullmove += 1;
+            self.fullmove = self.fullmove.saturating_add(1);
         }
         self.side = them;
 
@@ -459,7 +464,7 @@ impl Board {
         if let Some(ep) = self.en_passant.take() {
             self.key ^= zobrist::KEYS.en_passant_file[ep.file() as usize];
         }
-        self.halfmove += 1;
+        self.halfmove = self.halfmove.saturating_add(1);
         self.key ^= zobrist::KEYS.black_to_move;
         self.side = !self.side;
         self.update_check_info();

@@ -4,12 +4,13 @@
 
 use crate::bench_output::engine_json;
 use crate::json::Json;
+use crate::output::{errln, out, outln};
 use squall::bench;
 use squall::calibrate::{passes, run_pool, stats, Modes, PoolRun};
 use squall::counters::TIERS;
 use std::io::Write;
 
-const USAGE: &str = "usage: squall calibrate MODE... --positions FILE [--depth N] [--hash MB] \
+pub const USAGE: &str = "usage: squall calibrate MODE... --positions FILE [--depth N] [--hash MB] \
 [--out FILE.json] [--json] [--percentile P]  (MODE: residual, marginsafety, exitrate, qfutility)";
 
 pub const SCHEMA_VERSION: u64 = 1;
@@ -96,13 +97,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
 pub fn command(args: &[String]) -> Result<(), String> {
     let options = parse(args)?;
     squall::calibrate::supported(options.modes)?;
-    let path = &options.positions_file;
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
-    let positions = bench::parse_positions(&text)
-        .map_err(|(line, reason)| format!("{path}:{line}: {reason}"))?;
-    if positions.is_empty() {
-        return Err(format!("{path}: no positions"));
-    }
+    let positions = crate::cli::read_positions(&options.positions_file)?;
     let total = positions.len();
     let step = (total / 20).max(1);
     let passes = passes(options.modes);
@@ -114,10 +109,10 @@ pub fn command(args: &[String]) -> Result<(), String> {
         |pass, index| {
             if (index + 1) % step == 0 || index + 1 == total {
                 if passes == 1 {
-                    eprintln!("calibrate: {}/{total} positions", index + 1);
+                    errln!("calibrate: {}/{total} positions", index + 1);
                 } else {
                     let what = if pass == 0 { "real tree" } else { "qfutility" };
-                    eprintln!(
+                    errln!(
                         "calibrate: {}/{total} positions (pass {}/{passes}: {what})",
                         index + 1,
                         pass + 1
@@ -131,7 +126,7 @@ pub fn command(args: &[String]) -> Result<(), String> {
         write_atomically(out, &json.to_text())?;
     }
     if options.json {
-        print!("{}", json.to_text());
+        out!("{}", json.to_text());
     } else {
         print_text(&options, &run);
     }
@@ -202,16 +197,18 @@ fn to_json(options: &Options, run: &PoolRun) -> Json {
 }
 
 fn print_text(options: &Options, run: &PoolRun) {
-    println!(
+    outln!(
         "calibration: {} positions, depth {}, {} nodes",
-        run.positions, options.depth, run.counters.nodes
+        run.positions,
+        options.depth,
+        run.counters.nodes
     );
     #[cfg(feature = "calibrate")]
     if let Some(calibration) = &run.calibration {
         sampled::print_text(options.percentile, calibration);
     }
     if options.exit_rate || options.modes.margin_safety {
-        println!("\nExit rate by material bucket (% of eval calls): super-lazy / lazy / full");
+        outln!("\nExit rate by material bucket (% of eval calls): super-lazy / lazy / full");
         for (bucket, exits) in run.counters.exits_by_material_bucket.iter().enumerate() {
             let total: u64 = exits.iter().sum();
             let pct = |n: u64| {
@@ -221,7 +218,7 @@ fn print_text(options: &Options, run: &PoolRun) {
                     100.0 * n as f64 / total as f64
                 }
             };
-            println!(
+            outln!(
                 "  bucket {bucket}: {:5.1}% {:5.1}% {:5.1}%   ({total} calls)",
                 pct(exits[0]),
                 pct(exits[1]),
@@ -229,7 +226,7 @@ fn print_text(options: &Options, run: &PoolRun) {
             );
         }
         let [sl, lazy, full] = run.counters.exit_percentages();
-        println!(
+        outln!(
             "  all     : {sl:5.1}% {lazy:5.1}% {full:5.1}%   ({} calls)",
             run.counters.eval_calls
         );
@@ -240,6 +237,7 @@ fn print_text(options: &Options, run: &PoolRun) {
 #[cfg(feature = "calibrate")]
 mod sampled {
     use super::{Json, SPREAD};
+    use crate::output::outln;
     use squall::calibrate::{stats, Calibration, ExitTally, Histogram};
     use squall::search::FUTILITY_BASE_MARGIN_BY_SOURCE;
 
@@ -326,9 +324,9 @@ mod sampled {
     }
 
     fn print_percentiles(title: &str, hs: &[Histogram]) {
-        println!("\n{title} (cp), by per-side bucket:");
+        outln!("\n{title} (cp), by per-side bucket:");
         let header: Vec<String> = SPREAD.iter().map(|p| format!("p{p}")).collect();
-        println!(
+        outln!(
             "  bucket {:>9} {}",
             "samples",
             header.iter().map(|h| format!("{h:>6}")).collect::<String>()
@@ -341,7 +339,7 @@ mod sampled {
                         .map_or("     -".to_string(), |v| format!("{v:>6}"))
                 })
                 .collect();
-            println!("  {bucket:>6} {:>9} {cells}", h.count());
+            outln!("  {bucket:>6} {:>9} {cells}", h.count());
         }
     }
 
@@ -359,7 +357,7 @@ mod sampled {
         }
         if c.modes.margin_safety {
             for (t, name) in [(0, "Super-lazy"), (1, "Lazy")] {
-                println!(
+                outln!(
                     "\n{name} margin safety by material bucket: exceeded / exits, Wilson 95% CI"
                 );
                 for (bucket, x) in c.by_material_bucket[t].iter().enumerate() {
@@ -374,7 +372,7 @@ mod sampled {
                     } else {
                         100.0 * x.max_from_one_position as f64 / x.exits as f64
                     };
-                    println!(
+                    outln!(
                         "  bucket {bucket}: {:>8} / {:>10} = {rate:6.3}%  [{:.3}%, {:.3}%]  positions {:>6}  largest share {share:5.1}%",
                         x.exceeded,
                         x.exits,
@@ -386,11 +384,11 @@ mod sampled {
             }
         }
         if c.modes.qfutility {
-            println!("\nQSearch futility: real score - (stand pat + capture + positional), by source tier");
+            outln!("\nQSearch futility: real score - (stand pat + capture + positional), by source tier");
             for (t, name) in ["super-lazy", "lazy", "full"].iter().enumerate() {
                 let h = &c.qfutility_excess[t];
                 let recommended = h.percentile(percentile);
-                println!(
+                outln!(
                     "  {name:>10}: {:>9} samples, p{percentile} = {}  (current FUTILITY_BASE_MARGIN_BY_SOURCE {})",
                     h.count(),
                     recommended.map_or("-".to_string(), |v| v.to_string()),

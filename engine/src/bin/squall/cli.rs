@@ -1,43 +1,129 @@
-//! Command-line subcommands of the `squall` binary. Exit codes: 0 success, 2 bad input.
+//! Command-line subcommands of the `squall` binary. Exit codes: 0 success (also for `--help`
+//! and `--version`), 2 bad arguments or input (one `error:` line on stderr), and from
+//! `output`: 141 when stdout's reader has gone, 1 when stdout cannot be written otherwise.
 
+use crate::output::{errln, out, outln};
 use crate::{bench_output, calibrate, profile, uci};
-use squall::{bench, movegen, perft, Board};
-use std::io::Write;
+use squall::{bench, perft, Board};
 use std::time::Instant;
 
-const USAGE: &str = "usage: squall [uci | perft DEPTH [--fen FEN] [--divide] | \
-bench [--depth N] [--positions FILE] [--hash MB] [--json] [--full-eval] | \
-calibrate MODE... --positions FILE [OPTIONS] | \
-profile [--depth N] [--out FILE.svg] [--frequency HZ] [--folded FILE]]";
+const USAGE: &str = "\
+usage: squall [COMMAND]
+  (none) | uci      the UCI protocol on stdin/stdout
+  perft DEPTH [--fen FEN] [--divide]
+                    count the leaves of the legal move tree (DEPTH 0..=64)
+  bench [--depth N] [--positions FILE] [--hash MB] [--json] [--full-eval]
+                    fixed-depth search of the bench positions (FILE: plain-text FEN/EPD)
+  calibrate MODE... --positions FILE [OPTIONS]
+                    eval-margin calibration over a position pool
+  profile [--depth N] [--out FILE.svg] [--frequency HZ] [--folded FILE]
+                    the bench under a sampling profiler (`profile` feature)
+  COMMAND --help    that command's usage
+  --help | -h       this text
+  --version | -V    the engine's name and version
+exit codes: 0 success, 2 bad arguments or input (one `error:` line on stderr),
+  1 stdout could not be written, 141 stdout closed by its reader (EPIPE; the output stops quietly)";
+
+/// One line, for errors (which are one `error:` line).
+const PERFT_SYNOPSIS: &str = "usage: squall perft DEPTH [--fen FEN] [--divide]  (DEPTH 0..=64)";
+
+const PERFT_USAGE: &str = "\
+usage: squall perft DEPTH [--fen FEN] [--divide]
+  DEPTH     0..=64 plies (perft::MAX_DEPTH: a deeper run would never finish)
+  --fen     the position (default: the start position); FEN fields must be one argument
+  --divide  the count below each legal move first";
+
 const BENCH_USAGE: &str =
     "usage: squall bench [--depth N] [--positions FILE] [--hash MB] [--json] [--full-eval]";
+
+/// `squall bench --help`.
+fn bench_help() -> String {
+    format!(
+        "{BENCH_USAGE}
+  --depth N         search depth (default {})
+  --positions FILE  plain-text FEN/EPD, one per line (`#` comments); a gzip file is refused:
+                    the lab decompresses its pools itself
+  --hash MB         transposition table, 1..={MAX_HASH_MB} (default {})
+  --json            the bench protocol's JSON report (docs/bench-protocol.md)
+  --full-eval       the cheap evaluation tiers' exits off",
+        bench::DEFAULT_DEPTH,
+        bench::DEFAULT_HASH_MB
+    )
+}
 
 /// The largest `--hash`, matching the UCI `Hash` option's maximum.
 pub const MAX_HASH_MB: usize = 4096;
 
+/// Whether a subcommand's arguments ask for its usage.
+fn wants_help(args: &[String]) -> bool {
+    args.iter().any(|arg| arg == "--help" || arg == "-h")
+}
+
 pub fn run(args: &[String]) -> i32 {
+    let rest = args.get(1..).unwrap_or_default();
     let result = match args.first().map(String::as_str) {
+        Some("uci") if wants_help(rest) => {
+            outln!("usage: squall [uci]  (the UCI protocol on stdin/stdout)");
+            Ok(())
+        }
         None | Some("uci") => {
             uci::run();
             Ok(())
         }
-        Some("perft") => perft_command(&args[1..]),
-        Some("bench") => bench_command(&args[1..]),
-        Some("calibrate") => calibrate::command(&args[1..]),
-        Some("profile") => profile::command(&args[1..]),
-        Some("--help" | "-h" | "help") => {
-            println!("{USAGE}");
+        Some("perft") if wants_help(rest) => {
+            outln!("{PERFT_USAGE}");
             Ok(())
         }
-        Some(other) => Err(format!("unknown command `{other}`; {USAGE}")),
+        Some("bench") if wants_help(rest) => {
+            outln!("{}", bench_help());
+            Ok(())
+        }
+        Some("calibrate") if wants_help(rest) => {
+            outln!("{}", calibrate::USAGE);
+            Ok(())
+        }
+        Some("profile") if wants_help(rest) => {
+            outln!("{}", profile::USAGE);
+            Ok(())
+        }
+        Some("perft") => perft_command(rest),
+        Some("bench") => bench_command(rest),
+        Some("calibrate") => calibrate::command(rest),
+        Some("profile") => profile::command(rest),
+        Some("--help" | "-h" | "help") => {
+            outln!("{USAGE}");
+            Ok(())
+        }
+        Some("--version" | "-V") => {
+            outln!("squall {}", env!("CARGO_PKG_VERSION"));
+            Ok(())
+        }
+        Some(other) => Err(format!("unknown command `{other}`; see `squall --help`")),
     };
     match result {
         Ok(()) => 0,
         Err(message) => {
-            eprintln!("error: {message}");
+            errln!("error: {message}");
             2
         }
     }
+}
+
+/// A perft depth: digits only, at most `perft::MAX_DEPTH`.
+fn parse_perft_depth(text: &str) -> Result<u32, String> {
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!(
+            "bad perft depth `{text}`: expected a number 0..={}; {PERFT_SYNOPSIS}",
+            perft::MAX_DEPTH
+        ));
+    }
+    text.parse::<u32>()
+        .ok()
+        .filter(|depth| *depth <= perft::MAX_DEPTH)
+        .ok_or(format!(
+            "perft depth `{text}` is out of range: at most {} (a deeper run would never finish)",
+            perft::MAX_DEPTH
+        ))
 }
 
 fn perft_command(args: &[String]) -> Result<(), String> {
@@ -52,22 +138,28 @@ fn perft_command(args: &[String]) -> Result<(), String> {
                 fen = args.get(i).ok_or("--fen needs a FEN")?.clone();
             }
             "--divide" => divide = true,
+            option if option.starts_with("--") => {
+                return Err(format!("unknown perft option `{option}`; {PERFT_SYNOPSIS}"))
+            }
             text => {
-                depth = Some(
-                    text.parse::<u32>()
-                        .map_err(|_| format!("bad perft depth `{text}`"))?,
-                )
+                if let Some((first, _)) = depth {
+                    return Err(format!(
+                        "perft takes one DEPTH, got `{first}` and `{text}` \
+                         (a FEN goes in one argument after --fen)"
+                    ));
+                }
+                depth = Some((text, parse_perft_depth(text)?));
             }
         }
         i += 1;
     }
-    let depth = depth.ok_or("perft needs a DEPTH")?;
+    let (_, depth) = depth.ok_or(format!("perft needs a DEPTH; {PERFT_SYNOPSIS}"))?;
     let board = Board::from_fen(&fen).map_err(|e| e.to_string())?;
     let start = Instant::now();
     let nodes = if divide {
         let mut total = 0;
         for (mv, n) in perft::divide(&board, depth) {
-            println!("{mv}: {n}");
+            outln!("{mv}: {n}");
             total += n;
         }
         if depth == 0 {
@@ -79,14 +171,38 @@ fn perft_command(args: &[String]) -> Result<(), String> {
         perft::perft(&board, depth)
     };
     let elapsed = start.elapsed();
-    let _ = movegen::MAX_MOVES;
-    println!("Time: {} ms", elapsed.as_millis());
-    println!(
+    outln!("Time: {} ms", elapsed.as_millis());
+    outln!(
         "Leaves/second: {}",
         (nodes as f64 / elapsed.as_secs_f64().max(1e-9)) as u64
     );
-    println!("Nodes searched: {nodes}");
+    outln!("Nodes searched: {nodes}");
     Ok(())
+}
+
+/// Reads a positions file (`--positions`): plain UTF-8 text, one FEN or EPD per line
+/// (`bench::parse_positions`). A gzip file is named as such: the lab decompresses its `.gz`
+/// pools before they reach the engine, which reads only plain text.
+pub fn read_positions(path: &str) -> Result<Vec<Board>, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
+    if bytes.starts_with(&[0x1f, 0x8b]) {
+        return Err(format!(
+            "{path}: gzip-compressed; squall reads plain-text FEN/EPD (the lab decompresses \
+             .gz pools itself; here, `gunzip -k {path}` first)"
+        ));
+    }
+    let text = String::from_utf8(bytes).map_err(|e| {
+        format!(
+            "{path}: not UTF-8 text (bad byte at offset {}); squall reads plain-text FEN/EPD",
+            e.utf8_error().valid_up_to()
+        )
+    })?;
+    let positions = bench::parse_positions(&text)
+        .map_err(|(line, reason)| format!("{path}:{line}: {reason}"))?;
+    if positions.is_empty() {
+        return Err(format!("{path}: no positions"));
+    }
+    Ok(positions)
 }
 
 /// The options of `squall bench`; see docs/bench-protocol.md.
@@ -146,15 +262,7 @@ fn bench_command(args: &[String]) -> Result<(), String> {
     let options = parse_bench_options(args)?;
     let positions = match &options.positions_file {
         None => bench::default_positions(),
-        Some(path) => {
-            let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
-            let positions = bench::parse_positions(&text)
-                .map_err(|(line, reason)| format!("{path}:{line}: {reason}"))?;
-            if positions.is_empty() {
-                return Err(format!("{path}: no positions"));
-            }
-            positions
-        }
+        Some(path) => read_positions(path)?,
     };
     if options.json {
         let report = bench::run(
@@ -164,33 +272,46 @@ fn bench_command(args: &[String]) -> Result<(), String> {
             options.full_eval,
             |_, _| {},
         );
-        print!("{}", bench_output::json_report(&report));
+        out!("{}", bench_output::json_report(&report));
     } else {
         run_text_bench(
             &positions,
             options.depth,
             options.hash_mb,
             options.full_eval,
-            &mut std::io::stdout(),
         );
     }
     Ok(())
 }
 
 /// Runs the bench and prints the text report, a line per position as it finishes (also used by
-/// `bench` at the UCI prompt). Write errors are ignored: a closed stdout leaves no one to tell.
-pub fn run_text_bench(
-    positions: &[Board],
-    depth: i32,
-    hash_mb: usize,
-    full_eval: bool,
-    out: &mut impl Write,
-) {
+/// `bench` at the UCI prompt). A closed stdout ends the process (`output`).
+pub fn run_text_bench(positions: &[Board], depth: i32, hash_mb: usize, full_eval: bool) {
     let count = positions.len();
     let report = bench::run(positions, depth, hash_mb, full_eval, |index, result| {
-        let _ = writeln!(out, "{}", bench_output::position_line(index, count, result));
-        let _ = out.flush();
+        outln!("{}", bench_output::position_line(index, count, result));
     });
-    let _ = write!(out, "{}", bench_output::text_summary(&report));
-    let _ = out.flush();
+    out!("{}", bench_output::text_summary(&report));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_usage_texts_state_the_perft_maximum() {
+        let range = format!("0..={}", perft::MAX_DEPTH);
+        for text in [USAGE, PERFT_USAGE, PERFT_SYNOPSIS] {
+            assert!(text.contains(&range), "{text}");
+        }
+    }
+
+    #[test]
+    fn perft_depths_are_digits_up_to_the_maximum() {
+        assert_eq!(parse_perft_depth("0"), Ok(0));
+        assert_eq!(parse_perft_depth("064"), Ok(64));
+        for text in ["65", "4294967296", "+1", "-1", " 1", "1e3", ""] {
+            assert!(parse_perft_depth(text).is_err(), "{text:?}");
+        }
+    }
 }

@@ -4,6 +4,7 @@ mod bench_output;
 mod calibrate;
 mod cli;
 mod json;
+mod output;
 mod profile;
 mod uci;
 

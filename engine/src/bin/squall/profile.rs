@@ -68,6 +68,7 @@ pub fn command(args: &[String]) -> Result<(), String> {
 
 #[cfg(feature = "profile")]
 pub fn command(args: &[String]) -> Result<(), String> {
+    use crate::output::outln;
     use squall::bench;
     use std::fmt::Write as _;
     use std::fs::File;
@@ -123,14 +124,14 @@ pub fn command(args: &[String]) -> Result<(), String> {
         }
         out.flush().map_err(|e| format!("writing {path}: {e}"))?;
     }
-    println!("Depth: {}", options.depth);
-    println!("Nodes searched: {}", result.totals.nodes);
-    println!("Search time: {} ms", result.time_ns / 1_000_000);
-    println!("Profile time: {} ms", elapsed.as_millis());
-    println!("Samples: {samples} at {} Hz", options.frequency);
-    println!("Flamegraph: {}", options.out);
+    outln!("Depth: {}", options.depth);
+    outln!("Nodes searched: {}", result.totals.nodes);
+    outln!("Search time: {} ms", result.time_ns / 1_000_000);
+    outln!("Profile time: {} ms", elapsed.as_millis());
+    outln!("Samples: {samples} at {} Hz", options.frequency);
+    outln!("Flamegraph: {}", options.out);
     if let Some(path) = &options.folded {
-        println!("Folded stacks: {path}");
+        outln!("Folded stacks: {path}");
     }
     Ok(())
 }

@@ -6,12 +6,13 @@
 //! `info string error: ...` and carries on.
 
 use crate::cli::{self, MAX_HASH_MB};
+use crate::output::outln;
 use squall::bench;
 use squall::movegen::{legal_moves, parse_uci_move};
 use squall::search::{Clock, Limits, Listener, Score, SearchInfo, Searcher};
 use squall::timeman::DEFAULT_MOVE_OVERHEAD;
 use squall::{Board, Color, Move};
-use std::io::{self, BufRead, Write};
+use std::io::{self, BufRead};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::{self, JoinHandle};
@@ -43,7 +44,9 @@ pub fn run() {
         }
         // Lossy: a stray invalid byte becomes an unknown-command error, not the end of the session.
         let line = String::from_utf8_lossy(&raw_line);
-        if engine.handle(&line) == Flow::Quit {
+        // A byte-order mark (some tools write one before the first line) is not a command.
+        let line = line.strip_prefix('\u{feff}').unwrap_or(&line);
+        if engine.handle(line) == Flow::Quit {
             break;
         }
     }
@@ -57,12 +60,10 @@ enum Flow {
 }
 
 /// Writes a block of lines to stdout in one go and flushes, so the search thread's output never
-/// interleaves with the main thread's mid-line. Write errors are ignored: a closed stdout means
-/// the GUI is gone and there is no one to tell.
+/// interleaves with the main thread's mid-line. A closed stdout means the GUI is gone: the
+/// process ends quietly (`output`), from whichever thread noticed.
 fn send(text: &str) {
-    let mut out = io::stdout().lock();
-    let _ = writeln!(out, "{text}");
-    let _ = out.flush();
+    outln!("{text}");
 }
 
 fn send_error(message: &str) {
@@ -169,7 +170,6 @@ impl UciEngine {
                     bench::DEFAULT_DEPTH,
                     bench::DEFAULT_HASH_MB,
                     false,
-                    &mut io::stdout(),
                 );
             }
             // Not UCI: prints the current position, for debugging and tests.
@@ -641,5 +641,158 @@ mod tests {
         engine.handle("setoption name Threads value 1");
         engine.handle("setoption name FullEval value false");
         assert!(!engine.full_eval);
+    }
+
+    mod properties {
+        //! The UCI line parsers never panic, whatever tokens a GUI sends.
+        use super::*;
+        use proptest::prelude::*;
+
+        /// Cases per run: each case parses one token list (microseconds).
+        const CASES: u32 = 3_000;
+
+        /// Tokens a GUI might send: every keyword the parsers know, moves, numbers of every
+        /// size and sign, FEN fields, and arbitrary text.
+        fn token() -> impl Strategy<Value = String> {
+            prop_oneof![
+                prop::sample::select(vec![
+                    "startpos",
+                    "fen",
+                    "moves",
+                    "name",
+                    "value",
+                    "Hash",
+                    "Threads",
+                    "Move",
+                    "Overhead",
+                    "FullEval",
+                    "true",
+                    "false",
+                    "infinite",
+                    "depth",
+                    "nodes",
+                    "movetime",
+                    "wtime",
+                    "btime",
+                    "winc",
+                    "binc",
+                    "movestogo",
+                    "ponder",
+                    "mate",
+                    "searchmoves",
+                    "w",
+                    "b",
+                    "-",
+                    "KQkq",
+                    "0",
+                    "1",
+                ])
+                .prop_map(str::to_string),
+                "[a-h][1-8][a-h][1-8][qrbnk]?",
+                "[+-]?[0-9]{1,25}",
+                "[pnbrqkPNBRQK1-8/]{1,20}",
+                any::<String>(),
+            ]
+        }
+
+        fn tokens() -> impl Strategy<Value = Vec<String>> {
+            prop::collection::vec(token(), 0..16)
+        }
+
+        /// Legal moves from the start position, chosen at random, as UCI text.
+        fn legal_line() -> impl Strategy<Value = Vec<String>> {
+            prop::collection::vec(any::<prop::sample::Index>(), 0..60).prop_map(|choices| {
+                let mut board = Board::startpos();
+                let mut line = Vec::new();
+                for choice in choices {
+                    let moves = legal_moves(&board);
+                    if moves.is_empty() {
+                        break;
+                    }
+                    let mv = moves[choice.index(moves.len())];
+                    line.push(mv.to_string());
+                    board.play(mv);
+                }
+                line
+            })
+        }
+
+        fn config() -> ProptestConfig {
+            ProptestConfig {
+                cases: CASES,
+                failure_persistence: None,
+                ..ProptestConfig::default()
+            }
+        }
+
+        proptest! {
+            #![proptest_config(config())]
+
+            #[test]
+            fn parse_position_never_panics(tokens in tokens()) {
+                let tokens: Vec<&str> = tokens.iter().map(String::as_str).collect();
+                let _ = parse_position(&tokens);
+            }
+
+            #[test]
+            fn parse_position_after_a_real_fen_never_panics(
+                line in legal_line(),
+                tail in tokens(),
+            ) {
+                let mut board = Board::startpos();
+                for text in &line {
+                    board.play(parse_uci_move(&board, text).unwrap());
+                }
+                let fen = board.to_fen();
+                let mut tokens = vec!["fen"];
+                tokens.extend(fen.split_whitespace());
+                prop_assert_eq!(parse_position(&tokens).map(|(b, _)| b), Ok(board));
+                // Then anything: more FEN fields, `moves` and moves, garbage.
+                tokens.extend(tail.iter().map(String::as_str));
+                let _ = parse_position(&tokens);
+            }
+
+            #[test]
+            fn parse_go_never_panics(tokens in tokens(), white in any::<bool>()) {
+                let tokens: Vec<&str> = tokens.iter().map(String::as_str).collect();
+                let side = if white { Color::White } else { Color::Black };
+                if let Ok(go) = parse_go(&tokens, side) {
+                    if let Some(depth) = go.limits.depth {
+                        prop_assert!((1..=MAX_GO_DEPTH).contains(&depth));
+                    }
+                    prop_assert!(go.limits.nodes != Some(0));
+                }
+            }
+
+            #[test]
+            fn parse_setoption_never_panics(tokens in tokens()) {
+                let tokens: Vec<&str> = tokens.iter().map(String::as_str).collect();
+                let _ = parse_setoption(&tokens);
+                // With the name in front, the value parsers are reached too.
+                let mut named = vec!["name"];
+                named.extend(&tokens);
+                let _ = parse_setoption(&named);
+            }
+
+            #[test]
+            fn position_moves_play_legal_lines_and_refuse_a_garbled_tail(
+                line in legal_line(),
+                tail in tokens(),
+            ) {
+                let mut tokens = vec!["startpos", "moves"];
+                tokens.extend(line.iter().map(String::as_str));
+                let (board, history) = parse_position(&tokens)
+                    .map_err(|e| TestCaseError::fail(format!("{line:?}: {e}")))?;
+                prop_assert_eq!(history.len(), line.len());
+                let mut expected = Board::startpos();
+                for text in &line {
+                    expected.play(parse_uci_move(&expected, text).unwrap());
+                }
+                prop_assert_eq!(board, expected);
+                // Any tail at all: parsed or refused, never a panic.
+                tokens.extend(tail.iter().map(String::as_str));
+                let _ = parse_position(&tokens);
+            }
+        }
     }
 }
