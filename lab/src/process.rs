@@ -3,10 +3,19 @@
 
 use std::io::Read;
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::thread::{self, JoinHandle};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread;
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Context, Result};
+
+/// How long a process's descendants may keep its pipes open after it exited before the group is
+/// killed: enough to flush what they were writing, short against any timeout.
+const LINGER_GRACE: Duration = Duration::from_secs(2);
+/// How long the readers get to drain the pipes after the group was killed. A descendant that left
+/// the group (`setsid`) can hold them open for ever: its output is then given up.
+const DRAIN_AFTER_KILL: Duration = Duration::from_millis(500);
 
 pub struct Finished {
     pub status: ExitStatus,
@@ -14,56 +23,145 @@ pub struct Finished {
     pub stderr: Vec<u8>,
 }
 
-/// Runs `command` to completion, killing it after `timeout`. `what` names the process in errors.
+/// Runs `command` to completion in its own process group, killing the whole group after
+/// `timeout`. `what` names the process in errors.
+///
+/// Nothing here waits on a pipe without a deadline: a descendant that inherited stdout (an
+/// engine starting `sleep 120`, a build script's helper) neither outlasts the timeout nor
+/// holds up a process that has exited. Whatever is left of the group when the process is done
+/// is killed, and a SIGINT or SIGTERM to the lab kills it as well (see
+/// [`end_children_on_signal`]).
 pub fn run_with_timeout(mut command: Command, timeout: Duration, what: &str) -> Result<Finished> {
-    let mut child = command
+    command
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .with_context(|| format!("starting {what}"))?;
-    let stdout = drain(child.stdout.take());
-    let stderr = drain(child.stderr.take());
-    let status = wait_until(&mut child, timeout);
-    let stdout = stdout.join().unwrap_or_default();
-    let stderr = stderr.join().unwrap_or_default();
-    match status? {
-        Some(status) => Ok(Finished {
-            status,
-            stdout,
-            stderr,
-        }),
-        None => bail!(
-            "{what} did not finish within {} s and was killed (a hang?){}",
-            timeout.as_secs(),
-            tail_section(&stderr, 20)
-        ),
-    }
-}
-
-fn drain(pipe: Option<impl Read + Send + 'static>) -> JoinHandle<Vec<u8>> {
-    thread::spawn(move || {
-        let mut buffer = Vec::new();
-        if let Some(mut pipe) = pipe {
-            let _ = pipe.read_to_end(&mut buffer);
+        .stderr(Stdio::piped());
+    let deadline = Instant::now() + timeout;
+    let mut child = spawn_in_group(&mut command).with_context(|| format!("starting {what}"))?;
+    let stdout = Collector::start(child.stdout.take());
+    let stderr = Collector::start(child.stderr.take());
+    let exited = match wait_for_exit(&child, deadline) {
+        Ok(exited) => exited,
+        Err(error) => {
+            kill_group(&mut child);
+            return Err(error).with_context(|| format!("waiting for {what}"));
         }
-        buffer
+    };
+    if !exited {
+        kill_group(&mut child);
+        let drained = Instant::now() + DRAIN_AFTER_KILL;
+        stderr.wait_closed(drained);
+        bail!(
+            "{what} did not finish within {} s and was killed with every process it started \
+             (a hang?){}",
+            timeout.as_secs(),
+            tail_section(&stderr.take(), 20)
+        );
+    }
+    // The process has exited but is not reaped yet, so its group id cannot be reused while the
+    // rest of the group is waited for and killed.
+    let linger = deadline.min(Instant::now() + LINGER_GRACE);
+    let closed = stdout.wait_closed(linger) & stderr.wait_closed(linger);
+    let status = end_group(&mut child);
+    if !closed {
+        let drained = Instant::now() + DRAIN_AFTER_KILL;
+        stdout.wait_closed(drained);
+        stderr.wait_closed(drained);
+    }
+    Ok(Finished {
+        status: status.with_context(|| format!("reaping {what}"))?,
+        stdout: stdout.take(),
+        stderr: stderr.take(),
     })
 }
 
-/// `None` when the deadline passed; the child has then been killed and reaped.
-fn wait_until(child: &mut Child, timeout: Duration) -> Result<Option<ExitStatus>> {
-    let deadline = Instant::now() + timeout;
+/// A thread reading a pipe to its end into a buffer that can be taken at any time, so a pipe
+/// held open by a stray descendant never blocks the caller.
+struct Collector {
+    buffer: Arc<Mutex<Vec<u8>>>,
+    closed: mpsc::Receiver<()>,
+}
+
+impl Collector {
+    fn start(pipe: Option<impl Read + Send + 'static>) -> Collector {
+        let buffer = Arc::new(Mutex::new(Vec::new()));
+        let (sender, closed) = mpsc::channel();
+        let shared = Arc::clone(&buffer);
+        thread::spawn(move || {
+            if let Some(mut pipe) = pipe {
+                let mut chunk = [0u8; 64 * 1024];
+                loop {
+                    match pipe.read(&mut chunk) {
+                        Ok(0) => break,
+                        Ok(read) => lock(&shared).extend_from_slice(&chunk[..read]),
+                        Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
+                        Err(_) => break,
+                    }
+                }
+            }
+            let _ = sender.send(());
+        });
+        Collector { buffer, closed }
+    }
+
+    /// True when the pipe reached its end before `deadline`.
+    fn wait_closed(&self, deadline: Instant) -> bool {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match self.closed.recv_timeout(left) {
+            Ok(()) | Err(RecvTimeoutError::Disconnected) => true,
+            Err(RecvTimeoutError::Timeout) => false,
+        }
+    }
+
+    /// What was read so far.
+    fn take(&self) -> Vec<u8> {
+        std::mem::take(&mut *lock(&self.buffer))
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Waits until `child` has exited or `deadline` passed, without reaping it; true when it exited.
+fn wait_for_exit(child: &Child, deadline: Instant) -> Result<bool> {
+    let pid = libc::pid_t::try_from(child.id()).context("process id out of range")?;
     loop {
-        if let Some(status) = child.try_wait()? {
-            return Ok(Some(status));
+        if has_exited(pid)? {
+            return Ok(true);
         }
         if Instant::now() >= deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Ok(None);
+            return Ok(false);
         }
         thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// Polls `pid` with `waitid(WNOWAIT)`: an exited child stays a zombie, which keeps its process
+/// group id from being reused until [`end_group`] reaps it.
+fn has_exited(pid: libc::pid_t) -> Result<bool> {
+    loop {
+        // SAFETY: an all-zero `siginfo_t` is a valid value of this plain C struct.
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        // SAFETY: `info` is a valid, writable `siginfo_t` that outlives the call; `pid` is our
+        // own unreaped child, and WNOWAIT leaves it unreaped.
+        let result = unsafe {
+            libc::waitid(
+                libc::P_PID,
+                pid as libc::id_t,
+                &mut info,
+                libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
+            )
+        };
+        if result == 0 {
+            // SAFETY: waitid succeeded, so `info` holds either zeroes (no change) or the
+            // child's state, and `si_pid` is defined for both.
+            return Ok(unsafe { info.si_pid() } != 0);
+        }
+        let error = std::io::Error::last_os_error();
+        if error.kind() != std::io::ErrorKind::Interrupted {
+            return Err(error.into());
+        }
     }
 }
 
@@ -106,18 +204,17 @@ pub fn tail_section(output: &[u8], lines: usize) -> String {
 
 /// Process groups the lab has started and not yet reaped: a SIGINT or SIGTERM sent to the lab
 /// ends them too (see [`end_children_on_signal`]).
-static LIVE_GROUPS: std::sync::Mutex<Vec<i32>> = std::sync::Mutex::new(Vec::new());
+static LIVE_GROUPS: Mutex<Vec<i32>> = Mutex::new(Vec::new());
 
 /// Starts `command` as the leader of a new process group, so [`kill_group`] ends it together
 /// with everything it spawned, and registers the group for [`end_children_on_signal`].
 pub fn spawn_in_group(command: &mut Command) -> std::io::Result<Child> {
     use std::os::unix::process::CommandExt;
+    // Held across the spawn, so the signal handler never misses a group that is being started.
+    let mut groups = lock(&LIVE_GROUPS);
     let child = command.process_group(0).spawn()?;
     if let Ok(pid) = i32::try_from(child.id()) {
-        LIVE_GROUPS
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .push(pid);
+        groups.push(pid);
     }
     Ok(child)
 }
@@ -125,15 +222,18 @@ pub fn spawn_in_group(command: &mut Command) -> std::io::Result<Child> {
 /// Sends SIGKILL to the whole process group led by `child`, reaps the leader and forgets the
 /// group. Safe to call on a process that has already exited.
 pub fn kill_group(child: &mut Child) {
+    let _ = end_group(child);
+}
+
+/// [`kill_group`], returning the leader's exit status.
+fn end_group(child: &mut Child) -> std::io::Result<ExitStatus> {
     if let Ok(pid) = i32::try_from(child.id()) {
+        let mut groups = lock(&LIVE_GROUPS);
         signal_group(pid);
-        LIVE_GROUPS
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .retain(|&group| group != pid);
+        groups.retain(|&group| group != pid);
     }
     let _ = child.kill();
-    let _ = child.wait();
+    child.wait()
 }
 
 fn signal_group(pid: i32) {
@@ -149,11 +249,9 @@ fn signal_group(pid: i32) {
 /// (match results, PGN) stays on disk. Call once, at start-up.
 pub fn end_children_on_signal() {
     let _ = ctrlc::set_handler(|| {
-        let groups = LIVE_GROUPS
-            .lock()
-            .map(|groups| groups.clone())
-            .unwrap_or_default();
-        for &pid in &groups {
+        // The lock is kept until the exit, so no new group can start after this snapshot.
+        let groups = lock(&LIVE_GROUPS);
+        for &pid in groups.iter() {
             signal_group(pid);
         }
         eprintln!(
@@ -162,4 +260,85 @@ pub fn end_children_on_signal() {
         );
         std::process::exit(130);
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// True while `pid` is a live process (a zombie counts as dead: it runs nothing).
+    fn alive(pid: &str) -> bool {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .map(|stat| {
+                let state = stat.rsplit(')').next().unwrap_or("").trim_start();
+                !state.starts_with('Z') && !state.starts_with('X')
+            })
+            .unwrap_or(false)
+    }
+
+    fn gone_soon(pid: &str) -> bool {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while alive(pid) {
+            if Instant::now() > deadline {
+                return false;
+            }
+            thread::sleep(Duration::from_millis(20));
+        }
+        true
+    }
+
+    fn shell(script: &str) -> Command {
+        let mut command = Command::new("sh");
+        command.arg("-c").arg(script);
+        command
+    }
+
+    #[test]
+    fn a_descendant_holding_the_pipes_does_not_outlast_the_timeout() {
+        let dir = tempfile::tempdir().unwrap();
+        let pid_file = dir.path().join("pid");
+        let script = format!(
+            "sleep 120 & echo $! > {}; echo started >&2; wait",
+            pid_file.display()
+        );
+        let start = Instant::now();
+        let error = run_with_timeout(shell(&script), Duration::from_secs(1), "the script")
+            .err()
+            .expect("a timeout");
+        // The descendant sleeps for 120 s: returning long before that means it was not waited on.
+        assert!(start.elapsed() < Duration::from_secs(60), "{error:#}");
+        let message = format!("{error:#}");
+        assert!(message.contains("did not finish within 1 s"), "{message}");
+        assert!(message.contains("started"), "stderr so far is shown: {message}");
+        let pid = std::fs::read_to_string(&pid_file).unwrap();
+        assert!(gone_soon(pid.trim()), "the descendant {pid} survived");
+    }
+
+    #[test]
+    fn a_descendant_left_behind_is_killed_once_the_process_exits() {
+        let dir = tempfile::tempdir().unwrap();
+        let pid_file = dir.path().join("pid");
+        let script = format!("sleep 120 & echo $! > {}; echo done", pid_file.display());
+        let start = Instant::now();
+        let finished =
+            run_with_timeout(shell(&script), Duration::from_secs(100), "the script").unwrap();
+        assert!(start.elapsed() < Duration::from_secs(60));
+        assert!(finished.status.success());
+        assert_eq!(finished.stdout, b"done\n");
+        let pid = std::fs::read_to_string(&pid_file).unwrap();
+        assert!(gone_soon(pid.trim()), "the descendant {pid} survived");
+    }
+
+    #[test]
+    fn output_and_status_of_an_ordinary_process() {
+        let finished = run_with_timeout(
+            shell("echo out; echo err >&2; exit 3"),
+            Duration::from_secs(100),
+            "the script",
+        )
+        .unwrap();
+        assert_eq!(finished.status.code(), Some(3));
+        assert_eq!(finished.stdout, b"out\n");
+        assert_eq!(finished.stderr, b"err\n");
+    }
 }
