@@ -140,12 +140,19 @@ impl FakeRepo {
         self.lab_with_env(args, &[])
     }
 
+    /// The `lab` command on this repository, for tests that start it themselves (hold
+    /// [`serial`] while it runs).
+    pub fn lab_command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_lab"));
+        command.arg("--repo").arg(self.path()).args(args);
+        command
+    }
+
     pub fn lab_with_env(&self, args: &[&str], env: &[(&str, &str)]) -> LabRun {
         let _serial = SERIAL
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        let mut command = Command::new(env!("CARGO_BIN_EXE_lab"));
-        command.arg("--repo").arg(self.path()).args(args);
+        let mut command = self.lab_command(args);
         for (key, value) in env {
             command.env(key, value);
         }
@@ -170,4 +177,59 @@ impl FakeRepo {
             Err(_) => Vec::new(),
         }
     }
+}
+
+// ---- Process faults: descendants, special files ----
+
+/// True while `pid` is a live process; a zombie counts as dead, since it runs nothing.
+pub fn alive(pid: u32) -> bool {
+    fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|stat| {
+            let state = stat.rsplit(')').next().unwrap_or("").trim_start();
+            !state.starts_with('Z') && !state.starts_with('X')
+        })
+        .unwrap_or(false)
+}
+
+/// Waits up to ten seconds for `pid` to be gone; false when it is still alive then.
+pub fn gone_soon(pid: u32) -> bool {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while alive(pid) {
+        if std::time::Instant::now() > deadline {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    true
+}
+
+/// The process ids written, whitespace-separated, to `file` (the fake engine's
+/// `FAKE_ENGINE_PIDS`), or none when it does not exist yet.
+pub fn pids_in(file: &Path) -> Vec<u32> {
+    fs::read_to_string(file)
+        .unwrap_or_default()
+        .split_whitespace()
+        .filter_map(|pid| pid.parse().ok())
+        .collect()
+}
+
+/// Makes a FIFO at `path` with the `mkfifo` command.
+pub fn mkfifo(path: &Path) {
+    let status = Command::new("mkfifo").arg(path).status().expect("mkfifo");
+    assert!(status.success(), "mkfifo {}", path.display());
+}
+
+/// Total size in bytes of the regular files under `dir`.
+pub fn tree_size(dir: &Path) -> u64 {
+    let mut total = 0;
+    for entry in fs::read_dir(dir).unwrap() {
+        let entry = entry.unwrap();
+        let kind = entry.file_type().unwrap();
+        if kind.is_dir() {
+            total += tree_size(&entry.path());
+        } else if kind.is_file() {
+            total += entry.metadata().unwrap().len();
+        }
+    }
+    total
 }
