@@ -66,17 +66,38 @@ pub fn build_engine_with_rustflags(
     let key = binary_key(repo, revision.tree, features, extra_rustflags, &sources)?;
     let binary_dir = paths.binaries.join(&key);
     let path = binary_dir.join(ENGINE_PACKAGE);
-    if path.is_file() {
+    if binary_dir.symlink_metadata().is_ok() {
+        match check_cached(&binary_dir) {
+            Ok(()) => {
+                progress.line(&format!(
+                    "engine of {}: cached build {}",
+                    revision.short_name(),
+                    &key[..12]
+                ));
+                return Ok(EngineBinary {
+                    path,
+                    key,
+                    cached: true,
+                });
+            }
+            Err(problem) => {
+                eprintln!(
+                    "note: the cached engine of {} ({}) {problem}; building it again",
+                    revision.short_name(),
+                    binary_dir.display()
+                );
+                remove_if_exists(&binary_dir)?;
+            }
+        }
+    }
+    if let Some(standalone) = crate::workspace::standalone_manifest(repo, revision.tree)? {
         progress.line(&format!(
-            "engine of {}: cached build {}",
+            "{}{} predates the lab layout: its workspace names {}, which it does not contain; \
+             building the engine package alone",
             revision.short_name(),
-            &key[..12]
+            commit_date(repo, revision).map_or_else(String::new, |date| format!(" from {date}")),
+            standalone.missing.join(", ")
         ));
-        return Ok(EngineBinary {
-            path,
-            key,
-            cached: true,
-        });
     }
     // All trees share one cargo target directory, and cargo decides freshness by comparing
     // source mtimes with the last build's outputs: a tree materialised before another tree's
@@ -102,6 +123,42 @@ pub fn build_engine_with_rustflags(
         key,
         cached: false,
     })
+}
+
+/// The file beside each cached binary that holds its digest.
+const DIGEST_FILE: &str = "digest";
+
+/// The digest of a file's bytes: its git blob id (SHA-1), computed by libgit2.
+fn digest(path: &Path) -> Result<String> {
+    Ok(Oid::hash_file(ObjectType::Blob, path)
+        .with_context(|| format!("hashing {}", path.display()))?
+        .to_string())
+}
+
+/// Whether the cache entry `binary_dir` still holds the binary that was installed there: the
+/// binary's digest matches the one recorded at installation. The problem otherwise.
+fn check_cached(binary_dir: &Path) -> std::result::Result<(), String> {
+    let recorded = fs::read_to_string(binary_dir.join(DIGEST_FILE))
+        .map_err(|_| "has no recorded digest".to_string())?;
+    let binary = binary_dir.join(ENGINE_PACKAGE);
+    if !binary.is_file() {
+        return Err("has no binary".to_string());
+    }
+    match digest(&binary) {
+        Ok(actual) if actual == recorded.trim() => Ok(()),
+        Ok(_) => Err("does not match the digest recorded when it was built \
+                      (truncated or modified)"
+            .to_string()),
+        Err(error) => Err(format!("cannot be read ({error:#})")),
+    }
+}
+
+/// The commit date of `revision` (UTC, YYYY-MM-DD), when it names a commit.
+fn commit_date(repo: &Repository, revision: &Revision) -> Option<String> {
+    let commit = repo.find_commit(revision.commit?).ok()?;
+    let (year, month, day) =
+        crate::games::pgn::civil_from_days(commit.time().seconds().div_euclid(86_400));
+    Some(format!("{year:04}-{month:02}-{day:02}"))
 }
 
 fn binary_key(
@@ -183,7 +240,6 @@ fn cargo_target(paths: &LabPaths, extra_rustflags: &str) -> PathBuf {
     }
 }
 
-/// Copies the fresh binary out of the shared target directory, which the next build overwrites.
 /// Sets the modification time of every file under `dir` to now.
 fn touch_tree(dir: &Path) -> Result<()> {
     let now = std::time::SystemTime::now();
@@ -208,6 +264,8 @@ fn touch_tree(dir: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Copies the fresh binary out of the shared target directory, which the next build overwrites,
+/// and records its digest beside it; the entry appears whole or not at all.
 fn install_binary(
     paths: &LabPaths,
     extra_rustflags: &str,
@@ -220,8 +278,10 @@ fn install_binary(
     let temporary = temp_sibling(&paths.binaries, key);
     remove_if_exists(&temporary)?;
     fs::create_dir_all(&temporary)?;
-    fs::copy(&built, temporary.join(ENGINE_PACKAGE))
-        .with_context(|| format!("copying {}", built.display()))?;
+    let installed = temporary.join(ENGINE_PACKAGE);
+    fs::copy(&built, &installed).with_context(|| format!("copying {}", built.display()))?;
+    fs::write(temporary.join(DIGEST_FILE), digest(&installed)? + "\n")
+        .with_context(|| format!("writing the digest of {}", installed.display()))?;
     remove_if_exists(binary_dir)?;
     fs::rename(&temporary, binary_dir)
         .with_context(|| format!("installing {}", binary_dir.display()))?;

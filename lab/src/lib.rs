@@ -23,3 +23,4 @@ pub mod report;
 pub mod revision;
 pub mod run;
 pub mod stats;
+pub mod workspace;

@@ -120,7 +120,9 @@ impl Collector {
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// Waits until `child` has exited or `deadline` passed, without reaping it; true when it exited.
@@ -309,7 +311,10 @@ mod tests {
         assert!(start.elapsed() < Duration::from_secs(60), "{error:#}");
         let message = format!("{error:#}");
         assert!(message.contains("did not finish within 1 s"), "{message}");
-        assert!(message.contains("started"), "stderr so far is shown: {message}");
+        assert!(
+            message.contains("started"),
+            "stderr so far is shown: {message}"
+        );
         let pid = std::fs::read_to_string(&pid_file).unwrap();
         assert!(gone_soon(pid.trim()), "the descendant {pid} survived");
     }

@@ -45,7 +45,21 @@ pub fn open_repository(explicit: Option<&Path>) -> Result<Repository> {
             start.display()
         );
     }
+    keep_new_objects_in_memory(&repo)?;
     Ok(repo)
+}
+
+/// Puts an in-memory object store in front of the repository's own, so every object the lab
+/// writes (the blobs and trees of a `WORKTREE` snapshot) lives in this process only and the
+/// user's `.git/objects` never grows. Reads still find the repository's objects.
+fn keep_new_objects_in_memory(repo: &Repository) -> Result<()> {
+    // Above the loose (1) and pack (2) backends, so writes go here first; libgit2 then never
+    // falls through to the loose store, since the in-memory write does not fail.
+    const IN_MEMORY_PRIORITY: i32 = 1000;
+    repo.odb()?
+        .add_new_mempack_backend(IN_MEMORY_PRIORITY)
+        .context("adding an in-memory object store")?;
+    Ok(())
 }
 
 pub fn resolve(repo: &Repository, spec: &str, paths: &LabPaths) -> Result<Revision> {
@@ -84,7 +98,8 @@ pub fn entry_id(repo: &Repository, tree: Oid, path: &str) -> Result<Option<Oid>>
 
 /// Builds a tree object of the working tree as it is on disk: tracked files plus untracked
 /// files that are not ignored. It uses a private in-memory index, so the user's index file is
-/// only read; the blobs and trees written to the object database are unreferenced and harmless.
+/// only read, and its blobs and trees go to the in-memory store (see [`open_repository`]).
+/// Special files (FIFOs, sockets, devices) are skipped with a warning naming each.
 fn worktree_tree(repo: &Repository, paths: &LabPaths) -> Result<Oid> {
     let workdir = repo
         .workdir()
@@ -167,18 +182,49 @@ impl WorktreeWalker<'_> {
 
     fn add_file(&self, index: &mut Index, path: &str) -> Result<()> {
         let absolute = self.workdir.join(path);
-        let metadata = absolute.symlink_metadata()?;
-        let (mode, contents) = if metadata.file_type().is_symlink() {
-            let target = fs::read_link(&absolute)?;
+        let metadata = absolute
+            .symlink_metadata()
+            .with_context(|| format!("reading {}", absolute.display()))?;
+        let kind = metadata.file_type();
+        let read =
+            || fs::read(&absolute).with_context(|| format!("reading {}", absolute.display()));
+        let (mode, contents) = if kind.is_symlink() {
+            let target = fs::read_link(&absolute)
+                .with_context(|| format!("reading the link {}", absolute.display()))?;
             (FileMode::Link, target.as_os_str().as_bytes().to_vec())
+        } else if !kind.is_file() {
+            // Reading a FIFO blocks until a writer comes, a socket cannot be read at all: neither
+            // is source.
+            eprintln!(
+                "warning: {WORKTREE}: skipping {} ({}): only regular files, directories and \
+                 symbolic links are snapshotted",
+                absolute.display(),
+                special_kind(&kind)
+            );
+            return Ok(());
         } else if metadata.permissions().mode() & 0o111 != 0 {
-            (FileMode::BlobExecutable, fs::read(&absolute)?)
+            (FileMode::BlobExecutable, read()?)
         } else {
-            (FileMode::Blob, fs::read(&absolute)?)
+            (FileMode::Blob, read()?)
         };
         let id = self.repo.blob(&contents)?;
         index.add(&index_entry(path, mode, id, contents.len()))?;
         Ok(())
+    }
+}
+
+fn special_kind(kind: &fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if kind.is_fifo() {
+        "a FIFO"
+    } else if kind.is_socket() {
+        "a socket"
+    } else if kind.is_block_device() {
+        "a block device"
+    } else if kind.is_char_device() {
+        "a character device"
+    } else {
+        "not a regular file"
     }
 }
 
@@ -207,17 +253,35 @@ fn index_entry(path: &str, mode: FileMode, id: Oid, size: usize) -> IndexEntry {
     }
 }
 
-/// Writes the tree into `target/lab/src/<tree-id>/` (once) and returns that directory.
+/// Writes the tree into `target/lab/src/<tree-id>/` and returns that directory.
+///
+/// A directory already there is first checked against the tree, file by file (contents, the
+/// executable bit, links, nothing missing, nothing extra): when anything differs, say an edit
+/// made under `target/lab/src/`, it is written again from the object database, with a note
+/// naming the first difference. The snapshot may differ from the tree in the ways the lab
+/// itself makes (see [`SnapshotLayout`]).
 pub fn materialize(repo: &Repository, tree_id: Oid, paths: &LabPaths) -> Result<PathBuf> {
     let destination = source_dir(paths, tree_id);
-    if destination.is_dir() {
-        return Ok(destination);
+    let tree = repo.find_tree(tree_id)?;
+    let layout = SnapshotLayout::of(repo, &tree)?;
+    if destination.symlink_metadata().is_ok() {
+        match layout.first_difference(repo, &tree, &destination, "")? {
+            None => return Ok(destination),
+            Some(difference) => {
+                eprintln!(
+                    "note: the source snapshot {} does not match tree {tree_id} ({difference}); \
+                     writing it again",
+                    destination.display()
+                );
+                remove_if_exists(&destination)?;
+            }
+        }
     }
     let temporary = temp_sibling(&paths.sources, &tree_id.to_string());
     remove_if_exists(&temporary)?;
     fs::create_dir_all(&temporary)?;
-    let tree = repo.find_tree(tree_id)?;
     let written = write_tree(repo, &tree, &temporary)
+        .and_then(|()| layout.write(&temporary))
         .and_then(|()| fs::rename(&temporary, &destination).map_err(Into::into));
     if let Err(error) = written {
         remove_if_exists(&temporary)?;
@@ -227,6 +291,152 @@ pub fn materialize(repo: &Repository, tree_id: Oid, paths: &LabPaths) -> Result<
         )));
     }
     Ok(destination)
+}
+
+/// How a source snapshot may differ from its tree, by the lab's own doing.
+struct SnapshotLayout {
+    /// The root `Cargo.toml` that builds the engine alone, for revisions whose workspace names
+    /// members the tree lacks (see [`crate::workspace`]).
+    root_manifest: Option<Vec<u8>>,
+    /// True when cargo owns the root `Cargo.lock`: the tree has none (cargo writes one) or the
+    /// workspace was narrowed (cargo prunes it).
+    cargo_owns_lock: bool,
+}
+
+const ROOT_MANIFEST: &str = "Cargo.toml";
+const ROOT_LOCK: &str = "Cargo.lock";
+
+impl SnapshotLayout {
+    fn of(repo: &Repository, tree: &Tree) -> Result<SnapshotLayout> {
+        let root_manifest =
+            crate::workspace::standalone_manifest(repo, tree.id())?.map(|s| s.manifest);
+        let cargo_owns_lock = root_manifest.is_some() || tree.get_name(ROOT_LOCK).is_none();
+        Ok(SnapshotLayout {
+            root_manifest,
+            cargo_owns_lock,
+        })
+    }
+
+    fn write(&self, dir: &Path) -> Result<()> {
+        if let Some(manifest) = &self.root_manifest {
+            let path = dir.join(ROOT_MANIFEST);
+            fs::write(&path, manifest).with_context(|| format!("writing {}", path.display()))?;
+        }
+        Ok(())
+    }
+
+    /// The first way `dir` differs from `tree`, as "PATH: what"; `relative` is `dir`'s path
+    /// in the snapshot. Unreadable entries count as differences.
+    fn first_difference(
+        &self,
+        repo: &Repository,
+        tree: &Tree,
+        dir: &Path,
+        relative: &str,
+    ) -> Result<Option<String>> {
+        let mut expected = BTreeSet::new();
+        for entry in tree.iter() {
+            let name = OsStr::from_bytes(entry.name_bytes());
+            let path = join_relative(relative, &name.to_string_lossy());
+            let on_disk = dir.join(name);
+            let kind = match entry.kind() {
+                Some(ObjectType::Tree) => Kind::Dir,
+                Some(ObjectType::Blob) if entry.filemode() == i32::from(FileMode::Link) => {
+                    Kind::Link
+                }
+                Some(ObjectType::Blob) => Kind::File {
+                    executable: entry.filemode() == i32::from(FileMode::BlobExecutable),
+                },
+                // Submodules are not written (see `write_tree`).
+                _ => continue,
+            };
+            expected.insert(name.to_os_string());
+            if relative.is_empty() && path == ROOT_LOCK && self.cargo_owns_lock {
+                continue;
+            }
+            let metadata = match on_disk.symlink_metadata() {
+                Ok(metadata) => metadata,
+                Err(_) => return Ok(Some(format!("{path}: missing"))),
+            };
+            let difference = match kind {
+                Kind::Dir if metadata.is_dir() => {
+                    let subtree = repo.find_tree(entry.id())?;
+                    let found = self.first_difference(repo, &subtree, &on_disk, &path)?;
+                    if found.is_some() {
+                        return Ok(found);
+                    }
+                    None
+                }
+                Kind::Dir => Some("not a directory"),
+                Kind::Link => match fs::read_link(&on_disk) {
+                    Ok(target) => {
+                        (Oid::hash_object(ObjectType::Blob, target.as_os_str().as_bytes())?
+                            != entry.id())
+                        .then_some("a different link target")
+                    }
+                    Err(_) => Some("not a symbolic link"),
+                },
+                Kind::File { executable } => {
+                    let expected_contents = if relative.is_empty() && path == ROOT_MANIFEST {
+                        self.root_manifest.as_deref()
+                    } else {
+                        None
+                    };
+                    file_difference(
+                        &on_disk,
+                        &metadata,
+                        executable,
+                        entry.id(),
+                        expected_contents,
+                    )
+                }
+            };
+            if let Some(what) = difference {
+                return Ok(Some(format!("{path}: {what}")));
+            }
+        }
+        let extras = fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))?;
+        for extra in extras {
+            let name = extra?.file_name();
+            if expected.contains(&name) {
+                continue;
+            }
+            if relative.is_empty() && name == ROOT_LOCK && self.cargo_owns_lock {
+                continue;
+            }
+            let path = join_relative(relative, &name.to_string_lossy());
+            return Ok(Some(format!("{path}: not in the tree")));
+        }
+        Ok(None)
+    }
+}
+
+enum Kind {
+    Dir,
+    Link,
+    File { executable: bool },
+}
+
+/// How a regular file on disk differs from blob `id` (or from `contents`, when the lab writes
+/// its own version of the file), if it does.
+fn file_difference(
+    path: &Path,
+    metadata: &fs::Metadata,
+    executable: bool,
+    id: Oid,
+    contents: Option<&[u8]>,
+) -> Option<&'static str> {
+    if !metadata.is_file() {
+        return Some("not a regular file");
+    }
+    if (metadata.permissions().mode() & 0o111 != 0) != executable {
+        return Some("a different executable bit");
+    }
+    let same = match contents {
+        Some(contents) => fs::read(path).is_ok_and(|on_disk| on_disk == contents),
+        None => Oid::hash_file(ObjectType::Blob, path).is_ok_and(|on_disk| on_disk == id),
+    };
+    (!same).then_some("edited")
 }
 
 pub fn source_dir(paths: &LabPaths, tree_id: Oid) -> PathBuf {

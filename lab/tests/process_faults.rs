@@ -26,11 +26,23 @@ fn bench_timeout_kills_an_engine_whose_descendant_holds_its_pipes() {
     let pids = repo.path().join("target/pids");
     let start = Instant::now();
     let run = repo.lab_with_env(
-        &["bench", "HEAD", "--rounds", "2", "--no-instructions", "--timeout", "5"],
+        &[
+            "bench",
+            "HEAD",
+            "--rounds",
+            "2",
+            "--no-instructions",
+            "--timeout",
+            "5",
+        ],
         &[("FAKE_ENGINE_PIDS", pids.to_str().unwrap())],
     );
     // Includes building the fake engine; far below the descendant's 120 s.
-    assert!(start.elapsed() < DESCENDANT_SLEEP / 2, "took {:?}", start.elapsed());
+    assert!(
+        start.elapsed() < DESCENDANT_SLEEP / 2,
+        "took {:?}",
+        start.elapsed()
+    );
     assert_eq!(run.code, 2, "{run}");
     assert!(run.stderr.contains("did not finish within 5 s"), "{run}");
     assert_all_gone(&pids_in(&pids));
@@ -55,7 +67,11 @@ fn compare_timeout_kills_an_engine_whose_descendant_holds_its_pipes() {
         ],
         &[("FAKE_ENGINE_PIDS", pids.to_str().unwrap())],
     );
-    assert!(start.elapsed() < DESCENDANT_SLEEP / 2, "took {:?}", start.elapsed());
+    assert!(
+        start.elapsed() < DESCENDANT_SLEEP / 2,
+        "took {:?}",
+        start.elapsed()
+    );
     assert_eq!(run.code, 2, "{run}");
     assert!(run.stderr.contains("did not finish within 5 s"), "{run}");
     assert_all_gone(&pids_in(&pids));
@@ -68,14 +84,29 @@ fn an_engine_that_exits_leaving_a_descendant_is_measured_and_its_descendant_kill
     let pids = repo.path().join("target/pids");
     let start = Instant::now();
     let run = repo.lab_with_env(
-        &["bench", "HEAD", "--rounds", "2", "--no-instructions", "--timeout", "60"],
+        &[
+            "bench",
+            "HEAD",
+            "--rounds",
+            "2",
+            "--no-instructions",
+            "--timeout",
+            "60",
+        ],
         &[("FAKE_ENGINE_PIDS", pids.to_str().unwrap())],
     );
     assert_eq!(run.code, 0, "{run}");
     // Each engine run waited the descendant's 120 s before.
-    assert!(start.elapsed() < DESCENDANT_SLEEP / 2, "took {:?}", start.elapsed());
+    assert!(
+        start.elapsed() < DESCENDANT_SLEEP / 2,
+        "took {:?}",
+        start.elapsed()
+    );
     let recorded = pids_in(&pids);
-    assert!(recorded.len() >= 4, "an engine and a sleep per run: {recorded:?}");
+    assert!(
+        recorded.len() >= 4,
+        "an engine and a sleep per run: {recorded:?}"
+    );
     assert_all_gone(&recorded);
 }
 
@@ -110,7 +141,15 @@ fn sigterm_to_the_lab_ends_a_running_engine_and_its_descendants() {
     let repo = FakeRepo::new();
     repo.commit_constant("DESCENDANT_HANG", "true");
     let pids = repo.path().join("target/pids");
-    let args = ["bench", "HEAD", "--rounds", "2", "--no-instructions", "--timeout", "600"];
+    let args = [
+        "bench",
+        "HEAD",
+        "--rounds",
+        "2",
+        "--no-instructions",
+        "--timeout",
+        "600",
+    ];
     let (code, recorded) = terminate_when_ready(&repo, &args, &pids);
     assert_eq!(code, 130);
     assert_all_gone(&recorded);

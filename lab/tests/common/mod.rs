@@ -233,3 +233,59 @@ pub fn tree_size(dir: &Path) -> u64 {
     }
     total
 }
+
+/// Runs `lab` with `args`, killing it after `limit`: a test of something that used to hang
+/// fails instead of hanging.
+pub fn lab_within(repo: &FakeRepo, args: &[&str], limit: std::time::Duration) -> LabRun {
+    let _slot = serial();
+    let mut child = repo
+        .lab_command(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("running lab");
+    let mut stdout = child.stdout.take().unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let out = std::thread::spawn(move || {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut stdout, &mut text).ok();
+        text
+    });
+    let err = std::thread::spawn(move || {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut stderr, &mut text).ok();
+        text
+    });
+    let deadline = std::time::Instant::now() + limit;
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            // Ends the lab; its engines and builds end with it (SIGTERM handler).
+            // SAFETY: kill(2) on our own unreaped child.
+            unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+            let _ = child.wait();
+            panic!("lab {args:?} did not finish within {limit:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    LabRun {
+        code: status.code().unwrap_or(-1),
+        stdout: out.join().unwrap(),
+        stderr: err.join().unwrap(),
+    }
+}
+
+/// `len` bytes that do not compress (a fixed-seed xorshift stream).
+pub fn random_bytes(len: usize) -> Vec<u8> {
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    (0..len)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 24) as u8
+        })
+        .collect()
+}
