@@ -205,4 +205,58 @@ mod tests {
         let other = "[workspace]\nmembers-extra = [\"x\"]\n";
         assert!(find_array(other, workspace_section(other).unwrap(), "members").is_none());
     }
+
+    mod properties {
+        use super::super::*;
+        use proptest::prelude::*;
+
+        /// Each property takes milliseconds at this count.
+        const CASES: u32 = 256;
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(CASES))]
+
+            /// Whatever a revision's manifest holds, reading it never panics.
+            #[test]
+            fn any_manifest_text_is_read_without_panicking(text in any::<String>()) {
+                let _ = narrow(&text, |member| member == ENGINE_DIR);
+                let prefixed = format!("[workspace]\nmembers = [{text}\n");
+                let _ = narrow(&prefixed, |member| member == ENGINE_DIR);
+            }
+
+            /// A workspace with members the tree lacks is narrowed to the engine, names exactly
+            /// the missing members, and keeps every other byte of the manifest.
+            #[test]
+            fn narrowing_keeps_everything_but_the_member_lists(
+                members in proptest::collection::vec("[a-z]{1,8}", 0..6),
+                present in proptest::collection::vec(any::<bool>(), 6),
+                head in "[a-z =\"\n]{0,40}",
+                tail in "[a-z =\"\n]{0,40}",
+            ) {
+                let mut members = members;
+                members.push(ENGINE_DIR.to_string());
+                let list: Vec<String> = members.iter().map(|m| format!("\"{m}\"")).collect();
+                let before = format!("[package]\n{head}\n[workspace]\nresolver = \"2\"\nmembers = [");
+                let after = format!("]\n\n[profile.release]\n{tail}\n");
+                let text = format!("{before}{}{after}", list.join(", "));
+                let is_present = |member: &str| {
+                    member == ENGINE_DIR
+                        || members
+                            .iter()
+                            .position(|m| m == member)
+                            .is_some_and(|i| present[i])
+                };
+                let missing: Vec<String> =
+                    members.iter().filter(|m| !is_present(m)).cloned().collect();
+                match narrow(&text, is_present) {
+                    None => prop_assert!(missing.is_empty()),
+                    Some(standalone) => {
+                        prop_assert_eq!(standalone.missing, missing);
+                        let manifest = String::from_utf8(standalone.manifest).unwrap();
+                        prop_assert_eq!(manifest, format!("{before}\"{ENGINE_DIR}\"{after}"));
+                    }
+                }
+            }
+        }
+    }
 }
