@@ -140,7 +140,7 @@ pub struct ProfileArgs {
     /// Samples per second (the kernel's timer tick may cap it, often at 250).
     #[arg(long, default_value_t = 997, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub frequency: u32,
-    /// Seconds the profiled bench may take before it is killed.
+    /// Seconds the profiled bench may take before it is killed with every process it started.
     #[arg(long, default_value_t = 600)]
     pub timeout: u64,
     #[command(flatten)]
@@ -195,7 +195,7 @@ pub enum BaselineCommand {
         /// Skip the callgrind instruction count.
         #[arg(long)]
         no_instructions: bool,
-        /// Seconds a single bench run may take before it is killed.
+        /// Seconds a single bench run may take before it is killed with every process it started.
         #[arg(long, default_value_t = 300)]
         timeout: u64,
         #[command(flatten)]
@@ -230,7 +230,8 @@ pub struct MeasureArgs {
     /// Extra cargo features to build the engine with (comma-separated or repeated).
     #[arg(long, value_delimiter = ',')]
     pub features: Vec<String>,
-    /// Seconds a single bench run may take before it is killed (callgrind gets 20 times as long).
+    /// Seconds a single bench run may take before it is killed with every process it started
+    /// (callgrind gets 20 times as long).
     #[arg(long, default_value_t = 300)]
     pub timeout: u64,
     /// Bench these positions instead of the engine's built-in list: one FEN or EPD per line,
