@@ -65,11 +65,19 @@ pub fn comparison_rows(comparison: &Comparison) -> Vec<[String; 4]> {
             "same".to_string()
         },
     ];
+    // Timings from another machine are not a result: their change is not printed as one.
+    let timing_change = |ratio: f64| {
+        if comparison.speed.comparable {
+            ratio_change(ratio)
+        } else {
+            NOT_COMPARABLE.to_string()
+        }
+    };
     let time_per_node = [
         "time per node".to_string(),
         format!("{:.1} ns", a.time_per_node_ns),
         format!("{:.1} ns", b.time_per_node_ns),
-        ratio_change(b.time_per_node_ns / a.time_per_node_ns),
+        timing_change(b.time_per_node_ns / a.time_per_node_ns),
     ];
     let nps = [
         format!("NPS (median of {} / {})", a.runs, b.runs),
@@ -78,7 +86,7 @@ pub fn comparison_rows(comparison: &Comparison) -> Vec<[String; 4]> {
         comparison
             .speed
             .nps_ratio
-            .map_or_else(String::new, ratio_change),
+            .map_or_else(String::new, timing_change),
     ];
     let instructions = [
         instructions_label(a, b),
@@ -104,7 +112,7 @@ pub fn comparison_rows(comparison: &Comparison) -> Vec<[String; 4]> {
             "bench time (to depth, median)".to_string(),
             seconds(a.bench_time_ms),
             seconds(b.bench_time_ms),
-            ratio_change(b.bench_time_ms / a.bench_time_ms),
+            timing_change(b.bench_time_ms / a.bench_time_ms),
         ];
         vec![
             time_per_node,
@@ -167,30 +175,41 @@ fn instructions_label(a: &SideSummary, b: &SideSummary) -> String {
     }
 }
 
+/// The change column of a timing figure measured on another machine.
+pub const NOT_COMPARABLE: &str = "not comparable";
+
+/// The interval's sample size is the rounds: every pair of a round shares its machine state.
 pub fn speed_line(comparison: &Comparison) -> String {
     let speed = &comparison.speed;
     let Some(ratio) = speed.cost_ratio else {
         return "Speed: no paired timings".to_string();
     };
-    let mut line = format!(
-        "Speed: B/A time per node {:.4} (95% CI {:.4} – {:.4}, {} {} pairs), paired NPS change {}",
-        ratio.median,
-        ratio.ci_low,
-        ratio.ci_high,
-        ratio.samples,
+    if !speed.comparable {
+        return format!(
+            "Speed: not comparable, not judged (the baseline was measured in another setting; \
+             see the warning). B/A time per node {:.4} over {} rounds, for reference only",
+            ratio.estimate, ratio.rounds
+        );
+    }
+    let confidence = (ratio.confidence * 100.0).round();
+    let interval = if ratio.ci_low.is_finite() && ratio.ci_high.is_finite() {
+        format!(
+            "{confidence}% CI {:.4} – {:.4}, t over {} rounds",
+            ratio.ci_low, ratio.ci_high, ratio.rounds
+        )
+    } else {
+        format!("no CI from {} round", ratio.rounds)
+    };
+    format!(
+        "Speed: B/A time per node {:.4} ({interval}; {} {} pairs), paired NPS change {} → {} \
+         (threshold {}%)",
+        ratio.estimate,
+        ratio.pairs,
         speed.pairing,
         speed.nps_change_pct.map_or_else(String::new, signed_pct),
-    );
-    if speed.comparable {
-        line.push_str(&format!(
-            " → {} (threshold {}%)",
-            verdict_word(speed.verdict),
-            comparison.settings.threshold_pct
-        ));
-    } else {
-        line.push_str(" → not judged (different machine)");
-    }
-    line
+        verdict_word(speed.verdict),
+        comparison.settings.threshold_pct
+    )
 }
 
 pub fn instructions_line(comparison: &Comparison) -> String {
@@ -393,13 +412,7 @@ mod tests {
             instr_threshold_pct: 0.5,
             positions: None,
         };
-        let criteria = Criteria {
-            threshold_pct: 1.0,
-            instr_threshold_pct: 0.5,
-            nps_comparable: true,
-            toolchain_comparable: true,
-            same_binary: false,
-        };
+        let criteria = Criteria::local(1.0, 0.5, false);
         compare("compare", settings, ("A", &a), ("B", &b), criteria)
     }
 
