@@ -562,9 +562,12 @@ fn warnings(
     if let Some(estimate) = &speed.cost_ratio {
         if estimate.rounds < MIN_ROUNDS_FOR_CI {
             warnings.push(format!(
-                "Only {} rounds: the speed interval is a t interval with {} degrees of freedom, \
+                "Only {} rounds: the speed interval is a t interval on {} degree{} of freedom, \
                  valid but too wide to detect any but gross changes. Use --rounds {} or more.",
-                estimate.rounds, estimate.df, MIN_ROUNDS_FOR_CI
+                estimate.rounds,
+                estimate.df,
+                if estimate.df == 1 { "" } else { "s" },
+                MIN_ROUNDS_FOR_CI
             ));
         }
     }

@@ -393,8 +393,8 @@ mod tests {
 
     #[test]
     fn six_round_intervals_cover_the_true_ratio_95_percent_of_the_time() {
-        // The A/A situation that under-covered with a bootstrap: six rounds whose shared
-        // machine effect dominates the per-pair noise.
+        // Six A/A rounds whose shared machine effect dominates the per-pair noise: an interval
+        // that took the pairs as independent would be far too narrow here.
         let trials: u32 = 4000;
         let mut rng = Rng(42);
         let covered = (0..trials)

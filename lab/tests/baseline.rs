@@ -121,7 +121,7 @@ fn every_field_of_a_baseline_is_checked_on_load() {
         (
             "/measurement/positions/2/nodes",
             0.into(),
-            "measurement.positions[2].nodes",
+            "measurement.signature",
         ),
         ("/measurement/depth", 0.into(), "measurement.depth"),
     ];

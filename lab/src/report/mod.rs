@@ -365,6 +365,20 @@ fn pct(fraction: f64) -> String {
     format!("{:.1}%", fraction * 100.0)
 }
 
+/// The machine a baseline was measured on, in one line; settings an older baseline did not
+/// record are said to be so.
+pub fn describe_machine(machine: &Machine) -> String {
+    let setting = |value: &Option<String>| value.as_deref().unwrap_or("not recorded").to_string();
+    format!(
+        "{} ({} cores), kernel {}, transparent huge pages {}, governor {}",
+        machine.cpu_model,
+        machine.cores,
+        setting(&machine.kernel),
+        setting(&machine.transparent_hugepages),
+        setting(&machine.governor)
+    )
+}
+
 /// `measured_depth` is what the engine reported, which tells the depth when it chose its default.
 pub fn describe_settings(settings: &Settings, measured_depth: u32) -> String {
     let depth = match settings.depth {
@@ -446,6 +460,70 @@ mod tests {
         assert!(a.bench_time_ms > 100.0, "{}", a.bench_time_ms);
         assert_eq!(row[1], row[2]);
         assert_eq!(row[3], "+0.00%");
+    }
+
+    #[test]
+    fn timings_from_another_setting_are_not_printed_as_results() {
+        let stored: crate::baseline::Baseline =
+            serde_json::from_str(include_str!("../../../baselines/main.json")).unwrap();
+        let settings = Settings {
+            rounds: 6,
+            depth: None,
+            instr_depth: 6,
+            threshold_pct: 1.0,
+            instr_threshold_pct: 0.5,
+            positions: None,
+        };
+        let mut faster = stored.measurement.clone();
+        for run in &mut faster.runs_time_ns {
+            for time in run.iter_mut() {
+                *time = *time * 9 / 10;
+            }
+        }
+        let criteria = Criteria {
+            nps_comparable: false,
+            machine_differences: vec!["CPU governor: powersave (baseline) vs performance".into()],
+            ..Criteria::local(1.0, 0.5, false)
+        };
+        let comparison = compare(
+            "baseline-check",
+            settings.clone(),
+            ("baseline main", &stored.measurement),
+            ("revision", &faster),
+            criteria,
+        );
+        let rows = comparison_rows(&comparison);
+        for figure in ["NPS", "time per node"] {
+            let row = rows.iter().find(|r| r[0].starts_with(figure)).unwrap();
+            assert_eq!(row[3], NOT_COMPARABLE, "{row:?}");
+        }
+        let line = speed_line(&comparison);
+        assert!(
+            line.starts_with("Speed: not comparable, not judged"),
+            "{line}"
+        );
+        assert!(!line.contains('%') && !line.contains("CI"), "{line}");
+        assert!(comparison.warnings[0].contains("CPU governor: powersave"));
+
+        let local = compare(
+            "compare",
+            settings,
+            ("A", &stored.measurement),
+            ("B", &faster),
+            Criteria::local(1.0, 0.5, false),
+        );
+        let line = speed_line(&local);
+        assert!(
+            line.contains("t over 6 rounds; 222 per-position pairs"),
+            "{line}"
+        );
+        assert!(line.contains("→ improvement"), "{line}");
+        let nps = comparison_rows(&local);
+        assert!(
+            nps.iter()
+                .any(|r| r[0].starts_with("NPS") && r[3] == "+11.11%"),
+            "{nps:?}"
+        );
     }
 
     #[test]
