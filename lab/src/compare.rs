@@ -290,7 +290,9 @@ fn summarize_eval(eval: &EvalCounters) -> EvalSummary {
     let total = if eval.calls > 0 {
         eval.calls
     } else {
-        exits.iter().sum()
+        exits
+            .iter()
+            .fold(0u64, |sum, count| sum.saturating_add(*count))
     };
     EvalSummary {
         calls: eval.calls,
@@ -301,7 +303,9 @@ fn summarize_eval(eval: &EvalCounters) -> EvalSummary {
             .iter()
             .enumerate()
             .map(|(bucket, counts)| {
-                let total = counts.iter().sum();
+                let total = counts
+                    .iter()
+                    .fold(0u64, |sum, count| sum.saturating_add(*count));
                 BucketSummary {
                     bucket,
                     exits: *counts,

@@ -213,6 +213,19 @@ impl Measurement {
     /// Checks every field a stored measurement must get right before figures are derived from
     /// it; the error names the field.
     pub fn validate(&self) -> std::result::Result<(), Invalid> {
+        let revision = &self.revision;
+        // Git object ids (SHA-1 or SHA-256) and build keys: hex digits only.
+        let is_id =
+            |id: &str| (1..=128).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_hexdigit());
+        for (field, id) in [
+            ("revision.tree", Some(&revision.tree)),
+            ("revision.binary_key", Some(&revision.binary_key)),
+            ("revision.commit", revision.commit.as_ref()),
+        ] {
+            if let Some(id) = id.filter(|id| !is_id(id)) {
+                return Err(invalid(field, format!("{id:?} is not a hex object id")));
+            }
+        }
         if self.depth == 0 {
             return Err(invalid("depth", "0 is not a search depth"));
         }

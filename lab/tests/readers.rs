@@ -6,12 +6,14 @@ use proptest::sample::Index;
 use serde_json::{json, Value};
 
 use squall_lab::baseline::{self, Baseline, BaselineSettings, BASELINE_SCHEMA_VERSION};
-use squall_lab::compare::{compare, Criteria, Settings};
+use squall_lab::cli::Format;
+use squall_lab::compare::{compare, summarize, Criteria, Settings};
 use squall_lab::machine::{Machine, Toolchain};
 use squall_lab::measure::{
     check_report, EngineRecord, InstructionCount, Instructions, Measurement, PositionRecord,
     RevisionRecord,
 };
+use squall_lab::report::{render, BaselineOutput, Report};
 use squall_lab::run::{parse_bench, EvalCounters, Exits};
 
 /// Any JSON value, nested a few levels.
@@ -60,6 +62,9 @@ fn mutate(document: &Value, at: Index, replacement: Option<Value>) -> Value {
     let mut all = Vec::new();
     pointers(document, String::new(), &mut all);
     let mut mutated = document.clone();
+    if all.is_empty() {
+        return replacement.unwrap_or(Value::Null);
+    }
     let pointer = &all[at.index(all.len())];
     match replacement {
         Some(value) => *mutated.pointer_mut(pointer).unwrap() = value,
@@ -77,6 +82,35 @@ fn mutate(document: &Value, at: Index, replacement: Option<Value>) -> Value {
         }
     }
     mutated
+}
+
+/// Up to four damages at once: replaced or removed values anywhere in a document.
+fn damages() -> impl Strategy<Value = Vec<(Index, Option<Value>)>> {
+    let number = prop_oneof![
+        Just(json!(0)),
+        Just(json!(1)),
+        Just(json!(-1)),
+        Just(json!(u64::MAX)),
+        Just(json!(u64::MAX / 2 + 1)),
+        Just(json!(u32::MAX)),
+        Just(json!(1e300)),
+        Just(json!(0.5)),
+    ];
+    prop::collection::vec(
+        (
+            any::<Index>(),
+            prop::option::of(prop_oneof![2 => number, 3 => any_json()]),
+        ),
+        1..5,
+    )
+}
+
+fn damage(document: &Value, damages: Vec<(Index, Option<Value>)>) -> Value {
+    damages
+        .into_iter()
+        .fold(document.clone(), |document, (at, replacement)| {
+            mutate(&document, at, replacement)
+        })
 }
 
 #[derive(Debug, Clone)]
@@ -130,8 +164,25 @@ fn valid_bench_document() -> impl Strategy<Value = Value> {
         .prop_map(|(positions, buckets, depth)| bench_document(&positions, &buckets, depth))
 }
 
+#[test]
+fn node_counts_that_overflow_are_an_error() {
+    let positions = [u64::MAX / 2 + 1, u64::MAX / 2 + 1].map(|nodes| BenchPosition {
+        fen: "x".to_string(),
+        nodes,
+        time_ns: u64::MAX,
+    });
+    let mut document = bench_document(&positions[..1], &[[0; 3]; 8], 5);
+    document["positions"] = json!([
+        {"fen": "a", "nodes": positions[0].nodes, "time_ns": u64::MAX},
+        {"fen": "b", "nodes": positions[1].nodes, "time_ns": u64::MAX},
+    ]);
+    document["totals"]["nodes"] = json!(0);
+    let error = parse_bench(document.to_string().as_bytes()).unwrap_err();
+    assert!(error.to_string().contains("overflow"), "{error}");
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(512))]
+    #![proptest_config(ProptestConfig::with_cases(1024))]
 
     #[test]
     fn bench_reader_never_panics_on_bytes(bytes in prop::collection::vec(any::<u8>(), 0..300)) {
@@ -146,10 +197,9 @@ proptest! {
     #[test]
     fn bench_reader_never_panics_on_a_damaged_document(
         document in valid_bench_document(),
-        at in any::<Index>(),
-        replacement in prop::option::of(any_json()),
+        damages in damages(),
     ) {
-        let damaged = mutate(&document, at, replacement);
+        let damaged = damage(&document, damages);
         if let Ok(report) = parse_bench(damaged.to_string().as_bytes()) {
             let _ = check_report(&report);
         }
@@ -157,7 +207,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
+    #![proptest_config(ProptestConfig::with_cases(512))]
 
     #[test]
     fn valid_bench_documents_round_trip(
@@ -341,8 +391,28 @@ fn write_and_load(dir: &std::path::Path, text: &str) -> anyhow::Result<Baseline>
     baseline::load(&path)
 }
 
-/// What every loaded baseline must allow: a comparison with itself, without a panic.
+/// What every loaded baseline must allow without a panic: a comparison with itself and every
+/// report format of it and of the baseline.
 fn compare_with_itself(stored: &Baseline) -> squall_lab::compare::Comparison {
+    let comparison = comparison_with_itself(stored);
+    let shown = BaselineOutput {
+        schema_version: 2,
+        kind: "baseline",
+        name: stored.name.clone(),
+        created_unix: stored.created_unix,
+        machine: stored.machine.clone(),
+        toolchain: stored.toolchain.clone(),
+        settings: comparison.settings.clone(),
+        revision: summarize(&stored.name, &stored.measurement),
+    };
+    for format in [Format::Terminal, Format::Json, Format::Markdown] {
+        render(&Report::Comparison(&comparison), format);
+        render(&Report::Baseline(&shown), format);
+    }
+    comparison
+}
+
+fn comparison_with_itself(stored: &Baseline) -> squall_lab::compare::Comparison {
     let settings = Settings {
         rounds: stored.settings.rounds,
         depth: stored.settings.depth,
@@ -361,7 +431,7 @@ fn compare_with_itself(stored: &Baseline) -> squall_lab::compare::Comparison {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
+    #![proptest_config(ProptestConfig::with_cases(512))]
 
     #[test]
     fn baseline_loader_never_panics_on_json(value in any_json()) {
@@ -374,12 +444,11 @@ proptest! {
     #[test]
     fn baseline_loader_never_panics_on_a_damaged_baseline(
         stored in valid_baseline(),
-        at in any::<Index>(),
-        replacement in prop::option::of(any_json()),
+        damages in damages(),
     ) {
         let dir = tempfile::tempdir().unwrap();
         let document = serde_json::to_value(&stored).unwrap();
-        let damaged = mutate(&document, at, replacement);
+        let damaged = damage(&document, damages);
         if let Ok(loaded) = write_and_load(dir.path(), &damaged.to_string()) {
             compare_with_itself(&loaded);
         }

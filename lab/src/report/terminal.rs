@@ -102,7 +102,8 @@ fn describe_side(side: &SideSummary) -> String {
         .commit
         .as_deref()
         .unwrap_or(&side.revision.tree);
-    format!("{} ({})", side.revision.spec, &id[..id.len().min(10)])
+    let short: String = id.chars().take(10).collect();
+    format!("{} ({short})", side.revision.spec)
 }
 
 fn render_side(side: &SideSummary) -> String {
