@@ -8,10 +8,9 @@ use crate::stats::{
     classify, paired_ratios, round_ratio_interval, Estimate, Verdict, MIN_ROUNDS_FOR_CI,
 };
 
-/// Version of the lab's own JSON output (docs/lab-json.md). 2: the speed interval is a
-/// Student-t interval over rounds (`cost_ratio.estimate`, `rounds`, `pairs`).
+/// Version of the lab's own JSON output (docs/lab-json.md).
 pub const LAB_JSON_SCHEMA_VERSION: u32 = 2;
-pub const CONFIDENCE: f64 = 0.95;
+const CONFIDENCE: f64 = 0.95;
 
 #[derive(Debug, Clone)]
 pub struct Criteria {

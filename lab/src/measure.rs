@@ -200,6 +200,9 @@ pub fn check_report(report: &BenchReport) -> std::result::Result<(), Invalid> {
             )
         })?;
     }
+    if report.totals.nodes == 0 {
+        return Err(invalid("totals.nodes", "0: the bench searched nothing"));
+    }
     if report.totals.time_ns == 0 {
         return Err(invalid(
             "totals.time_ns",
