@@ -16,7 +16,7 @@ use crate::cli::{
 use crate::compare::{
     compare, summarize, Comparison, Criteria, PositionsSetting, Settings, LAB_JSON_SCHEMA_VERSION,
 };
-use crate::machine::{Machine, Toolchain};
+use crate::machine::{comparability, Machine, Toolchain};
 use crate::measure::{measure_pair, measure_single, Plan, Subject};
 use crate::paths::LabPaths;
 use crate::progress::Progress;
@@ -244,13 +244,7 @@ impl Lab {
             &self.paths,
             &self.progress,
         )?;
-        let criteria = Criteria {
-            threshold_pct: args.verdict.threshold,
-            instr_threshold_pct: args.verdict.instr_threshold,
-            nps_comparable: true,
-            toolchain_comparable: true,
-            same_binary: false,
-        };
+        let criteria = Criteria::local(args.verdict.threshold, args.verdict.instr_threshold, false);
         let mut comparison = compare(
             "compare",
             settings(&args.measure, &args.verdict, positions),
@@ -340,13 +334,7 @@ impl Lab {
             settings(&args.measure, &args.verdict, positions),
             ("A", &full_eval),
             ("B", &tiers),
-            Criteria {
-                threshold_pct: args.verdict.threshold,
-                instr_threshold_pct: args.verdict.instr_threshold,
-                nps_comparable: true,
-                toolchain_comparable: true,
-                same_binary: true,
-            },
+            Criteria::local(args.verdict.threshold, args.verdict.instr_threshold, true),
         );
         Ok(comparison_outcome(&comparison, args.output.format))
     }
@@ -419,12 +407,19 @@ impl Lab {
         };
         let (plan, _) = self.plan(&measure)?;
         let measurement = measure_single(&subject, &plan, &self.paths, &self.progress)?;
+        let toolchain = Toolchain::current(&self.paths.workdir)?;
+        let machine = Machine::current();
+        let setting = comparability((&stored.machine, &stored.toolchain), (&machine, &toolchain));
         let criteria = Criteria {
-            threshold_pct: request.verdict.threshold,
-            instr_threshold_pct: request.verdict.instr_threshold,
-            nps_comparable: stored.machine == Machine::current(),
-            toolchain_comparable: stored.toolchain == Toolchain::current(&self.paths.workdir)?,
-            same_binary: false,
+            nps_comparable: setting.nps,
+            toolchain_comparable: setting.toolchain,
+            machine_differences: setting.differences,
+            machine_unknown: setting.unknown,
+            ..Criteria::local(
+                request.verdict.threshold,
+                request.verdict.instr_threshold,
+                false,
+            )
         };
         let comparison = compare(
             "baseline-check",

@@ -8,7 +8,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use serde::{Deserialize, Serialize};
 
 use crate::machine::{Machine, Toolchain};
-use crate::measure::Measurement;
+use crate::measure::{Invalid, Measurement};
 use crate::paths::{write_atomically, LabPaths};
 
 /// Bumped whenever a field changes meaning or disappears; older files are then refused.
@@ -62,11 +62,84 @@ pub fn load(path: &Path) -> Result<Baseline> {
         ),
         None => bail!("baseline {} is corrupt: no schema_version", path.display()),
     }
-    let corrupt =
-        |e: &dyn std::fmt::Display| anyhow!("baseline {} is corrupt: {e}", path.display());
-    let baseline: Baseline = serde_json::from_value(value).map_err(|e| corrupt(&e))?;
-    baseline.measurement.validate().map_err(|e| corrupt(&e))?;
+    let baseline: Baseline = serde_json::from_value(value)
+        .map_err(|e| anyhow!("baseline {} is corrupt: {e}", path.display()))?;
+    baseline.validate().map_err(|invalid| {
+        anyhow!(
+            "baseline {} is invalid: field `{}`: {}",
+            path.display(),
+            invalid.field,
+            invalid.problem
+        )
+    })?;
     Ok(baseline)
+}
+
+/// Most measurement rounds a stored baseline may ask `baseline check` to repeat.
+pub const MAX_ROUNDS: u32 = 10_000;
+/// Deepest bench a stored baseline may ask for (the engine's own limit on search depth).
+pub const MAX_DEPTH: u32 = 64;
+
+impl Baseline {
+    /// Checks every field that figures or a later `baseline check` rely on; the error names it.
+    pub fn validate(&self) -> Result<(), Invalid> {
+        let invalid = |field: &str, problem: String| Invalid {
+            field: field.to_string(),
+            problem,
+        };
+        if self.name.is_empty() {
+            return Err(invalid("name", "empty".to_string()));
+        }
+        if self.machine.cores == 0 {
+            return Err(invalid("machine.cores", "0 cores".to_string()));
+        }
+        if self.toolchain.rustc.trim().is_empty() {
+            return Err(invalid("toolchain.rustc", "empty".to_string()));
+        }
+        let settings = &self.settings;
+        if !(2..=MAX_ROUNDS).contains(&settings.rounds) {
+            return Err(invalid(
+                "settings.rounds",
+                format!(
+                    "{}: a measurement has 2 to {MAX_ROUNDS} rounds (the signature check needs two)",
+                    settings.rounds
+                ),
+            ));
+        }
+        if !(1..=MAX_DEPTH).contains(&settings.instr_depth) {
+            return Err(invalid(
+                "settings.instr_depth",
+                format!(
+                    "{}: a bench depth is 1 to {MAX_DEPTH}",
+                    settings.instr_depth
+                ),
+            ));
+        }
+        if let Some(depth) = settings.depth.filter(|d| !(1..=MAX_DEPTH).contains(d)) {
+            return Err(invalid(
+                "settings.depth",
+                format!("{depth}: a bench depth is 1 to {MAX_DEPTH}"),
+            ));
+        }
+        if let Some(index) = settings.features.iter().position(|f| f.trim().is_empty()) {
+            return Err(invalid(
+                &format!("settings.features[{index}]"),
+                "an empty feature name".to_string(),
+            ));
+        }
+        self.measurement.validate().map_err(|inner| Invalid {
+            field: format!("measurement.{}", inner.field),
+            problem: inner.problem,
+        })?;
+        let runs = self.measurement.runs_time_ns.len();
+        if runs != settings.rounds as usize {
+            return Err(invalid(
+                "measurement.runs_time_ns",
+                format!("{runs} runs, but settings.rounds is {}", settings.rounds),
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// Writes through a temporary sibling and a rename, so readers never see half a file.

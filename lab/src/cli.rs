@@ -22,7 +22,7 @@ Exit codes:
 ///
 /// Builds the engine of any git revision (or the uncommitted WORKTREE) in a cache under
 /// target/lab/, runs `squall bench --json` and reports the node signature, NPS with a
-/// bootstrap confidence interval, callgrind instruction counts and eval-exit rates.
+/// confidence interval over rounds, callgrind instruction counts and eval-exit rates.
 #[derive(Debug, Parser)]
 #[command(name = "lab", version, after_help = EXIT_CODES_HELP)]
 pub struct Cli {
@@ -190,7 +190,7 @@ pub enum BaselineCommand {
         #[arg(long, default_value = "HEAD")]
         rev: String,
         /// NPS runs of the revision (default: as many as the baseline has).
-        #[arg(long, value_parser = clap::value_parser!(u32).range(2..))]
+        #[arg(long, value_parser = clap::value_parser!(u32).range(2..=10_000))]
         rounds: Option<u32>,
         /// Skip the callgrind instruction count.
         #[arg(long)]
@@ -214,15 +214,17 @@ pub enum BaselineCommand {
 #[derive(Debug, Clone, Args)]
 pub struct MeasureArgs {
     /// Measurement rounds. `compare` runs each round as a pair, alternating A B, B A, ...
-    /// (ABBA order); `bench` and `baseline save` run the binary once per round.
-    #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(2..))]
+    /// (ABBA order); `bench` and `baseline save` run the binary once per round. The speed
+    /// interval takes the rounds as its sample: below 4 it is too wide to detect much (a
+    /// warning says so).
+    #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(2..=10_000))]
     pub rounds: u32,
     /// Bench depth for the signature and NPS runs (default: the engine's own default).
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64))]
     pub depth: Option<u32>,
     /// Bench depth of the callgrind run per binary (a second run at depth 1 measures start-up
     /// work, which is subtracted from the per-node figure).
-    #[arg(long, default_value_t = 6)]
+    #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(1..=64))]
     pub instr_depth: u32,
     /// Skip the callgrind instruction count.
     #[arg(long)]
@@ -247,11 +249,29 @@ pub struct MeasureArgs {
 #[derive(Debug, Clone, Copy, Args)]
 pub struct VerdictArgs {
     /// Smallest slowdown, in percent of time per node, that counts as a regression.
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, default_value_t = 1.0, value_parser = parse_threshold)]
     pub threshold: f64,
     /// Smallest change of instructions per node, in percent, that is flagged.
-    #[arg(long, default_value_t = 0.5)]
+    #[arg(long, default_value_t = 0.5, value_parser = parse_threshold)]
     pub instr_threshold: f64,
+}
+
+/// A threshold in percent: finite and not negative (NaN or infinity would switch the verdict
+/// off without a word).
+pub fn parse_threshold(text: &str) -> Result<f64, String> {
+    let value: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{text}' is not a number (a percentage such as 1 or 0.5)"))?;
+    if !value.is_finite() {
+        return Err(format!("'{text}' is not a finite percentage"));
+    }
+    if value < 0.0 {
+        return Err(format!(
+            "'{text}' is negative: a threshold is a size, 0 or more"
+        ));
+    }
+    Ok(value)
 }
 
 #[derive(Debug, Clone, Copy, Args)]

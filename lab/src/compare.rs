@@ -5,15 +5,14 @@ use serde::Serialize;
 use crate::measure::{EngineRecord, Instructions, Measurement, RevisionRecord};
 use crate::run::{EvalCounters, Exits, TierCounts};
 use crate::stats::{
-    bootstrap_clustered_median, classify, paired_ratios, Estimate, Verdict, BOOTSTRAP_RESAMPLES,
-    BOOTSTRAP_SEED,
+    classify, paired_ratios, round_ratio_interval, Estimate, Verdict, MIN_ROUNDS_FOR_CI,
 };
 
 /// Version of the lab's own JSON output (docs/lab-json.md).
-pub const LAB_JSON_SCHEMA_VERSION: u32 = 1;
+pub const LAB_JSON_SCHEMA_VERSION: u32 = 2;
 const CONFIDENCE: f64 = 0.95;
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Criteria {
     pub threshold_pct: f64,
     pub instr_threshold_pct: f64,
@@ -25,6 +24,25 @@ pub struct Criteria {
     /// True when A and B are one binary run two ways (`lab tiers`): their trees may differ by
     /// design, so the node ratio is a note and a changed signature no warning.
     pub same_binary: bool,
+    /// Why NPS is not comparable (a baseline's machine or toolchain), one entry per setting.
+    pub machine_differences: Vec<String>,
+    /// Settings the baseline did not record.
+    pub machine_unknown: Vec<String>,
+}
+
+impl Criteria {
+    /// Both sides measured here and now, by this toolchain.
+    pub fn local(threshold_pct: f64, instr_threshold_pct: f64, same_binary: bool) -> Self {
+        Self {
+            threshold_pct,
+            instr_threshold_pct,
+            nps_comparable: true,
+            toolchain_comparable: true,
+            same_binary,
+            machine_differences: Vec::new(),
+            machine_unknown: Vec::new(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -271,7 +289,9 @@ fn summarize_eval(eval: &EvalCounters) -> EvalSummary {
     let total = if eval.calls > 0 {
         eval.calls
     } else {
-        exits.iter().sum()
+        exits
+            .iter()
+            .fold(0u64, |sum, count| sum.saturating_add(*count))
     };
     EvalSummary {
         calls: eval.calls,
@@ -282,7 +302,9 @@ fn summarize_eval(eval: &EvalCounters) -> EvalSummary {
             .iter()
             .enumerate()
             .map(|(bucket, counts)| {
-                let total = counts.iter().sum();
+                let total = counts
+                    .iter()
+                    .fold(0u64, |sum, count| sum.saturating_add(*count));
                 BucketSummary {
                     bucket,
                     exits: *counts,
@@ -304,19 +326,19 @@ pub fn compare(
 ) -> Comparison {
     let a_summary = summarize(a_label, a);
     let b_summary = summarize(b_label, b);
-    let signature = compare_signatures(a, b, criteria);
-    let speed = compare_speed(a, b, &a_summary, &b_summary, criteria);
-    let instructions = compare_instructions(a, b, signature.changed, criteria);
+    let signature = compare_signatures(a, b, &criteria);
+    let speed = compare_speed(a, b, &a_summary, &b_summary, &criteria);
+    let instructions = compare_instructions(a, b, signature.changed, &criteria);
     let eval_deltas = eval_deltas(&a_summary.eval, &b_summary.eval);
     let verdict = overall_verdict(speed.verdict, instructions.verdict);
-    let notes = notes(&signature, criteria);
+    let notes = notes(&signature, &criteria);
     let warnings = warnings(
         &signature,
         &speed,
         &instructions,
         &a_summary,
         &b_summary,
-        criteria,
+        &criteria,
     );
     Comparison {
         schema_version: LAB_JSON_SCHEMA_VERSION,
@@ -336,7 +358,11 @@ pub fn compare(
     }
 }
 
-fn compare_signatures(a: &Measurement, b: &Measurement, criteria: Criteria) -> SignatureComparison {
+fn compare_signatures(
+    a: &Measurement,
+    b: &Measurement,
+    criteria: &Criteria,
+) -> SignatureComparison {
     SignatureComparison {
         a: a.signature,
         b: b.signature,
@@ -361,7 +387,7 @@ fn compare_speed(
     b: &Measurement,
     a_summary: &SideSummary,
     b_summary: &SideSummary,
-    criteria: Criteria,
+    criteria: &Criteria,
 ) -> SpeedComparison {
     let (pairing, ratios) = if same_positions(a, b) {
         (
@@ -380,9 +406,10 @@ fn compare_speed(
             ),
         )
     };
-    let cost_ratio = ratios.iter().any(|round| !round.is_empty()).then(|| {
-        bootstrap_clustered_median(&ratios, BOOTSTRAP_RESAMPLES, CONFIDENCE, BOOTSTRAP_SEED)
-    });
+    let cost_ratio = ratios
+        .iter()
+        .any(|round| !round.is_empty())
+        .then(|| round_ratio_interval(&ratios, CONFIDENCE));
     let verdict = match (criteria.nps_comparable, &cost_ratio) {
         (true, Some(estimate)) => classify(estimate, criteria.threshold_pct),
         _ => Verdict::NoChange,
@@ -390,7 +417,7 @@ fn compare_speed(
     SpeedComparison {
         comparable: criteria.nps_comparable,
         pairing,
-        nps_change_pct: cost_ratio.map(|estimate| percent_change(1.0 / estimate.median)),
+        nps_change_pct: cost_ratio.map(|estimate| percent_change(1.0 / estimate.estimate)),
         cost_ratio,
         nps_ratio: Some(b_summary.nps.median / a_summary.nps.median),
         verdict,
@@ -409,7 +436,7 @@ fn compare_instructions(
     a: &Measurement,
     b: &Measurement,
     signature_changed: bool,
-    criteria: Criteria,
+    criteria: &Criteria,
 ) -> InstructionsComparison {
     // Counts taken at different depths measure different searches: not comparable.
     let totals = match (measured(&a.instructions), measured(&b.instructions)) {
@@ -479,7 +506,7 @@ fn overall_verdict(speed: Verdict, instructions: Verdict) -> Verdict {
     }
 }
 
-fn notes(signature: &SignatureComparison, criteria: Criteria) -> Vec<String> {
+fn notes(signature: &SignatureComparison, criteria: &Criteria) -> Vec<String> {
     if !criteria.same_binary {
         return Vec::new();
     }
@@ -498,7 +525,7 @@ fn warnings(
     instructions: &InstructionsComparison,
     a: &SideSummary,
     b: &SideSummary,
-    criteria: Criteria,
+    criteria: &Criteria,
 ) -> Vec<String> {
     let mut warnings = Vec::new();
     if signature.changed && !criteria.same_binary {
@@ -516,9 +543,36 @@ fn warnings(
         ));
     }
     if !criteria.nps_comparable {
-        warnings.push(
-            "NPS is not comparable: the baseline was measured on another machine.".to_string(),
-        );
+        let why = if criteria.machine_differences.is_empty() {
+            "the baseline was measured on another machine".to_string()
+        } else {
+            format!(
+                "the baseline was measured in another setting ({})",
+                criteria.machine_differences.join("; ")
+            )
+        };
+        warnings.push(format!(
+            "NPS is not comparable: {why}. Speed is shown but not judged."
+        ));
+    }
+    if !criteria.machine_unknown.is_empty() {
+        warnings.push(format!(
+            "The baseline does not record {}: NPS is compared as if they matched; save the \
+             baseline again to record them.",
+            criteria.machine_unknown.join(", ")
+        ));
+    }
+    if let Some(estimate) = &speed.cost_ratio {
+        if estimate.rounds < MIN_ROUNDS_FOR_CI {
+            warnings.push(format!(
+                "Only {} rounds: the speed interval is a t interval on {} degree{} of freedom, \
+                 valid but too wide to detect any but gross changes. Use --rounds {} or more.",
+                estimate.rounds,
+                estimate.df,
+                if estimate.df == 1 { "" } else { "s" },
+                MIN_ROUNDS_FOR_CI
+            ));
+        }
     }
     if !criteria.toolchain_comparable {
         warnings.push(

@@ -4,7 +4,7 @@ use std::path::Path;
 use std::thread;
 use std::time::Duration;
 
-use anyhow::{bail, Result};
+use anyhow::{anyhow, bail, Result};
 use serde::{Deserialize, Serialize};
 
 use crate::build::EngineBinary;
@@ -96,6 +96,34 @@ pub struct InstructionCount {
 }
 
 impl Instructions {
+    fn validate(&self) -> std::result::Result<(), Invalid> {
+        let Instructions::Measured {
+            depth,
+            total,
+            nodes,
+            base,
+        } = self
+        else {
+            return Ok(());
+        };
+        let count = |field: &str, depth: u32, total: u64, nodes: u64| {
+            if depth == 0 {
+                Err(invalid(format!("{field}depth"), "0 is not a search depth"))
+            } else if total == 0 {
+                Err(invalid(format!("{field}total"), "0 instructions"))
+            } else if nodes == 0 {
+                Err(invalid(format!("{field}nodes"), "0 nodes"))
+            } else {
+                Ok(())
+            }
+        };
+        count("instructions.", *depth, *total, *nodes)?;
+        match base {
+            Some(base) => count("instructions.base.", base.depth, base.total, base.nodes),
+            None => Ok(()),
+        }
+    }
+
     /// Instructions per searched node: the marginal cost between the reference run and the
     /// measured one when there is a reference, the plain ratio otherwise.
     pub fn per_node(&self) -> Option<f64> {
@@ -115,34 +143,171 @@ impl Instructions {
     }
 }
 
+/// One node in under a nanosecond is no chess engine but a timer that read zero or garbage.
+pub const MAX_PLAUSIBLE_NPS: f64 = 1e9;
+
+/// A field of a measurement that cannot be right, named by its path (`runs_time_ns[2][5]`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Invalid {
+    pub field: String,
+    pub problem: String,
+}
+
+impl std::fmt::Display for Invalid {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.field, self.problem)
+    }
+}
+
+impl std::error::Error for Invalid {}
+
+fn invalid(field: impl Into<String>, problem: impl Into<String>) -> Invalid {
+    Invalid {
+        field: field.into(),
+        problem: problem.into(),
+    }
+}
+
+/// Checks one position's figures: a search that visits nodes takes positive time, and no
+/// engine searches a node per nanosecond or faster. A position without a legal move (mate or
+/// stalemate at the root) is searched in 0 nodes.
+fn check_timing(nodes: u64, time_ns: u64) -> std::result::Result<(), String> {
+    if nodes == 0 {
+        return Ok(());
+    }
+    if time_ns == 0 {
+        return Err(format!(
+            "{nodes} nodes in 0 ns: a search takes positive time (is the engine's timer broken?)"
+        ));
+    }
+    let nps = nodes as f64 * 1e9 / time_ns as f64;
+    if nps > MAX_PLAUSIBLE_NPS {
+        return Err(format!(
+            "{nodes} nodes in {time_ns} ns is {nps:.3e} NPS, more than the plausible {MAX_PLAUSIBLE_NPS:.0e}"
+        ));
+    }
+    Ok(())
+}
+
+/// Refuses a bench report whose timings or node counts cannot be a measurement, naming the
+/// position; a zero timer would otherwise give an absurd NPS and a confident verdict.
+pub fn check_report(report: &BenchReport) -> std::result::Result<(), Invalid> {
+    for (index, position) in report.positions.iter().enumerate() {
+        check_timing(position.nodes, position.time_ns).map_err(|problem| {
+            invalid(
+                format!("position {} ({})", index + 1, position.fen),
+                problem,
+            )
+        })?;
+    }
+    if report.totals.nodes == 0 {
+        return Err(invalid("totals.nodes", "0: the bench searched nothing"));
+    }
+    if report.totals.time_ns == 0 {
+        return Err(invalid(
+            "totals.time_ns",
+            "0 ns: a bench takes positive time",
+        ));
+    }
+    Ok(())
+}
+
 impl Measurement {
-    /// Checks the shape a stored measurement must have before figures are derived from it.
-    pub fn validate(&self) -> Result<()> {
-        if self.positions.is_empty() || self.runs_time_ns.is_empty() {
-            bail!("no positions or no runs");
+    /// Checks every field a stored measurement must get right before figures are derived from
+    /// it; the error names the field.
+    pub fn validate(&self) -> std::result::Result<(), Invalid> {
+        let revision = &self.revision;
+        // Git object ids (SHA-1 or SHA-256) and build keys: hex digits only.
+        let is_id =
+            |id: &str| (1..=128).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_hexdigit());
+        for (field, id) in [
+            ("revision.tree", Some(&revision.tree)),
+            ("revision.binary_key", Some(&revision.binary_key)),
+            ("revision.commit", revision.commit.as_ref()),
+        ] {
+            if let Some(id) = id.filter(|id| !is_id(id)) {
+                return Err(invalid(field, format!("{id:?} is not a hex object id")));
+            }
         }
-        if let Some(run) = self
-            .runs_time_ns
-            .iter()
-            .find(|run| run.len() != self.positions.len())
-        {
-            bail!(
-                "a run has {} timings for {} positions",
-                run.len(),
-                self.positions.len()
-            );
+        if self.depth == 0 {
+            return Err(invalid("depth", "0 is not a search depth"));
         }
-        let nodes: u64 = self.positions.iter().map(|p| p.nodes).sum();
+        if self.positions.is_empty() {
+            return Err(invalid("positions", "no positions"));
+        }
+        let mut nodes: u64 = 0;
+        for (index, position) in self.positions.iter().enumerate() {
+            nodes = nodes.checked_add(position.nodes).ok_or_else(|| {
+                invalid(
+                    format!("positions[{index}].nodes"),
+                    "the node total overflows",
+                )
+            })?;
+        }
+        if nodes == 0 {
+            return Err(invalid("signature", "0: the bench searched nothing"));
+        }
         if nodes != self.signature {
-            bail!(
-                "signature {} is not the sum of the positions' nodes ({nodes})",
-                self.signature
-            );
+            return Err(invalid(
+                "signature",
+                format!(
+                    "{} is not the sum of the positions' nodes ({nodes})",
+                    self.signature
+                ),
+            ));
         }
-        if self.eval.by_material_bucket.len() != 8 || self.eval.by_side_buckets.len() != 8 {
-            bail!("eval buckets are not 8 rows");
+        if self.runs_time_ns.len() < 2 {
+            return Err(invalid(
+                "runs_time_ns",
+                format!(
+                    "{} runs; a measurement has at least two (the signature check)",
+                    self.runs_time_ns.len()
+                ),
+            ));
         }
-        Ok(())
+        for (run_index, run) in self.runs_time_ns.iter().enumerate() {
+            if run.len() != self.positions.len() {
+                return Err(invalid(
+                    format!("runs_time_ns[{run_index}]"),
+                    format!(
+                        "a run has {} timings for {} positions",
+                        run.len(),
+                        self.positions.len()
+                    ),
+                ));
+            }
+            let mut total: u64 = 0;
+            for (index, (time, position)) in run.iter().zip(&self.positions).enumerate() {
+                let field = format!("runs_time_ns[{run_index}][{index}]");
+                check_timing(position.nodes, *time).map_err(|problem| invalid(&field, problem))?;
+                total = total
+                    .checked_add(*time)
+                    .ok_or_else(|| invalid(&field, "the run's total time overflows"))?;
+            }
+        }
+        let eval = &self.eval;
+        if eval.by_material_bucket.len() != 8 {
+            return Err(invalid(
+                "eval.by_material_bucket",
+                format!("{} rows; the protocol has 8", eval.by_material_bucket.len()),
+            ));
+        }
+        if eval.by_side_buckets.len() != 8 {
+            return Err(invalid(
+                "eval.by_side_buckets",
+                format!("{} rows; the protocol has 8", eval.by_side_buckets.len()),
+            ));
+        }
+        if let Some(row) = eval.by_side_buckets.iter().position(|row| row.len() != 8) {
+            return Err(invalid(
+                format!("eval.by_side_buckets[{row}]"),
+                format!(
+                    "{} columns; the protocol has 8",
+                    eval.by_side_buckets[row].len()
+                ),
+            ));
+        }
+        self.instructions.validate()
     }
 
     pub fn median_nps(&self) -> f64 {
@@ -152,7 +317,11 @@ impl Measurement {
     pub fn run_nps(&self) -> Vec<f64> {
         self.runs_time_ns
             .iter()
-            .map(|run| self.signature as f64 * 1e9 / run.iter().sum::<u64>().max(1) as f64)
+            .map(|run| {
+                // Summed as floats: an unvalidated run must not overflow.
+                let total: f64 = run.iter().map(|time| *time as f64).sum();
+                self.signature as f64 * 1e9 / total.max(1.0)
+            })
             .collect()
     }
 
@@ -182,6 +351,22 @@ struct Runs<'a> {
     reports: Vec<BenchReport>,
 }
 
+impl Plan {
+    /// Two runs at least: the signature check compares them.
+    fn check(&self) -> Result<()> {
+        if self.rounds < 2 {
+            bail!(
+                "{} rounds: a measurement needs at least two (the signature check)",
+                self.rounds
+            );
+        }
+        if self.instructions && self.instr_depth == 0 {
+            bail!("instruction depth 0: the engine's bench needs a depth of at least 1");
+        }
+        Ok(())
+    }
+}
+
 impl<'a> Runs<'a> {
     fn new(subject: &'a Subject<'a>, plan: &Plan) -> Self {
         let runner = BenchRunner {
@@ -200,6 +385,13 @@ impl<'a> Runs<'a> {
 
     fn run_once(&mut self) -> Result<&BenchReport> {
         let report = self.runner.run()?;
+        check_report(&report).map_err(|problem| {
+            anyhow!(
+                "invalid measurement of {} {}: {problem}",
+                self.subject.label,
+                self.subject.revision.short_name()
+            )
+        })?;
         if let Some(first) = self.reports.first() {
             check_same_search(self.subject, first, &report)?;
         }
@@ -208,12 +400,11 @@ impl<'a> Runs<'a> {
     }
 
     fn finish(self, instructions: Instructions) -> Result<Measurement> {
-        let first = self
-            .reports
-            .first()
-            .expect("a plan has at least two rounds");
+        let Some(first) = self.reports.first() else {
+            bail!("no bench run was made: a plan has at least two rounds");
+        };
         let revision = self.subject.revision;
-        Ok(Measurement {
+        let measurement = Measurement {
             revision: RevisionRecord {
                 spec: revision.spec.clone(),
                 commit: revision.commit.map(|c| c.to_string()),
@@ -243,7 +434,15 @@ impl<'a> Runs<'a> {
                 .collect(),
             eval: first.eval.clone(),
             instructions,
-        })
+        };
+        measurement.validate().map_err(|problem| {
+            anyhow!(
+                "invalid measurement of {} {}: {problem}",
+                self.subject.label,
+                self.subject.revision.short_name()
+            )
+        })?;
+        Ok(measurement)
     }
 }
 
@@ -276,6 +475,7 @@ pub fn measure_pair(
     paths: &LabPaths,
     progress: &Progress,
 ) -> Result<(Measurement, Measurement)> {
+    plan.check()?;
     let mut a_runs = Runs::new(a, plan);
     let mut b_runs = Runs::new(b, plan);
     let task = progress.counter(u64::from(plan.rounds) * 2, "measuring NPS (ABBA)");
@@ -315,6 +515,7 @@ pub fn measure_single(
     paths: &LabPaths,
     progress: &Progress,
 ) -> Result<Measurement> {
+    plan.check()?;
     let mut runs = Runs::new(subject, plan);
     let task = progress.counter(u64::from(plan.rounds), "measuring NPS");
     for round in 0..plan.rounds {
@@ -428,6 +629,17 @@ fn run_callgrind(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn timings_must_be_possible() {
+        assert_eq!(check_timing(5000, 1_000_000), Ok(()));
+        // Mate or stalemate at the root: no nodes, whatever the clock says.
+        assert_eq!(check_timing(0, 0), Ok(()));
+        assert_eq!(check_timing(0, 600), Ok(()));
+        assert!(check_timing(5000, 0).unwrap_err().contains("0 ns"));
+        assert!(check_timing(5000, 4999).unwrap_err().contains("NPS"));
+        assert_eq!(check_timing(5000, 5000), Ok(()));
+    }
 
     #[test]
     fn per_node_instructions_exclude_start_up_work() {

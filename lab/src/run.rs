@@ -164,7 +164,13 @@ fn validate(report: &BenchReport) -> Result<()> {
     if report.positions.is_empty() {
         bail!("the engine's bench reported no positions");
     }
-    let position_nodes: u64 = report.positions.iter().map(|p| p.nodes).sum();
+    let Some(position_nodes) = report
+        .positions
+        .iter()
+        .try_fold(0u64, |sum, p| sum.checked_add(p.nodes))
+    else {
+        bail!("the engine's bench positions' node counts overflow");
+    };
     if position_nodes != report.totals.nodes {
         bail!(
             "the engine's bench totals.nodes ({}) is not the sum of its positions' nodes ({position_nodes})",

@@ -321,3 +321,108 @@ fn concurrent_runs_share_the_cache_safely() {
         .iter()
         .all(|name| !name.starts_with(".tmp")));
 }
+
+#[test]
+fn an_engine_whose_timer_reads_zero_is_an_invalid_measurement() {
+    let repo = FakeRepo::new();
+    repo.commit_constant("ZERO_TIME", "true");
+    // Against itself (every pair dropped) and against a sound engine (infinite NPS).
+    for (a, invalid_side) in [("HEAD", "A"), ("HEAD~1", "B")] {
+        let run = repo.lab(&["compare", a, "HEAD", "--rounds", "2", "--no-instructions"]);
+        assert_eq!(run.code, 2, "{run}");
+        assert!(run.stdout.is_empty(), "no verdict is printed: {run}");
+        assert!(
+            run.stderr
+                .contains(&format!("invalid measurement of {invalid_side} HEAD ("))
+                && run.stderr.contains("position 1 (fake position 0)")
+                && run.stderr.contains("0 ns"),
+            "names the revision, the position and the figure: {run}"
+        );
+    }
+    let bench = repo.lab(&["bench", "HEAD", "--rounds", "2", "--no-instructions"]);
+    assert_eq!(bench.code, 2, "{bench}");
+    assert!(
+        bench.stderr.contains("invalid measurement of A HEAD"),
+        "{bench}"
+    );
+}
+
+#[test]
+fn thresholds_must_be_finite_and_not_negative() {
+    let repo = FakeRepo::new();
+    for flag in ["--threshold", "--instr-threshold"] {
+        for value in ["NaN", "inf", "-inf", "-1", "ten"] {
+            let run = repo.lab(&["compare", "HEAD", "HEAD", &format!("{flag}={value}")]);
+            assert_eq!(run.code, 2, "{flag} {value}: {run}");
+            assert!(
+                run.stderr.contains(flag) && run.stderr.contains(value),
+                "names the flag and value: {run}"
+            );
+        }
+    }
+    let check = repo.lab(&["baseline", "check", "main", "--threshold", "nan"]);
+    assert_eq!(check.code, 2, "{check}");
+    assert!(check.stderr.contains("not a finite percentage"), "{check}");
+}
+
+#[test]
+fn zero_depths_are_refused_before_anything_runs() {
+    let repo = FakeRepo::new();
+    for flag in ["--instr-depth", "--depth"] {
+        let run = repo.lab(&["compare", "HEAD", "HEAD", flag, "0"]);
+        assert_eq!(run.code, 2, "{run}");
+        assert!(run.stderr.contains(flag), "{run}");
+    }
+}
+
+#[test]
+fn the_speed_line_gives_rounds_as_the_sample_and_warns_below_four() {
+    let repo = FakeRepo::new();
+    let run = repo.lab(&[
+        "compare",
+        "HEAD",
+        "HEAD",
+        "--rounds",
+        "3",
+        "--no-instructions",
+        "--threshold",
+        "50",
+        "--format",
+        "json",
+    ]);
+    assert_ne!(run.code, 2, "{run}");
+    let report = run.json();
+    let ratio = &report["speed"]["cost_ratio"];
+    assert_eq!(ratio["rounds"], 3, "{run}");
+    assert_eq!(ratio["df"], 2, "{run}");
+    assert_eq!(ratio["pairs"], 24, "{run}");
+    let (low, high) = (
+        ratio["ci_low"].as_f64().unwrap(),
+        ratio["ci_high"].as_f64().unwrap(),
+    );
+    let estimate = ratio["estimate"].as_f64().unwrap();
+    assert!(low <= estimate && estimate <= high, "{run}");
+    assert!(
+        report["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w.as_str().unwrap().starts_with("Only 3 rounds")),
+        "{run}"
+    );
+    let text = repo.lab(&[
+        "compare",
+        "HEAD",
+        "HEAD",
+        "--rounds",
+        "3",
+        "--no-instructions",
+        "--threshold",
+        "50",
+    ]);
+    assert!(
+        text.stdout
+            .contains("t over 3 rounds; 24 per-position pairs"),
+        "{text}"
+    );
+}

@@ -1,8 +1,9 @@
 //! `--format markdown`: for a CI job summary or a pull-request comment.
 
 use super::{
-    bucket_rows, comparison_rows, describe_settings, exit_rate_rows, instructions_line,
-    side_exit_rows, side_rows, speed_line, verdict_line, verdict_word, BaselineOutput, Report,
+    bucket_rows, comparison_rows, describe_machine, describe_settings, exit_rate_rows,
+    instructions_line, side_exit_rows, side_rows, speed_line, verdict_line, verdict_word,
+    BaselineOutput, Report,
 };
 use crate::compare::{Comparison, SideSummary};
 
@@ -97,11 +98,10 @@ fn render_side(side: &SideSummary) -> String {
 
 fn render_baseline(baseline: &BaselineOutput) -> String {
     format!(
-        "## baseline `{}`: `{}`\n\nmachine: {} ({} cores); toolchain: {}; {}\n\n{}",
+        "## baseline `{}`: `{}`\n\nmachine: {}; toolchain: {}; {}\n\n{}",
         baseline.name,
         baseline.revision.revision.spec,
-        baseline.machine.cpu_model,
-        baseline.machine.cores,
+        describe_machine(&baseline.machine),
         baseline.toolchain.rustc.lines().next().unwrap_or_default(),
         describe_settings(&baseline.settings, baseline.revision.depth),
         render_side(&baseline.revision)

@@ -65,11 +65,19 @@ pub fn comparison_rows(comparison: &Comparison) -> Vec<[String; 4]> {
             "same".to_string()
         },
     ];
+    // Timings from another machine are not a result: their change is not printed as one.
+    let timing_change = |ratio: f64| {
+        if comparison.speed.comparable {
+            ratio_change(ratio)
+        } else {
+            NOT_COMPARABLE.to_string()
+        }
+    };
     let time_per_node = [
         "time per node".to_string(),
         format!("{:.1} ns", a.time_per_node_ns),
         format!("{:.1} ns", b.time_per_node_ns),
-        ratio_change(b.time_per_node_ns / a.time_per_node_ns),
+        timing_change(b.time_per_node_ns / a.time_per_node_ns),
     ];
     let nps = [
         format!("NPS (median of {} / {})", a.runs, b.runs),
@@ -78,7 +86,7 @@ pub fn comparison_rows(comparison: &Comparison) -> Vec<[String; 4]> {
         comparison
             .speed
             .nps_ratio
-            .map_or_else(String::new, ratio_change),
+            .map_or_else(String::new, timing_change),
     ];
     let instructions = [
         instructions_label(a, b),
@@ -104,7 +112,7 @@ pub fn comparison_rows(comparison: &Comparison) -> Vec<[String; 4]> {
             "bench time (to depth, median)".to_string(),
             seconds(a.bench_time_ms),
             seconds(b.bench_time_ms),
-            ratio_change(b.bench_time_ms / a.bench_time_ms),
+            timing_change(b.bench_time_ms / a.bench_time_ms),
         ];
         vec![
             time_per_node,
@@ -167,30 +175,41 @@ fn instructions_label(a: &SideSummary, b: &SideSummary) -> String {
     }
 }
 
+/// The change column of a timing figure measured on another machine.
+pub const NOT_COMPARABLE: &str = "not comparable";
+
+/// The interval's sample size is the rounds: every pair of a round shares its machine state.
 pub fn speed_line(comparison: &Comparison) -> String {
     let speed = &comparison.speed;
     let Some(ratio) = speed.cost_ratio else {
         return "Speed: no paired timings".to_string();
     };
-    let mut line = format!(
-        "Speed: B/A time per node {:.4} (95% CI {:.4} – {:.4}, {} {} pairs), paired NPS change {}",
-        ratio.median,
-        ratio.ci_low,
-        ratio.ci_high,
-        ratio.samples,
+    if !speed.comparable {
+        return format!(
+            "Speed: not comparable, not judged (the baseline was measured in another setting; \
+             see the warning). B/A time per node {:.4} over {} rounds, for reference only",
+            ratio.estimate, ratio.rounds
+        );
+    }
+    let confidence = (ratio.confidence * 100.0).round();
+    let interval = if ratio.ci_low.is_finite() && ratio.ci_high.is_finite() {
+        format!(
+            "{confidence}% CI {:.4} – {:.4}, t over {} rounds",
+            ratio.ci_low, ratio.ci_high, ratio.rounds
+        )
+    } else {
+        format!("no CI from {} round", ratio.rounds)
+    };
+    format!(
+        "Speed: B/A time per node {:.4} ({interval}; {} {} pairs), paired NPS change {} → {} \
+         (threshold {}%)",
+        ratio.estimate,
+        ratio.pairs,
         speed.pairing,
         speed.nps_change_pct.map_or_else(String::new, signed_pct),
-    );
-    if speed.comparable {
-        line.push_str(&format!(
-            " → {} (threshold {}%)",
-            verdict_word(speed.verdict),
-            comparison.settings.threshold_pct
-        ));
-    } else {
-        line.push_str(" → not judged (different machine)");
-    }
-    line
+        verdict_word(speed.verdict),
+        comparison.settings.threshold_pct
+    )
 }
 
 pub fn instructions_line(comparison: &Comparison) -> String {
@@ -346,6 +365,20 @@ fn pct(fraction: f64) -> String {
     format!("{:.1}%", fraction * 100.0)
 }
 
+/// The machine a baseline was measured on, in one line; settings an older baseline did not
+/// record are said to be so.
+pub fn describe_machine(machine: &Machine) -> String {
+    let setting = |value: &Option<String>| value.as_deref().unwrap_or("not recorded").to_string();
+    format!(
+        "{} ({} cores), kernel {}, transparent huge pages {}, governor {}",
+        machine.cpu_model,
+        machine.cores,
+        setting(&machine.kernel),
+        setting(&machine.transparent_hugepages),
+        setting(&machine.governor)
+    )
+}
+
 /// `measured_depth` is what the engine reported, which tells the depth when it chose its default.
 pub fn describe_settings(settings: &Settings, measured_depth: u32) -> String {
     let depth = match settings.depth {
@@ -393,13 +426,7 @@ mod tests {
             instr_threshold_pct: 0.5,
             positions: None,
         };
-        let criteria = Criteria {
-            threshold_pct: 1.0,
-            instr_threshold_pct: 0.5,
-            nps_comparable: true,
-            toolchain_comparable: true,
-            same_binary: false,
-        };
+        let criteria = Criteria::local(1.0, 0.5, false);
         compare("compare", settings, ("A", &a), ("B", &b), criteria)
     }
 
@@ -433,6 +460,70 @@ mod tests {
         assert!(a.bench_time_ms > 100.0, "{}", a.bench_time_ms);
         assert_eq!(row[1], row[2]);
         assert_eq!(row[3], "+0.00%");
+    }
+
+    #[test]
+    fn timings_from_another_setting_are_not_printed_as_results() {
+        let stored: crate::baseline::Baseline =
+            serde_json::from_str(include_str!("../../../baselines/main.json")).unwrap();
+        let settings = Settings {
+            rounds: 6,
+            depth: None,
+            instr_depth: 6,
+            threshold_pct: 1.0,
+            instr_threshold_pct: 0.5,
+            positions: None,
+        };
+        let mut faster = stored.measurement.clone();
+        for run in &mut faster.runs_time_ns {
+            for time in run.iter_mut() {
+                *time = *time * 9 / 10;
+            }
+        }
+        let criteria = Criteria {
+            nps_comparable: false,
+            machine_differences: vec!["CPU governor: powersave (baseline) vs performance".into()],
+            ..Criteria::local(1.0, 0.5, false)
+        };
+        let comparison = compare(
+            "baseline-check",
+            settings.clone(),
+            ("baseline main", &stored.measurement),
+            ("revision", &faster),
+            criteria,
+        );
+        let rows = comparison_rows(&comparison);
+        for figure in ["NPS", "time per node"] {
+            let row = rows.iter().find(|r| r[0].starts_with(figure)).unwrap();
+            assert_eq!(row[3], NOT_COMPARABLE, "{row:?}");
+        }
+        let line = speed_line(&comparison);
+        assert!(
+            line.starts_with("Speed: not comparable, not judged"),
+            "{line}"
+        );
+        assert!(!line.contains('%') && !line.contains("CI"), "{line}");
+        assert!(comparison.warnings[0].contains("CPU governor: powersave"));
+
+        let local = compare(
+            "compare",
+            settings,
+            ("A", &stored.measurement),
+            ("B", &faster),
+            Criteria::local(1.0, 0.5, false),
+        );
+        let line = speed_line(&local);
+        assert!(
+            line.contains("t over 6 rounds; 222 per-position pairs"),
+            "{line}"
+        );
+        assert!(line.contains("→ improvement"), "{line}");
+        let nps = comparison_rows(&local);
+        assert!(
+            nps.iter()
+                .any(|r| r[0].starts_with("NPS") && r[3] == "+11.11%"),
+            "{nps:?}"
+        );
     }
 
     #[test]

@@ -4,8 +4,9 @@ use comfy_table::presets::UTF8_FULL_CONDENSED;
 use comfy_table::{CellAlignment, Table};
 
 use super::{
-    bucket_rows, comparison_rows, describe_settings, exit_rate_rows, instructions_line,
-    side_exit_rows, side_rows, speed_line, verdict_line, BaselineOutput, BenchOutput, Report,
+    bucket_rows, comparison_rows, describe_machine, describe_settings, exit_rate_rows,
+    instructions_line, side_exit_rows, side_rows, speed_line, verdict_line, BaselineOutput,
+    BenchOutput, Report,
 };
 use crate::compare::{Comparison, SideSummary};
 
@@ -101,7 +102,8 @@ fn describe_side(side: &SideSummary) -> String {
         .commit
         .as_deref()
         .unwrap_or(&side.revision.tree);
-    format!("{} ({})", side.revision.spec, &id[..id.len().min(10)])
+    let short: String = id.chars().take(10).collect();
+    format!("{} ({short})", side.revision.spec)
 }
 
 fn render_side(side: &SideSummary) -> String {
@@ -129,11 +131,10 @@ fn render_bench(bench: &BenchOutput) -> String {
 
 fn render_baseline(baseline: &BaselineOutput) -> String {
     format!(
-        "baseline {}: {}\nmachine: {} ({} cores)\ntoolchain: {}\n{}\n\n{}",
+        "baseline {}: {}\nmachine: {}\ntoolchain: {}\n{}\n\n{}",
         baseline.name,
         describe_side(&baseline.revision),
-        baseline.machine.cpu_model,
-        baseline.machine.cores,
+        describe_machine(&baseline.machine),
         baseline.toolchain.rustc.lines().next().unwrap_or_default(),
         describe_settings(&baseline.settings, baseline.revision.depth),
         render_side(&baseline.revision)
