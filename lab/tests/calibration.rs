@@ -120,6 +120,7 @@ fn file(samples: &Samples, positions: u64, scale: u64) -> CalibrationFile {
             super_lazy: tier(0),
             lazy: tier(1),
         }),
+        lab: None,
     }
 }
 
