@@ -179,7 +179,10 @@ fn option_counters_are_plain_digits_given_once() {
             &["bench", "--depth", "+2"][..],
             "bad --depth `+2`: expected a number 1..=64 (digits only, no sign)",
         ),
-        (&["bench", "--depth", "65"][..], "--depth `65` is out of range"),
+        (
+            &["bench", "--depth", "65"][..],
+            "--depth `65` is out of range",
+        ),
         (
             &["bench", "--hash", "+16"][..],
             "bad --hash `+16`: expected a number 1..=4096",
@@ -189,7 +192,14 @@ fn option_counters_are_plain_digits_given_once() {
             "--depth is given twice",
         ),
         (
-            &["calibrate", "exitrate", "--positions", pool, "--depth", "+1"][..],
+            &[
+                "calibrate",
+                "exitrate",
+                "--positions",
+                pool,
+                "--depth",
+                "+1",
+            ][..],
             "bad --depth `+1`",
         ),
         (
@@ -197,16 +207,37 @@ fn option_counters_are_plain_digits_given_once() {
             "bad --hash `+1`",
         ),
         (
-            &["calibrate", "exitrate", "--positions", pool, "--percentile", "+50"][..],
+            &[
+                "calibrate",
+                "exitrate",
+                "--positions",
+                pool,
+                "--percentile",
+                "+50",
+            ][..],
             "bad --percentile `+50`",
         ),
         (
-            &["calibrate", "exitrate", "--positions", pool, "--positions", pool][..],
+            &[
+                "calibrate",
+                "exitrate",
+                "--positions",
+                pool,
+                "--positions",
+                pool,
+            ][..],
             "--positions is given twice",
         ),
         (&["profile", "--depth", "+1"][..], "bad --depth `+1`"),
         (
-            &["perft", "1", "--fen", Board::STARTPOS, "--fen", Board::STARTPOS][..],
+            &[
+                "perft",
+                "1",
+                "--fen",
+                Board::STARTPOS,
+                "--fen",
+                Board::STARTPOS,
+            ][..],
             "--fen is given twice",
         ),
     ] {

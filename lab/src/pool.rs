@@ -276,7 +276,10 @@ pub fn check_output(out: &Path) -> Result<()> {
     };
     while !dir.exists() {
         if dir.is_symlink() {
-            bail!("--out {shown}: {} is a dangling symbolic link", dir.display());
+            bail!(
+                "--out {shown}: {} is a dangling symbolic link",
+                dir.display()
+            );
         }
         match dir.parent() {
             Some(parent) if !parent.as_os_str().is_empty() => dir = parent.to_path_buf(),

@@ -8,9 +8,8 @@ use std::process::{Command, Output};
 use squall::calibrate::stats::{wilson_interval, Z95};
 use squall::calibrate::Histogram;
 use squall_lab::calibration::data::{
-    merge_shards, Provenance,
-    CalibrationFile, EngineInfo, ExitRate, Histograms, MarginSafety, SparseHistogram, Tally,
-    TierSafety,
+    merge_shards, CalibrationFile, EngineInfo, ExitRate, Histograms, MarginSafety, Provenance,
+    SparseHistogram, Tally, TierSafety,
 };
 use squall_lab::calibration::report::rate_with_interval;
 use squall_lab::calibration::tables;
@@ -490,7 +489,10 @@ impl MarginsRepo {
         assert!(stderr.contains(message), "{args:?}: {stderr}");
         assert_eq!(stderr.lines().count(), 1, "{stderr}");
         assert!(output.stdout.is_empty(), "{}", text(&output));
-        assert!(self.margins() == self.original, "{args:?}: margins.rs changed");
+        assert!(
+            self.margins() == self.original,
+            "{args:?}: margins.rs changed"
+        );
         let beside: Vec<_> = std::fs::read_dir(self.dir.path().join("engine/src/eval"))
             .unwrap()
             .map(|e| e.unwrap().file_name())
@@ -516,7 +518,13 @@ fn tables_refuse_thin_or_empty_histograms() {
     repo.refused(&with_samples(99), &p5, "99 samples): too few samples");
     // One empty bucket among full ones is named.
     let mut one_empty = with_samples(800);
-    one_empty.histograms.as_mut().unwrap().lazy_residual.as_mut().unwrap()[6] = sparse(&[]);
+    one_empty
+        .histograms
+        .as_mut()
+        .unwrap()
+        .lazy_residual
+        .as_mut()
+        .unwrap()[6] = sparse(&[]);
     repo.refused(
         &one_empty,
         &p5,
@@ -547,7 +555,16 @@ fn tables_refuse_bad_percentiles() {
         (&["--lo", "NaN", "--hi", "95"][..], "(got pNaN / p95)"),
         (&["--lo=-1", "--hi", "101"][..], "(got p-1 / p101)"),
         (
-            &["--lo", "5", "--hi", "95", "--king-lo", "0", "--king-hi", "100"][..],
+            &[
+                "--lo",
+                "5",
+                "--hi",
+                "95",
+                "--king-lo",
+                "0",
+                "--king-hi",
+                "100",
+            ][..],
             "(got p0 / p100)",
         ),
         (
@@ -572,7 +589,9 @@ fn tables_refuse_impossible_ranges_and_extreme_margins() {
         repo.refused(
             &bad,
             &p5,
-            &format!("cal.json: histograms: range [{lo}, {hi}) is not a range within [-100000, 100000]"),
+            &format!(
+                "cal.json: histograms: range [{lo}, {hi}) is not a range within [-100000, 100000]"
+            ),
         );
     }
     // Samples beyond the recorded range: the tail percentile is in the underflow.
@@ -585,7 +604,13 @@ fn tables_refuse_impossible_ranges_and_extreme_margins() {
         "samples): p5 lies in the histogram's underflow (outside [-1500, 1500))",
     );
     let mut over = with_samples(800);
-    over.histograms.as_mut().unwrap().super_lazy_residual.as_mut().unwrap()[7].overflow = 100;
+    over.histograms
+        .as_mut()
+        .unwrap()
+        .super_lazy_residual
+        .as_mut()
+        .unwrap()[7]
+        .overflow = 100;
     repo.refused(&over, &p5, "SUPER_LAZY_RESID_HI bucket 7");
     // A wide range whose recorded values are beyond any sane margin.
     let mut wide = with_samples(800);
@@ -601,7 +626,11 @@ fn tables_refuse_impossible_ranges_and_extreme_margins() {
         &p5,
         "LAZY_RESID_LO bucket 0 (`lazy_residual` histogram, 800 samples): p5 is",
     );
-    repo.refused(&wide, &p5, "beyond the sane range of +-2000 cp (MARGIN_LIMIT)");
+    repo.refused(
+        &wide,
+        &p5,
+        "beyond the sane range of +-2000 cp (MARGIN_LIMIT)",
+    );
 }
 
 #[test]
@@ -625,7 +654,9 @@ fn tables_write_no_bytes_of_the_path_into_source() {
     assert!(output.status.success(), "{}", text(&output));
     let updated = String::from_utf8(repo.margins()).unwrap();
     assert!(
-        !updated.lines().any(|l| l.trim_start().starts_with("pub const INJECTED")),
+        !updated
+            .lines()
+            .any(|l| l.trim_start().starts_with("pub const INJECTED")),
         "{updated}"
     );
     let begin = updated.find(tables::BEGIN_MARKER).unwrap() + tables::BEGIN_MARKER.len();
@@ -690,7 +721,10 @@ fn shard_merges_check_provenance_and_coverage() {
     // A partial merge keeps its shards, and merges on with the rest.
     let ab = merge_files(&[("a", a.clone()), ("b", b.clone())]).unwrap();
     assert_eq!(ab.lab.as_ref().unwrap().shards, [1, 2]);
-    assert_eq!(merge_files(&[("ab", ab.clone()), ("c", c.clone())]).unwrap(), all);
+    assert_eq!(
+        merge_files(&[("ab", ab.clone()), ("c", c.clone())]).unwrap(),
+        all
+    );
 
     // Duplicates and overlaps.
     assert_eq!(
@@ -701,7 +735,8 @@ fn shard_merges_check_provenance_and_coverage() {
     a_again.nodes += 1;
     assert!(merge_error(&[("a", a.clone()), ("a'", a_again)])
         .contains("a and a' both cover shard 1/3: each position must be counted once"));
-    assert!(merge_error(&[("ab", ab.clone()), ("b", b.clone())]).contains("ab and b both cover shard 2/3"));
+    assert!(merge_error(&[("ab", ab.clone()), ("b", b.clone())])
+        .contains("ab and b both cover shard 2/3"));
 
     // Each differing field is named with both files.
     let differ = |change: &dyn Fn(&mut CalibrationFile), expected: &str| {
@@ -788,7 +823,10 @@ fn shard_merges_use_checked_arithmetic() {
         change(&mut big_a);
         change(&mut big_b);
         let error = merge_error(&[("a", big_a), ("big", big_b)]);
-        assert!(error.contains(field) && error.contains("overflows a u64"), "{error}");
+        assert!(
+            error.contains(field) && error.contains("overflows a u64"),
+            "{error}"
+        );
     }
 }
 
@@ -803,7 +841,15 @@ fn calibration_files_with_wrong_shapes_are_refused_on_load() {
             "exit_rate.by_material_bucket: 3 rows, expected 8",
         ),
         (
-            |f| f.histograms.as_mut().unwrap().lazy_residual.as_mut().unwrap().push(sparse(&[])),
+            |f| {
+                f.histograms
+                    .as_mut()
+                    .unwrap()
+                    .lazy_residual
+                    .as_mut()
+                    .unwrap()
+                    .push(sparse(&[]))
+            },
             "histograms.lazy_residual: 9 rows, expected 8",
         ),
         (
@@ -833,7 +879,11 @@ fn calibration_files_with_wrong_shapes_are_refused_on_load() {
         let a = save(dir.path(), "a.json", &shard(2));
         let output = lab(&["calibrate", "merge", &a, &path]);
         assert_eq!(output.status.code(), Some(2), "{}", text(&output));
-        assert!(String::from_utf8_lossy(&output.stderr).contains(message), "{}", text(&output));
+        assert!(
+            String::from_utf8_lossy(&output.stderr).contains(message),
+            "{}",
+            text(&output)
+        );
     }
 }
 
@@ -847,16 +897,29 @@ fn merge_command_refuses_a_file_given_twice_and_writes_nothing() {
     let out_arg = out.to_string_lossy().into_owned();
     let same_path = format!("{}/./a.json", dir.path().display());
     for (files, message) in [
-        (vec![&a, &b, &a], format!("{a} is given twice (also as {a})")),
-        (vec![&a, &b, &same_path], format!("{same_path} is given twice (also as {a})")),
-        (vec![&a, &b, &copy], format!("{copy} is the same run as {a} (identical contents)")),
+        (
+            vec![&a, &b, &a],
+            format!("{a} is given twice (also as {a})"),
+        ),
+        (
+            vec![&a, &b, &same_path],
+            format!("{same_path} is given twice (also as {a})"),
+        ),
+        (
+            vec![&a, &b, &copy],
+            format!("{copy} is the same run as {a} (identical contents)"),
+        ),
     ] {
         let mut args = vec!["calibrate", "merge"];
         args.extend(files.iter().map(|s| s.as_str()));
         args.extend(["--out", &out_arg]);
         let output = lab(&args);
         assert_eq!(output.status.code(), Some(2), "{}", text(&output));
-        assert!(String::from_utf8_lossy(&output.stderr).contains(&message), "{}", text(&output));
+        assert!(
+            String::from_utf8_lossy(&output.stderr).contains(&message),
+            "{}",
+            text(&output)
+        );
         assert!(!out.exists());
     }
     let output = lab(&["calibrate", "merge", &a, &b, "--out", &out_arg]);
@@ -872,7 +935,10 @@ fn pool_output_is_checked_before_generating() {
     let file = dir.path().join("plain-file");
     std::fs::write(&file, "x").unwrap();
     for (out, message) in [
-        (dir.path().to_path_buf(), "is a directory; give the pool file's name"),
+        (
+            dir.path().to_path_buf(),
+            "is a directory; give the pool file's name",
+        ),
         (file.join("pool.epd"), "plain-file is not a directory"),
         (file.join("sub/pool.epd"), "plain-file is not a directory"),
     ] {
@@ -883,7 +949,10 @@ fn pool_output_is_checked_before_generating() {
                 args.push("--book");
             }
             // Without --quiet, so a started generation would show.
-            let output = Command::new(env!("CARGO_BIN_EXE_lab")).args(&args).output().unwrap();
+            let output = Command::new(env!("CARGO_BIN_EXE_lab"))
+                .args(&args)
+                .output()
+                .unwrap();
             assert_eq!(output.status.code(), Some(2), "{}", text(&output));
             let stderr = String::from_utf8_lossy(&output.stderr);
             assert!(stderr.contains(message), "{stderr}");

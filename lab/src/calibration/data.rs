@@ -152,11 +152,10 @@ impl SparseHistogram {
 
     /// All samples, or `None` if they do not fit a u64.
     pub fn total(&self) -> Option<u64> {
-        self.bins
-            .iter()
-            .try_fold(self.underflow.checked_add(self.overflow)?, |sum, &(_, n)| {
-                sum.checked_add(n)
-            })
+        self.bins.iter().try_fold(
+            self.underflow.checked_add(self.overflow)?,
+            |sum, &(_, n)| sum.checked_add(n),
+        )
     }
 
     pub fn from_dense(h: &Histogram) -> SparseHistogram {
@@ -208,7 +207,11 @@ impl CalibrationFile {
             bail!("depth: {} is not a search depth (at least 1)", self.depth);
         }
         let rate = &self.exit_rate;
-        rows("exit_rate.by_material_bucket", rate.by_material_bucket.len(), MATERIAL_BUCKETS)?;
+        rows(
+            "exit_rate.by_material_bucket",
+            rate.by_material_bucket.len(),
+            MATERIAL_BUCKETS,
+        )?;
         for (field, row) in std::iter::once(("exit_rate.exits".to_string(), &rate.exits)).chain(
             rate.by_material_bucket
                 .iter()
@@ -248,10 +251,22 @@ impl CalibrationFile {
         if let Some(safety) = &self.margin_safety {
             for (tier, t) in [("super_lazy", &safety.super_lazy), ("lazy", &safety.lazy)] {
                 let field = format!("margin_safety.{tier}");
-                rows(&format!("{field}.by_material_bucket"), t.by_material_bucket.len(), MATERIAL_BUCKETS)?;
-                rows(&format!("{field}.by_side_buckets"), t.by_side_buckets.len(), SIDE_BUCKETS)?;
+                rows(
+                    &format!("{field}.by_material_bucket"),
+                    t.by_material_bucket.len(),
+                    MATERIAL_BUCKETS,
+                )?;
+                rows(
+                    &format!("{field}.by_side_buckets"),
+                    t.by_side_buckets.len(),
+                    SIDE_BUCKETS,
+                )?;
                 for (b, row) in t.by_side_buckets.iter().enumerate() {
-                    rows(&format!("{field}.by_side_buckets[{b}]"), row.len(), SIDE_BUCKETS)?;
+                    rows(
+                        &format!("{field}.by_side_buckets[{b}]"),
+                        row.len(),
+                        SIDE_BUCKETS,
+                    )?;
                 }
                 let mut exits: u64 = 0;
                 let mut tallies: Vec<(String, &Tally)> = Vec::new();
@@ -401,7 +416,11 @@ pub fn merge_shards(files: &[(String, CalibrationFile)]) -> Result<CalibrationFi
         Ok(lab)
     };
     let base = record(first_name, first)?;
-    let mut covered: Vec<(u64, &str)> = base.shards.iter().map(|&i| (i, first_name.as_str())).collect();
+    let mut covered: Vec<(u64, &str)> = base
+        .shards
+        .iter()
+        .map(|&i| (i, first_name.as_str()))
+        .collect();
     let mut merged = first.clone();
     for (index, (name, file)) in rest.iter().enumerate() {
         for (earlier, other) in &files[..=index] {
@@ -416,16 +435,43 @@ pub fn merge_shards(files: &[(String, CalibrationFile)]) -> Result<CalibrationFi
                 differences.push(format!("{field}: {first_name} has {a}, {name} has {b}"));
             }
         };
-        differ("pool", format!("{} ({})", base.pool, base.pool_digest), format!("{} ({})", lab.pool, lab.pool_digest));
-        differ("pool positions", base.pool_positions.to_string(), lab.pool_positions.to_string());
-        differ("engine tree", format!("{} ({})", base.tree, base.revision), format!("{} ({})", lab.tree, lab.revision));
+        differ(
+            "pool",
+            format!("{} ({})", base.pool, base.pool_digest),
+            format!("{} ({})", lab.pool, lab.pool_digest),
+        );
+        differ(
+            "pool positions",
+            base.pool_positions.to_string(),
+            lab.pool_positions.to_string(),
+        );
+        differ(
+            "engine tree",
+            format!("{} ({})", base.tree, base.revision),
+            format!("{} ({})", lab.tree, lab.revision),
+        );
         differ("depth", first.depth.to_string(), file.depth.to_string());
-        differ("hash_mb", first.hash_mb.to_string(), file.hash_mb.to_string());
+        differ(
+            "hash_mb",
+            first.hash_mb.to_string(),
+            file.hash_mb.to_string(),
+        );
         differ("modes", first.modes.join(","), file.modes.join(","));
-        differ("engine", format!("{:?}", first.engine), format!("{:?}", file.engine));
-        differ("shard count", base.shard_count.to_string(), lab.shard_count.to_string());
+        differ(
+            "engine",
+            format!("{:?}", first.engine),
+            format!("{:?}", file.engine),
+        );
+        differ(
+            "shard count",
+            base.shard_count.to_string(),
+            lab.shard_count.to_string(),
+        );
         if !differences.is_empty() {
-            bail!("cannot merge runs that differ in {}", differences.join("; "));
+            bail!(
+                "cannot merge runs that differ in {}",
+                differences.join("; ")
+            );
         }
         for &shard in &lab.shards {
             if let Some((_, owner)) = covered.iter().find(|(i, _)| *i == shard) {
@@ -519,8 +565,12 @@ fn merge_histograms(a: &mut Histograms, b: &Histograms) -> Result<()> {
         ("qfutility_excess", &mut a.qfutility_excess),
     ]
     .into_iter()
-    .zip([&b.lazy_residual, &b.super_lazy_residual, &b.king, &b.qfutility_excess])
-    {
+    .zip([
+        &b.lazy_residual,
+        &b.super_lazy_residual,
+        &b.king,
+        &b.qfutility_excess,
+    ]) {
         match (x, y) {
             (Some(xs), Some(ys)) => {
                 rows(&format!("histograms.{name}"), ys.len(), xs.len())?;
@@ -554,11 +604,25 @@ fn merge_tier(a: &mut TierSafety, b: &TierSafety, field: &str) -> Result<()> {
         b.by_side_buckets.len(),
         a.by_side_buckets.len(),
     )?;
-    for (i, (x, y)) in a.by_material_bucket.iter_mut().zip(&b.by_material_bucket).enumerate() {
+    for (i, (x, y)) in a
+        .by_material_bucket
+        .iter_mut()
+        .zip(&b.by_material_bucket)
+        .enumerate()
+    {
         merge_tally(x, y, &format!("{field}.by_material_bucket[{i}]"))?;
     }
-    for (my, (row_a, row_b)) in a.by_side_buckets.iter_mut().zip(&b.by_side_buckets).enumerate() {
-        rows(&format!("{field}.by_side_buckets[{my}]"), row_b.len(), row_a.len())?;
+    for (my, (row_a, row_b)) in a
+        .by_side_buckets
+        .iter_mut()
+        .zip(&b.by_side_buckets)
+        .enumerate()
+    {
+        rows(
+            &format!("{field}.by_side_buckets[{my}]"),
+            row_b.len(),
+            row_a.len(),
+        )?;
         for (opp, (x, y)) in row_a.iter_mut().zip(row_b).enumerate() {
             merge_tally(x, y, &format!("{field}.by_side_buckets[{my}][{opp}]"))?;
         }

@@ -138,7 +138,10 @@ fn row(
     pick: impl Fn(usize) -> f64,
 ) -> anyhow::Result<String> {
     if hists.len() != 8 {
-        bail!("{name}: expected 8 buckets of `{set}`, found {}", hists.len());
+        bail!(
+            "{name}: expected 8 buckets of `{set}`, found {}",
+            hists.len()
+        );
     }
     let mut values = Vec::with_capacity(8);
     for (bucket, h) in hists.iter().enumerate() {
@@ -165,7 +168,11 @@ fn row(
             bail!(
                 "{place}: p{p} lies in the histogram's {} (outside [{}, {hi})), so its value \
                  is unknown; pick a percentile nearer p50",
-                if value < h.lo { "underflow" } else { "overflow" },
+                if value < h.lo {
+                    "underflow"
+                } else {
+                    "overflow"
+                },
                 h.lo
             );
         }
@@ -249,9 +256,24 @@ pub fn render(file: &CalibrationFile, origin: &str, choice: &Choice) -> anyhow::
         row("LAZY_RESID_LO", "lazy_residual", &lazy, |b| l[b].lo)?,
         row("LAZY_RESID_HI", "lazy_residual", &lazy, |b| l[b].hi)?,
         row("LAZY_RESID_P50", "lazy_residual", &lazy, |_| 50.0)?,
-        row("SUPER_LAZY_RESID_LO", "super_lazy_residual", &super_lazy, |b| s[b].lo)?,
-        row("SUPER_LAZY_RESID_HI", "super_lazy_residual", &super_lazy, |b| s[b].hi)?,
-        row("SUPER_LAZY_RESID_P50", "super_lazy_residual", &super_lazy, |_| 50.0)?,
+        row(
+            "SUPER_LAZY_RESID_LO",
+            "super_lazy_residual",
+            &super_lazy,
+            |b| s[b].lo,
+        )?,
+        row(
+            "SUPER_LAZY_RESID_HI",
+            "super_lazy_residual",
+            &super_lazy,
+            |b| s[b].hi,
+        )?,
+        row(
+            "SUPER_LAZY_RESID_P50",
+            "super_lazy_residual",
+            &super_lazy,
+            |_| 50.0,
+        )?,
     ];
     Ok(lines.join("\n") + "\n")
 }

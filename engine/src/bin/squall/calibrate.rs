@@ -3,11 +3,11 @@
 //! `calibrate` feature) and `exitrate` (always available). One run can take several modes.
 
 use crate::bench_output::engine_json;
+use crate::cli::{once, parse_count, MAX_HASH_MB, MAX_SEARCH_DEPTH};
 use crate::json::Json;
 use crate::output::{errln, out, outln};
 use squall::bench;
 use squall::calibrate::{passes, run_pool, stats, Modes, PoolRun};
-use crate::cli::{once, parse_count, MAX_HASH_MB, MAX_SEARCH_DEPTH};
 use squall::counters::TIERS;
 use std::io::Write;
 

@@ -120,7 +120,9 @@ pub fn parse_count(option: &str, text: &str, min: u64, max: u64) -> Result<u64, 
     text.parse::<u64>()
         .ok()
         .filter(|n| (min..=max).contains(n))
-        .ok_or(format!("{option} `{text}` is out of range: expected {min}..={max}"))
+        .ok_or(format!(
+            "{option} `{text}` is out of range: expected {min}..={max}"
+        ))
 }
 
 /// Refuses an option given twice, which would otherwise silently keep the last value.
@@ -345,7 +347,17 @@ mod tests {
     #[test]
     fn counts_are_plain_digits_in_range() {
         assert_eq!(parse_count("--depth", "012", 1, 64), Ok(12));
-        for text in ["+5", "-1", "0", "65", " 5", "5 ", "1e1", "", "99999999999999999999"] {
+        for text in [
+            "+5",
+            "-1",
+            "0",
+            "65",
+            " 5",
+            "5 ",
+            "1e1",
+            "",
+            "99999999999999999999",
+        ] {
             let error = parse_count("--depth", text, 1, 64).unwrap_err();
             assert!(error.contains("--depth"), "{text:?}: {error}");
         }
