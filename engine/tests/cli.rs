@@ -171,6 +171,82 @@ fn counters_say_what_is_wrong() {
 }
 
 #[test]
+fn option_counters_are_plain_digits_given_once() {
+    let pool = temp_file("options.epd", b"4k3/8/8/8/8/8/8/4K2R w K - 0 1\n");
+    let pool = pool.to_str().unwrap();
+    for (args, reason) in [
+        (
+            &["bench", "--depth", "+2"][..],
+            "bad --depth `+2`: expected a number 1..=64 (digits only, no sign)",
+        ),
+        (
+            &["bench", "--depth", "65"][..],
+            "--depth `65` is out of range",
+        ),
+        (
+            &["bench", "--hash", "+16"][..],
+            "bad --hash `+16`: expected a number 1..=4096",
+        ),
+        (
+            &["bench", "--depth", "1", "--depth", "2"][..],
+            "--depth is given twice",
+        ),
+        (
+            &[
+                "calibrate",
+                "exitrate",
+                "--positions",
+                pool,
+                "--depth",
+                "+1",
+            ][..],
+            "bad --depth `+1`",
+        ),
+        (
+            &["calibrate", "exitrate", "--positions", pool, "--hash", "+1"][..],
+            "bad --hash `+1`",
+        ),
+        (
+            &[
+                "calibrate",
+                "exitrate",
+                "--positions",
+                pool,
+                "--percentile",
+                "+50",
+            ][..],
+            "bad --percentile `+50`",
+        ),
+        (
+            &[
+                "calibrate",
+                "exitrate",
+                "--positions",
+                pool,
+                "--positions",
+                pool,
+            ][..],
+            "--positions is given twice",
+        ),
+        (&["profile", "--depth", "+1"][..], "bad --depth `+1`"),
+        (
+            &[
+                "perft",
+                "1",
+                "--fen",
+                Board::STARTPOS,
+                "--fen",
+                Board::STARTPOS,
+            ][..],
+            "--fen is given twice",
+        ),
+    ] {
+        assert_refused(args, reason);
+    }
+    std::fs::remove_file(pool).unwrap();
+}
+
+#[test]
 fn version_and_help_print_and_exit_0() {
     let version = squall(&["--version"]);
     assert!(version.status.success(), "{}", stderr(&version));

@@ -324,7 +324,8 @@ pub struct CalibrateArgs {
 pub enum CalibrateCommand {
     /// Merge calibration files of disjoint shards (bin-wise sums) and print the report.
     Merge {
-        /// Calibration files written by `lab calibrate --shard I/N` (or `squall calibrate`).
+        /// Calibration files written by `lab calibrate --shard I/N --out FILE`: same pool,
+        /// engine tree, depth, hash and modes, disjoint shards, each file once.
         #[arg(required = true)]
         files: Vec<PathBuf>,
         /// Where to write the merged calibration file.

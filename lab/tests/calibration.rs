@@ -8,8 +8,8 @@ use std::process::{Command, Output};
 use squall::calibrate::stats::{wilson_interval, Z95};
 use squall::calibrate::Histogram;
 use squall_lab::calibration::data::{
-    CalibrationFile, EngineInfo, ExitRate, Histograms, MarginSafety, SparseHistogram, Tally,
-    TierSafety,
+    merge_shards, CalibrationFile, EngineInfo, ExitRate, Histograms, MarginSafety, Provenance,
+    SparseHistogram, Tally, TierSafety,
 };
 use squall_lab::calibration::report::rate_with_interval;
 use squall_lab::calibration::tables;
@@ -120,6 +120,7 @@ fn file(samples: &Samples, positions: u64, scale: u64) -> CalibrationFile {
             super_lazy: tier(0),
             lazy: tier(1),
         }),
+        lab: None,
     }
 }
 
@@ -451,4 +452,515 @@ fn bad_pools_are_reported_with_their_line() {
         .unwrap_err()
         .to_string()
         .contains("no positions"));
+}
+
+/// A temporary repository holding a copy of the workspace's margins.rs, for `--apply`.
+struct MarginsRepo {
+    dir: tempfile::TempDir,
+    original: Vec<u8>,
+}
+
+impl MarginsRepo {
+    fn new() -> MarginsRepo {
+        let dir = tempfile::tempdir().unwrap();
+        git2::Repository::init(dir.path()).unwrap();
+        let margins = dir.path().join(tables::MARGINS_FILE);
+        std::fs::create_dir_all(margins.parent().unwrap()).unwrap();
+        let original = std::fs::read(workspace_margins()).unwrap();
+        std::fs::write(&margins, &original).unwrap();
+        MarginsRepo { dir, original }
+    }
+
+    fn margins(&self) -> Vec<u8> {
+        std::fs::read(self.dir.path().join(tables::MARGINS_FILE)).unwrap()
+    }
+
+    /// `lab tables FILE ARGS --apply` must fail with exit 2 and `message`, leaving margins.rs
+    /// byte-identical and no file beside it.
+    fn refused(&self, file: &CalibrationFile, args: &[&str], message: &str) {
+        let cal = save(self.dir.path(), "cal.json", file);
+        let repo = self.dir.path().to_string_lossy().into_owned();
+        let mut all = vec!["--repo", &repo, "tables", &cal];
+        all.extend(args);
+        all.push("--apply");
+        let output = lab(&all);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {}", text(&output));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(message), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(output.stdout.is_empty(), "{}", text(&output));
+        assert!(
+            self.margins() == self.original,
+            "{args:?}: margins.rs changed"
+        );
+        let beside: Vec<_> = std::fs::read_dir(self.dir.path().join("engine/src/eval"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(beside, ["margins.rs"]);
+    }
+}
+
+fn with_samples(per_bucket: usize) -> CalibrationFile {
+    file(&samples(9, per_bucket), 7, 1)
+}
+
+#[test]
+fn tables_refuse_thin_or_empty_histograms() {
+    let repo = MarginsRepo::new();
+    let p5 = ["--lo", "5", "--hi", "95"];
+    repo.refused(
+        &with_samples(0),
+        &p5,
+        "KING_LO bucket 0 (`king` histogram, 0 samples): too few samples, at least 100 per \
+         bucket (MIN_SAMPLES_PER_BUCKET)",
+    );
+    repo.refused(&with_samples(99), &p5, "99 samples): too few samples");
+    // One empty bucket among full ones is named.
+    let mut one_empty = with_samples(800);
+    one_empty
+        .histograms
+        .as_mut()
+        .unwrap()
+        .lazy_residual
+        .as_mut()
+        .unwrap()[6] = sparse(&[]);
+    repo.refused(
+        &one_empty,
+        &p5,
+        "LAZY_RESID_LO bucket 6 (`lazy_residual` histogram, 0 samples): too few samples",
+    );
+    // 800 samples hold p2 (16 beyond it) but not p0.5 (4).
+    repo.refused(
+        &with_samples(800),
+        &["--lo", "0.5", "--hi", "99.5"],
+        "p0.5 rests on 4.0 samples beyond it, at least 5 needed (MIN_TAIL_SAMPLES)",
+    );
+}
+
+#[test]
+fn tables_refuse_bad_percentiles() {
+    let repo = MarginsRepo::new();
+    let good = with_samples(800);
+    for (args, message) in [
+        (
+            &["--lo", "0", "--hi", "100"][..],
+            "percentiles must satisfy 0 < lo < hi < 100 (got p0 / p100)",
+        ),
+        (&["--lo", "95", "--hi", "5"][..], "(got p95 / p5)"),
+        (
+            &["--lo", "95", "--hi", "5", "--allow-asymmetric"][..],
+            "(got p95 / p5)",
+        ),
+        (&["--lo", "NaN", "--hi", "95"][..], "(got pNaN / p95)"),
+        (&["--lo=-1", "--hi", "101"][..], "(got p-1 / p101)"),
+        (
+            &[
+                "--lo",
+                "5",
+                "--hi",
+                "95",
+                "--king-lo",
+                "0",
+                "--king-hi",
+                "100",
+            ][..],
+            "(got p0 / p100)",
+        ),
+        (
+            &["--lo", "5", "--hi", "95", "--bucket", "king:3=100:0"][..],
+            "(got p100 / p0)",
+        ),
+        (&["--lo", "10", "--hi", "98"][..], "not symmetric"),
+    ] {
+        repo.refused(&good, args, message);
+    }
+}
+
+#[test]
+fn tables_refuse_impossible_ranges_and_extreme_margins() {
+    let repo = MarginsRepo::new();
+    let p5 = ["--lo", "5", "--hi", "95"];
+    // A histogram range with lo above hi, and one at the ends of i32.
+    for (lo, hi) in [(100, -100), (100, 100), (i32::MIN + 1, 0), (0, i32::MAX)] {
+        let mut bad = with_samples(800);
+        let h = bad.histograms.as_mut().unwrap();
+        (h.lo, h.hi) = (lo, hi);
+        repo.refused(
+            &bad,
+            &p5,
+            &format!(
+                "cal.json: histograms: range [{lo}, {hi}) is not a range within [-100000, 100000]"
+            ),
+        );
+    }
+    // Samples beyond the recorded range: the tail percentile is in the underflow.
+    let mut under = with_samples(800);
+    let h = under.histograms.as_mut().unwrap();
+    h.king.as_mut().unwrap()[2].underflow = 100;
+    repo.refused(
+        &under,
+        &p5,
+        "samples): p5 lies in the histogram's underflow (outside [-1500, 1500))",
+    );
+    let mut over = with_samples(800);
+    over.histograms
+        .as_mut()
+        .unwrap()
+        .super_lazy_residual
+        .as_mut()
+        .unwrap()[7]
+        .overflow = 100;
+    repo.refused(&over, &p5, "SUPER_LAZY_RESID_HI bucket 7");
+    // A wide range whose recorded values are beyond any sane margin.
+    let mut wide = with_samples(800);
+    let h = wide.histograms.as_mut().unwrap();
+    (h.lo, h.hi) = (-50_000, 50_000);
+    for s in h.lazy_residual.as_mut().unwrap() {
+        for bin in &mut s.bins {
+            bin.0 += 5000;
+        }
+    }
+    repo.refused(
+        &wide,
+        &p5,
+        "LAZY_RESID_LO bucket 0 (`lazy_residual` histogram, 800 samples): p5 is",
+    );
+    repo.refused(
+        &wide,
+        &p5,
+        "beyond the sane range of +-2000 cp (MARGIN_LIMIT)",
+    );
+}
+
+#[test]
+fn tables_write_no_bytes_of_the_path_into_source() {
+    let repo = MarginsRepo::new();
+    let name = "evil\n pub const INJECTED: i32 = 1; x.json";
+    let cal = repo.dir.path().join(name);
+    std::fs::write(&cal, serde_json::to_string(&with_samples(800)).unwrap()).unwrap();
+    let root = repo.dir.path().to_string_lossy().into_owned();
+    let output = lab(&[
+        "--repo",
+        &root,
+        "tables",
+        &cal.to_string_lossy(),
+        "--lo",
+        "5",
+        "--hi",
+        "95",
+        "--apply",
+    ]);
+    assert!(output.status.success(), "{}", text(&output));
+    let updated = String::from_utf8(repo.margins()).unwrap();
+    assert!(
+        !updated
+            .lines()
+            .any(|l| l.trim_start().starts_with("pub const INJECTED")),
+        "{updated}"
+    );
+    let begin = updated.find(tables::BEGIN_MARKER).unwrap() + tables::BEGIN_MARKER.len();
+    let end = updated.find(tables::END_MARKER).unwrap();
+    let block: Vec<&str> = updated[begin..end].lines().collect();
+    assert_eq!(block.len(), 10, "{block:?}");
+    assert!(
+        block[0].starts_with("// source: evil__pub_const_INJECTED__i32___1__x.json (7 positions"),
+        "{}",
+        block[0]
+    );
+    assert!(block[1..].iter().all(|l| l.starts_with("pub const ")));
+    assert_eq!(tables::safe_origin(""), "calibration file");
+    assert_eq!(tables::safe_origin(&"é".repeat(100)).len(), 64);
+}
+
+/// The lab's record of shard `index` of `count` of a 30-position pool.
+fn provenance(index: u64, count: u64) -> Provenance {
+    Provenance {
+        pool: "lab/pools/test.epd".to_string(),
+        pool_digest: "5d1e2c0e".to_string(),
+        pool_positions: 30,
+        revision: "HEAD".to_string(),
+        tree: "0123abcd".to_string(),
+        shard_count: count,
+        shards: vec![index],
+    }
+}
+
+/// Shard `index` of 3 of the 30-position pool (10 positions each), with its own samples.
+fn shard(index: u64) -> CalibrationFile {
+    let mut f = file(&samples(20 + index, 50 * index as usize), 10, index);
+    f.lab = Some(provenance(index, 3));
+    f
+}
+
+fn merge_files(files: &[(&str, CalibrationFile)]) -> anyhow::Result<CalibrationFile> {
+    let named: Vec<(String, CalibrationFile)> = files
+        .iter()
+        .map(|(name, f)| (name.to_string(), f.clone()))
+        .collect();
+    merge_shards(&named)
+}
+
+fn merge_error(files: &[(&str, CalibrationFile)]) -> String {
+    match merge_files(files) {
+        Ok(_) => panic!("merged, but should have been refused"),
+        Err(error) => format!("{error:#}"),
+    }
+}
+
+#[test]
+fn shard_merges_check_provenance_and_coverage() {
+    let (a, b, c) = (shard(1), shard(2), shard(3));
+    // Every shard, in any order: the whole pool, recorded as shard 1 of 1.
+    let all = merge_files(&[("a", a.clone()), ("b", b.clone()), ("c", c.clone())]).unwrap();
+    let other = merge_files(&[("c", c.clone()), ("a", a.clone()), ("b", b.clone())]).unwrap();
+    assert_eq!(all, other);
+    assert_eq!(all.positions, 30);
+    let lab = all.lab.as_ref().unwrap();
+    assert_eq!((lab.shard_count, lab.shards.clone()), (1, vec![1]));
+    // A partial merge keeps its shards, and merges on with the rest.
+    let ab = merge_files(&[("a", a.clone()), ("b", b.clone())]).unwrap();
+    assert_eq!(ab.lab.as_ref().unwrap().shards, [1, 2]);
+    assert_eq!(
+        merge_files(&[("ab", ab.clone()), ("c", c.clone())]).unwrap(),
+        all
+    );
+
+    // Duplicates and overlaps.
+    assert_eq!(
+        merge_error(&[("a", a.clone()), ("b", b.clone()), ("a2", a.clone())]),
+        "a2 is the same run as a (identical contents): give each shard once"
+    );
+    let mut a_again = a.clone();
+    a_again.nodes += 1;
+    assert!(merge_error(&[("a", a.clone()), ("a'", a_again)])
+        .contains("a and a' both cover shard 1/3: each position must be counted once"));
+    assert!(merge_error(&[("ab", ab.clone()), ("b", b.clone())])
+        .contains("ab and b both cover shard 2/3"));
+
+    // Each differing field is named with both files.
+    let differ = |change: &dyn Fn(&mut CalibrationFile), expected: &str| {
+        let mut changed = b.clone();
+        change(&mut changed);
+        let error = merge_error(&[("a.json", a.clone()), ("b.json", changed)]);
+        assert!(error.contains(expected), "{expected}: {error}");
+    };
+    fn record(f: &mut CalibrationFile) -> &mut Provenance {
+        f.lab.as_mut().unwrap()
+    }
+    differ(
+        &|f| record(f).pool_digest = "ffff".into(),
+        "pool: a.json has lab/pools/test.epd (5d1e2c0e), b.json has lab/pools/test.epd (ffff)",
+    );
+    differ(
+        &|f| record(f).tree = "9999".into(),
+        "engine tree: a.json has 0123abcd (HEAD), b.json has 9999 (HEAD)",
+    );
+    differ(&|f| f.depth = 7, "depth: a.json has 6, b.json has 7");
+    differ(
+        &|f| f.modes = vec!["residual".into()],
+        "modes: a.json has residual,marginsafety,qfutility, b.json has residual",
+    );
+    differ(&|f| f.hash_mb = 64, "hash_mb: a.json has 16, b.json has 64");
+    differ(
+        &|f| {
+            record(f).shard_count = 4;
+            record(f).pool_positions = 40;
+        },
+        "pool positions: a.json has 30, b.json has 40; shard count: a.json has 3, b.json has 4",
+    );
+    // The positions must be what the shard holds.
+    differ(
+        &|f| f.positions = 11,
+        "b.json: 11 positions, but shard(s) [2] of 3 of a 30-position pool hold 10",
+    );
+    // Files without the lab's record cannot be checked for overlaps.
+    let mut bare = b.clone();
+    bare.lab = None;
+    assert!(merge_error(&[("a", a.clone()), ("bare.json", bare)])
+        .starts_with("bare.json: no shard record (not written by `lab calibrate`)"));
+}
+
+#[test]
+fn shard_merges_use_checked_arithmetic() {
+    let (a, b) = (shard(1), shard(2));
+    let half = u64::MAX / 2 + 1;
+    let mut x = a.clone();
+    let mut y = b.clone();
+    for f in [&mut x, &mut y] {
+        let king = &mut f.histograms.as_mut().unwrap().king.as_mut().unwrap()[3];
+        king.bins = vec![(17, half)];
+        king.underflow = 0;
+        king.overflow = 0;
+    }
+    let error = merge_error(&[("x", x.clone()), ("y", y)]);
+    assert!(
+        error.contains(&format!(
+            "merging y: histograms.king[3] bin 17: {half} + {half} overflows a u64"
+        )),
+        "{error}"
+    );
+    // Bins that each fit but whose total does not: named too.
+    let mut z = b.clone();
+    z.histograms.as_mut().unwrap().king.as_mut().unwrap()[3].bins = vec![(18, half)];
+    let error = merge_error(&[("x", x), ("z", z)]);
+    assert!(
+        error.contains("the merged run: histograms.king[3]: the counts overflow a u64"),
+        "{error}"
+    );
+    for (change, field) in [
+        (
+            (|f: &mut CalibrationFile| f.nodes = u64::MAX) as fn(&mut CalibrationFile),
+            "nodes: ",
+        ),
+        (|f| f.exit_rate.calls = u64::MAX, "exit_rate.calls: "),
+        (
+            |f| f.margin_safety.as_mut().unwrap().lazy.by_side_buckets[2][5].positions = u64::MAX,
+            "margin_safety.lazy.by_side_buckets[2][5].positions: ",
+        ),
+    ] {
+        let (mut big_a, mut big_b) = (a.clone(), b.clone());
+        change(&mut big_a);
+        change(&mut big_b);
+        let error = merge_error(&[("a", big_a), ("big", big_b)]);
+        assert!(
+            error.contains(field) && error.contains("overflows a u64"),
+            "{error}"
+        );
+    }
+}
+
+#[test]
+fn calibration_files_with_wrong_shapes_are_refused_on_load() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = shard(1);
+    for (change, message) in [
+        (
+            (|f: &mut CalibrationFile| f.exit_rate.by_material_bucket.truncate(3))
+                as fn(&mut CalibrationFile),
+            "exit_rate.by_material_bucket: 3 rows, expected 8",
+        ),
+        (
+            |f| {
+                f.histograms
+                    .as_mut()
+                    .unwrap()
+                    .lazy_residual
+                    .as_mut()
+                    .unwrap()
+                    .push(sparse(&[]))
+            },
+            "histograms.lazy_residual: 9 rows, expected 8",
+        ),
+        (
+            |f| f.margin_safety.as_mut().unwrap().super_lazy.by_side_buckets[4].truncate(7),
+            "margin_safety.super_lazy.by_side_buckets[4]: 7 rows, expected 8",
+        ),
+        (
+            |f| f.margin_safety.as_mut().unwrap().lazy.by_material_bucket[1].exceeded = 1 << 40,
+            "margin_safety.lazy.by_material_bucket[1]: exceeded 1099511627776 is more than exits",
+        ),
+        (
+            |f| f.exit_rate.exits = [u64::MAX, 1, 0],
+            "exit_rate.exits: the counts overflow a u64 when added",
+        ),
+        (
+            |f| f.lab.as_mut().unwrap().shards = vec![2, 2],
+            "lab.shards: [2, 2] is not a set of distinct shards 1..=3",
+        ),
+        (|f| f.depth = 0, "depth: 0 is not a search depth"),
+    ] {
+        let mut bad = good.clone();
+        change(&mut bad);
+        let path = save(dir.path(), "bad.json", &bad);
+        let error = format!("{:#}", CalibrationFile::load(Path::new(&path)).unwrap_err());
+        assert!(error.starts_with(&format!("{path}: {message}")), "{error}");
+        // And through the command line: exit 2, one line, the file and the field.
+        let a = save(dir.path(), "a.json", &shard(2));
+        let output = lab(&["calibrate", "merge", &a, &path]);
+        assert_eq!(output.status.code(), Some(2), "{}", text(&output));
+        assert!(
+            String::from_utf8_lossy(&output.stderr).contains(message),
+            "{}",
+            text(&output)
+        );
+    }
+}
+
+#[test]
+fn merge_command_refuses_a_file_given_twice_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = save(dir.path(), "a.json", &shard(1));
+    let b = save(dir.path(), "b.json", &shard(2));
+    let copy = save(dir.path(), "copy.json", &shard(1));
+    let out = dir.path().join("merged.json");
+    let out_arg = out.to_string_lossy().into_owned();
+    let same_path = format!("{}/./a.json", dir.path().display());
+    for (files, message) in [
+        (
+            vec![&a, &b, &a],
+            format!("{a} is given twice (also as {a})"),
+        ),
+        (
+            vec![&a, &b, &same_path],
+            format!("{same_path} is given twice (also as {a})"),
+        ),
+        (
+            vec![&a, &b, &copy],
+            format!("{copy} is the same run as {a} (identical contents)"),
+        ),
+    ] {
+        let mut args = vec!["calibrate", "merge"];
+        args.extend(files.iter().map(|s| s.as_str()));
+        args.extend(["--out", &out_arg]);
+        let output = lab(&args);
+        assert_eq!(output.status.code(), Some(2), "{}", text(&output));
+        assert!(
+            String::from_utf8_lossy(&output.stderr).contains(&message),
+            "{}",
+            text(&output)
+        );
+        assert!(!out.exists());
+    }
+    let output = lab(&["calibrate", "merge", &a, &b, "--out", &out_arg]);
+    assert!(output.status.success(), "{}", text(&output));
+    let merged = CalibrationFile::load(&out).unwrap();
+    assert_eq!(merged.positions, 20);
+    assert_eq!(merged.lab.unwrap().shards, [1, 2]);
+}
+
+#[test]
+fn pool_output_is_checked_before_generating() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("plain-file");
+    std::fs::write(&file, "x").unwrap();
+    for (out, message) in [
+        (
+            dir.path().to_path_buf(),
+            "is a directory; give the pool file's name",
+        ),
+        (file.join("pool.epd"), "plain-file is not a directory"),
+        (file.join("sub/pool.epd"), "plain-file is not a directory"),
+    ] {
+        for book in [false, true] {
+            let out_arg = out.to_string_lossy().into_owned();
+            let mut args = vec!["pool", "generate", "--count", "10000000", "--out", &out_arg];
+            if book {
+                args.push("--book");
+            }
+            // Without --quiet, so a started generation would show.
+            let output = Command::new(env!("CARGO_BIN_EXE_lab"))
+                .args(&args)
+                .output()
+                .unwrap();
+            assert_eq!(output.status.code(), Some(2), "{}", text(&output));
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            assert!(stderr.contains(message), "{stderr}");
+            assert!(!stderr.contains("generating"), "{stderr}");
+        }
+    }
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    // A missing directory is fine: it is created when the pool is written.
+    pool::check_output(&dir.path().join("new/dir/pool.epd")).unwrap();
+    assert!(!dir.path().join("new").exists());
 }

@@ -7,7 +7,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use anyhow::{bail, Context, Result};
 use git2::Repository;
 
-use super::data::CalibrationFile;
+use super::data::{merge_shards, CalibrationFile, Provenance};
 use super::report::{self, SPREAD};
 use super::run::{parse_shard, run_pool, select_shard, RunSettings};
 use super::tables::{self, Choice, Pair};
@@ -136,17 +136,25 @@ pub fn tables(args: &TablesArgs, repo: Option<&Path>) -> Result<Outcome> {
 }
 
 pub fn merge(files: &[PathBuf], out: Option<&Path>, progress: &Progress) -> Result<Outcome> {
-    let mut merged: Option<CalibrationFile> = None;
-    for path in files {
-        let file = CalibrationFile::load(path)?;
-        match &mut merged {
-            None => merged = Some(file),
-            Some(all) => all
-                .merge(&file)
-                .with_context(|| format!("merging {}", path.display()))?,
+    let mut loaded = Vec::new();
+    for (i, path) in files.iter().enumerate() {
+        let same = |other: &PathBuf| {
+            other == path
+                || matches!(
+                    (other.canonicalize(), path.canonicalize()),
+                    (Ok(a), Ok(b)) if a == b
+                )
+        };
+        if let Some(earlier) = files[..i].iter().find(|other| same(other)) {
+            bail!(
+                "{} is given twice (also as {}): give each shard once",
+                path.display(),
+                earlier.display()
+            );
         }
+        loaded.push((path.display().to_string(), CalibrationFile::load(path)?));
     }
-    let merged = merged.context("no files to merge")?;
+    let merged = merge_shards(&loaded)?;
     if let Some(out) = out {
         save(out, &merged)?;
         progress.line(&format!("wrote {}", out.display()));
@@ -195,7 +203,16 @@ pub fn calibrate_revision(
         settings.depth,
         settings.jobs
     ));
-    let file = run_pool(&binary.path, settings, &results.join("work"), progress)?;
+    let mut file = run_pool(&binary.path, settings, &results.join("work"), progress)?;
+    file.lab = Some(Provenance {
+        pool: settings.pool.clone(),
+        pool_digest: settings.pool_digest.clone(),
+        pool_positions: settings.pool_positions,
+        revision: revision.spec.clone(),
+        tree: revision.tree.to_string(),
+        shard_count: settings.shard.1,
+        shards: vec![settings.shard.0],
+    });
     let path = out.map_or_else(|| results.join("calibration.json"), Path::to_path_buf);
     save(&path, &file)?;
     progress.line(&format!("wrote {}", path.display()));
@@ -308,12 +325,16 @@ pub fn run_settings(
     }
     let pool = resolve_pool(paths, pool);
     let mut fens = crate::pool::read_pool(&pool)?;
+    let pool_positions = fens.len() as u64;
+    let pool_digest = pool_digest(&fens)?;
+    let mut shard_of = (1, 1);
     if let Some(shard) = shard {
         let (index, count) = parse_shard(shard)?;
         fens = select_shard(fens, index, count);
         if fens.is_empty() {
             bail!("shard {shard} of {} holds no positions", pool.display());
         }
+        shard_of = (index as u64, count as u64);
     }
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let jobs = jobs.map_or(cores, |j| j as usize).clamp(1, fens.len());
@@ -322,7 +343,19 @@ pub fn run_settings(
         depth,
         jobs,
         modes: modes.to_vec(),
+        pool: pool.display().to_string(),
+        pool_digest,
+        pool_positions,
+        shard: shard_of,
     })
+}
+
+/// The git blob id of the pool's positions, one per line: equal exactly when two runs read
+/// the same positions in the same order, whatever the file's compression or comments.
+fn pool_digest(fens: &[String]) -> Result<String> {
+    let mut text = fens.join("\n");
+    text.push('\n');
+    Ok(git2::Oid::hash_object(git2::ObjectType::Blob, text.as_bytes())?.to_string())
 }
 
 /// A relative pool path that does not exist from the current directory is taken relative to

@@ -1,11 +1,21 @@
 //! The calibration file written by `squall calibrate ... --out FILE.json` (schema version 1)
 //! and by `lab calibrate`, and the bin-wise merge that makes shards add up exactly.
 
+use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use squall::calibrate::Histogram;
+use squall::counters::{MATERIAL_BUCKETS, SIDE_BUCKETS};
+use std::collections::BTreeSet;
 
 pub const SCHEMA_VERSION: u64 = 1;
 pub const KIND: &str = "squall-calibration";
+
+/// Histogram bounds a file may declare: far beyond any evaluation term (the engine uses
+/// +-1500 cp), small enough that the dense form stays a few MB and `lo - 1` cannot overflow.
+pub const HISTOGRAM_LIMIT: i32 = 100_000;
+
+/// Buckets of the `qfutility_excess` set: one per futility source tier.
+pub const QFUTILITY_TIERS: usize = 3;
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EngineInfo {
@@ -80,25 +90,72 @@ pub struct CalibrationFile {
     pub histograms: Option<Histograms>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub margin_safety: Option<MarginSafety>,
+    /// Written by `lab calibrate`; what `lab calibrate merge` checks the shards against.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lab: Option<Provenance>,
+}
+
+/// Which positions and which engine a lab calibration covers.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Provenance {
+    /// The pool as given on the command line (for messages; the digest is what is compared).
+    pub pool: String,
+    /// Git blob id of the pool's position lines joined by newlines.
+    pub pool_digest: String,
+    /// Positions in the whole pool.
+    pub pool_positions: u64,
+    /// The revision as given, and the tree it resolved to (the engine's source).
+    pub revision: String,
+    pub tree: String,
+    /// The pool is split into `shard_count` shards; this file covers `shards` (1-based). A
+    /// whole-pool run, or a merge of every shard, is shard 1 of 1.
+    pub shard_count: u64,
+    pub shards: Vec<u64>,
+}
+
+impl Provenance {
+    /// Positions of the pool in `shards` of `shard_count` (index i is in shard i % N + 1).
+    pub fn expected_positions(&self) -> Option<u64> {
+        let n = self.shard_count;
+        let total = self.pool_positions;
+        let mut sum: u64 = 0;
+        for &i in &self.shards {
+            if i == 0 || i > n {
+                return None;
+            }
+            sum = sum.checked_add((total + n - i) / n)?;
+        }
+        Some(sum)
+    }
 }
 
 impl SparseHistogram {
     /// The dense histogram over `lo..hi`.
+    /// Counts saturate: a validated file (`CalibrationFile::parse`) has totals that fit.
     pub fn to_dense(&self, lo: i32, hi: i32) -> Histogram {
         let mut h = Histogram::new(lo, hi);
         h.underflow = self.underflow;
         h.overflow = self.overflow;
         for &(value, count) in &self.bins {
-            let index = value - lo;
-            if index >= 0 && (index as usize) < h.bins.len() {
-                h.bins[index as usize] += count;
-            } else if index < 0 {
-                h.underflow += count;
+            let index = i64::from(value) - i64::from(lo);
+            let slot = if index < 0 {
+                &mut h.underflow
+            } else if let Some(bin) = usize::try_from(index).ok().and_then(|i| h.bins.get_mut(i)) {
+                bin
             } else {
-                h.overflow += count;
-            }
+                &mut h.overflow
+            };
+            *slot = slot.saturating_add(count);
         }
         h
+    }
+
+    /// All samples, or `None` if they do not fit a u64.
+    pub fn total(&self) -> Option<u64> {
+        self.bins.iter().try_fold(
+            self.underflow.checked_add(self.overflow)?,
+            |sum, &(_, n)| sum.checked_add(n),
+        )
     }
 
     pub fn from_dense(h: &Histogram) -> SparseHistogram {
@@ -117,26 +174,139 @@ impl SparseHistogram {
 }
 
 impl CalibrationFile {
-    pub fn parse(text: &str, origin: &str) -> anyhow::Result<CalibrationFile> {
+    pub fn parse(text: &str, origin: &str) -> Result<CalibrationFile> {
         let value: serde_json::Value = serde_json::from_str(text)
             .map_err(|e| anyhow::anyhow!("{origin}: not a calibration file: {e}"))?;
         let version = value.get("schema_version").and_then(|v| v.as_u64());
         if version != Some(SCHEMA_VERSION)
             || value.get("kind").and_then(|v| v.as_str()) != Some(KIND)
         {
-            anyhow::bail!(
+            bail!(
                 "{origin}: not a schema-{SCHEMA_VERSION} {KIND} file (schema_version {:?})",
                 version
             );
         }
-        serde_json::from_value(value)
-            .map_err(|e| anyhow::anyhow!("{origin}: malformed calibration file: {e}"))
+        let file: CalibrationFile = serde_json::from_value(value)
+            .map_err(|e| anyhow::anyhow!("{origin}: malformed calibration file: {e}"))?;
+        file.validate()
+            .map_err(|e| anyhow::anyhow!("{origin}: {e:#}"))?;
+        Ok(file)
     }
 
-    pub fn load(path: &std::path::Path) -> anyhow::Result<CalibrationFile> {
+    pub fn load(path: &std::path::Path) -> Result<CalibrationFile> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
         Self::parse(&text, &path.display().to_string())
+    }
+
+    /// Checks what the readers rely on: the bucket counts the engine writes, histogram ranges
+    /// within [`HISTOGRAM_LIMIT`], no tally with more exceedances than exits, and every total
+    /// the reports add up fitting a u64. The error names the field.
+    pub fn validate(&self) -> Result<()> {
+        if self.depth < 1 {
+            bail!("depth: {} is not a search depth (at least 1)", self.depth);
+        }
+        let rate = &self.exit_rate;
+        rows(
+            "exit_rate.by_material_bucket",
+            rate.by_material_bucket.len(),
+            MATERIAL_BUCKETS,
+        )?;
+        for (field, row) in std::iter::once(("exit_rate.exits".to_string(), &rate.exits)).chain(
+            rate.by_material_bucket
+                .iter()
+                .enumerate()
+                .map(|(b, row)| (format!("exit_rate.by_material_bucket[{b}]"), row)),
+        ) {
+            row.iter()
+                .try_fold(0u64, |sum, &n| sum.checked_add(n))
+                .with_context(|| format!("{field}: the counts overflow a u64 when added"))?;
+        }
+        if let Some(h) = &self.histograms {
+            if !(-HISTOGRAM_LIMIT..HISTOGRAM_LIMIT).contains(&h.lo)
+                || !(h.lo + 1..=HISTOGRAM_LIMIT).contains(&h.hi)
+            {
+                bail!(
+                    "histograms: range [{}, {}) is not a range within [-{HISTOGRAM_LIMIT}, \
+                     {HISTOGRAM_LIMIT}] with lo < hi",
+                    h.lo,
+                    h.hi
+                );
+            }
+            for (name, set) in h.sets() {
+                let Some(set) = set else { continue };
+                let expected = if name == "qfutility_excess" {
+                    QFUTILITY_TIERS
+                } else {
+                    SIDE_BUCKETS
+                };
+                rows(&format!("histograms.{name}"), set.len(), expected)?;
+                for (bucket, hist) in set.iter().enumerate() {
+                    hist.total().with_context(|| {
+                        format!("histograms.{name}[{bucket}]: the counts overflow a u64")
+                    })?;
+                }
+            }
+        }
+        if let Some(safety) = &self.margin_safety {
+            for (tier, t) in [("super_lazy", &safety.super_lazy), ("lazy", &safety.lazy)] {
+                let field = format!("margin_safety.{tier}");
+                rows(
+                    &format!("{field}.by_material_bucket"),
+                    t.by_material_bucket.len(),
+                    MATERIAL_BUCKETS,
+                )?;
+                rows(
+                    &format!("{field}.by_side_buckets"),
+                    t.by_side_buckets.len(),
+                    SIDE_BUCKETS,
+                )?;
+                for (b, row) in t.by_side_buckets.iter().enumerate() {
+                    rows(
+                        &format!("{field}.by_side_buckets[{b}]"),
+                        row.len(),
+                        SIDE_BUCKETS,
+                    )?;
+                }
+                let mut exits: u64 = 0;
+                let mut tallies: Vec<(String, &Tally)> = Vec::new();
+                for (b, tally) in t.by_material_bucket.iter().enumerate() {
+                    exits = exits.checked_add(tally.exits).with_context(|| {
+                        format!("{field}.by_material_bucket: the exits overflow a u64 when added")
+                    })?;
+                    tallies.push((format!("{field}.by_material_bucket[{b}]"), tally));
+                }
+                for (my, row) in t.by_side_buckets.iter().enumerate() {
+                    for (opp, tally) in row.iter().enumerate() {
+                        tallies.push((format!("{field}.by_side_buckets[{my}][{opp}]"), tally));
+                    }
+                }
+                for (name, tally) in tallies {
+                    if tally.exceeded > tally.exits {
+                        bail!(
+                            "{name}: exceeded {} is more than exits {}",
+                            tally.exceeded,
+                            tally.exits
+                        );
+                    }
+                }
+            }
+        }
+        if let Some(lab) = &self.lab {
+            let shards: BTreeSet<u64> = lab.shards.iter().copied().collect();
+            if lab.shard_count == 0
+                || lab.shards.is_empty()
+                || shards.len() != lab.shards.len()
+                || lab.shards.iter().any(|&i| i == 0 || i > lab.shard_count)
+            {
+                bail!(
+                    "lab.shards: {:?} is not a set of distinct shards 1..={}",
+                    lab.shards,
+                    lab.shard_count
+                );
+            }
+        }
+        Ok(())
     }
 
     /// The histogram set named `name` (`lazy_residual`, `super_lazy_residual`, `king`,
@@ -154,61 +324,232 @@ impl CalibrationFile {
     }
 
     /// Adds another run over a disjoint set of positions: sums everywhere, except the
-    /// largest single-position contribution, which is a maximum.
-    pub fn merge(&mut self, other: &CalibrationFile) -> anyhow::Result<()> {
-        if self.depth != other.depth
-            || self.hash_mb != other.hash_mb
-            || self.modes != other.modes
-            || self.engine != other.engine
-        {
-            anyhow::bail!(
-                "cannot merge runs with different settings: depth {} vs {}, modes {:?} vs {:?}, engine {:?} vs {:?}",
-                self.depth,
-                other.depth,
-                self.modes,
-                other.modes,
-                self.engine,
-                other.engine
+    /// largest single-position contribution, which is a maximum. Every sum is checked: an
+    /// overflow is an error naming the field, and `self` is left unchanged on any error.
+    /// The `lab` record is not touched; [`merge_shards`] handles it.
+    pub fn merge(&mut self, other: &CalibrationFile) -> Result<()> {
+        let mut differences = Vec::new();
+        if self.depth != other.depth {
+            differences.push(format!("depth {} vs {}", self.depth, other.depth));
+        }
+        if self.hash_mb != other.hash_mb {
+            differences.push(format!("hash_mb {} vs {}", self.hash_mb, other.hash_mb));
+        }
+        if self.modes != other.modes {
+            differences.push(format!("modes {:?} vs {:?}", self.modes, other.modes));
+        }
+        if self.engine != other.engine {
+            differences.push(format!("engine {:?} vs {:?}", self.engine, other.engine));
+        }
+        if !differences.is_empty() {
+            bail!(
+                "cannot merge runs with different settings: {}",
+                differences.join(", ")
             );
         }
-        self.positions += other.positions;
-        self.nodes += other.nodes;
-        self.exit_rate.calls += other.exit_rate.calls;
-        add3(&mut self.exit_rate.exits, &other.exit_rate.exits);
-        for (a, b) in self
-            .exit_rate
+        let mut merged = self.clone();
+        merged.positions = add(self.positions, other.positions, "positions")?;
+        merged.nodes = add(self.nodes, other.nodes, "nodes")?;
+        let rate = &mut merged.exit_rate;
+        rate.calls = add(rate.calls, other.exit_rate.calls, "exit_rate.calls")?;
+        add3(&mut rate.exits, &other.exit_rate.exits, "exit_rate.exits")?;
+        rows(
+            "exit_rate.by_material_bucket",
+            other.exit_rate.by_material_bucket.len(),
+            rate.by_material_bucket.len(),
+        )?;
+        for (b, (x, y)) in rate
             .by_material_bucket
             .iter_mut()
             .zip(&other.exit_rate.by_material_bucket)
+            .enumerate()
         {
-            add3(a, b);
+            add3(x, y, &format!("exit_rate.by_material_bucket[{b}]"))?;
         }
-        match (&mut self.histograms, &other.histograms) {
+        match (&mut merged.histograms, &other.histograms) {
             (Some(a), Some(b)) => merge_histograms(a, b)?,
             (None, None) => {}
-            _ => anyhow::bail!("cannot merge: one run has histograms and the other not"),
+            _ => bail!("cannot merge: one run has histograms and the other not"),
         }
-        match (&mut self.margin_safety, &other.margin_safety) {
+        match (&mut merged.margin_safety, &other.margin_safety) {
             (Some(a), Some(b)) => {
-                merge_tier(&mut a.super_lazy, &b.super_lazy);
-                merge_tier(&mut a.lazy, &b.lazy);
+                merge_tier(&mut a.super_lazy, &b.super_lazy, "margin_safety.super_lazy")?;
+                merge_tier(&mut a.lazy, &b.lazy, "margin_safety.lazy")?;
             }
             (None, None) => {}
-            _ => anyhow::bail!("cannot merge: one run has margin safety and the other not"),
+            _ => bail!("cannot merge: one run has margin safety and the other not"),
         }
+        merged.validate().context("the merged run")?;
+        *self = merged;
         Ok(())
     }
 }
 
-fn add3(a: &mut [u64; 3], b: &[u64; 3]) {
-    for (x, y) in a.iter_mut().zip(b) {
-        *x += y;
+/// Merges the files of `lab calibrate --shard I/N` runs, each given with its name for
+/// messages. Every file must carry the lab's record, and they must agree on the pool, the
+/// engine's tree, depth, hash, modes and shard count, hold the positions their shards
+/// should, and cover disjoint shards; a file given twice is refused. A merge of every shard
+/// is recorded as the whole pool, so it equals an unsharded run.
+pub fn merge_shards(files: &[(String, CalibrationFile)]) -> Result<CalibrationFile> {
+    let Some(((first_name, first), rest)) = files.split_first() else {
+        bail!("no files to merge");
+    };
+    let record = |name: &str, file: &CalibrationFile| -> Result<Provenance> {
+        let lab = file.lab.clone().with_context(|| {
+            format!(
+                "{name}: no shard record (not written by `lab calibrate`), so its positions \
+                 cannot be checked against the other files; merge files of \
+                 `lab calibrate --shard I/N --out FILE`"
+            )
+        })?;
+        if lab.expected_positions() != Some(file.positions) {
+            bail!(
+                "{name}: {} positions, but shard(s) {:?} of {} of a {}-position pool hold {}",
+                file.positions,
+                lab.shards,
+                lab.shard_count,
+                lab.pool_positions,
+                lab.expected_positions()
+                    .map_or("an impossible number".to_string(), |n| n.to_string())
+            );
+        }
+        Ok(lab)
+    };
+    let base = record(first_name, first)?;
+    let mut covered: Vec<(u64, &str)> = base
+        .shards
+        .iter()
+        .map(|&i| (i, first_name.as_str()))
+        .collect();
+    let mut merged = first.clone();
+    for (index, (name, file)) in rest.iter().enumerate() {
+        for (earlier, other) in &files[..=index] {
+            if other == file {
+                bail!("{name} is the same run as {earlier} (identical contents): give each shard once");
+            }
+        }
+        let lab = record(name, file)?;
+        let mut differences = Vec::new();
+        let mut differ = |field: &str, a: String, b: String| {
+            if a != b {
+                differences.push(format!("{field}: {first_name} has {a}, {name} has {b}"));
+            }
+        };
+        differ(
+            "pool",
+            format!("{} ({})", base.pool, base.pool_digest),
+            format!("{} ({})", lab.pool, lab.pool_digest),
+        );
+        differ(
+            "pool positions",
+            base.pool_positions.to_string(),
+            lab.pool_positions.to_string(),
+        );
+        differ(
+            "engine tree",
+            format!("{} ({})", base.tree, base.revision),
+            format!("{} ({})", lab.tree, lab.revision),
+        );
+        differ("depth", first.depth.to_string(), file.depth.to_string());
+        differ(
+            "hash_mb",
+            first.hash_mb.to_string(),
+            file.hash_mb.to_string(),
+        );
+        differ("modes", first.modes.join(","), file.modes.join(","));
+        differ(
+            "engine",
+            format!("{:?}", first.engine),
+            format!("{:?}", file.engine),
+        );
+        differ(
+            "shard count",
+            base.shard_count.to_string(),
+            lab.shard_count.to_string(),
+        );
+        if !differences.is_empty() {
+            bail!(
+                "cannot merge runs that differ in {}",
+                differences.join("; ")
+            );
+        }
+        for &shard in &lab.shards {
+            if let Some((_, owner)) = covered.iter().find(|(i, _)| *i == shard) {
+                bail!(
+                    "{owner} and {name} both cover shard {shard}/{}: each position must be \
+                     counted once",
+                    lab.shard_count
+                );
+            }
+            covered.push((shard, name));
+        }
+        merged
+            .merge(file)
+            .with_context(|| format!("merging {name}"))?;
+    }
+    let mut shards: Vec<u64> = covered.iter().map(|(i, _)| *i).collect();
+    shards.sort_unstable();
+    let complete = shards.len() as u64 == base.shard_count;
+    merged.lab = Some(Provenance {
+        shard_count: if complete { 1 } else { base.shard_count },
+        shards: if complete { vec![1] } else { shards },
+        ..base
+    });
+    Ok(merged)
+}
+
+fn rows(field: &str, found: usize, expected: usize) -> Result<()> {
+    if found != expected {
+        bail!("{field}: {found} rows, expected {expected}");
+    }
+    Ok(())
+}
+
+fn add(a: u64, b: u64, field: &str) -> Result<u64> {
+    a.checked_add(b)
+        .with_context(|| format!("{field}: {a} + {b} overflows a u64"))
+}
+
+fn add3(a: &mut [u64; 3], b: &[u64; 3], field: &str) -> Result<()> {
+    for (i, (x, y)) in a.iter_mut().zip(b).enumerate() {
+        *x = add(*x, *y, &format!("{field}[{i}]"))?;
+    }
+    Ok(())
+}
+
+impl Histograms {
+    /// The four sets by name.
+    pub fn sets(&self) -> [(&'static str, &Option<Vec<SparseHistogram>>); 4] {
+        [
+            ("lazy_residual", &self.lazy_residual),
+            ("super_lazy_residual", &self.super_lazy_residual),
+            ("king", &self.king),
+            ("qfutility_excess", &self.qfutility_excess),
+        ]
     }
 }
 
-fn merge_histograms(a: &mut Histograms, b: &Histograms) -> anyhow::Result<()> {
+/// Bin-wise sum of two sparse histograms over `lo..hi`, checked.
+fn merge_sparse(
+    a: &SparseHistogram,
+    b: &SparseHistogram,
+    lo: i32,
+    hi: i32,
+    field: &str,
+) -> Result<SparseHistogram> {
+    let dense = |s: &SparseHistogram| s.to_dense(lo, hi);
+    let (mut x, y) = (dense(a), dense(b));
+    x.underflow = add(x.underflow, y.underflow, &format!("{field} underflow"))?;
+    x.overflow = add(x.overflow, y.overflow, &format!("{field} overflow"))?;
+    for (i, (p, q)) in x.bins.iter_mut().zip(&y.bins).enumerate() {
+        *p = add(*p, *q, &format!("{field} bin {}", i64::from(lo) + i as i64))?;
+    }
+    Ok(SparseHistogram::from_dense(&x))
+}
+
+fn merge_histograms(a: &mut Histograms, b: &Histograms) -> Result<()> {
     if a.lo != b.lo || a.hi != b.hi {
-        anyhow::bail!(
+        bail!(
             "cannot merge histograms of ranges [{}, {}) and [{}, {})",
             a.lo,
             a.hi,
@@ -217,45 +558,76 @@ fn merge_histograms(a: &mut Histograms, b: &Histograms) -> anyhow::Result<()> {
         );
     }
     let (lo, hi) = (a.lo, a.hi);
-    for (x, y) in [
-        (&mut a.lazy_residual, &b.lazy_residual),
-        (&mut a.super_lazy_residual, &b.super_lazy_residual),
-        (&mut a.king, &b.king),
-        (&mut a.qfutility_excess, &b.qfutility_excess),
-    ] {
+    for ((name, x), y) in [
+        ("lazy_residual", &mut a.lazy_residual),
+        ("super_lazy_residual", &mut a.super_lazy_residual),
+        ("king", &mut a.king),
+        ("qfutility_excess", &mut a.qfutility_excess),
+    ]
+    .into_iter()
+    .zip([
+        &b.lazy_residual,
+        &b.super_lazy_residual,
+        &b.king,
+        &b.qfutility_excess,
+    ]) {
         match (x, y) {
             (Some(xs), Some(ys)) => {
-                for (sx, sy) in xs.iter_mut().zip(ys) {
-                    let mut dense = sx.to_dense(lo, hi);
-                    dense
-                        .merge(&sy.to_dense(lo, hi))
-                        .map_err(anyhow::Error::msg)?;
-                    *sx = SparseHistogram::from_dense(&dense);
+                rows(&format!("histograms.{name}"), ys.len(), xs.len())?;
+                for (bucket, (sx, sy)) in xs.iter_mut().zip(ys).enumerate() {
+                    *sx = merge_sparse(sx, sy, lo, hi, &format!("histograms.{name}[{bucket}]"))?;
                 }
             }
             (None, None) => {}
-            _ => anyhow::bail!("cannot merge: histogram sets differ"),
+            _ => bail!("cannot merge: histogram set {name} is in one run only"),
         }
     }
     Ok(())
 }
 
-fn merge_tally(a: &mut Tally, b: &Tally) {
-    a.exits += b.exits;
-    a.exceeded += b.exceeded;
-    a.positions += b.positions;
+fn merge_tally(a: &mut Tally, b: &Tally, field: &str) -> Result<()> {
+    a.exits = add(a.exits, b.exits, &format!("{field}.exits"))?;
+    a.exceeded = add(a.exceeded, b.exceeded, &format!("{field}.exceeded"))?;
+    a.positions = add(a.positions, b.positions, &format!("{field}.positions"))?;
     a.max_from_one_position = a.max_from_one_position.max(b.max_from_one_position);
+    Ok(())
 }
 
-fn merge_tier(a: &mut TierSafety, b: &TierSafety) {
-    for (x, y) in a.by_material_bucket.iter_mut().zip(&b.by_material_bucket) {
-        merge_tally(x, y);
+fn merge_tier(a: &mut TierSafety, b: &TierSafety, field: &str) -> Result<()> {
+    rows(
+        &format!("{field}.by_material_bucket"),
+        b.by_material_bucket.len(),
+        a.by_material_bucket.len(),
+    )?;
+    rows(
+        &format!("{field}.by_side_buckets"),
+        b.by_side_buckets.len(),
+        a.by_side_buckets.len(),
+    )?;
+    for (i, (x, y)) in a
+        .by_material_bucket
+        .iter_mut()
+        .zip(&b.by_material_bucket)
+        .enumerate()
+    {
+        merge_tally(x, y, &format!("{field}.by_material_bucket[{i}]"))?;
     }
-    for (row_a, row_b) in a.by_side_buckets.iter_mut().zip(&b.by_side_buckets) {
-        for (x, y) in row_a.iter_mut().zip(row_b) {
-            merge_tally(x, y);
+    for (my, (row_a, row_b)) in a
+        .by_side_buckets
+        .iter_mut()
+        .zip(&b.by_side_buckets)
+        .enumerate()
+    {
+        rows(
+            &format!("{field}.by_side_buckets[{my}]"),
+            row_b.len(),
+            row_a.len(),
+        )?;
+        for (opp, (x, y)) in row_a.iter_mut().zip(row_b).enumerate() {
+            merge_tally(x, y, &format!("{field}.by_side_buckets[{my}][{opp}]"))?;
         }
     }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -25,6 +25,11 @@ pub struct RunSettings {
     pub depth: u32,
     pub jobs: usize,
     pub modes: Vec<String>,
+    /// The pool as given, its digest and size, and the shard run (1 of 1 for all of it).
+    pub pool: String,
+    pub pool_digest: String,
+    pub pool_positions: u64,
+    pub shard: (u64, u64),
 }
 
 /// Parses `I/N` with `1 <= I <= N`.

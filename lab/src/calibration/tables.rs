@@ -10,6 +10,19 @@ pub const BEGIN_MARKER: &str = "// BEGIN MARGIN TABLES\n";
 pub const END_MARKER: &str = "// END MARGIN TABLES";
 pub const MARGINS_FILE: &str = "engine/src/eval/margins.rs";
 
+/// The fewest samples a bucket's histogram needs before its percentiles become margins: below
+/// that a tail percentile is one or two chance positions.
+pub const MIN_SAMPLES_PER_BUCKET: u64 = 100;
+
+/// The fewest samples that must lie at or beyond each chosen tail percentile (`n * p / 100` for
+/// the low one, `n * (100 - p) / 100` for the high one), so a margin never rests on a handful
+/// of positions: p1 needs 500 samples, p0.1 needs 5,000.
+pub const MIN_TAIL_SAMPLES: f64 = 5.0;
+
+/// The largest margin entry, in centipawns: every term the tables bound is far smaller (the
+/// calibrated tables stay within 300), and larger entries would switch the lazy exits off.
+pub const MARGIN_LIMIT: i32 = 2000;
+
 /// A low/high percentile pair; symmetric by construction unless asked otherwise.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Pair {
@@ -19,8 +32,12 @@ pub struct Pair {
 
 impl Pair {
     pub fn new(lo: f64, hi: f64, allow_asymmetric: bool) -> anyhow::Result<Pair> {
-        if !(0.0..=100.0).contains(&lo) || !(0.0..=100.0).contains(&hi) || lo >= hi {
-            bail!("percentiles must satisfy 0 <= lo < hi <= 100 (got p{lo} / p{hi})");
+        let inside = |p: f64| p > 0.0 && p < 100.0;
+        if !inside(lo) || !inside(hi) || lo >= hi {
+            bail!(
+                "percentiles must satisfy 0 < lo < hi < 100 (got p{lo} / p{hi}): p0 and p100 \
+                 are the extreme samples, not a margin"
+            );
         }
         if !allow_asymmetric && ((lo + hi) - 100.0).abs() > 1e-9 {
             bail!(
@@ -111,19 +128,88 @@ pub fn parse_override(text: &str, allow_asymmetric: bool) -> anyhow::Result<(Tar
     Ok((target, bucket, Pair::new(lo, hi, allow_asymmetric)?))
 }
 
-fn row(name: &str, hists: &[Histogram], pick: impl Fn(usize) -> f64) -> anyhow::Result<String> {
+/// One table row: the percentile `pick(bucket)` of each bucket, refused unless the bucket has
+/// enough samples, the percentile lies inside the recorded range, and the value is within
+/// [`MARGIN_LIMIT`].
+fn row(
+    name: &str,
+    set: &str,
+    hists: &[Histogram],
+    pick: impl Fn(usize) -> f64,
+) -> anyhow::Result<String> {
+    if hists.len() != 8 {
+        bail!(
+            "{name}: expected 8 buckets of `{set}`, found {}",
+            hists.len()
+        );
+    }
     let mut values = Vec::with_capacity(8);
     for (bucket, h) in hists.iter().enumerate() {
-        // An empty bucket never occurs in search; 0 keeps its margin neutral.
-        values.push(h.percentile(pick(bucket)).unwrap_or(0).to_string());
-    }
-    if values.len() != 8 {
-        bail!("{name}: expected 8 buckets, found {}", values.len());
+        let p = pick(bucket);
+        let n = h.count();
+        let place = format!("{name} bucket {bucket} (`{set}` histogram, {n} samples)");
+        if n < MIN_SAMPLES_PER_BUCKET {
+            bail!(
+                "{place}: too few samples, at least {MIN_SAMPLES_PER_BUCKET} per bucket \
+                 (MIN_SAMPLES_PER_BUCKET); calibrate on a larger pool or a deeper search"
+            );
+        }
+        let tail = n as f64 * p.min(100.0 - p) / 100.0;
+        if p != 50.0 && tail < MIN_TAIL_SAMPLES {
+            bail!(
+                "{place}: p{p} rests on {tail:.1} samples beyond it, at least \
+                 {MIN_TAIL_SAMPLES} needed (MIN_TAIL_SAMPLES); pick a percentile nearer p50 \
+                 or calibrate on more positions"
+            );
+        }
+        let value = h.percentile(p).context("empty histogram")?;
+        let hi = h.lo + h.bins.len() as i32;
+        if value < h.lo || value >= hi {
+            bail!(
+                "{place}: p{p} lies in the histogram's {} (outside [{}, {hi})), so its value \
+                 is unknown; pick a percentile nearer p50",
+                if value < h.lo {
+                    "underflow"
+                } else {
+                    "overflow"
+                },
+                h.lo
+            );
+        }
+        if value.abs() > MARGIN_LIMIT {
+            bail!(
+                "{place}: p{p} is {value} cp, beyond the sane range of +-{MARGIN_LIMIT} cp \
+                 (MARGIN_LIMIT) for a margin entry"
+            );
+        }
+        values.push(value.to_string());
     }
     Ok(format!(
         "pub const {name}: [i32; 8] = [{}];",
         values.join(", ")
     ))
+}
+
+/// The calibration file's name as it may appear in a source comment: letters, digits and
+/// `._-` only (anything else becomes `_`), at most 64 characters, so no user-supplied byte
+/// can end the comment or add a line.
+pub fn safe_origin(name: &str) -> String {
+    let safe: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(64)
+        .collect();
+    if safe.is_empty() {
+        "calibration file".to_string()
+    } else {
+        safe
+    }
 }
 
 fn describe(pairs: &[Pair; 8]) -> String {
@@ -158,20 +244,36 @@ pub fn render(file: &CalibrationFile, origin: &str, choice: &Choice) -> anyhow::
     };
     let lines = [
         format!(
-            "// source: {origin} ({} positions, depth {}); king {}; {residuals}; medians p50",
+            "// source: {} ({} positions, depth {}); king {}; {residuals}; medians p50",
+            safe_origin(origin),
             file.positions,
             file.depth,
             describe(k),
         ),
-        row("KING_LO", &king, |b| k[b].lo)?,
-        row("KING_HI", &king, |b| k[b].hi)?,
-        row("KING_P50", &king, |_| 50.0)?,
-        row("LAZY_RESID_LO", &lazy, |b| l[b].lo)?,
-        row("LAZY_RESID_HI", &lazy, |b| l[b].hi)?,
-        row("LAZY_RESID_P50", &lazy, |_| 50.0)?,
-        row("SUPER_LAZY_RESID_LO", &super_lazy, |b| s[b].lo)?,
-        row("SUPER_LAZY_RESID_HI", &super_lazy, |b| s[b].hi)?,
-        row("SUPER_LAZY_RESID_P50", &super_lazy, |_| 50.0)?,
+        row("KING_LO", "king", &king, |b| k[b].lo)?,
+        row("KING_HI", "king", &king, |b| k[b].hi)?,
+        row("KING_P50", "king", &king, |_| 50.0)?,
+        row("LAZY_RESID_LO", "lazy_residual", &lazy, |b| l[b].lo)?,
+        row("LAZY_RESID_HI", "lazy_residual", &lazy, |b| l[b].hi)?,
+        row("LAZY_RESID_P50", "lazy_residual", &lazy, |_| 50.0)?,
+        row(
+            "SUPER_LAZY_RESID_LO",
+            "super_lazy_residual",
+            &super_lazy,
+            |b| s[b].lo,
+        )?,
+        row(
+            "SUPER_LAZY_RESID_HI",
+            "super_lazy_residual",
+            &super_lazy,
+            |b| s[b].hi,
+        )?,
+        row(
+            "SUPER_LAZY_RESID_P50",
+            "super_lazy_residual",
+            &super_lazy,
+            |_| 50.0,
+        )?,
     ];
     Ok(lines.join("\n") + "\n")
 }

@@ -3,6 +3,7 @@
 //! `calibrate` feature) and `exitrate` (always available). One run can take several modes.
 
 use crate::bench_output::engine_json;
+use crate::cli::{once, parse_count, MAX_HASH_MB, MAX_SEARCH_DEPTH};
 use crate::json::Json;
 use crate::output::{errln, out, outln};
 use squall::bench;
@@ -30,6 +31,20 @@ struct Options {
     percentile: f64,
 }
 
+/// `--percentile`: a plain decimal 0..=100 (no sign, exponent, `inf` or `NaN`).
+fn parse_percentile(text: &str) -> Result<f64, String> {
+    let plain = !text.is_empty()
+        && text.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+        && text.bytes().filter(|&b| b == b'.').count() <= 1
+        && text.bytes().any(|b| b.is_ascii_digit());
+    text.parse::<f64>()
+        .ok()
+        .filter(|p| plain && (0.0..=100.0).contains(p))
+        .ok_or(format!(
+            "bad --percentile `{text}`: expected a plain number 0..=100"
+        ))
+}
+
 fn parse(args: &[String]) -> Result<Options, String> {
     let mut modes = Modes::default();
     let mut exit_rate = false;
@@ -39,6 +54,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
     let mut out = None;
     let mut json = false;
     let mut percentile = DEFAULT_PERCENTILE;
+    let mut seen = Vec::new();
     let mut args = args.iter();
     while let Some(arg) = args.next() {
         let mut value = |name: &str| args.next().cloned().ok_or(format!("{name} needs a value"));
@@ -47,32 +63,29 @@ fn parse(args: &[String]) -> Result<Options, String> {
             "marginsafety" => modes.margin_safety = true,
             "qfutility" => modes.qfutility = true,
             "exitrate" => exit_rate = true,
-            "--positions" => positions_file = Some(value("--positions")?),
+            "--positions" => {
+                once(&mut seen, "--positions")?;
+                positions_file = Some(value("--positions")?);
+            }
             "--depth" => {
+                once(&mut seen, "--depth")?;
                 let text = value("--depth")?;
-                depth = text
-                    .parse()
-                    .ok()
-                    .filter(|d| *d >= 1)
-                    .ok_or(format!("bad --depth `{text}`"))?;
+                depth = parse_count("--depth", &text, 1, MAX_SEARCH_DEPTH)? as i32;
             }
             "--hash" => {
+                once(&mut seen, "--hash")?;
                 let text = value("--hash")?;
-                hash_mb = text
-                    .parse()
-                    .ok()
-                    .filter(|mb| (1..=crate::cli::MAX_HASH_MB).contains(mb))
-                    .ok_or(format!("bad --hash `{text}`"))?;
+                hash_mb = parse_count("--hash", &text, 1, MAX_HASH_MB as u64)? as usize;
             }
-            "--out" => out = Some(value("--out")?),
+            "--out" => {
+                once(&mut seen, "--out")?;
+                out = Some(value("--out")?);
+            }
             "--json" => json = true,
             "--percentile" => {
+                once(&mut seen, "--percentile")?;
                 let text = value("--percentile")?;
-                percentile = text
-                    .parse()
-                    .ok()
-                    .filter(|p: &f64| (0.0..=100.0).contains(p))
-                    .ok_or(format!("bad --percentile `{text}`: expected 0..=100"))?;
+                percentile = parse_percentile(&text)?;
             }
             other => return Err(format!("unknown calibrate argument `{other}`; {USAGE}")),
         }

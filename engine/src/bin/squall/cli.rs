@@ -109,6 +109,34 @@ pub fn run(args: &[String]) -> i32 {
     }
 }
 
+/// A numeric option's value: ASCII digits only (no sign, space or exponent, which `str::parse`
+/// would take), within `min..=max`.
+pub fn parse_count(option: &str, text: &str, min: u64, max: u64) -> Result<u64, String> {
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(format!(
+            "bad {option} `{text}`: expected a number {min}..={max} (digits only, no sign)"
+        ));
+    }
+    text.parse::<u64>()
+        .ok()
+        .filter(|n| (min..=max).contains(n))
+        .ok_or(format!(
+            "{option} `{text}` is out of range: expected {min}..={max}"
+        ))
+}
+
+/// Refuses an option given twice, which would otherwise silently keep the last value.
+pub fn once(seen: &mut Vec<&'static str>, option: &'static str) -> Result<(), String> {
+    if seen.contains(&option) {
+        return Err(format!("{option} is given twice; give it once"));
+    }
+    seen.push(option);
+    Ok(())
+}
+
+/// The deepest `--depth` of bench and calibrate: the search's ply limit.
+pub const MAX_SEARCH_DEPTH: u64 = 64;
+
 /// A perft depth: digits only, at most `perft::MAX_DEPTH`.
 fn parse_perft_depth(text: &str) -> Result<u32, String> {
     if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
@@ -129,11 +157,16 @@ fn parse_perft_depth(text: &str) -> Result<u32, String> {
 fn perft_command(args: &[String]) -> Result<(), String> {
     let mut depth = None;
     let mut fen = Board::STARTPOS.to_string();
+    let mut fen_given = false;
     let mut divide = false;
     let mut i = 0;
     while i < args.len() {
         match args[i].as_str() {
             "--fen" => {
+                if fen_given {
+                    return Err(format!("--fen is given twice; {PERFT_SYNOPSIS}"));
+                }
+                fen_given = true;
                 i += 1;
                 fen = args.get(i).ok_or("--fen needs a FEN")?.clone();
             }
@@ -222,6 +255,7 @@ fn parse_bench_options(args: &[String]) -> Result<BenchOptions, String> {
         json: false,
         full_eval: false,
     };
+    let mut seen = Vec::new();
     let mut args = args.iter();
     while let Some(arg) = args.next() {
         let mut value = |name: &str| {
@@ -231,24 +265,19 @@ fn parse_bench_options(args: &[String]) -> Result<BenchOptions, String> {
         };
         match arg.as_str() {
             "--depth" => {
+                once(&mut seen, "--depth")?;
                 let text = value("--depth")?;
-                options.depth = text
-                    .parse::<i32>()
-                    .ok()
-                    .filter(|depth| *depth >= 1)
-                    .ok_or(format!("bad --depth `{text}`: expected a positive integer"))?;
+                options.depth = parse_count("--depth", text, 1, MAX_SEARCH_DEPTH)? as i32;
             }
             "--hash" => {
+                once(&mut seen, "--hash")?;
                 let text = value("--hash")?;
-                options.hash_mb = text
-                    .parse::<usize>()
-                    .ok()
-                    .filter(|mb| (1..=MAX_HASH_MB).contains(mb))
-                    .ok_or(format!(
-                        "bad --hash `{text}`: expected 1..={MAX_HASH_MB} (MB)"
-                    ))?;
+                options.hash_mb = parse_count("--hash", text, 1, MAX_HASH_MB as u64)? as usize;
             }
-            "--positions" => options.positions_file = Some(value("--positions")?.to_string()),
+            "--positions" => {
+                once(&mut seen, "--positions")?;
+                options.positions_file = Some(value("--positions")?.to_string());
+            }
             "--json" => options.json = true,
             "--full-eval" => options.full_eval = true,
             // One line: the protocol promises a single `error:` line on stderr.
@@ -313,5 +342,27 @@ mod tests {
         for text in ["65", "4294967296", "+1", "-1", " 1", "1e3", ""] {
             assert!(parse_perft_depth(text).is_err(), "{text:?}");
         }
+    }
+
+    #[test]
+    fn counts_are_plain_digits_in_range() {
+        assert_eq!(parse_count("--depth", "012", 1, 64), Ok(12));
+        for text in [
+            "+5",
+            "-1",
+            "0",
+            "65",
+            " 5",
+            "5 ",
+            "1e1",
+            "",
+            "99999999999999999999",
+        ] {
+            let error = parse_count("--depth", text, 1, 64).unwrap_err();
+            assert!(error.contains("--depth"), "{text:?}: {error}");
+        }
+        let mut seen = Vec::new();
+        assert!(once(&mut seen, "--depth").is_ok());
+        assert!(once(&mut seen, "--depth").unwrap_err().contains("twice"));
     }
 }
