@@ -393,6 +393,17 @@ fn shards_pool_into_exactly_the_unsharded_counts() {
         assert_eq!(whole[key], merged_json[key], "{key}: {unsharded}\n{merged}");
     }
 
+    // A merge of some shards says how far the match got, not that it finished.
+    let partial = repo.lab(&["match", "merge", &names[0], &names[1], "--format", "json"]);
+    assert_eq!(partial.code, 0, "{partial}");
+    let played = partial.json()["games"].as_u64().unwrap();
+    assert!(played < 16, "{partial}");
+    let verdict = partial.json()["verdict"].as_str().unwrap().to_string();
+    assert!(
+        verdict.starts_with(&format!("{played} of 16 games played")),
+        "{partial}"
+    );
+
     // Merging a shard twice, or shards of different matches, is refused by name.
     let twice = repo.lab(&["match", "merge", &names[0], &names[0]]);
     assert_eq!(twice.code, 2, "{twice}");

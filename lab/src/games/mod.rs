@@ -414,10 +414,23 @@ fn build_report(
         Some(SprtDecision::AcceptH0) => {
             ("SPRT accepted H0: B is not stronger by elo1".to_string(), 1)
         }
-        Some(SprtDecision::Continue) => {
+        Some(SprtDecision::Continue) if games.len() as u64 >= settings.games => {
             ("no SPRT decision: the game budget is spent".to_string(), 3)
         }
-        None => ("match finished".to_string(), 0),
+        // An interrupted match, a shard's share or a merge of some shards: say how far it got.
+        Some(SprtDecision::Continue) => (
+            format!(
+                "no SPRT decision after {} of {} games",
+                games.len(),
+                settings.games
+            ),
+            3,
+        ),
+        None if games.len() as u64 >= settings.games => ("match finished".to_string(), 0),
+        None => (
+            format!("{} of {} games played", games.len(), settings.games),
+            0,
+        ),
     };
     MatchReport {
         schema_version: MATCH_JSON_SCHEMA_VERSION,
