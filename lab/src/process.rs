@@ -227,6 +227,17 @@ pub fn kill_group(child: &mut Child) {
     let _ = end_group(child);
 }
 
+/// Waits, with no deadline, for a child started by [`spawn_in_group`] to exit, then kills what
+/// is left of its group and reaps it: for long runs whose length the lab cannot bound (a
+/// calibration), still ended by a SIGINT or SIGTERM to the lab.
+pub fn wait_and_end_group(child: &mut Child) -> Result<ExitStatus> {
+    let pid = libc::pid_t::try_from(child.id()).context("process id out of range")?;
+    while !has_exited(pid)? {
+        thread::sleep(Duration::from_millis(20));
+    }
+    Ok(end_group(child)?)
+}
+
 /// [`kill_group`], returning the leader's exit status.
 fn end_group(child: &mut Child) -> std::io::Result<ExitStatus> {
     if let Ok(pid) = i32::try_from(child.id()) {

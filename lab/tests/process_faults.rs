@@ -172,3 +172,34 @@ fn sigterm_to_the_lab_ends_a_running_build() {
     assert_eq!(code, 130);
     assert_all_gone(&recorded);
 }
+
+#[test]
+fn sigterm_to_the_lab_ends_running_calibration_processes() {
+    let repo = FakeRepo::new();
+    repo.write(
+        "engine/Cargo.toml",
+        "[package]\nname = \"squall\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+         [features]\ncalibrate = []\n\n[[bin]]\nname = \"squall\"\npath = \"src/main.rs\"\n",
+    );
+    repo.commit_constant("DESCENDANT_HANG", "true");
+    let pool = repo.path().join("target/pool.epd");
+    std::fs::create_dir_all(pool.parent().unwrap()).unwrap();
+    std::fs::write(
+        &pool,
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -\n\
+         r1bqkbnr/pppppppp/2n5/8/8/5N2/PPPPPPPP/RNBQKB1R w KQkq -\n",
+    )
+    .unwrap();
+    let pids = repo.path().join("target/pids");
+    let args = [
+        "calibrate",
+        "HEAD",
+        "--pool",
+        pool.to_str().unwrap(),
+        "--jobs",
+        "2",
+    ];
+    let (code, recorded) = terminate_when_ready(&repo, &args, &pids);
+    assert_eq!(code, 130);
+    assert_all_gone(&recorded);
+}

@@ -13,7 +13,7 @@ use anyhow::{anyhow, bail, Context, Result};
 
 use super::data::CalibrationFile;
 use crate::paths::{remove_if_exists, write_atomically};
-use crate::process::{describe_status, tail_section};
+use crate::process::{describe_status, spawn_in_group, tail_section, wait_and_end_group};
 use crate::progress::Progress;
 
 /// Progress lines the engine prints per chunk (`calibrate: i/n positions`, every 5%).
@@ -111,8 +111,7 @@ pub fn run_pool(
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped());
-        let mut child = command
-            .spawn()
+        let mut child = spawn_in_group(&mut command)
             .with_context(|| format!("starting {}", engine.display()))?;
         let stderr = child.stderr.take();
         let sender = sender.clone();
@@ -141,7 +140,7 @@ pub fn run_pool(
     let mut failures = Vec::new();
     let mut outputs = Vec::new();
     for (job, mut child, reader, out) in children {
-        let status = child.wait().context("waiting for the engine")?;
+        let status = wait_and_end_group(&mut child).context("waiting for the engine")?;
         let stderr = reader.join().unwrap_or_default();
         if status.success() {
             outputs.push(out);
