@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, bail, Context, Result};
 use serde::{Deserialize, Serialize};
 
+use crate::analysis::measure::{Invalid, Measurement};
 use crate::machine::{Machine, Toolchain};
-use crate::measure::{Invalid, Measurement};
 use crate::paths::{write_atomically, LabPaths};
 
 /// Bumped whenever a field changes meaning or disappears; older files are then refused.

@@ -1,10 +1,10 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use squall_lab::app;
 use squall_lab::cli::Cli;
+use squall_lab::commands;
 
-/// Exit codes, also listed in `lab --help`; the others come from [`app::Exit`].
+/// Exit codes, also listed in `lab --help`; the others come from [`squall_lab::outcome::Exit`].
 const NO_REGRESSION: u8 = 0;
 const ERROR: u8 = 2;
 
@@ -21,7 +21,7 @@ fn main() -> ExitCode {
         }
     };
     squall_lab::process::end_children_on_signal();
-    match app::run(cli) {
+    match commands::run(cli) {
         Ok(outcome) => {
             print!("{}", outcome.report);
             ExitCode::from(outcome.exit.code())

@@ -11,14 +11,14 @@ use anyhow::{bail, Context, Result};
 use git2::Repository;
 use serde::Serialize;
 
-use crate::app::{Exit, Outcome};
-use crate::build::{build_engine_with_rustflags, EngineBinary};
 use crate::cli::{Format, ProfileArgs};
+use crate::engine::build::{build_engine_with_rustflags, EngineBinary};
+use crate::engine::revision::{resolve, Revision};
 use crate::paths::LabPaths;
 use crate::process::{require_success, run_with_timeout};
 use crate::progress::Progress;
 use crate::report::signed_pct;
-use crate::revision::{resolve, Revision};
+use crate::schema::{Kind, LAB_JSON_SCHEMA_VERSION};
 
 pub const PROFILE_FEATURE: &str = "profile";
 /// Complete stacks for the sampler's unwinder; part of the build's cache key.
@@ -185,7 +185,7 @@ pub struct ProfileRun {
 #[derive(Debug, Clone, Serialize)]
 pub struct ProfileOutput {
     pub schema_version: u32,
-    pub kind: &'static str,
+    pub kind: Kind,
     pub a: ProfileRun,
     pub b: Option<ProfileRun>,
     /// B's shares minus A's, in percentage points, per key frame.
@@ -206,7 +206,7 @@ pub fn run(
     paths: &LabPaths,
     progress: &Progress,
     args: &ProfileArgs,
-) -> Result<Outcome> {
+) -> Result<ProfileOutput> {
     let a = resolve(repo, &args.rev, paths)?;
     let b = match &args.vs {
         Some(spec) => Some(resolve(repo, spec, paths)?),
@@ -247,16 +247,12 @@ pub fn run(
             })
             .collect()
     });
-    let output = ProfileOutput {
-        schema_version: crate::compare::LAB_JSON_SCHEMA_VERSION,
-        kind: "profile",
+    Ok(ProfileOutput {
+        schema_version: LAB_JSON_SCHEMA_VERSION,
+        kind: Kind::Profile,
         a: a_run,
         b: b_run,
         deltas_pp,
-    };
-    Ok(Outcome {
-        report: render(&output, args.output.format),
-        exit: Exit::Clean,
     })
 }
 

@@ -5,10 +5,11 @@
 mod common;
 
 use common::FakeRepo;
-use squall_lab::build::build_engine;
+use squall_lab::engine::build::build_engine;
+use squall_lab::engine::revision::{open_repository, resolve};
+use squall_lab::engine::snapshot::materialize;
 use squall_lab::paths::LabPaths;
 use squall_lab::progress::Progress;
-use squall_lab::revision::{materialize, open_repository, resolve};
 
 #[test]
 fn a_tree_materialised_before_another_build_still_gets_its_own_binary() {

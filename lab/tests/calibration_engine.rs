@@ -8,10 +8,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use serde_json::Value;
-use squall_lab::build::build_engine;
+use squall_lab::engine::build::build_engine;
+use squall_lab::engine::revision::{open_repository, resolve};
 use squall_lab::paths::LabPaths;
 use squall_lab::progress::Progress;
-use squall_lab::revision::{open_repository, resolve};
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

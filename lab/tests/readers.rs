@@ -5,16 +5,17 @@ use proptest::prelude::*;
 use proptest::sample::Index;
 use serde_json::{json, Value};
 
+use squall_lab::analysis::compare::{compare, summarize, Criteria, Settings, Thresholds};
+use squall_lab::analysis::measure::{
+    check_report, EngineRecord, InstructionCount, Instructions, Measured, Measurement,
+    PositionRecord, RevisionRecord,
+};
 use squall_lab::baseline::{self, Baseline, BaselineSettings, BASELINE_SCHEMA_VERSION};
 use squall_lab::cli::Format;
-use squall_lab::compare::{compare, summarize, Criteria, Settings};
+use squall_lab::engine::bench::{parse_bench, EvalCounters, Exits};
 use squall_lab::machine::{Machine, Toolchain};
-use squall_lab::measure::{
-    check_report, EngineRecord, InstructionCount, Instructions, Measurement, PositionRecord,
-    RevisionRecord,
-};
 use squall_lab::report::{render, BaselineOutput, Report};
-use squall_lab::run::{parse_bench, EvalCounters, Exits};
+use squall_lab::schema::Kind;
 
 /// Any JSON value, nested a few levels.
 fn any_json() -> impl Strategy<Value = Value> {
@@ -393,11 +394,11 @@ fn write_and_load(dir: &std::path::Path, text: &str) -> anyhow::Result<Baseline>
 
 /// What every loaded baseline must allow without a panic: a comparison with itself and every
 /// report format of it and of the baseline.
-fn compare_with_itself(stored: &Baseline) -> squall_lab::compare::Comparison {
+fn compare_with_itself(stored: &Baseline) -> squall_lab::analysis::compare::Comparison {
     let comparison = comparison_with_itself(stored);
     let shown = BaselineOutput {
         schema_version: 2,
-        kind: "baseline",
+        kind: Kind::Baseline,
         name: stored.name.clone(),
         created_unix: stored.created_unix,
         machine: stored.machine.clone(),
@@ -412,21 +413,23 @@ fn compare_with_itself(stored: &Baseline) -> squall_lab::compare::Comparison {
     comparison
 }
 
-fn comparison_with_itself(stored: &Baseline) -> squall_lab::compare::Comparison {
+fn comparison_with_itself(stored: &Baseline) -> squall_lab::analysis::compare::Comparison {
     let settings = Settings {
         rounds: stored.settings.rounds,
         depth: stored.settings.depth,
         instr_depth: stored.settings.instr_depth,
-        threshold_pct: 1.0,
-        instr_threshold_pct: 0.5,
+        thresholds: Thresholds {
+            threshold_pct: 1.0,
+            instr_threshold_pct: 0.5,
+        },
         positions: None,
     };
     compare(
-        "baseline-check",
+        Kind::BaselineCheck,
         settings,
-        ("A", &stored.measurement),
-        ("B", &stored.measurement),
-        Criteria::local(1.0, 0.5, false),
+        &Measured::new("A", stored.measurement.clone()),
+        &Measured::new("B", stored.measurement.clone()),
+        Criteria::local(false),
     )
 }
 

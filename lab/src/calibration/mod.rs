@@ -3,7 +3,7 @@
 //! safety with Wilson intervals, exit rates, futility recommendations), and margin-table
 //! generation.
 
-pub mod commands;
+pub mod calibrate;
 pub mod data;
 pub mod report;
 pub mod run;

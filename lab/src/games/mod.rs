@@ -23,7 +23,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use git2::{ObjectType, Oid, Repository};
+use git2::{ObjectType, Oid};
 use serde::Serialize;
 
 use self::book::{shuffled_order, Book, BookIdentity};
@@ -36,14 +36,12 @@ use self::rules::{DrawAdjudication, Limit, ResignAdjudication};
 use self::runner::{Arena, PgnFile, Stop};
 use self::sprt::{EloModel, Sprt, SprtDecision};
 use self::summary::{summarize, Summary};
-use crate::app::{Exit, Lab, Outcome};
-use crate::cli::{EloModelArg, Format, MatchPlayArgs};
+use crate::cli::{EloModelArg, MatchPlayArgs};
+use crate::engine::revision::resolve;
+use crate::lab::{Lab, Session};
 use crate::paths::LabPaths;
 use crate::progress::Progress;
-use crate::report::{render, Report};
-use crate::revision::resolve;
-
-pub const MATCH_JSON_SCHEMA_VERSION: u32 = 1;
+use crate::schema::{Kind, MATCH_JSON_SCHEMA_VERSION};
 /// The default limit: fishtest's short time control.
 const DEFAULT_TC: &str = "10+0.1";
 const DEFAULT_GAMES: u64 = 100;
@@ -55,7 +53,7 @@ const EXE_PREFIX: &str = "exe:";
 #[derive(Debug, Clone, Serialize)]
 pub struct MatchReport {
     pub schema_version: u32,
-    pub kind: &'static str,
+    pub kind: Kind,
     /// A, then B.
     pub engines: [EngineIdentity; 2],
     pub tc: String,
@@ -79,13 +77,10 @@ pub struct MatchReport {
     pub games_per_minute: Option<f64>,
 }
 
-/// `lab match A B`. `workdir` is the repository the revisions come from; two `exe:` engines
-/// need none (the match files then go under ./target/lab/match/).
-pub fn run(
-    workdir: Result<(Repository, LabPaths)>,
-    progress: &Progress,
-    args: &MatchPlayArgs,
-) -> Result<Outcome> {
+/// `lab match A B`. The revisions come from the lab's repository; two `exe:` engines need none
+/// (the match files then go under ./target/lab/match/ when there is no repository).
+pub fn run(lab: &Lab, args: &MatchPlayArgs) -> Result<MatchReport> {
+    let progress = lab.progress();
     let limit = limit(args)?;
     let draw = DrawAdjudication::parse(&args.draw_adj)?;
     let resign = ResignAdjudication::parse(&args.resign_adj)?;
@@ -126,22 +121,21 @@ pub fn run(
 
     // Build (or find) both engines with the cache locked, then let other lab runs go on.
     let (binaries, paths) = if specs.iter().all(|spec| spec.starts_with(EXE_PREFIX)) {
-        let paths = match workdir {
-            Ok((_, paths)) => paths,
+        let paths = match lab.workdir() {
+            Ok(workdir) => workdir.paths,
             Err(_) => {
                 LabPaths::new(&std::env::current_dir().context("reading the current directory")?)
             }
         };
         ([exe_binary(&specs[0])?, exe_binary(&specs[1])?], paths)
     } else {
-        let (repo, paths) = workdir?;
-        let lab = Lab::open(repo, paths.clone(), *progress)?;
+        let session = lab.lock()?;
         (
             [
-                engine_binary(&lab, &specs[0])?,
-                engine_binary(&lab, &specs[1])?,
+                engine_binary(&session, &specs[0])?,
+                engine_binary(&session, &specs[1])?,
             ],
-            paths,
+            session.paths().clone(),
         )
     };
     let mut identities = Vec::with_capacity(2);
@@ -308,11 +302,11 @@ pub fn run(
         );
         report.exit_code = 0;
     }
-    outcome(&report, args.output.format)
+    Ok(report)
 }
 
 /// `lab match merge FILES`.
-pub fn merge(files: &[PathBuf], pgn: Option<&Path>, format: Format) -> Result<Outcome> {
+pub fn merge(files: &[PathBuf], pgn: Option<&Path>) -> Result<MatchReport> {
     let mut base: Option<(PathBuf, Header)> = None;
     let mut shards: Vec<Shard> = Vec::new();
     let mut games: Vec<GameRecord> = Vec::new();
@@ -387,19 +381,7 @@ pub fn merge(files: &[PathBuf], pgn: Option<&Path>, format: Format) -> Result<Ou
             header.shard.count
         ));
     }
-    outcome(&report, format)
-}
-
-fn outcome(report: &MatchReport, format: Format) -> Result<Outcome> {
-    let exit = match report.exit_code {
-        0 => Exit::Clean,
-        1 => Exit::Regression,
-        _ => Exit::Undecided,
-    };
-    Ok(Outcome {
-        report: render(&Report::Match(report), format),
-        exit,
-    })
+    Ok(report)
 }
 
 fn build_report(
@@ -434,7 +416,7 @@ fn build_report(
     };
     MatchReport {
         schema_version: MATCH_JSON_SCHEMA_VERSION,
-        kind: "match",
+        kind: Kind::Match,
         engines: settings.engines.clone(),
         tc: settings.limit.to_string(),
         limit: settings.limit,
@@ -502,12 +484,12 @@ fn exe_binary(spec: &str) -> Result<Binary> {
     })
 }
 
-fn engine_binary(lab: &Lab, spec: &str) -> Result<Binary> {
+fn engine_binary(session: &Session, spec: &str) -> Result<Binary> {
     if spec.starts_with(EXE_PREFIX) {
         return exe_binary(spec);
     }
-    let revision = resolve(lab.repo(), spec, lab.paths())?;
-    let binary = lab.build(&revision, &[])?;
+    let revision = resolve(session.repo(), spec, session.paths())?;
+    let binary = session.build(&revision, &[])?;
     Ok(Binary {
         path: binary.path,
         id: binary.key,

@@ -1,5 +1,6 @@
 //! Report formats. The rows are built once here; each format only lays them out.
 
+pub mod functions;
 pub mod json;
 pub mod markdown;
 pub mod matches;
@@ -7,16 +8,17 @@ pub mod terminal;
 
 use serde::Serialize;
 
+use crate::analysis::compare::{percent_change, Comparison, Settings, SideSummary, TierRates};
+use crate::analysis::stats::Verdict;
 use crate::cli::Format;
-use crate::compare::{percent_change, Comparison, Settings, SideSummary, TierRates};
 use crate::machine::{Machine, Toolchain};
-use crate::stats::Verdict;
+use crate::schema::Kind;
 
 /// `lab bench REV`.
 #[derive(Debug, Clone, Serialize)]
 pub struct BenchOutput {
     pub schema_version: u32,
-    pub kind: &'static str,
+    pub kind: Kind,
     pub settings: Settings,
     pub revision: SideSummary,
 }
@@ -25,7 +27,7 @@ pub struct BenchOutput {
 #[derive(Debug, Clone, Serialize)]
 pub struct BaselineOutput {
     pub schema_version: u32,
-    pub kind: &'static str,
+    pub kind: Kind,
     pub name: String,
     pub created_unix: u64,
     pub machine: Machine,
@@ -205,10 +207,10 @@ pub fn speed_line(comparison: &Comparison) -> String {
          (threshold {}%)",
         ratio.estimate,
         ratio.pairs,
-        speed.pairing,
+        speed.pairing.name(),
         speed.nps_change_pct.map_or_else(String::new, signed_pct),
         verdict_word(speed.verdict),
-        comparison.settings.threshold_pct
+        comparison.settings.thresholds.threshold_pct
     )
 }
 
@@ -224,10 +226,13 @@ pub fn instructions_line(comparison: &Comparison) -> String {
     let flag = if instructions.flagged {
         format!(
             "changed by {}% or more",
-            comparison.settings.instr_threshold_pct
+            comparison.settings.thresholds.instr_threshold_pct
         )
     } else {
-        format!("within {}%", comparison.settings.instr_threshold_pct)
+        format!(
+            "within {}%",
+            comparison.settings.thresholds.instr_threshold_pct
+        )
     };
     // The comparison judges instructions only for the same search on the same toolchain.
     let judgement = if comparison.signature.changed {
@@ -403,8 +408,8 @@ pub fn describe_settings(settings: &Settings, measured_depth: u32) -> String {
 mod tests {
     use super::*;
 
-    use crate::compare::{compare, Criteria, Settings};
-    use crate::measure::{Instructions, Measurement};
+    use crate::analysis::compare::{compare, Criteria, Settings, Thresholds};
+    use crate::analysis::measure::{Instructions, Measured, Measurement};
 
     /// Compares a stored measurement with a copy whose instructions per node are 5% higher.
     fn five_percent_more_instructions(signature_changed: bool) -> Comparison {
@@ -422,12 +427,19 @@ mod tests {
             rounds: 1,
             depth: None,
             instr_depth: 6,
-            threshold_pct: 1.0,
-            instr_threshold_pct: 0.5,
+            thresholds: Thresholds {
+                threshold_pct: 1.0,
+                instr_threshold_pct: 0.5,
+            },
             positions: None,
         };
-        let criteria = Criteria::local(1.0, 0.5, false);
-        compare("compare", settings, ("A", &a), ("B", &b), criteria)
+        compare(
+            Kind::Compare,
+            settings,
+            &Measured::new("A", a),
+            &Measured::new("B", b),
+            Criteria::local(false),
+        )
     }
 
     #[test]
@@ -470,8 +482,10 @@ mod tests {
             rounds: 6,
             depth: None,
             instr_depth: 6,
-            threshold_pct: 1.0,
-            instr_threshold_pct: 0.5,
+            thresholds: Thresholds {
+                threshold_pct: 1.0,
+                instr_threshold_pct: 0.5,
+            },
             positions: None,
         };
         let mut faster = stored.measurement.clone();
@@ -483,13 +497,15 @@ mod tests {
         let criteria = Criteria {
             nps_comparable: false,
             machine_differences: vec!["CPU governor: powersave (baseline) vs performance".into()],
-            ..Criteria::local(1.0, 0.5, false)
+            ..Criteria::local(false)
         };
+        let baseline = Measured::new("baseline main", stored.measurement.clone());
+        let faster = Measured::new("revision", faster);
         let comparison = compare(
-            "baseline-check",
+            Kind::BaselineCheck,
             settings.clone(),
-            ("baseline main", &stored.measurement),
-            ("revision", &faster),
+            &baseline,
+            &faster,
             criteria,
         );
         let rows = comparison_rows(&comparison);
@@ -506,11 +522,11 @@ mod tests {
         assert!(comparison.warnings[0].contains("CPU governor: powersave"));
 
         let local = compare(
-            "compare",
+            Kind::Compare,
             settings,
-            ("A", &stored.measurement),
-            ("B", &faster),
-            Criteria::local(1.0, 0.5, false),
+            &Measured::new("A", stored.measurement),
+            &Measured::new("B", faster.measurement),
+            Criteria::local(false),
         );
         let line = speed_line(&local);
         assert!(

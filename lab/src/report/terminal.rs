@@ -8,7 +8,7 @@ use super::{
     instructions_line, side_exit_rows, side_rows, speed_line, verdict_line, BaselineOutput,
     BenchOutput, Report,
 };
-use crate::compare::{Comparison, SideSummary};
+use crate::analysis::compare::{Comparison, SideSummary};
 
 pub fn render(report: &Report) -> String {
     match report {
@@ -77,10 +77,10 @@ fn render_comparison(comparison: &Comparison) -> String {
         bucket_rows(comparison),
     ));
     if let Some(functions) = &comparison.functions {
-        out.push_str(&format!("\n{}\n", crate::functions::title(functions)));
+        out.push_str(&format!("\n{}\n", super::functions::title(functions)));
         out.push_str(&table(
-            crate::functions::MOVER_HEADER,
-            crate::functions::mover_rows(functions),
+            super::functions::MOVER_HEADER,
+            super::functions::mover_rows(functions),
         ));
         out.push('\n');
     }

@@ -1,4 +1,5 @@
-//! Executing the engine: one `squall bench --json` per fresh process, or one under callgrind.
+//! The bench protocol (docs/bench-protocol.md): running `squall bench --json` in a fresh process
+//! with a timeout, and reading and checking its report.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -7,13 +8,10 @@ use std::time::Duration;
 use anyhow::{anyhow, bail, Context, Result};
 use serde::{Deserialize, Serialize};
 
-use crate::paths::remove_if_exists;
 use crate::process::{require_success, run_with_timeout};
 
 /// The bench protocol version this lab understands (docs/bench-protocol.md).
 pub const BENCH_SCHEMA_VERSION: u64 = 1;
-/// Callgrind slows the engine down by well over an order of magnitude.
-const CALLGRIND_TIMEOUT_FACTOR: u32 = 20;
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct BenchReport {
@@ -84,43 +82,20 @@ pub struct BenchRunner {
 impl BenchRunner {
     pub fn run(&self) -> Result<BenchReport> {
         let mut command = Command::new(&self.binary);
-        command.args(bench_args(
-            self.depth,
-            self.full_eval,
-            self.positions.as_deref(),
-        ));
+        command.args(self.args(None));
         let what = format!("`{} bench --json`", self.binary.display());
         let finished = run_with_timeout(command, self.timeout, &what)?;
         require_success(&finished, &format!("the engine {what}"))?;
         parse_bench(&finished.stdout)
     }
 
-    /// Total instructions (callgrind `Ir`) and the bench report of one run at `depth`.
-    pub fn instructions(
-        &self,
-        valgrind: &Path,
-        depth: u32,
-        out_file: &Path,
-    ) -> Result<(u64, BenchReport)> {
-        remove_if_exists(out_file)?;
-        let mut command = Command::new(valgrind);
-        command
-            .arg("--tool=callgrind")
-            .arg(format!("--callgrind-out-file={}", out_file.display()))
-            .arg(&self.binary)
-            .args(bench_args(
-                Some(depth),
-                self.full_eval,
-                self.positions.as_deref(),
-            ));
-        let what = format!("callgrind on `{} bench`", self.binary.display());
-        let finished = run_with_timeout(command, self.timeout * CALLGRIND_TIMEOUT_FACTOR, &what)?;
-        require_success(&finished, &what)?;
-        let report = parse_bench(&finished.stdout)?;
-        let counts = std::fs::read_to_string(out_file)
-            .with_context(|| format!("reading callgrind output {}", out_file.display()))?;
-        remove_if_exists(out_file)?;
-        Ok((parse_callgrind_total(&counts)?, report))
+    /// The arguments of a run at `depth` (`None`: the runner's own depth).
+    pub fn args(&self, depth: Option<u32>) -> Vec<String> {
+        bench_args(
+            depth.or(self.depth),
+            self.full_eval,
+            self.positions.as_deref(),
+        )
     }
 }
 
@@ -183,47 +158,9 @@ fn validate(report: &BenchReport) -> Result<()> {
     Ok(())
 }
 
-/// Reads the `summary:` (or, in newer valgrind, `totals:`) line's first event count, which is
-/// `Ir` with callgrind's default events.
-pub fn parse_callgrind_total(contents: &str) -> Result<u64> {
-    let line = contents
-        .lines()
-        .find(|line| line.starts_with("summary:"))
-        .or_else(|| contents.lines().find(|line| line.starts_with("totals:")))
-        .ok_or_else(|| anyhow!("callgrind output has no summary/totals line"))?;
-    line.split_whitespace()
-        .nth(1)
-        .and_then(|count| count.parse().ok())
-        .ok_or_else(|| anyhow!("cannot read the instruction count in callgrind line {line:?}"))
-}
-
-/// valgrind on PATH, or LAB_VALGRIND when set (which also lets tests simulate its absence).
-pub fn find_valgrind() -> Option<PathBuf> {
-    if let Some(explicit) = std::env::var_os("LAB_VALGRIND") {
-        let path = PathBuf::from(explicit);
-        return path.is_file().then_some(path);
-    }
-    std::env::split_paths(&std::env::var_os("PATH")?)
-        .map(|dir| dir.join("valgrind"))
-        .find(|candidate| candidate.is_file())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn reads_callgrind_summary_and_totals() {
-        assert_eq!(
-            parse_callgrind_total("events: Ir\nsummary: 12345\n").unwrap(),
-            12345
-        );
-        assert_eq!(
-            parse_callgrind_total("events: Ir\ntotals: 777 1\n").unwrap(),
-            777
-        );
-        assert!(parse_callgrind_total("events: Ir\n").is_err());
-    }
 
     #[test]
     fn rejects_unknown_schema() {

@@ -1,172 +1,24 @@
-//! The calibration commands: `lab pool generate`, `lab calibrate`, `lab calibrate merge`,
-//! `lab hist` and `lab tables`, plus the calibration part of `lab compare --calibrate`.
+//! Calibrating revisions: the pool read and sharded into run settings, the revision built with
+//! the `calibrate` feature and run over it, the file saved with its provenance, and both sides
+//! of `lab compare --calibrate`.
 
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use git2::Repository;
 
-use super::data::{merge_shards, CalibrationFile, Provenance};
-use super::report::{self, SPREAD};
+use super::data::{CalibrationFile, Provenance};
+use super::report;
 use super::run::{parse_shard, run_pool, select_shard, RunSettings};
-use super::tables::{self, Choice, Pair};
-use crate::app::{Exit, Outcome};
-use crate::build::build_engine;
-use crate::cli::{CalibrateRunArgs, CompareCalibrationArgs, HistArgs, PoolCommand, TablesArgs};
+use crate::engine::build::build_engine;
+use crate::engine::revision::Revision;
+use crate::engine::snapshot::materialize;
 use crate::paths::{write_atomically, LabPaths};
 use crate::progress::Progress;
-use crate::revision::{materialize, open_repository, resolve, Revision};
 
 /// The cargo feature that compiles the engine's samplers in.
 pub const FEATURE: &str = "calibrate";
-
-fn report(text: String) -> Result<Outcome> {
-    Ok(Outcome {
-        report: text,
-        exit: Exit::Clean,
-    })
-}
-
-pub fn pool(action: PoolCommand, progress: &Progress) -> Result<Outcome> {
-    match action {
-        PoolCommand::Generate {
-            count,
-            seed,
-            out,
-            book,
-        } => {
-            let count = usize::try_from(count)?;
-            if book {
-                report(crate::pool::book_command(count, seed, &out, progress)?)
-            } else {
-                report(crate::pool::generate_command(count, seed, &out, progress)?)
-            }
-        }
-    }
-}
-
-pub fn hist(args: &HistArgs) -> Result<Outcome> {
-    let file = CalibrationFile::load(&args.file)?;
-    let percentiles = if args.percentiles.is_empty() {
-        SPREAD.to_vec()
-    } else {
-        args.percentiles.clone()
-    };
-    for &p in &percentiles {
-        if !(0.0..=100.0).contains(&p) || p.is_nan() {
-            bail!("percentile {p} is out of range: expected 0..=100");
-        }
-    }
-    let sets: Vec<&str> = match &args.set {
-        Some(name) => {
-            if !report::SETS.iter().any(|(set, _, _)| set == name) {
-                bail!(
-                    "unknown histogram set '{name}': expected one of {}",
-                    report::SETS
-                        .iter()
-                        .map(|(set, _, _)| *set)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                );
-            }
-            vec![name.as_str()]
-        }
-        None => report::SETS.iter().map(|(set, _, _)| *set).collect(),
-    };
-    let mut text = report::header(&file, &args.file.display().to_string());
-    let mut any = false;
-    for set in sets {
-        if let Some(section) = report::percentile_section(&file, set, &percentiles) {
-            text.push_str(&section);
-            any = true;
-        } else if args.set.is_some() {
-            bail!(
-                "{} has no '{set}' histograms (modes: {})",
-                args.file.display(),
-                file.modes.join(",")
-            );
-        }
-    }
-    if !any {
-        bail!(
-            "{} holds no histograms (modes: {}): run residual or qfutility",
-            args.file.display(),
-            file.modes.join(",")
-        );
-    }
-    report(text)
-}
-
-pub fn tables(args: &TablesArgs, repo: Option<&Path>) -> Result<Outcome> {
-    let file = CalibrationFile::load(&args.file)?;
-    let residual = Pair::new(args.lo, args.hi, args.allow_asymmetric)?;
-    let king = Pair::new(
-        args.king_lo.unwrap_or(args.lo),
-        args.king_hi.unwrap_or(args.hi),
-        args.allow_asymmetric,
-    )?;
-    let mut choice = Choice::uniform(residual, king);
-    for text in &args.buckets {
-        let (target, bucket, pair) = tables::parse_override(text, args.allow_asymmetric)?;
-        choice.set(target, bucket, pair);
-    }
-    let origin = args.file.file_name().map_or_else(
-        || args.file.display().to_string(),
-        |n| n.to_string_lossy().into_owned(),
-    );
-    let block = tables::render(&file, &origin, &choice)?;
-    let mut text = format!("{}{block}{}\n", tables::BEGIN_MARKER, tables::END_MARKER);
-    if args.apply {
-        let repo = open_repository(repo)?;
-        let workdir = repo
-            .workdir()
-            .context("the repository has no working tree")?
-            .to_path_buf();
-        let path = tables::apply(&workdir, &block)?;
-        text.push_str(&format!(
-            "\nrewrote the margin tables in {}\n\
-             next: rebuild and re-run the whole pool (`lab calibrate WORKTREE`), or \
-             `lab compare HEAD WORKTREE --calibrate`: exits reshape the search tree, so \
-             buckets whose entries did not change can move too\n",
-            path.display()
-        ));
-    }
-    report(text)
-}
-
-pub fn merge(files: &[PathBuf], out: Option<&Path>, progress: &Progress) -> Result<Outcome> {
-    let mut loaded = Vec::new();
-    for (i, path) in files.iter().enumerate() {
-        let same = |other: &PathBuf| {
-            other == path
-                || matches!(
-                    (other.canonicalize(), path.canonicalize()),
-                    (Ok(a), Ok(b)) if a == b
-                )
-        };
-        if let Some(earlier) = files[..i].iter().find(|other| same(other)) {
-            bail!(
-                "{} is given twice (also as {}): give each shard once",
-                path.display(),
-                earlier.display()
-            );
-        }
-        loaded.push((path.display().to_string(), CalibrationFile::load(path)?));
-    }
-    let merged = merge_shards(&loaded)?;
-    if let Some(out) = out {
-        save(out, &merged)?;
-        progress.line(&format!("wrote {}", out.display()));
-    }
-    let origin = format!("{} merged files", files.len());
-    report(report::full_report(
-        &merged,
-        &origin,
-        None,
-        report::DEFAULT_PERCENTILE,
-    ))
-}
 
 /// Writes a calibration file atomically as pretty JSON.
 pub fn save(path: &Path, file: &CalibrationFile) -> Result<()> {
@@ -223,43 +75,6 @@ pub fn calibrate_revision(
     })
 }
 
-pub fn calibrate(
-    repo: &Repository,
-    paths: &LabPaths,
-    progress: &Progress,
-    args: &CalibrateRunArgs,
-) -> Result<Outcome> {
-    let revision = resolve(repo, &args.rev, paths)?;
-    let settings = run_settings(
-        paths,
-        &args.pool,
-        args.depth,
-        args.jobs,
-        &args.modes,
-        args.shard.as_deref(),
-    )?;
-    let results = match &args.results {
-        Some(dir) => dir.clone(),
-        None => default_results_dir(paths, &revision),
-    };
-    let calibrated = calibrate_revision(
-        repo,
-        paths,
-        progress,
-        &revision,
-        &settings,
-        &results,
-        args.out.as_deref(),
-    )?;
-    let origin = format!("{} at {}", revision.short_name(), calibrated.path.display());
-    report(report::full_report(
-        &calibrated.file,
-        &origin,
-        calibrated.futility,
-        args.percentile,
-    ))
-}
-
 /// `lab compare A B --calibrate`: calibrates both revisions on the (small) pool and returns
 /// the side-by-side section with STALE futility warnings.
 pub fn compare_calibration(
@@ -267,10 +82,11 @@ pub fn compare_calibration(
     paths: &LabPaths,
     progress: &Progress,
     revisions: [&Revision; 2],
-    args: &CompareCalibrationArgs,
+    pool: &Path,
+    depth: u32,
 ) -> Result<String> {
     let modes = ["marginsafety", "qfutility"].map(String::from);
-    let settings = run_settings(paths, &args.pool, args.calib_depth, None, &modes, None)?;
+    let settings = run_settings(paths, pool, depth, None, &modes, None)?;
     let stamp = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_millis());

@@ -8,11 +8,12 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use git2::{ObjectType, Oid, Repository};
 
+use super::revision::{entry_id, Revision};
+use super::snapshot::{materialize, source_dir};
 use crate::machine::{rustc_version, rustflags};
 use crate::paths::{remove_if_exists, temp_sibling, LabPaths};
 use crate::process::{describe_status, run_with_timeout, tail_section};
 use crate::progress::Progress;
-use crate::revision::{entry_id, materialize, source_dir, Revision};
 
 const ENGINE_PACKAGE: &str = "squall";
 /// Lines of cargo's output shown when a build fails.
@@ -90,7 +91,7 @@ pub fn build_engine_with_rustflags(
             }
         }
     }
-    if let Some(standalone) = crate::workspace::standalone_manifest(repo, revision.tree)? {
+    if let Some(standalone) = super::workspace::standalone_manifest(repo, revision.tree)? {
         progress.line(&format!(
             "{}{} predates the lab layout: its workspace names {}, which it does not contain; \
              building the engine package alone",

@@ -1,21 +1,21 @@
-//! Turning two measurements into a comparison: the figures every report format prints.
+//! Turning two measurements into a comparison: the figures every report format prints, and
+//! the verdict.
 
 use serde::Serialize;
 
-use crate::measure::{EngineRecord, Instructions, Measurement, RevisionRecord};
-use crate::run::{EvalCounters, Exits, TierCounts};
-use crate::stats::{
+use crate::analysis::measure::{EngineRecord, Instructions, Measured, Measurement, RevisionRecord};
+use crate::analysis::stats::{
     classify, paired_ratios, round_ratio_interval, Estimate, Verdict, MIN_ROUNDS_FOR_CI,
 };
+use crate::engine::bench::{EvalCounters, Exits, TierCounts};
 
-/// Version of the lab's own JSON output (docs/lab-json.md).
-pub const LAB_JSON_SCHEMA_VERSION: u32 = 2;
+use crate::schema::{Kind, LAB_JSON_SCHEMA_VERSION};
+
 const CONFIDENCE: f64 = 0.95;
 
+/// How A and B may be judged against each other, beyond the thresholds.
 #[derive(Debug, Clone)]
 pub struct Criteria {
-    pub threshold_pct: f64,
-    pub instr_threshold_pct: f64,
     /// False when A was measured on another machine (a baseline): NPS then means nothing.
     pub nps_comparable: bool,
     /// False when A was built by another toolchain: signatures and instructions may differ
@@ -32,10 +32,8 @@ pub struct Criteria {
 
 impl Criteria {
     /// Both sides measured here and now, by this toolchain.
-    pub fn local(threshold_pct: f64, instr_threshold_pct: f64, same_binary: bool) -> Self {
+    pub fn local(same_binary: bool) -> Self {
         Self {
-            threshold_pct,
-            instr_threshold_pct,
             nps_comparable: true,
             toolchain_comparable: true,
             same_binary,
@@ -45,13 +43,30 @@ impl Criteria {
     }
 }
 
+/// What counts as a change: the one place the verdict's thresholds are held.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Thresholds {
+    /// Smallest slowdown, in percent of time per node, that counts as a regression.
+    pub threshold_pct: f64,
+    /// Smallest change of instructions per node, in percent, that is flagged.
+    pub instr_threshold_pct: f64,
+}
+
+impl Thresholds {
+    /// For reports that judge nothing (`lab bench`, `lab baseline show`).
+    pub const NONE: Thresholds = Thresholds {
+        threshold_pct: 0.0,
+        instr_threshold_pct: 0.0,
+    };
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct Settings {
     pub rounds: u32,
     pub depth: Option<u32>,
     pub instr_depth: u32,
-    pub threshold_pct: f64,
-    pub instr_threshold_pct: f64,
+    #[serde(flatten)]
+    pub thresholds: Thresholds,
     /// `--positions`: what was benched instead of the engine's built-in list.
     pub positions: Option<PositionsSetting>,
 }
@@ -70,7 +85,7 @@ pub struct PositionsSetting {
 #[derive(Debug, Clone, Serialize)]
 pub struct Comparison {
     pub schema_version: u32,
-    pub kind: &'static str,
+    pub kind: Kind,
     pub settings: Settings,
     pub a: SideSummary,
     pub b: SideSummary,
@@ -85,7 +100,7 @@ pub struct Comparison {
     pub notes: Vec<String>,
     /// Per-function instruction movers, with `compare --functions` only.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub functions: Option<crate::functions::FunctionsComparison>,
+    pub functions: Option<crate::analysis::functions::FunctionsComparison>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -161,11 +176,30 @@ pub struct SignatureComparison {
     pub comparable: bool,
 }
 
+/// How A's timings are paired with B's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Pairing {
+    /// The same positions, run by run.
+    PerPosition,
+    /// Whole runs, when the position lists differ.
+    PerRun,
+}
+
+impl Pairing {
+    /// The name the JSON gives it, which the speed line also prints.
+    pub fn name(self) -> &'static str {
+        match self {
+            Pairing::PerPosition => "per-position",
+            Pairing::PerRun => "per-run",
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct SpeedComparison {
     pub comparable: bool,
-    /// "per-position" (the same positions, run by run) or "per-run" when the position lists differ.
-    pub pairing: &'static str,
+    pub pairing: Pairing,
     /// B/A time per node: above 1 means B is slower.
     pub cost_ratio: Option<Estimate>,
     /// B/A median NPS.
@@ -318,17 +352,19 @@ fn summarize_eval(eval: &EvalCounters) -> EvalSummary {
 }
 
 pub fn compare(
-    kind: &'static str,
+    kind: Kind,
     settings: Settings,
-    (a_label, a): (&str, &Measurement),
-    (b_label, b): (&str, &Measurement),
+    a: &Measured,
+    b: &Measured,
     criteria: Criteria,
 ) -> Comparison {
-    let a_summary = summarize(a_label, a);
-    let b_summary = summarize(b_label, b);
+    let a_summary = summarize(&a.label, &a.measurement);
+    let b_summary = summarize(&b.label, &b.measurement);
+    let (a, b) = (&a.measurement, &b.measurement);
+    let thresholds = settings.thresholds;
     let signature = compare_signatures(a, b, &criteria);
-    let speed = compare_speed(a, b, &a_summary, &b_summary, &criteria);
-    let instructions = compare_instructions(a, b, signature.changed, &criteria);
+    let speed = compare_speed(a, b, &a_summary, &b_summary, &criteria, thresholds);
+    let instructions = compare_instructions(a, b, signature.changed, &criteria, thresholds);
     let eval_deltas = eval_deltas(&a_summary.eval, &b_summary.eval);
     let verdict = overall_verdict(speed.verdict, instructions.verdict);
     let notes = notes(&signature, &criteria);
@@ -388,10 +424,11 @@ fn compare_speed(
     a_summary: &SideSummary,
     b_summary: &SideSummary,
     criteria: &Criteria,
+    thresholds: Thresholds,
 ) -> SpeedComparison {
     let (pairing, ratios) = if same_positions(a, b) {
         (
-            "per-position",
+            Pairing::PerPosition,
             paired_ratios(
                 &cycle_to(a.per_node_times(), b.runs_time_ns.len()),
                 &b.per_node_times(),
@@ -399,7 +436,7 @@ fn compare_speed(
         )
     } else {
         (
-            "per-run",
+            Pairing::PerRun,
             paired_ratios(
                 &cycle_to(a.run_time_per_node(), b.runs_time_ns.len()),
                 &b.run_time_per_node(),
@@ -411,7 +448,7 @@ fn compare_speed(
         .any(|round| !round.is_empty())
         .then(|| round_ratio_interval(&ratios, CONFIDENCE));
     let verdict = match (criteria.nps_comparable, &cost_ratio) {
-        (true, Some(estimate)) => classify(estimate, criteria.threshold_pct),
+        (true, Some(estimate)) => classify(estimate, thresholds.threshold_pct),
         _ => Verdict::NoChange,
     };
     SpeedComparison {
@@ -437,6 +474,7 @@ fn compare_instructions(
     b: &Measurement,
     signature_changed: bool,
     criteria: &Criteria,
+    thresholds: Thresholds,
 ) -> InstructionsComparison {
     // Counts taken at different depths measure different searches: not comparable.
     let totals = match (measured(&a.instructions), measured(&b.instructions)) {
@@ -450,7 +488,7 @@ fn compare_instructions(
         _ => None,
     };
     let change = per_node_ratio.map(percent_change);
-    let flagged = change.is_some_and(|change| change.abs() >= criteria.instr_threshold_pct);
+    let flagged = change.is_some_and(|change| change.abs() >= thresholds.instr_threshold_pct);
     // Same search and same toolchain: extra instructions per node can only be extra work.
     let verdict = match change {
         Some(change) if flagged && !signature_changed && criteria.toolchain_comparable => {
@@ -581,7 +619,7 @@ fn warnings(
                 .to_string(),
         );
     }
-    if speed.pairing == "per-run" {
+    if speed.pairing == Pairing::PerRun {
         warnings.push(
             "The bench position lists differ; runs are paired as a whole, not per position."
                 .to_string(),

@@ -7,11 +7,12 @@ use std::time::Duration;
 use anyhow::{anyhow, bail, Result};
 use serde::{Deserialize, Serialize};
 
-use crate::build::EngineBinary;
+use crate::engine::bench::{BenchReport, BenchRunner, EvalCounters};
+use crate::engine::build::EngineBinary;
+use crate::engine::callgrind::{find_valgrind, Callgrind, Detail};
+use crate::engine::revision::Revision;
 use crate::paths::LabPaths;
 use crate::progress::Progress;
-use crate::revision::Revision;
-use crate::run::{find_valgrind, BenchReport, BenchRunner, EvalCounters};
 
 #[derive(Debug, Clone)]
 pub struct Plan {
@@ -25,13 +26,70 @@ pub struct Plan {
     pub positions: Option<std::path::PathBuf>,
 }
 
-/// A revision with its built engine, ready to measure.
+/// A side's place in the measurement: first (A) or second (B) of each ABBA pair. Progress lines,
+/// errors and scratch files name it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    A,
+    B,
+}
+
+impl Side {
+    pub fn letter(self) -> &'static str {
+        match self {
+            Side::A => "A",
+            Side::B => "B",
+        }
+    }
+}
+
+/// A revision with its built engine, ready to measure, and how reports name it: both decided
+/// before measuring, so no figure is relabelled afterwards.
 pub struct Subject<'a> {
-    pub label: &'static str,
+    pub side: Side,
+    /// The side's name in reports: "A", "B", "revision", or the revision itself for `lab bench`.
+    pub label: String,
+    /// The revision as reports show it ("HEAD", or "HEAD --full-eval" for `lab tiers`' A).
+    pub spec: String,
     pub revision: &'a Revision,
     pub binary: &'a EngineBinary,
     /// Bench with `--full-eval` (`lab tiers` measures a binary both ways).
     pub full_eval: bool,
+}
+
+impl<'a> Subject<'a> {
+    /// A plain bench of `revision`, named in reports by `label` and the revision's spec.
+    pub fn new(
+        side: Side,
+        label: impl Into<String>,
+        revision: &'a Revision,
+        binary: &'a EngineBinary,
+    ) -> Self {
+        Self {
+            side,
+            label: label.into(),
+            spec: revision.spec.clone(),
+            revision,
+            binary,
+            full_eval: false,
+        }
+    }
+}
+
+/// A measurement with the label reports give its side.
+#[derive(Debug, Clone)]
+pub struct Measured {
+    pub label: String,
+    pub measurement: Measurement,
+}
+
+impl Measured {
+    pub fn new(label: impl Into<String>, measurement: Measurement) -> Self {
+        Self {
+            label: label.into(),
+            measurement,
+        }
+    }
 }
 
 /// Everything measured for one revision. Baselines store it verbatim, so a later check can pair
@@ -311,7 +369,7 @@ impl Measurement {
     }
 
     pub fn median_nps(&self) -> f64 {
-        crate::stats::median(&self.run_nps())
+        crate::analysis::stats::median(&self.run_nps())
     }
 
     pub fn run_nps(&self) -> Vec<f64> {
@@ -388,7 +446,7 @@ impl<'a> Runs<'a> {
         check_report(&report).map_err(|problem| {
             anyhow!(
                 "invalid measurement of {} {}: {problem}",
-                self.subject.label,
+                self.subject.side.letter(),
                 self.subject.revision.short_name()
             )
         })?;
@@ -399,14 +457,14 @@ impl<'a> Runs<'a> {
         Ok(self.reports.last().expect("just pushed"))
     }
 
-    fn finish(self, instructions: Instructions) -> Result<Measurement> {
+    fn finish(self, instructions: Instructions) -> Result<Measured> {
         let Some(first) = self.reports.first() else {
             bail!("no bench run was made: a plan has at least two rounds");
         };
         let revision = self.subject.revision;
         let measurement = Measurement {
             revision: RevisionRecord {
-                spec: revision.spec.clone(),
+                spec: self.subject.spec.clone(),
                 commit: revision.commit.map(|c| c.to_string()),
                 tree: revision.tree.to_string(),
                 binary_key: self.subject.binary.key.clone(),
@@ -438,11 +496,14 @@ impl<'a> Runs<'a> {
         measurement.validate().map_err(|problem| {
             anyhow!(
                 "invalid measurement of {} {}: {problem}",
-                self.subject.label,
+                self.subject.side.letter(),
                 self.subject.revision.short_name()
             )
         })?;
-        Ok(measurement)
+        Ok(Measured {
+            label: self.subject.label.clone(),
+            measurement,
+        })
     }
 }
 
@@ -457,7 +518,7 @@ fn check_same_search(subject: &Subject, first: &BenchReport, later: &BenchReport
         bail!(
             "non-deterministic engine: {} ({}) searched {} nodes on one run and {} on another \
              with the same arguments",
-            subject.label,
+            subject.side.letter(),
             subject.revision.short_name(),
             first.totals.nodes,
             later.totals.nodes
@@ -474,7 +535,7 @@ pub fn measure_pair(
     plan: &Plan,
     paths: &LabPaths,
     progress: &Progress,
-) -> Result<(Measurement, Measurement)> {
+) -> Result<(Measured, Measured)> {
     plan.check()?;
     let mut a_runs = Runs::new(a, plan);
     let mut b_runs = Runs::new(b, plan);
@@ -486,7 +547,7 @@ pub fn measure_pair(
             [&mut b_runs, &mut a_runs]
         };
         for runs in order {
-            let label = runs.subject.label;
+            let label = runs.subject.side.letter();
             let report = runs.run_once()?;
             task.advance(&format!(
                 "round {}: {label} {}",
@@ -514,7 +575,7 @@ pub fn measure_single(
     plan: &Plan,
     paths: &LabPaths,
     progress: &Progress,
-) -> Result<Measurement> {
+) -> Result<Measured> {
     plan.check()?;
     let mut runs = Runs::new(subject, plan);
     let task = progress.counter(u64::from(plan.rounds), "measuring NPS");
@@ -588,7 +649,7 @@ fn run_callgrind(
                         let out_file = paths.scratch.join(format!(
                             "callgrind-{}-{}-depth{depth}.out",
                             std::process::id(),
-                            subject.label
+                            subject.side.letter()
                         ));
                         let runner = BenchRunner {
                             binary: subject.binary.path.clone(),
@@ -598,8 +659,15 @@ fn run_callgrind(
                             timeout: plan.timeout,
                         };
                         scope.spawn(move || {
-                            let (total, report) =
-                                runner.instructions(valgrind, depth, &out_file)?;
+                            let (total, report) = Callgrind {
+                                valgrind,
+                                binary: &runner.binary,
+                                args: &runner.args(Some(depth)),
+                                out_file: &out_file,
+                                timeout: runner.timeout,
+                                detail: Detail::Total,
+                            }
+                            .bench_total()?;
                             Ok(InstructionCount {
                                 depth: report.depth,
                                 total,

@@ -1,0 +1,16 @@
+//! `lab profile REV [--vs REV_B]`: the bench under pprof, flamegraphs and key-frame shares.
+
+use anyhow::Result;
+
+use crate::cli::ProfileArgs;
+use crate::lab::Lab;
+use crate::outcome::Outcome;
+
+pub fn run(lab: &Lab, args: &ProfileArgs) -> Result<Outcome> {
+    let session = lab.lock()?;
+    let output = crate::profile::run(session.repo(), session.paths(), session.progress(), args)?;
+    Ok(Outcome::clean(crate::profile::render(
+        &output,
+        args.output.format,
+    )))
+}

@@ -1,0 +1,44 @@
+//! `lab tables FILE`: the engine's margin tables from a calibration file, and with `--apply`
+//! the marked block of engine/src/eval/margins.rs rewritten.
+
+use anyhow::Result;
+
+use crate::calibration::tables::{self, Choice, Pair};
+use crate::calibration::CalibrationFile;
+use crate::cli::TablesArgs;
+use crate::lab::Lab;
+use crate::outcome::Outcome;
+
+pub fn run(lab: &Lab, args: &TablesArgs) -> Result<Outcome> {
+    let file = CalibrationFile::load(&args.file)?;
+    let residual = Pair::new(args.lo, args.hi, args.allow_asymmetric)?;
+    let king = Pair::new(
+        args.king_lo.unwrap_or(args.lo),
+        args.king_hi.unwrap_or(args.hi),
+        args.allow_asymmetric,
+    )?;
+    let mut choice = Choice::uniform(residual, king);
+    for text in &args.buckets {
+        let (target, bucket, pair) = tables::parse_override(text, args.allow_asymmetric)?;
+        choice.set(target, bucket, pair);
+    }
+    let origin = args.file.file_name().map_or_else(
+        || args.file.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let block = tables::render(&file, &origin, &choice)?;
+    let mut text = format!("{}{block}{}\n", tables::BEGIN_MARKER, tables::END_MARKER);
+    if args.apply {
+        // Edits the working tree's source, not the cache: no lock.
+        let workdir = lab.workdir()?;
+        let path = tables::apply(&workdir.paths.workdir, &block)?;
+        text.push_str(&format!(
+            "\nrewrote the margin tables in {}\n\
+             next: rebuild and re-run the whole pool (`lab calibrate WORKTREE`), or \
+             `lab compare HEAD WORKTREE --calibrate`: exits reshape the search tree, so \
+             buckets whose entries did not change can move too\n",
+            path.display()
+        ));
+    }
+    Ok(Outcome::clean(text))
+}

@@ -1,0 +1,41 @@
+//! `lab tiers REV`: one binary with `--full-eval` (A) against the same binary with its eval
+//! tiers on (B).
+
+use anyhow::Result;
+
+use super::{comparison_outcome, plan, settings, thresholds};
+use crate::analysis::compare::{compare, Criteria};
+use crate::analysis::measure::{measure_pair, Side, Subject};
+use crate::cli::TiersArgs;
+use crate::engine::revision::resolve;
+use crate::lab::Lab;
+use crate::outcome::Outcome;
+use crate::schema::Kind;
+
+pub fn run(lab: &Lab, args: &TiersArgs) -> Result<Outcome> {
+    let session = lab.lock()?;
+    let revision = resolve(session.repo(), &args.rev, session.paths())?;
+    let (plan, positions) = plan(&session, &args.measure)?;
+    let binary = session.build(&revision, &args.measure.features)?;
+    let full_eval = Subject {
+        spec: format!("{} --full-eval", revision.spec),
+        full_eval: true,
+        ..Subject::new(Side::A, "A", &revision, &binary)
+    };
+    let tiers = Subject::new(Side::B, "B", &revision, &binary);
+    let (full_eval, tiers) = measure_pair(
+        &full_eval,
+        &tiers,
+        &plan,
+        session.paths(),
+        session.progress(),
+    )?;
+    let comparison = compare(
+        Kind::Tiers,
+        settings(&args.measure, thresholds(&args.verdict), positions),
+        &full_eval,
+        &tiers,
+        Criteria::local(true),
+    );
+    Ok(comparison_outcome(&comparison, args.output.format))
+}

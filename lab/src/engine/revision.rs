@@ -1,0 +1,253 @@
+//! Resolving revisions and writing their trees into the source cache, without touching the
+//! user's working tree, index, HEAD or stash.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+
+use anyhow::{anyhow, bail, Context, Result};
+use git2::{FileMode, Index, IndexEntry, IndexTime, Oid, Repository};
+
+use crate::paths::LabPaths;
+
+/// The pseudo-revision naming the uncommitted working tree.
+pub const WORKTREE: &str = "WORKTREE";
+
+#[derive(Debug, Clone)]
+pub struct Revision {
+    pub spec: String,
+    pub commit: Option<Oid>,
+    pub tree: Oid,
+}
+
+impl Revision {
+    pub fn short_name(&self) -> String {
+        match self.commit {
+            Some(commit) => format!("{} ({})", self.spec, &commit.to_string()[..10]),
+            None => format!("{} (tree {})", self.spec, &self.tree.to_string()[..10]),
+        }
+    }
+}
+
+pub fn open_repository(explicit: Option<&Path>) -> Result<Repository> {
+    let start = match explicit {
+        Some(path) => path.to_path_buf(),
+        None => std::env::current_dir().context("reading the current directory")?,
+    };
+    let repo = Repository::discover(&start)
+        .map_err(|e| anyhow!("no git repository at {}: {}", start.display(), e.message()))?;
+    if repo.workdir().is_none() {
+        bail!(
+            "{} is a bare repository; the lab needs a working tree",
+            start.display()
+        );
+    }
+    keep_new_objects_in_memory(&repo)?;
+    Ok(repo)
+}
+
+/// Puts an in-memory object store in front of the repository's own, so every object the lab
+/// writes (the blobs and trees of a `WORKTREE` snapshot) lives in this process only and the
+/// user's `.git/objects` never grows. Reads still find the repository's objects.
+fn keep_new_objects_in_memory(repo: &Repository) -> Result<()> {
+    // Above the loose (1) and pack (2) backends, so writes go here first; libgit2 then never
+    // falls through to the loose store, since the in-memory write does not fail.
+    const IN_MEMORY_PRIORITY: i32 = 1000;
+    repo.odb()?
+        .add_new_mempack_backend(IN_MEMORY_PRIORITY)
+        .context("adding an in-memory object store")?;
+    Ok(())
+}
+
+pub fn resolve(repo: &Repository, spec: &str, paths: &LabPaths) -> Result<Revision> {
+    if spec == WORKTREE {
+        let tree = worktree_tree(repo, paths)?;
+        return Ok(Revision {
+            spec: spec.to_string(),
+            commit: None,
+            tree,
+        });
+    }
+    let object = repo
+        .revparse_single(spec)
+        .map_err(|e| anyhow!("unknown revision '{spec}': {}", e.message()))?;
+    let commit = object.peel_to_commit().ok().map(|c| c.id());
+    let tree = object
+        .peel_to_tree()
+        .map_err(|e| anyhow!("revision '{spec}' does not name a tree: {}", e.message()))?
+        .id();
+    Ok(Revision {
+        spec: spec.to_string(),
+        commit,
+        tree,
+    })
+}
+
+/// The id of an entry (a subtree or blob) at `path` in the revision's tree, if present.
+pub fn entry_id(repo: &Repository, tree: Oid, path: &str) -> Result<Option<Oid>> {
+    let tree = repo.find_tree(tree)?;
+    match tree.get_path(Path::new(path)) {
+        Ok(entry) => Ok(Some(entry.id())),
+        Err(e) if e.code() == git2::ErrorCode::NotFound => Ok(None),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Builds a tree object of the working tree as it is on disk: tracked files plus untracked
+/// files that are not ignored. It uses a private in-memory index, so the user's index file is
+/// only read, and its blobs and trees go to the in-memory store (see [`open_repository`]).
+/// Special files (FIFOs, sockets, devices) are skipped with a warning naming each.
+fn worktree_tree(repo: &Repository, paths: &LabPaths) -> Result<Oid> {
+    let workdir = repo
+        .workdir()
+        .expect("checked in open_repository")
+        .to_path_buf();
+    let tracked = tracked_paths(repo)?;
+    let mut index = Index::new()?;
+    let walker = WorktreeWalker {
+        repo,
+        workdir: &workdir,
+        tracked: &tracked,
+        cache: &paths.root,
+    };
+    walker.add_dir(&mut index, "")?;
+    Ok(index.write_tree_to(repo)?)
+}
+
+fn tracked_paths(repo: &Repository) -> Result<BTreeSet<String>> {
+    let index_file = repo.path().join("index");
+    if !index_file.exists() {
+        return Ok(BTreeSet::new());
+    }
+    // A standalone copy, so nothing can ever be written back to the user's index.
+    let index = Index::open(&index_file)?;
+    Ok(index
+        .iter()
+        .map(|entry| String::from_utf8_lossy(&entry.path).into_owned())
+        .collect())
+}
+
+struct WorktreeWalker<'a> {
+    repo: &'a Repository,
+    workdir: &'a Path,
+    tracked: &'a BTreeSet<String>,
+    cache: &'a Path,
+}
+
+impl WorktreeWalker<'_> {
+    fn add_dir(&self, index: &mut Index, relative: &str) -> Result<()> {
+        let dir = self.workdir.join(relative);
+        let mut entries: Vec<_> = fs::read_dir(&dir)
+            .with_context(|| format!("reading {}", dir.display()))?
+            .collect::<std::io::Result<_>>()?;
+        entries.sort_by_key(|entry| entry.file_name());
+        for entry in entries {
+            let name = entry.file_name();
+            if name == ".git" {
+                continue;
+            }
+            let path = join_relative(relative, &name.to_string_lossy());
+            let kind = entry.file_type()?;
+            if kind.is_dir() {
+                self.add_subdir(index, &path, &entry.path())?;
+            } else if self.tracked.contains(&path) || !self.repo.is_path_ignored(&path)? {
+                self.add_file(index, &path)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn add_subdir(&self, index: &mut Index, path: &str, absolute: &Path) -> Result<()> {
+        if absolute == self.cache || absolute.join(".git").exists() {
+            return Ok(());
+        }
+        if !self.repo.is_path_ignored(path)? {
+            return self.add_dir(index, path);
+        }
+        // Force-added files inside an ignored directory are still part of the tree.
+        let prefix = format!("{path}/");
+        for tracked in self.tracked.range(prefix.clone()..) {
+            if !tracked.starts_with(&prefix) {
+                break;
+            }
+            if self.workdir.join(tracked).symlink_metadata().is_ok() {
+                self.add_file(index, tracked)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn add_file(&self, index: &mut Index, path: &str) -> Result<()> {
+        let absolute = self.workdir.join(path);
+        let metadata = absolute
+            .symlink_metadata()
+            .with_context(|| format!("reading {}", absolute.display()))?;
+        let kind = metadata.file_type();
+        let read =
+            || fs::read(&absolute).with_context(|| format!("reading {}", absolute.display()));
+        let (mode, contents) = if kind.is_symlink() {
+            let target = fs::read_link(&absolute)
+                .with_context(|| format!("reading the link {}", absolute.display()))?;
+            (FileMode::Link, target.as_os_str().as_bytes().to_vec())
+        } else if !kind.is_file() {
+            // Reading a FIFO blocks until a writer comes, a socket cannot be read at all: neither
+            // is source.
+            eprintln!(
+                "warning: {WORKTREE}: skipping {} ({}): only regular files, directories and \
+                 symbolic links are snapshotted",
+                absolute.display(),
+                special_kind(&kind)
+            );
+            return Ok(());
+        } else if metadata.permissions().mode() & 0o111 != 0 {
+            (FileMode::BlobExecutable, read()?)
+        } else {
+            (FileMode::Blob, read()?)
+        };
+        let id = self.repo.blob(&contents)?;
+        index.add(&index_entry(path, mode, id, contents.len()))?;
+        Ok(())
+    }
+}
+
+fn special_kind(kind: &fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if kind.is_fifo() {
+        "a FIFO"
+    } else if kind.is_socket() {
+        "a socket"
+    } else if kind.is_block_device() {
+        "a block device"
+    } else if kind.is_char_device() {
+        "a character device"
+    } else {
+        "not a regular file"
+    }
+}
+
+pub(super) fn join_relative(parent: &str, name: &str) -> String {
+    if parent.is_empty() {
+        name.to_string()
+    } else {
+        format!("{parent}/{name}")
+    }
+}
+
+fn index_entry(path: &str, mode: FileMode, id: Oid, size: usize) -> IndexEntry {
+    IndexEntry {
+        ctime: IndexTime::new(0, 0),
+        mtime: IndexTime::new(0, 0),
+        dev: 0,
+        ino: 0,
+        mode: u32::try_from(i32::from(mode)).unwrap_or(0o100644),
+        uid: 0,
+        gid: 0,
+        file_size: u32::try_from(size).unwrap_or(u32::MAX),
+        id,
+        flags: 0,
+        flags_extended: 0,
+        path: path.as_bytes().to_vec(),
+    }
+}

@@ -1,0 +1,46 @@
+//! What a command produced: its report and how the lab exits.
+
+/// What a command produced: the report for stdout and how the lab exits.
+pub struct Outcome {
+    pub report: String,
+    pub exit: Exit,
+}
+
+impl Outcome {
+    /// A report that judges nothing: exit 0.
+    pub fn clean(report: String) -> Outcome {
+        Outcome {
+            report,
+            exit: Exit::Clean,
+        }
+    }
+}
+
+/// The documented exit codes other than 2 (errors): `lab --help` and `lab match --help`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// 0: no regression; for a match, H1 accepted or the match finished without an SPRT.
+    Clean,
+    /// 1: a regression; for a match, H0 accepted.
+    Regression,
+    /// 3: a match spent its game budget without an SPRT decision.
+    Undecided,
+}
+
+impl Exit {
+    pub fn regression_if(regression: bool) -> Exit {
+        if regression {
+            Exit::Regression
+        } else {
+            Exit::Clean
+        }
+    }
+
+    pub fn code(self) -> u8 {
+        match self {
+            Exit::Clean => 0,
+            Exit::Regression => 1,
+            Exit::Undecided => 3,
+        }
+    }
+}

@@ -1,0 +1,65 @@
+//! The lab's JSON documents: their schema versions and `kind` tags (docs/lab-json.md).
+
+use serde::Serialize;
+
+/// Version of the lab's own JSON output: comparisons, bench, baseline, profile.
+pub const LAB_JSON_SCHEMA_VERSION: u32 = 2;
+/// Version of `lab match`'s JSON report.
+pub const MATCH_JSON_SCHEMA_VERSION: u32 = 1;
+
+/// What a JSON document reports; serialised as its `kind` field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Kind {
+    Compare,
+    Tiers,
+    BaselineCheck,
+    Bench,
+    Baseline,
+    Profile,
+    Match,
+}
+
+impl Kind {
+    /// The tag as the JSON writes it, which terminal and markdown titles also show.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Compare => "compare",
+            Kind::Tiers => "tiers",
+            Kind::BaselineCheck => "baseline-check",
+            Kind::Bench => "bench",
+            Kind::Baseline => "baseline",
+            Kind::Profile => "profile",
+            Kind::Match => "match",
+        }
+    }
+}
+
+impl std::fmt::Display for Kind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_serialise_as_their_names() {
+        for kind in [
+            Kind::Compare,
+            Kind::Tiers,
+            Kind::BaselineCheck,
+            Kind::Bench,
+            Kind::Baseline,
+            Kind::Profile,
+            Kind::Match,
+        ] {
+            assert_eq!(
+                serde_json::to_string(&kind).unwrap(),
+                format!("\"{}\"", kind.name())
+            );
+        }
+    }
+}
