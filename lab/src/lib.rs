@@ -15,6 +15,7 @@ pub mod games;
 pub mod machine;
 pub mod measure;
 pub mod paths;
+pub mod perf_profile;
 pub mod pool;
 pub mod process;
 pub mod profile;
