@@ -541,7 +541,7 @@ mod tests {
     }
 
     #[test]
-    fn compilers_that_do_not_exist_are_absent() {
+    fn the_compiler_identity_has_every_probe() {
         let dir = tempfile::tempdir().unwrap();
         let identity = compiler_identity(dir.path());
         assert!(identity.contains("--version:"), "{identity}");

@@ -554,6 +554,16 @@ mod tests {
     }
 
     #[test]
+    fn the_repository_s_lab_toml_says_what_the_lab_does_without_one() {
+        let text = include_str!("../../../lab.toml");
+        let config = parse(text, Path::new("lab.toml")).unwrap();
+        assert_eq!(config.engine, LabConfig::squall_default().engine);
+        // The same engine through its Makefile, as OpenBench builds it.
+        let engine = openbench("[engine]\nname = \"squall\"\n");
+        assert_eq!(engine.build_command("lab-engine"), "make -j EXE=lab-engine");
+    }
+
+    #[test]
     fn load_falls_back_to_squall_and_reads_the_root_file() {
         let dir = tempfile::tempdir().unwrap();
         assert_eq!(load(dir.path(), None).unwrap(), LabConfig::squall_default());
