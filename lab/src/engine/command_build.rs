@@ -130,7 +130,7 @@ pub fn build_openbench_engine(
     }
     let snapshot = paths
         .scratch
-        .join(format!("build-{}-{}", &key[..12], std::process::id()));
+        .join(format!("build-{}-{}", &key[..12], unique()));
     remove_if_exists(&snapshot)?;
     let built = write_git_snapshot(repo, revision, &snapshot)
         .with_context(|| {
@@ -202,6 +202,12 @@ pub fn write_git_snapshot(
     revision: &Revision,
     dir: &Path,
 ) -> Result<Option<Oid>> {
+    if dir.symlink_metadata().is_ok() {
+        bail!(
+            "{} already exists: a snapshot is written afresh",
+            dir.display()
+        );
+    }
     fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let tree = repo.find_tree(revision.tree)?;
     write_tree(repo, &tree, dir)?;
@@ -269,6 +275,18 @@ pub fn write_git_snapshot(
     }
     index.write()?;
     Ok(Some(head))
+}
+
+/// A name part unique to this call in this process (the scratch directory is cleared of stale
+/// entries when the lab takes its lock).
+fn unique() -> String {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static CALLS: AtomicUsize = AtomicUsize::new(0);
+    format!(
+        "{}-{}",
+        std::process::id(),
+        CALLS.fetch_add(1, Ordering::Relaxed)
+    )
 }
 
 fn index_time(seconds: i64, nanoseconds: i64) -> IndexTime {
@@ -355,7 +373,7 @@ fn probe_compilers(
     engine: &OpenBenchEngine,
     paths: &LabPaths,
 ) -> Result<String> {
-    let probe = temp_sibling(&paths.scratch, "compiler-probe");
+    let probe = paths.scratch.join(format!("compiler-probe-{}", unique()));
     remove_if_exists(&probe)?;
     let mut relative = PathBuf::new();
     let mut levels = vec![relative.clone()];
