@@ -10,6 +10,7 @@ pub mod build;
 pub mod calibration;
 pub mod cli;
 pub mod compare;
+pub mod engine;
 pub mod functions;
 pub mod games;
 pub mod machine;
