@@ -15,6 +15,7 @@ pub mod lab;
 pub mod machine;
 pub mod outcome;
 pub mod paths;
+pub mod perf_profile;
 pub mod pool;
 pub mod process;
 pub mod profile;
