@@ -92,7 +92,8 @@ pub struct Comparison {
     pub signature: SignatureComparison,
     pub speed: SpeedComparison,
     pub instructions: InstructionsComparison,
-    pub eval_deltas: EvalDeltas,
+    /// `None` unless both engines report their eval exits (the squall protocol).
+    pub eval_deltas: Option<EvalDeltas>,
     pub verdict: Verdict,
     pub regression: bool,
     pub warnings: Vec<String>,
@@ -108,7 +109,8 @@ pub struct SideSummary {
     pub label: String,
     pub revision: RevisionRecord,
     pub engine: EngineRecord,
-    pub depth: u32,
+    /// `None`: the engine's default bench, whose depth it does not report.
+    pub depth: Option<u32>,
     pub signature: u64,
     pub positions: usize,
     pub runs: usize,
@@ -117,7 +119,8 @@ pub struct SideSummary {
     /// The bench's median wall time: the time to search every position to the bench depth.
     pub bench_time_ms: f64,
     pub instructions: InstructionsSummary,
-    pub eval: EvalSummary,
+    /// The eval tiers' exits: `None` for an engine whose bench does not report them.
+    pub eval: Option<EvalSummary>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -281,7 +284,7 @@ pub fn summarize(label: &str, measurement: &Measurement) -> SideSummary {
         bench_time_ms: measurement.signature as f64 / nps.median * 1e3,
         nps,
         instructions: summarize_instructions(&measurement.instructions),
-        eval: summarize_eval(&measurement.eval),
+        eval: measurement.eval.as_ref().map(summarize_eval),
     }
 }
 
@@ -296,10 +299,10 @@ fn summarize_instructions(instructions: &Instructions) -> InstructionsSummary {
         } => InstructionsSummary {
             measured: true,
             skipped_reason: None,
-            depth: Some(*depth),
+            depth: *depth,
             total: Some(*total),
             nodes: Some(*nodes),
-            base_depth: base.map(|b| b.depth),
+            base_depth: base.and_then(|b| b.depth),
             base_total: base.map(|b| b.total),
             base_nodes: base.map(|b| b.nodes),
             per_node,
@@ -365,7 +368,10 @@ pub fn compare(
     let signature = compare_signatures(a, b, &criteria);
     let speed = compare_speed(a, b, &a_summary, &b_summary, &criteria, thresholds);
     let instructions = compare_instructions(a, b, signature.changed, &criteria, thresholds);
-    let eval_deltas = eval_deltas(&a_summary.eval, &b_summary.eval);
+    let eval_deltas = match (&a_summary.eval, &b_summary.eval) {
+        (Some(a), Some(b)) => Some(eval_deltas(a, b)),
+        _ => None,
+    };
     let verdict = overall_verdict(speed.verdict, instructions.verdict);
     let notes = notes(&signature, &criteria);
     let warnings = warnings(
@@ -511,7 +517,7 @@ fn compare_instructions(
 }
 
 /// Depth and total of a measured instruction count.
-fn measured(instructions: &Instructions) -> Option<(u32, u64)> {
+fn measured(instructions: &Instructions) -> Option<(Option<u32>, u64)> {
     match instructions {
         Instructions::Measured { depth, total, .. } => Some((*depth, *total)),
         Instructions::Skipped { .. } => None,
@@ -577,7 +583,10 @@ fn warnings(
     if a.depth != b.depth {
         warnings.push(format!(
             "{} was measured at depth {} and {} at depth {}.",
-            a.label, a.depth, b.label, b.depth
+            a.label,
+            describe_depth(a.depth),
+            b.label,
+            describe_depth(b.depth)
         ));
     }
     if !criteria.nps_comparable {
@@ -636,4 +645,9 @@ fn warnings(
 /// `ratio` 1.03 → +3.0 (percent).
 pub fn percent_change(ratio: f64) -> f64 {
     (ratio - 1.0) * 100.0
+}
+
+/// A bench depth for messages: the engine's default when it does not report one.
+pub fn describe_depth(depth: Option<u32>) -> String {
+    depth.map_or_else(|| "the engine's default".to_string(), |depth| depth.to_string())
 }

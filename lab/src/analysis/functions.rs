@@ -10,14 +10,15 @@ use std::time::Duration;
 use anyhow::{anyhow, bail, Result};
 use serde::Serialize;
 
-use crate::engine::bench::bench_args;
+use crate::engine::adapter::{BenchRequest, EngineAdapter};
 use crate::engine::callgrind::{find_valgrind, Callgrind, Cost, Detail, FunctionCosts};
 use crate::paths::LabPaths;
 use crate::progress::Progress;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct FunctionsComparison {
-    pub depth: u32,
+    /// `None`: the engine's default bench (an engine whose bench takes no depth).
+    pub depth: Option<u32>,
     pub a_total: u64,
     pub b_total: u64,
     /// Functions named in either run.
@@ -41,7 +42,7 @@ pub struct FunctionMover {
 
 /// Ranks every function by the absolute change of its self cost.
 pub fn compare_functions(
-    depth: u32,
+    depth: Option<u32>,
     a: &FunctionCosts,
     b: &FunctionCosts,
     top: usize,
@@ -84,10 +85,13 @@ pub fn compare_functions(
     }
 }
 
-/// Callgrind runs of both binaries at once, then the ranking.
+/// Callgrind runs of both binaries' benches at once, then the ranking. Any binary with symbols
+/// works; `depth` is `None` for an engine whose bench takes none.
+#[allow(clippy::too_many_arguments)]
 pub fn measure_functions(
+    adapter: &dyn EngineAdapter,
     binaries: [&Path; 2],
-    depth: u32,
+    depth: Option<u32>,
     positions: Option<&Path>,
     top: usize,
     timeout: Duration,
@@ -97,24 +101,32 @@ pub fn measure_functions(
     let valgrind = find_valgrind()
         .ok_or_else(|| anyhow!("--functions needs valgrind (callgrind), which was not found"))?;
     let task = progress.spinner(&format!(
-        "counting instructions per function under callgrind (depth {depth})"
+        "counting instructions per function under callgrind (depth {})",
+        crate::analysis::compare::describe_depth(depth)
     ));
-    let args = bench_args(Some(depth), false, positions);
+    let request = BenchRequest {
+        depth,
+        full_eval: false,
+        positions,
+    };
+    let commands = [
+        adapter.bench_command(binaries[0], &request)?,
+        adapter.bench_command(binaries[1], &request)?,
+    ];
     let counts: Result<Vec<FunctionCosts>> = thread::scope(|scope| {
-        let handles: Vec<_> = binaries
+        let handles: Vec<_> = commands
             .iter()
             .zip(["A", "B"])
-            .map(|(binary, label)| {
+            .map(|(command, label)| {
                 let out_file = paths.scratch.join(format!(
                     "callgrind-functions-{}-{label}.out",
                     std::process::id()
                 ));
-                let (valgrind, args) = (&valgrind, &args);
+                let valgrind = &valgrind;
                 scope.spawn(move || {
                     Callgrind {
                         valgrind,
-                        binary,
-                        args,
+                        command,
                         out_file: &out_file,
                         timeout,
                         detail: Detail::Functions,

@@ -1,13 +1,15 @@
 //! Measurement plans: which runs happen in which order, and the raw figures they yield.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::thread;
 use std::time::Duration;
 
 use anyhow::{anyhow, bail, Result};
 use serde::{Deserialize, Serialize};
 
-use crate::engine::bench::{BenchReport, BenchRunner, EvalCounters};
+use crate::engine::adapter::{run_bench, BenchRequest, BenchResult, EngineAdapter};
+use crate::engine::bench::EvalCounters;
 use crate::engine::build::EngineBinary;
 use crate::engine::callgrind::{find_valgrind, Callgrind, Detail};
 use crate::engine::revision::Revision;
@@ -16,6 +18,10 @@ use crate::progress::Progress;
 
 #[derive(Debug, Clone)]
 pub struct Plan {
+    /// The engine under test: how its bench runs and reads.
+    pub adapter: Arc<dyn EngineAdapter>,
+    /// Where bench processes run (engines may write files there).
+    pub bench_dir: PathBuf,
     /// `None`: the engine's default bench depth.
     pub depth: Option<u32>,
     pub rounds: u32,
@@ -98,13 +104,15 @@ impl Measured {
 pub struct Measurement {
     pub revision: RevisionRecord,
     pub engine: EngineRecord,
-    pub depth: u32,
+    /// `None`: the engine's default bench, whose depth it does not report (OpenBench format).
+    pub depth: Option<u32>,
     /// Total bench nodes: identical on every run of a deterministic engine.
     pub signature: u64,
     pub positions: Vec<PositionRecord>,
     /// `time_ns` of every position, one row per run, in run order.
     pub runs_time_ns: Vec<Vec<u64>>,
-    pub eval: EvalCounters,
+    /// The eval tiers' exits: `None` for an engine whose bench does not report them.
+    pub eval: Option<EvalCounters>,
     pub instructions: Instructions,
 }
 
@@ -134,7 +142,8 @@ pub struct PositionRecord {
 #[serde(tag = "status", rename_all = "kebab-case")]
 pub enum Instructions {
     Measured {
-        depth: u32,
+        /// `None`: the engine's default bench (its depth not reported).
+        depth: Option<u32>,
         total: u64,
         nodes: u64,
         /// The same count at a minimal depth, subtracted to leave the per-node search cost.
@@ -145,10 +154,10 @@ pub enum Instructions {
     },
 }
 
-/// Callgrind `Ir` of one whole `squall bench --json --depth N` process.
+/// Callgrind `Ir` of one whole bench process (`squall bench --json --depth N`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct InstructionCount {
-    pub depth: u32,
+    pub depth: Option<u32>,
     pub total: u64,
     pub nodes: u64,
 }
@@ -164,8 +173,8 @@ impl Instructions {
         else {
             return Ok(());
         };
-        let count = |field: &str, depth: u32, total: u64, nodes: u64| {
-            if depth == 0 {
+        let count = |field: &str, depth: Option<u32>, total: u64, nodes: u64| {
+            if depth == Some(0) {
                 Err(invalid(format!("{field}depth"), "0 is not a search depth"))
             } else if total == 0 {
                 Err(invalid(format!("{field}total"), "0 instructions"))
@@ -247,9 +256,9 @@ fn check_timing(nodes: u64, time_ns: u64) -> std::result::Result<(), String> {
     Ok(())
 }
 
-/// Refuses a bench report whose timings or node counts cannot be a measurement, naming the
+/// Refuses a bench run whose timings or node counts cannot be a measurement, naming the
 /// position; a zero timer would otherwise give an absurd NPS and a confident verdict.
-pub fn check_report(report: &BenchReport) -> std::result::Result<(), Invalid> {
+pub fn check_report(report: &BenchResult) -> std::result::Result<(), Invalid> {
     for (index, position) in report.positions.iter().enumerate() {
         check_timing(position.nodes, position.time_ns).map_err(|problem| {
             invalid(
@@ -258,10 +267,10 @@ pub fn check_report(report: &BenchReport) -> std::result::Result<(), Invalid> {
             )
         })?;
     }
-    if report.totals.nodes == 0 {
+    if report.total_nodes == 0 {
         return Err(invalid("totals.nodes", "0: the bench searched nothing"));
     }
-    if report.totals.time_ns == 0 {
+    if report.total_time_ns == 0 {
         return Err(invalid(
             "totals.time_ns",
             "0 ns: a bench takes positive time",
@@ -287,7 +296,7 @@ impl Measurement {
                 return Err(invalid(field, format!("{id:?} is not a hex object id")));
             }
         }
-        if self.depth == 0 {
+        if self.depth == Some(0) {
             return Err(invalid("depth", "0 is not a search depth"));
         }
         if self.positions.is_empty() {
@@ -343,7 +352,15 @@ impl Measurement {
                     .ok_or_else(|| invalid(&field, "the run's total time overflows"))?;
             }
         }
-        let eval = &self.eval;
+        if let Some(eval) = &self.eval {
+            check_eval(eval)?;
+        }
+        self.instructions.validate()
+    }
+}
+
+/// The eval counters' shape: 8 material buckets, 8×8 side buckets (docs/bench-protocol.md).
+fn check_eval(eval: &EvalCounters) -> std::result::Result<(), Invalid> {
         if eval.by_material_bucket.len() != 8 {
             return Err(invalid(
                 "eval.by_material_bucket",
@@ -365,9 +382,10 @@ impl Measurement {
                 ),
             ));
         }
-        self.instructions.validate()
-    }
+    Ok(())
+}
 
+impl Measurement {
     pub fn median_nps(&self) -> f64 {
         crate::analysis::stats::median(&self.run_nps())
     }
@@ -405,8 +423,8 @@ impl Measurement {
 /// Collects the runs of one binary, failing fast when they disagree on the search.
 struct Runs<'a> {
     subject: &'a Subject<'a>,
-    runner: BenchRunner,
-    reports: Vec<BenchReport>,
+    plan: &'a Plan,
+    reports: Vec<BenchResult>,
 }
 
 impl Plan {
@@ -426,23 +444,27 @@ impl Plan {
 }
 
 impl<'a> Runs<'a> {
-    fn new(subject: &'a Subject<'a>, plan: &Plan) -> Self {
-        let runner = BenchRunner {
-            binary: subject.binary.path.clone(),
-            depth: plan.depth,
-            full_eval: subject.full_eval,
-            positions: plan.positions.clone(),
-            timeout: plan.timeout,
-        };
+    fn new(subject: &'a Subject<'a>, plan: &'a Plan) -> Self {
         Self {
             subject,
-            runner,
+            plan,
             reports: Vec::new(),
         }
     }
 
-    fn run_once(&mut self) -> Result<&BenchReport> {
-        let report = self.runner.run()?;
+    fn run_once(&mut self) -> Result<&BenchResult> {
+        let request = BenchRequest {
+            depth: self.plan.depth,
+            full_eval: self.subject.full_eval,
+            positions: self.plan.positions.as_deref(),
+        };
+        let report = run_bench(
+            self.plan.adapter.as_ref(),
+            &self.subject.binary.path,
+            &request,
+            &self.plan.bench_dir,
+            self.plan.timeout,
+        )?;
         check_report(&report).map_err(|problem| {
             anyhow!(
                 "invalid measurement of {} {}: {problem}",
@@ -476,7 +498,7 @@ impl<'a> Runs<'a> {
                 features: first.engine.features.clone(),
             },
             depth: first.depth,
-            signature: first.totals.nodes,
+            signature: first.total_nodes,
             positions: first
                 .positions
                 .iter()
@@ -507,21 +529,21 @@ impl<'a> Runs<'a> {
     }
 }
 
-fn check_same_search(subject: &Subject, first: &BenchReport, later: &BenchReport) -> Result<()> {
+fn check_same_search(subject: &Subject, first: &BenchResult, later: &BenchResult) -> Result<()> {
     let same_positions = first.positions.len() == later.positions.len()
         && first
             .positions
             .iter()
             .zip(&later.positions)
             .all(|(x, y)| x.fen == y.fen && x.nodes == y.nodes);
-    if first.totals.nodes != later.totals.nodes || !same_positions || first.eval != later.eval {
+    if first.total_nodes != later.total_nodes || !same_positions || first.eval != later.eval {
         bail!(
             "non-deterministic engine: {} ({}) searched {} nodes on one run and {} on another \
              with the same arguments",
             subject.side.letter(),
             subject.revision.short_name(),
-            first.totals.nodes,
-            later.totals.nodes
+            first.total_nodes,
+            later.total_nodes
         );
     }
     Ok(())
@@ -564,9 +586,9 @@ pub fn measure_pair(
     ))
 }
 
-fn describe_run(report: &BenchReport) -> String {
-    let nps = report.totals.nodes as f64 * 1e9 / report.totals.time_ns.max(1) as f64;
-    format!("{} nodes, {:.0} nps", report.totals.nodes, nps)
+fn describe_run(report: &BenchResult) -> String {
+    let nps = report.total_nodes as f64 * 1e9 / report.total_time_ns.max(1) as f64;
+    format!("{} nodes, {:.0} nps", report.total_nodes, nps)
 }
 
 /// Measures one binary `plan.rounds` times (at least twice, for the signature check).
@@ -612,13 +634,26 @@ fn count_instructions<const N: usize>(
         progress.line("instructions: skipped (valgrind not found)");
         return skipped("valgrind not found");
     };
-    let mut depths = vec![plan.instr_depth];
-    if plan.instr_depth > BASE_DEPTH {
-        depths.push(BASE_DEPTH);
-    }
+    // An engine whose bench takes no depth is counted over its whole default bench, start-up
+    // included: without a depth there is no shorter run of the same start-up to subtract.
+    let (depths, described) = if !plan.adapter.takes_depth() {
+        (vec![None], "its default bench, start-up included".to_string())
+    } else if plan.instr_depth > BASE_DEPTH {
+        (
+            vec![Some(plan.instr_depth), Some(BASE_DEPTH)],
+            format!(
+                "depth {}, start-up reference at depth {BASE_DEPTH}",
+                plan.instr_depth
+            ),
+        )
+    } else {
+        (
+            vec![Some(plan.instr_depth)],
+            format!("depth {}", plan.instr_depth),
+        )
+    };
     let task = progress.spinner(&format!(
-        "counting instructions under callgrind (depth {}, start-up reference at depth {BASE_DEPTH})",
-        plan.instr_depth
+        "counting instructions under callgrind ({described})"
     ));
     let counts = run_callgrind(&subjects, &depths, &valgrind, plan, paths);
     task.finish();
@@ -634,7 +669,7 @@ fn count_instructions<const N: usize>(
 /// Counts per subject, in the order of `depths`.
 fn run_callgrind(
     subjects: &[&Subject],
-    depths: &[u32],
+    depths: &[Option<u32>],
     valgrind: &Path,
     plan: &Plan,
     paths: &LabPaths,
@@ -647,31 +682,32 @@ fn run_callgrind(
                     .iter()
                     .map(|&depth| {
                         let out_file = paths.scratch.join(format!(
-                            "callgrind-{}-{}-depth{depth}.out",
+                            "callgrind-{}-{}-depth{}.out",
                             std::process::id(),
-                            subject.side.letter()
+                            subject.side.letter(),
+                            depth.map_or_else(|| "default".to_string(), |d| d.to_string())
                         ));
-                        let runner = BenchRunner {
-                            binary: subject.binary.path.clone(),
-                            depth: None,
+                        let adapter = plan.adapter.as_ref();
+                        let request = BenchRequest {
+                            depth,
                             full_eval: subject.full_eval,
-                            positions: plan.positions.clone(),
-                            timeout: plan.timeout,
+                            positions: plan.positions.as_deref(),
                         };
                         scope.spawn(move || {
-                            let (total, report) = Callgrind {
+                            let command = adapter.bench_command(&subject.binary.path, &request)?;
+                            let (total, finished) = Callgrind {
                                 valgrind,
-                                binary: &runner.binary,
-                                args: &runner.args(Some(depth)),
+                                command: &command,
                                 out_file: &out_file,
-                                timeout: runner.timeout,
+                                timeout: plan.timeout,
                                 detail: Detail::Total,
                             }
-                            .bench_total()?;
+                            .total()?;
+                            let report = adapter.read_bench(&finished.stdout, &finished.stderr)?;
                             Ok(InstructionCount {
                                 depth: report.depth,
                                 total,
-                                nodes: report.totals.nodes,
+                                nodes: report.total_nodes,
                             })
                         })
                     })

@@ -9,6 +9,7 @@
 //! the total).
 
 use std::collections::HashMap;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
@@ -16,9 +17,9 @@ use std::time::Duration;
 use anyhow::{anyhow, bail, Context, Result};
 use serde::Serialize;
 
-use super::bench::{parse_bench, BenchReport};
+use super::adapter::show_command;
 use crate::paths::remove_if_exists;
-use crate::process::{require_success, run_with_timeout};
+use crate::process::{require_success, run_with_timeout, Finished};
 
 /// Callgrind slows the engine down by well over an order of magnitude.
 pub const TIMEOUT_FACTOR: u32 = 20;
@@ -43,11 +44,11 @@ pub enum Detail {
     Functions,
 }
 
-/// One `binary ARGS` process under callgrind: its stdout and the contents of its output file.
+/// One bench process under callgrind: its output and the contents of callgrind's output file.
 pub struct Callgrind<'a> {
     pub valgrind: &'a Path,
-    pub binary: &'a Path,
-    pub args: &'a [String],
+    /// The bench's command line, program first (an engine adapter's `bench_command`).
+    pub command: &'a [OsString],
     /// Where callgrind writes; removed before and after the run.
     pub out_file: &'a Path,
     /// The timeout of an uninstrumented run, multiplied by [`TIMEOUT_FACTOR`].
@@ -56,37 +57,33 @@ pub struct Callgrind<'a> {
 }
 
 impl Callgrind<'_> {
-    fn run(&self) -> Result<(Vec<u8>, String)> {
+    fn run(&self) -> Result<(Finished, String)> {
         remove_if_exists(self.out_file)?;
         let mut command = Command::new(self.valgrind);
         command.arg("--tool=callgrind");
+        let shown = show_command(self.command);
         let what = match self.detail {
-            Detail::Total => format!("callgrind on `{} bench`", self.binary.display()),
+            Detail::Total => format!("callgrind on `{shown}`"),
             Detail::Functions => {
                 command.arg("--dump-instr=no");
-                format!(
-                    "callgrind (per function) on `{} bench`",
-                    self.binary.display()
-                )
+                format!("callgrind (per function) on `{shown}`")
             }
         };
         command
             .arg(format!("--callgrind-out-file={}", self.out_file.display()))
-            .arg(self.binary)
-            .args(self.args);
+            .args(self.command);
         let finished = run_with_timeout(command, self.timeout * TIMEOUT_FACTOR, &what)?;
         require_success(&finished, &what)?;
         let contents = std::fs::read_to_string(self.out_file)
             .with_context(|| format!("reading callgrind output {}", self.out_file.display()))?;
         remove_if_exists(self.out_file)?;
-        Ok((finished.stdout, contents))
+        Ok((finished, contents))
     }
 
-    /// Total instructions (`Ir`) of a `bench --json` run, and its bench report.
-    pub fn bench_total(&self) -> Result<(u64, BenchReport)> {
-        let (stdout, contents) = self.run()?;
-        let report = parse_bench(&stdout)?;
-        Ok((parse_total(&contents)?, report))
+    /// Total instructions (`Ir`) of the run, and the run's output for the adapter to read.
+    pub fn total(&self) -> Result<(u64, Finished)> {
+        let (finished, contents) = self.run()?;
+        Ok((parse_total(&contents)?, finished))
     }
 
     /// Per-function costs of the run.

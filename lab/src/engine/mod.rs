@@ -3,6 +3,7 @@
 //! (cargo for squall, the configured command for an OpenBench-style engine), running its bench
 //! in either format and running that bench under callgrind.
 
+pub mod adapter;
 pub mod bench;
 pub mod build;
 pub mod callgrind;
