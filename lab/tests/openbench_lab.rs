@@ -1,0 +1,295 @@
+//! The lab on an engine that is not squall: a small C engine with a Makefile and a `lab.toml`
+//! of format "openbench", driven through the real `lab` binary. Compare must find its slowdown
+//! (same node signature, lower NPS, more instructions per node, the function that grew), the
+//! squall-protocol commands must name what is missing, `lab match` must build it through the
+//! same definition, and `lab profile` must draw it with perf.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::FakeRepo;
+
+/// Nodes are deterministic (`depth` × 3000); each node costs `WORK` rounds of an LCG in a
+/// function that is never inlined, so per-node instructions scale with `WORK`. The speed is
+/// the engine's own clock, as real engines report it. Anything but `bench` runs the fake UCI
+/// engine compiled in as `UCI`, so `lab match` can play it.
+const ENGINE_C: &str = r#"#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef WORK
+#define WORK 300
+#endif
+
+static volatile unsigned long sink;
+
+__attribute__((noinline)) static unsigned long search_node(unsigned long seed) {
+    unsigned long x = seed;
+    for (int i = 0; i < WORK; i++) x = x * 6364136223846793005UL + 1442695040888963407UL;
+    return x;
+}
+
+int main(int argc, char **argv) {
+    if (argc > 1 && strcmp(argv[1], "bench") == 0) {
+        unsigned long depth = argc > 2 ? strtoul(argv[2], NULL, 10) : 4;
+        struct timespec start, end;
+        clock_gettime(CLOCK_MONOTONIC, &start);
+        unsigned long total = 0;
+        for (unsigned long position = 1; position <= 3; position++) {
+            unsigned long nodes = 1000 * depth;
+            for (unsigned long node = 0; node < nodes; node++) sink += search_node(node ^ position);
+            total += nodes;
+            printf("position %lu depth %lu nodes %lu\n", position, depth, nodes);
+        }
+        clock_gettime(CLOCK_MONOTONIC, &end);
+        double seconds = (end.tv_sec - start.tv_sec) + (end.tv_nsec - start.tv_nsec) / 1e9;
+        printf("Nodes searched: %lu\nNodes/second: %lu\n", total, (unsigned long)(total / seconds));
+        return 0;
+    }
+#ifdef UCI
+    execl(UCI, UCI, (char *)NULL);
+#endif
+    return 1;
+}
+"#;
+
+const MAKEFILE: &str = "EXE ?= tiny
+all:
+\t$(CC) -O1 -g -fno-omit-frame-pointer $(DEFINES) -o $(EXE) engine.c
+";
+
+/// The fake UCI engine `cargo test` builds as an example of the lab package.
+fn fake_uci() -> String {
+    let exe = std::env::current_exe().expect("test binary path");
+    let dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("target/<profile>/deps");
+    dir.join("examples")
+        .join("fake_uci")
+        .display()
+        .to_string()
+}
+
+fn have(tool: &str) -> bool {
+    Command::new(tool)
+        .arg("--version")
+        .output()
+        .is_ok_and(|output| output.status.success())
+}
+
+/// A repository whose `lab.toml` names the C engine; HEAD~1 does `WORK` rounds per node and
+/// HEAD twice as many. `None` (with the reason printed) when cc or make is missing.
+fn c_engine_repo() -> Option<FakeRepo> {
+    if !have("cc") || !have("make") {
+        eprintln!("skipped: cc and make are needed to build the C engine");
+        return None;
+    }
+    let repo = FakeRepo::new();
+    repo.write("src/engine.c", ENGINE_C);
+    repo.write("src/Makefile", MAKEFILE);
+    repo.write(
+        "lab.toml",
+        &format!(
+            "[engine]\nname = \"tiny\"\nbuild-dir = \"src\"\n\
+             build = \"make EXE={{exe}} DEFINES=-DUCI=\\\"{uci}\\\"\"\n\
+             bench = \"{{exe}} bench {{depth}}\"\n",
+            uci = fake_uci().replace('"', "")
+        ),
+    );
+    repo.commit("a C engine with a lab.toml");
+    let slower = ENGINE_C.replace("#define WORK 300", "#define WORK 600");
+    repo.write("src/engine.c", &slower);
+    repo.commit("twice the work per node");
+    Some(repo)
+}
+
+#[test]
+fn compare_finds_the_slowdown_of_an_openbench_engine() {
+    let Some(repo) = c_engine_repo() else { return };
+    let run = repo.lab(&[
+        "compare",
+        "HEAD~1",
+        "HEAD",
+        "--rounds",
+        "6",
+        "--depth",
+        "4",
+        "--instr-depth",
+        "2",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(run.code, 1, "a regression exits 1\n{run}");
+    let json = run.json();
+    assert_eq!(json["signature"]["changed"], false, "{json:#}");
+    assert_eq!(json["a"]["signature"], 12_000, "3 positions × 1000 × depth 4");
+    assert_eq!(json["a"]["engine"]["name"], "tiny");
+    assert!(json["a"]["eval"].is_null(), "no eval exits: {json:#}");
+    let ratio = json["speed"]["nps_ratio"].as_f64().expect("an NPS ratio");
+    assert!(ratio < 0.8, "twice the work per node is slower: {ratio}");
+    // Depth 2 against the depth-1 reference: the per-node cost of the search alone.
+    if json["a"]["instructions"]["measured"] == true {
+        let per_node = |side: &str| json[side]["instructions"]["per_node"].as_f64().unwrap();
+        assert!(
+            per_node("b") > 1.8 * per_node("a"),
+            "{} vs {}",
+            per_node("a"),
+            per_node("b")
+        );
+        assert_eq!(json["a"]["instructions"]["base_depth"], 1);
+    }
+    let terminal = repo.lab(&[
+        "compare", "HEAD~1", "HEAD", "--rounds", "4", "--depth", "4", "--no-instructions",
+    ]);
+    assert!(
+        terminal.stdout.contains("rounds"),
+        "the interval says its sample is the rounds\n{terminal}"
+    );
+    assert!(
+        !terminal.stdout.contains("Eval exits"),
+        "no eval tables for an engine without them\n{terminal}"
+    );
+}
+
+#[test]
+fn functions_name_what_grew_in_any_binary_with_symbols() {
+    let Some(repo) = c_engine_repo() else { return };
+    if !have("valgrind") {
+        eprintln!("skipped: valgrind is needed for --functions");
+        return;
+    }
+    let run = repo.lab(&[
+        "compare",
+        "HEAD~1",
+        "HEAD",
+        "--rounds",
+        "2",
+        "--no-instructions",
+        "--functions",
+        "--instr-depth",
+        "2",
+        "--format",
+        "json",
+    ]);
+    assert!(run.code == 0 || run.code == 1, "{run}");
+    let movers = &run.json()["functions"]["movers"];
+    assert!(
+        movers[0]["function"]
+            .as_str()
+            .is_some_and(|name| name.contains("search_node")),
+        "the function whose cost doubled leads: {movers:#}"
+    );
+}
+
+#[test]
+fn squall_protocol_commands_name_the_missing_feature() {
+    let Some(repo) = c_engine_repo() else { return };
+    for (args, feature) in [
+        (vec!["tiers", "HEAD"], "`lab tiers`"),
+        (vec!["calibrate", "HEAD"], "calibration"),
+        (
+            vec!["compare", "HEAD", "HEAD", "--positions", "x.epd"],
+            "--positions",
+        ),
+        (
+            vec!["bench", "HEAD", "--features", "calibrate"],
+            "--features",
+        ),
+    ] {
+        let run = repo.lab(&args);
+        assert_eq!(run.code, 2, "{args:?}\n{run}");
+        assert!(
+            run.stderr.contains(feature) && run.stderr.contains("openbench"),
+            "{args:?} names {feature} and the format\n{run}"
+        );
+        assert_eq!(
+            run.stderr.trim().lines().count(),
+            1,
+            "one readable message\n{run}"
+        );
+    }
+}
+
+#[test]
+fn a_failing_build_exits_2_with_its_tail() {
+    let Some(repo) = c_engine_repo() else { return };
+    repo.write("src/engine.c", "int main( { syntax error\n");
+    repo.commit("broken");
+    let run = repo.lab(&["bench", "HEAD", "--rounds", "2", "--no-instructions"]);
+    assert_eq!(run.code, 2, "{run}");
+    assert!(run.stderr.contains("building tiny"), "{run}");
+    assert!(run.stderr.contains("engine.c"), "the compiler's tail\n{run}");
+}
+
+#[test]
+fn a_config_file_elsewhere_replaces_the_repository_s_own() {
+    let Some(repo) = c_engine_repo() else { return };
+    let elsewhere = repo.path().join("target").join("other.toml");
+    std::fs::create_dir_all(elsewhere.parent().unwrap()).unwrap();
+    std::fs::write(&elsewhere, "[engine]\nname = \"nope\"\nformat = \"bogus\"\n").unwrap();
+    let run = repo.lab(&[
+        "--config",
+        elsewhere.to_str().unwrap(),
+        "bench",
+        "HEAD",
+        "--no-instructions",
+    ]);
+    assert_eq!(run.code, 2, "{run}");
+    assert!(
+        run.stderr.contains("other.toml") && run.stderr.contains("format"),
+        "{run}"
+    );
+}
+
+#[test]
+fn match_builds_openbench_engines_from_the_same_definition() {
+    let Some(repo) = c_engine_repo() else { return };
+    let uci = fake_uci();
+    if !Path::new(&uci).is_file() {
+        panic!("{uci} is missing: `cargo test` builds the fake_uci example");
+    }
+    let out = repo.path().join("target").join("m.jsonl");
+    let run = repo.lab(&[
+        "match",
+        "HEAD~1",
+        "HEAD",
+        "--games",
+        "2",
+        "--tc",
+        "1+0.01",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 0, "{run}");
+    assert!(run.stderr.contains("tiny of"), "built through lab.toml\n{run}");
+    let games = std::fs::read_to_string(&out).unwrap();
+    assert!(games.lines().count() >= 3, "a header and two games\n{games}");
+}
+
+#[test]
+fn profile_draws_any_engine_with_perf() {
+    let Some(repo) = c_engine_repo() else { return };
+    if let Err(reason) = squall_lab::perf_profile::perf_availability() {
+        eprintln!("skipped: {reason}");
+        return;
+    }
+    let svg = repo.path().join("target").join("tiny.svg");
+    let run = repo.lab(&[
+        "profile",
+        "HEAD",
+        "--depth",
+        "40",
+        "--out",
+        svg.to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 0, "{run}");
+    let drawn = std::fs::read_to_string(&svg).expect("the flamegraph");
+    assert!(drawn.contains("search_node"), "the hot function is drawn");
+    assert!(run.stdout.contains("search_node"), "{run}");
+    assert!(run.stdout.contains("Hz"), "the effective rate\n{run}");
+}
