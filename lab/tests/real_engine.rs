@@ -1,5 +1,7 @@
 //! End to end on the real engine: a commit that adds redundant work to a hot function, without
-//! changing the search, must be flagged as a regression with an unchanged signature; `lab tiers`
+//! changing the search, must be flagged as a regression with an unchanged signature; the same
+//! engine built by its Makefile and read in the openbench format must show the same signature;
+//! `lab tiers`
 //! on the unpatched engine must show its cheap tiers saving instructions per node; and `lab
 //! match` plays the real engine's UCI loop without a fault.
 //!
@@ -108,6 +110,30 @@ fn redundant_work_in_a_hot_function_is_a_regression_with_an_unchanged_signature(
     assert_eq!(code, Some(1), "expected a regression (exit 1)\n{context}");
     assert_eq!(report["signature"]["changed"], false, "{context}");
     assert_eq!(report["verdict"], "regression", "{context}");
+    let squall_json_signature = report["a"]["signature"].clone();
+
+    // The same engine through OpenBench's convention (the root Makefile, `squall bench` read as
+    // text): both adapters must see the same search.
+    let config = dir.path().join("target").join("openbench.toml");
+    fs::create_dir_all(config.parent().unwrap()).unwrap();
+    fs::write(
+        &config,
+        "[engine]\nname = \"squall\"\nformat = \"openbench\"\n\
+         bench = \"{exe} bench --depth {depth}\"\n",
+    )
+    .unwrap();
+    let config = config.to_string_lossy().into_owned();
+    let (code, report, context) = lab_json(
+        dir.path(),
+        &["--config", &config, "bench", "HEAD~1"],
+        &measure,
+    );
+    assert_eq!(code, Some(0), "{context}");
+    assert_eq!(
+        report["revision"]["signature"], squall_json_signature,
+        "the openbench format reads the node count squall's JSON reports\n{context}"
+    );
+    assert!(report["revision"]["eval"].is_null(), "{context}");
 
     // The same binary (cached now) with its tiers on against --full-eval: the cheap tiers
     // must pay for themselves in instructions per node, which no machine noise can fake.
