@@ -274,11 +274,24 @@ pub fn parse_threshold(text: &str) -> Result<f64, String> {
     Ok(value)
 }
 
-#[derive(Debug, Clone, Copy, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct OutputArgs {
     /// Report format.
     #[arg(long, value_enum, default_value_t = Format::Terminal)]
     pub format: Format,
+    #[command(flatten)]
+    pub export: ExportArgs,
+}
+
+/// The report written to files as well as printed, so one measurement serves a person and CI.
+#[derive(Debug, Clone, Default, Args)]
+pub struct ExportArgs {
+    /// Also write the report as JSON (docs/lab-json.md) to FILE, atomically.
+    #[arg(long, value_name = "FILE")]
+    pub export_json: Option<PathBuf>,
+    /// Also write the report as markdown to FILE, atomically.
+    #[arg(long, value_name = "FILE")]
+    pub export_markdown: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -331,6 +344,8 @@ pub enum CalibrateCommand {
         /// Where to write the merged calibration file.
         #[arg(long)]
         out: Option<PathBuf>,
+        #[command(flatten)]
+        export: ExportArgs,
     },
 }
 
@@ -368,6 +383,8 @@ pub struct CalibrateRunArgs {
     /// Percentile of qfutility_excess recommended as FUTILITY_BASE_MARGIN_BY_SOURCE.
     #[arg(long, default_value_t = 98.0)]
     pub percentile: f64,
+    #[command(flatten)]
+    pub export: ExportArgs,
 }
 
 #[derive(Debug, Args)]
@@ -414,8 +431,8 @@ pub struct TablesArgs {
 #[derive(Debug, Clone, Args)]
 pub struct CompareCalibrationArgs {
     /// Also calibrate both revisions (built with --features calibrate): exceeded and exit
-    /// rates side by side, and STALE warnings for QSearch futility margins. With
-    /// --format json this section goes to stderr.
+    /// rates side by side, and STALE warnings for QSearch futility margins (in JSON: the
+    /// `calibration` field).
     #[arg(long)]
     pub calibrate: bool,
     /// Position pool of --calibrate (.epd or .epd.gz).

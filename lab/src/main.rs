@@ -23,7 +23,7 @@ fn main() -> ExitCode {
     squall_lab::process::end_children_on_signal();
     match commands::run(cli) {
         Ok(outcome) => {
-            print!("{}", outcome.report);
+            print!("{}", outcome.stdout);
             ExitCode::from(outcome.exit.code())
         }
         Err(error) => {

@@ -1,14 +1,17 @@
-//! What a command produced: its report and how the lab exits.
+//! What a command produced: its report, not yet laid out, and how the lab exits.
 
-/// What a command produced: the report for stdout and how the lab exits.
+use crate::report::Report;
+
+/// What a command produced: the report (laid out in the format asked for by the dispatcher)
+/// and how the lab exits.
 pub struct Outcome {
-    pub report: String,
+    pub report: Report,
     pub exit: Exit,
 }
 
 impl Outcome {
     /// A report that judges nothing: exit 0.
-    pub fn clean(report: String) -> Outcome {
+    pub fn clean(report: Report) -> Outcome {
         Outcome {
             report,
             exit: Exit::Clean,

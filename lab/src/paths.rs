@@ -87,6 +87,22 @@ pub fn remove_if_exists(path: &Path) -> Result<()> {
     }
 }
 
+/// Refuses a path `write_atomically` could not write, before any work whose result it would
+/// hold: its directory is created if missing and a temporary file is made and removed there.
+pub fn check_writable(path: &Path) -> Result<()> {
+    if path.is_dir() {
+        anyhow::bail!("{} is a directory, not a file to write", path.display());
+    }
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    fs::create_dir_all(dir).with_context(|| format!("cannot write {}", path.display()))?;
+    let probe = dir.join(format!(".lab-write-check-{}", std::process::id()));
+    File::create(&probe).with_context(|| format!("cannot write {}", path.display()))?;
+    remove_if_exists(&probe)
+}
+
 /// Writes `contents` through a temporary sibling and a rename, so readers never see half a
 /// file. Creates the parent directory. Used by baselines, calibration files, pools and
 /// `lab tables --apply`.

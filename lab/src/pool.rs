@@ -6,7 +6,7 @@
 //! game has its own seed and results are merged in game order.
 
 use std::io::{Read, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use rayon::prelude::*;
@@ -300,13 +300,34 @@ pub fn check_output(out: &Path) -> Result<()> {
     Ok(())
 }
 
-/// `lab pool generate`: generates the pool, writes it, and returns a summary of the strata.
+/// What `lab pool generate` wrote.
+#[derive(Debug, Clone)]
+pub struct PoolWritten {
+    pub requested: usize,
+    pub positions: usize,
+    pub path: PathBuf,
+    pub seconds: f64,
+    /// `[quiet, tactical]` positions per material bucket.
+    pub strata: [[usize; 2]; BUCKETS],
+}
+
+/// What `lab pool generate --book` wrote.
+#[derive(Debug, Clone)]
+pub struct BookWritten {
+    pub openings: usize,
+    pub path: PathBuf,
+    pub seconds: f64,
+    /// Openings drawn to find them.
+    pub tried: u64,
+}
+
+/// `lab pool generate`: generates the pool and writes it.
 pub fn generate_command(
     count: usize,
     seed: u64,
     out: &Path,
     progress: &crate::progress::Progress,
-) -> Result<String> {
+) -> Result<PoolWritten> {
     check_output(out)?;
     let started = std::time::Instant::now();
     progress.line(&format!(
@@ -317,31 +338,13 @@ pub fn generate_command(
         progress.line(&format!("  {games} games, {filled}/{count} positions"));
     });
     write_pool(out, &pool_text(&positions, count, seed))?;
-    let mut report = format!(
-        "wrote {} positions to {} in {:.1} s\n",
-        positions.len(),
-        out.display(),
-        started.elapsed().as_secs_f64()
-    );
-    let mut table = comfy_table::Table::new();
-    table.load_preset(comfy_table::presets::UTF8_FULL_CONDENSED);
-    table.set_header(vec!["material bucket", "quiet", "tactical", "total"]);
-    for (bucket, c) in strata(&positions).iter().enumerate() {
-        table.add_row(vec![
-            bucket.to_string(),
-            c[0].to_string(),
-            c[1].to_string(),
-            (c[0] + c[1]).to_string(),
-        ]);
-    }
-    report.push_str(&format!("{table}\n"));
-    if positions.len() < count {
-        report.push_str(&format!(
-            "note: only {} distinct positions could be drawn; some strata are short\n",
-            positions.len()
-        ));
-    }
-    Ok(report)
+    Ok(PoolWritten {
+        requested: count,
+        positions: positions.len(),
+        path: out.to_path_buf(),
+        seconds: started.elapsed().as_secs_f64(),
+        strata: strata(&positions),
+    })
 }
 
 /// Plies of a book opening, chosen per opening in this range.
@@ -409,7 +412,7 @@ pub fn book_command(
     seed: u64,
     out: &Path,
     progress: &crate::progress::Progress,
-) -> Result<String> {
+) -> Result<BookWritten> {
     check_output(out)?;
     let started = std::time::Instant::now();
     progress.line(&format!(
@@ -455,11 +458,12 @@ pub fn book_command(
         text.push('\n');
     }
     write_pool(out, &text)?;
-    Ok(format!(
-        "wrote {count} openings to {} in {:.1} s ({tried} drawn)\n",
-        out.display(),
-        started.elapsed().as_secs_f64()
-    ))
+    Ok(BookWritten {
+        openings: count,
+        path: out.to_path_buf(),
+        seconds: started.elapsed().as_secs_f64(),
+        tried,
+    })
 }
 
 /// The pool file's contents: a header comment, then one EPD line per position.

@@ -11,13 +11,12 @@ use anyhow::{bail, Context, Result};
 use git2::Repository;
 use serde::Serialize;
 
-use crate::cli::{Format, ProfileArgs};
+use crate::cli::ProfileArgs;
 use crate::engine::build::{build_engine_with_rustflags, EngineBinary};
 use crate::engine::revision::{resolve, Revision};
 use crate::paths::LabPaths;
 use crate::process::{require_success, run_with_timeout};
 use crate::progress::Progress;
-use crate::report::signed_pct;
 use crate::schema::{Kind, LAB_JSON_SCHEMA_VERSION};
 
 pub const PROFILE_FEATURE: &str = "profile";
@@ -354,126 +353,6 @@ fn profile_one(
         samples,
         frames,
     })
-}
-
-fn pct(fraction: f64) -> String {
-    format!("{:.1}%", fraction * 100.0)
-}
-
-/// `[frame, inclusive, self]` for one run, or `[frame, A, B, delta]` for two.
-fn rows(output: &ProfileOutput) -> (Vec<&'static str>, Vec<Vec<String>>) {
-    match &output.b {
-        None => (
-            vec!["frame", "inclusive", "self", "samples (incl.)"],
-            output
-                .a
-                .frames
-                .iter()
-                .map(|f| {
-                    vec![
-                        f.frame.clone(),
-                        pct(f.inclusive),
-                        pct(f.self_share),
-                        f.inclusive_samples.to_string(),
-                    ]
-                })
-                .collect(),
-        ),
-        Some(b) => (
-            vec!["frame", "A incl.", "B incl.", "delta", "A self", "B self"],
-            output
-                .a
-                .frames
-                .iter()
-                .zip(&b.frames)
-                .map(|(a, b)| {
-                    vec![
-                        a.frame.clone(),
-                        pct(a.inclusive),
-                        pct(b.inclusive),
-                        format!("{:+.2} pp", (b.inclusive - a.inclusive) * 100.0),
-                        pct(a.self_share),
-                        pct(b.self_share),
-                    ]
-                })
-                .collect(),
-        ),
-    }
-}
-
-fn describe_run(label: &str, run: &ProfileRun) -> String {
-    let commit = run
-        .commit
-        .as_deref()
-        .map_or(String::new(), |c| format!(" ({})", &c[..c.len().min(10)]));
-    format!(
-        "{label}{}{commit}: profile run time {:.2} s (engine: {} ms), {} samples at {} Hz, {} nodes\n  flamegraph: {}\n  folded stacks: {}",
-        run.spec,
-        run.run_time_s,
-        run.engine_profile_time_ms
-            .map_or("?".to_string(), |ms| ms.to_string()),
-        run.samples,
-        run.frequency,
-        run.nodes.map_or("?".to_string(), |n| n.to_string()),
-        run.svg.display(),
-        run.folded.display(),
-    )
-}
-
-pub fn render(output: &ProfileOutput, format: Format) -> String {
-    if format == Format::Json {
-        return serde_json::to_string_pretty(output)
-            .unwrap_or_else(|error| format!("{{\"error\": \"{error}\"}}"))
-            + "\n";
-    }
-    let (header, rows) = rows(output);
-    let (a_label, b_label) = if output.b.is_some() {
-        ("A = ", "B = ")
-    } else {
-        ("", "")
-    };
-    let mut out = format!("lab profile\n{}\n", describe_run(a_label, &output.a));
-    if let Some(b) = &output.b {
-        out.push_str(&format!("{}\n", describe_run(b_label, b)));
-        let change = b.run_time_s / output.a.run_time_s.max(1e-9) - 1.0;
-        out.push_str(&format!(
-            "profile run time B vs A: {}\n",
-            signed_pct(change * 100.0)
-        ));
-    }
-    out.push_str("\nSample shares (inclusive: stacks containing the frame; self: leaf frame)\n");
-    if format == Format::Markdown {
-        out.push_str(&format!(
-            "\n| {} |\n|{}\n",
-            header.join(" | "),
-            " --- |".repeat(header.len())
-        ));
-        for row in rows {
-            out.push_str(&format!("| {} |\n", row.join(" | ")));
-        }
-    } else {
-        let mut table = comfy_table::Table::new();
-        table
-            .load_preset(comfy_table::presets::UTF8_FULL_CONDENSED)
-            .set_header(header);
-        for row in rows {
-            table.add_row(row);
-        }
-        for index in 1..table.column_count() {
-            if let Some(column) = table.column_mut(index) {
-                column.set_cell_alignment(comfy_table::CellAlignment::Right);
-            }
-        }
-        out.push_str(&table.to_string());
-        out.push('\n');
-    }
-    if output.b.is_some() {
-        out.push_str(
-            "\nNo differential flamegraph: compare the two SVGs, or feed the .folded files to \
-             `inferno-diff-folded A.folded B.folded | inferno-flamegraph > diff.svg`.\n",
-        );
-    }
-    out
 }
 
 #[cfg(test)]

@@ -18,6 +18,7 @@ pub enum Kind {
     Baseline,
     Profile,
     Match,
+    Calibration,
 }
 
 impl Kind {
@@ -31,6 +32,7 @@ impl Kind {
             Kind::Baseline => "baseline",
             Kind::Profile => "profile",
             Kind::Match => "match",
+            Kind::Calibration => "calibration",
         }
     }
 }
@@ -55,6 +57,7 @@ mod tests {
             Kind::Baseline,
             Kind::Profile,
             Kind::Match,
+            Kind::Calibration,
         ] {
             assert_eq!(
                 serde_json::to_string(&kind).unwrap(),

@@ -11,9 +11,9 @@ use squall_lab::calibration::data::{
     merge_shards, CalibrationFile, EngineInfo, ExitRate, Histograms, MarginSafety, Provenance,
     SparseHistogram, Tally, TierSafety,
 };
-use squall_lab::calibration::report::rate_with_interval;
 use squall_lab::calibration::tables;
 use squall_lab::pool::{self, SplitMix};
+use squall_lab::report::calibration::rate_with_interval;
 
 const SETS: [&str; 4] = [
     "lazy_residual",

@@ -227,3 +227,47 @@ fn qfutility_sampling_does_not_change_the_measured_tree() {
         .as_array()
         .is_some_and(|bins| !bins.is_empty()));
 }
+
+#[test]
+fn compare_calibrate_puts_its_section_into_the_one_json_document() {
+    let pool = small_pool().to_string_lossy().into_owned();
+    let rev = test_revision();
+    let output = ok(lab(&[
+        "compare",
+        &rev,
+        &rev,
+        "--rounds",
+        "2",
+        "--depth",
+        "2",
+        "--no-instructions",
+        "--calibrate",
+        "--pool",
+        &pool,
+        "--calib-depth",
+        "2",
+        "--format",
+        "json",
+    ]));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        !stderr.contains('{') && !stderr.contains("Calibration ("),
+        "no report on stderr: {stderr}"
+    );
+    let report: Value =
+        serde_json::from_slice(&output.stdout).expect("stdout is one JSON document");
+    assert_eq!(report["kind"], "compare");
+    let calibration = &report["calibration"];
+    assert_eq!(calibration["depth"], 2);
+    for side in ["a", "b"] {
+        assert!(
+            calibration[side]["exit_rate"]["calls"].as_u64().unwrap() > 0,
+            "{calibration}"
+        );
+        assert!(
+            calibration[side]["margin_safety"].is_object(),
+            "{calibration}"
+        );
+    }
+    assert!(calibration["stale"].is_array(), "{calibration}");
+}

@@ -12,8 +12,12 @@ use squall_lab::calibration::data::{
     merge_shards, CalibrationFile, EngineInfo, ExitRate, Histograms, MarginSafety, Provenance,
     SparseHistogram, Tally, TierSafety, HISTOGRAM_LIMIT,
 };
-use squall_lab::calibration::report;
+use squall_lab::calibration::summary::{CalibratedSide, CalibrationComparison};
 use squall_lab::calibration::tables::{self, Choice, Pair};
+use squall_lab::cli::Format;
+use squall_lab::report::calibration::{self as report, CalibrationReport};
+use squall_lab::report::table::Style;
+use squall_lab::report::{render, Report};
 
 /// Cases per run of the byte-level and mutation properties (each parses, reports and renders).
 const LOAD_CASES: u32 = 300;
@@ -187,16 +191,23 @@ fn hostile() -> impl Strategy<Value = Value> {
 
 /// Everything a user can do with a loaded file must not panic.
 fn exercise(file: &CalibrationFile) {
-    let _ = report::full_report(file, "prop", Some([100, 200, 300]), 98.0);
-    for (set, _) in SETS {
-        let _ = report::percentile_section(file, set, &[0.0, 0.5, 50.0, 99.5, 100.0]);
+    let full = CalibrationReport::new(file.clone(), "prop".into(), Some([100, 200, 300]), 98.0);
+    for style in [Style::Terminal, Style::Markdown] {
+        let _ = report::full_report(&full, style);
+        for (set, _) in SETS {
+            let _ = report::percentile_section(file, set, &[0.0, 0.5, 50.0, 99.5, 100.0], style);
+        }
+        let side = || CalibratedSide::new("a".into(), "a.json".into(), file, Some([1, 2, 3]), 98.0);
+        let both = CalibrationComparison::new(
+            (file.depth, file.positions),
+            side(),
+            side(),
+            98.0,
+            "dir".into(),
+        );
+        let _ = report::compare_section(&both, style);
     }
-    let side = report::Side {
-        label: "a",
-        file,
-        futility: Some([1, 2, 3]),
-    };
-    let _ = report::compare_section(&side, &side, 98.0);
+    let _ = render(&Report::Calibration(Box::new(full)), Format::Json);
     let choice = Choice::uniform(
         Pair::new(5.0, 95.0, false).unwrap(),
         Pair::new(2.0, 98.0, false).unwrap(),

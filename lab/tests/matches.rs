@@ -394,8 +394,26 @@ fn shards_pool_into_exactly_the_unsharded_counts() {
     }
 
     // A merge of some shards says how far the match got, not that it finished.
-    let partial = repo.lab(&["match", "merge", &names[0], &names[1], "--format", "json"]);
+    let exported = repo.path().join("partial.json");
+    let exported_markdown = repo.path().join("partial.md");
+    let partial = repo.lab(&[
+        "match",
+        "merge",
+        &names[0],
+        &names[1],
+        "--format",
+        "json",
+        "--export-json",
+        exported.to_str().unwrap(),
+        "--export-markdown",
+        exported_markdown.to_str().unwrap(),
+    ]);
     assert_eq!(partial.code, 0, "{partial}");
+    let file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&exported).unwrap()).unwrap();
+    assert_eq!(file, partial.json(), "the export is the printed report");
+    let markdown = std::fs::read_to_string(&exported_markdown).unwrap();
+    assert!(markdown.starts_with("## lab match: "), "{markdown}");
     let played = partial.json()["games"].as_u64().unwrap();
     assert!(played < 16, "{partial}");
     let verdict = partial.json()["verdict"].as_str().unwrap().to_string();

@@ -406,9 +406,14 @@ fn compare_with_itself(stored: &Baseline) -> squall_lab::analysis::compare::Comp
         settings: comparison.settings.clone(),
         revision: summarize(&stored.name, &stored.measurement),
     };
+    let reports = [
+        Report::Comparison(Box::new(comparison.clone())),
+        Report::Baseline(Box::new(shown)),
+    ];
     for format in [Format::Terminal, Format::Json, Format::Markdown] {
-        render(&Report::Comparison(&comparison), format);
-        render(&Report::Baseline(&shown), format);
+        for report in &reports {
+            render(report, format);
+        }
     }
     comparison
 }

@@ -102,6 +102,9 @@ pub struct Comparison {
     /// Per-function instruction movers, with `compare --functions` only.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub functions: Option<crate::analysis::functions::FunctionsComparison>,
+    /// Both revisions calibrated, with `compare --calibrate` only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub calibration: Option<crate::calibration::summary::CalibrationComparison>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -397,6 +400,7 @@ pub fn compare(
         warnings,
         notes,
         functions: None,
+        calibration: None,
     }
 }
 

@@ -9,8 +9,8 @@ use anyhow::{bail, Result};
 use git2::Repository;
 
 use super::data::{CalibrationFile, Provenance};
-use super::report;
 use super::run::{parse_shard, run_pool, select_shard, RunSettings};
+use super::summary::{CalibratedSide, CalibrationComparison, DEFAULT_PERCENTILE};
 use crate::engine::build::build_engine;
 use crate::engine::revision::Revision;
 use crate::engine::snapshot::materialize;
@@ -75,8 +75,8 @@ pub fn calibrate_revision(
     })
 }
 
-/// `lab compare A B --calibrate`: calibrates both revisions on the (small) pool and returns
-/// the side-by-side section with STALE futility warnings.
+/// `lab compare A B --calibrate`: calibrates both revisions on the (small) pool, side by side
+/// with STALE futility warnings.
 pub fn compare_calibration(
     repo: &Repository,
     paths: &LabPaths,
@@ -84,7 +84,7 @@ pub fn compare_calibration(
     revisions: [&Revision; 2],
     pool: &Path,
     depth: u32,
-) -> Result<String> {
+) -> Result<CalibrationComparison> {
     let modes = ["marginsafety", "qfutility"].map(String::from);
     let settings = run_settings(paths, pool, depth, None, &modes, None)?;
     let stamp = SystemTime::now()
@@ -94,9 +94,8 @@ pub fn compare_calibration(
         .root
         .join("calibration")
         .join(format!("compare-{stamp}"));
-    let mut sides = Vec::new();
-    for (label, revision) in ["a", "b"].iter().zip(revisions) {
-        sides.push(calibrate_revision(
+    let side = |label: &str, revision: &Revision| -> Result<(CalibratedSide, CalibrationFile)> {
+        let calibrated = calibrate_revision(
             repo,
             paths,
             progress,
@@ -104,21 +103,25 @@ pub fn compare_calibration(
             &settings,
             &root.join(label),
             None,
-        )?);
-    }
-    let (a_label, b_label) = (revisions[0].short_name(), revisions[1].short_name());
-    let a = report::Side {
-        label: &a_label,
-        file: &sides[0].file,
-        futility: sides[0].futility,
+        )?;
+        let side = CalibratedSide::new(
+            revision.short_name(),
+            calibrated.path.display().to_string(),
+            &calibrated.file,
+            calibrated.futility,
+            DEFAULT_PERCENTILE,
+        );
+        Ok((side, calibrated.file))
     };
-    let b = report::Side {
-        label: &b_label,
-        file: &sides[1].file,
-        futility: sides[1].futility,
-    };
-    Ok(report::compare_section(&a, &b, report::DEFAULT_PERCENTILE)
-        + &format!("calibration files: {}\n", root.display()))
+    let (a, _) = side("a", revisions[0])?;
+    let (b, b_file) = side("b", revisions[1])?;
+    Ok(CalibrationComparison::new(
+        (b_file.depth, b_file.positions),
+        a,
+        b,
+        DEFAULT_PERCENTILE,
+        root.display().to_string(),
+    ))
 }
 
 /// Reads and shards the pool and checks the modes.

@@ -9,12 +9,12 @@ use super::{comparison_outcome, plan, settings, thresholds};
 use crate::analysis::compare::{compare, summarize, Criteria, Settings, Thresholds};
 use crate::analysis::measure::{measure_single, Measured, Side, Subject};
 use crate::baseline::{self, Baseline, BaselineSettings};
-use crate::cli::{BaselineCommand, Format, MeasureArgs, OutputArgs, VerdictArgs};
+use crate::cli::{BaselineCommand, MeasureArgs, VerdictArgs};
 use crate::engine::revision::resolve;
 use crate::lab::Lab;
 use crate::machine::{comparability, Machine, Toolchain};
 use crate::outcome::Outcome;
-use crate::report::{render, BaselineOutput, Report};
+use crate::report::{BaselineOutput, Report};
 use crate::schema::{Kind, LAB_JSON_SCHEMA_VERSION};
 
 pub fn run(lab: &Lab, action: &BaselineCommand) -> Result<Outcome> {
@@ -27,7 +27,7 @@ pub fn run(lab: &Lab, action: &BaselineCommand) -> Result<Outcome> {
             no_instructions,
             timeout,
             verdict,
-            output,
+            ..
         } => check(
             lab,
             &CheckRequest {
@@ -37,10 +37,9 @@ pub fn run(lab: &Lab, action: &BaselineCommand) -> Result<Outcome> {
                 no_instructions: *no_instructions,
                 timeout: *timeout,
                 verdict,
-                output,
             },
         ),
-        BaselineCommand::Show { name, output } => show(lab, name, output.format),
+        BaselineCommand::Show { name, .. } => show(lab, name),
     }
 }
 
@@ -79,10 +78,9 @@ fn save(lab: &Lab, name: &str, rev: &str, measure: &MeasureArgs) -> Result<Outco
     session
         .progress()
         .line(&format!("saved {}", path.display()));
-    Ok(Outcome::clean(render(
-        &Report::Baseline(&baseline_output(&stored)),
-        Format::Terminal,
-    )))
+    Ok(Outcome::clean(Report::Baseline(Box::new(baseline_output(
+        &stored,
+    )))))
 }
 
 struct CheckRequest<'a> {
@@ -92,7 +90,6 @@ struct CheckRequest<'a> {
     no_instructions: bool,
     timeout: u64,
     verdict: &'a VerdictArgs,
-    output: &'a OutputArgs,
 }
 
 fn check(lab: &Lab, request: &CheckRequest) -> Result<Outcome> {
@@ -136,17 +133,16 @@ fn check(lab: &Lab, request: &CheckRequest) -> Result<Outcome> {
         &measured,
         criteria,
     );
-    Ok(comparison_outcome(&comparison, request.output.format))
+    Ok(comparison_outcome(comparison))
 }
 
 /// Reads the stored file only: no lock, no build.
-fn show(lab: &Lab, name: &str, format: Format) -> Result<Outcome> {
+fn show(lab: &Lab, name: &str) -> Result<Outcome> {
     let workdir = lab.workdir()?;
     let stored = baseline::load(&baseline::baseline_path(&workdir.paths, name)?)?;
-    Ok(Outcome::clean(render(
-        &Report::Baseline(&baseline_output(&stored)),
-        format,
-    )))
+    Ok(Outcome::clean(Report::Baseline(Box::new(baseline_output(
+        &stored,
+    )))))
 }
 
 fn baseline_output(stored: &Baseline) -> BaselineOutput {

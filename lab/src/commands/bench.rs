@@ -9,7 +9,7 @@ use crate::cli::BenchArgs;
 use crate::engine::revision::resolve;
 use crate::lab::Lab;
 use crate::outcome::Outcome;
-use crate::report::{render, BenchOutput, Report};
+use crate::report::{BenchOutput, Report};
 use crate::schema::{Kind, LAB_JSON_SCHEMA_VERSION};
 
 pub fn run(lab: &Lab, args: &BenchArgs) -> Result<Outcome> {
@@ -25,8 +25,5 @@ pub fn run(lab: &Lab, args: &BenchArgs) -> Result<Outcome> {
         settings: settings(&args.measure, Thresholds::NONE, positions),
         revision: summarize(&measured.label, &measured.measurement),
     };
-    Ok(Outcome::clean(render(
-        &Report::Bench(&output),
-        args.output.format,
-    )))
+    Ok(Outcome::clean(Report::Bench(Box::new(output))))
 }

@@ -7,16 +7,18 @@ use anyhow::{bail, Result};
 
 use crate::calibration::calibrate::{calibrate_revision, default_results_dir, run_settings, save};
 use crate::calibration::data::merge_shards;
-use crate::calibration::report;
+use crate::calibration::summary::DEFAULT_PERCENTILE;
 use crate::calibration::CalibrationFile;
 use crate::cli::{CalibrateArgs, CalibrateCommand, CalibrateRunArgs};
 use crate::engine::revision::resolve;
 use crate::lab::Lab;
 use crate::outcome::Outcome;
+use crate::report::calibration::CalibrationReport;
+use crate::report::Report;
 
 pub fn run(lab: &Lab, args: &CalibrateArgs) -> Result<Outcome> {
     match &args.action {
-        Some(CalibrateCommand::Merge { files, out }) => merge(lab, files, out.as_deref()),
+        Some(CalibrateCommand::Merge { files, out, .. }) => merge(lab, files, out.as_deref()),
         None => calibrate(lab, &args.run),
     }
 }
@@ -47,12 +49,14 @@ fn calibrate(lab: &Lab, args: &CalibrateRunArgs) -> Result<Outcome> {
         args.out.as_deref(),
     )?;
     let origin = format!("{} at {}", revision.short_name(), calibrated.path.display());
-    Ok(Outcome::clean(report::full_report(
-        &calibrated.file,
-        &origin,
-        calibrated.futility,
-        args.percentile,
-    )))
+    Ok(Outcome::clean(Report::Calibration(Box::new(
+        CalibrationReport::new(
+            calibrated.file,
+            origin,
+            calibrated.futility,
+            args.percentile,
+        ),
+    ))))
 }
 
 fn merge(lab: &Lab, files: &[PathBuf], out: Option<&Path>) -> Result<Outcome> {
@@ -80,10 +84,7 @@ fn merge(lab: &Lab, files: &[PathBuf], out: Option<&Path>) -> Result<Outcome> {
         lab.progress().line(&format!("wrote {}", out.display()));
     }
     let origin = format!("{} merged files", files.len());
-    Ok(Outcome::clean(report::full_report(
-        &merged,
-        &origin,
-        None,
-        report::DEFAULT_PERCENTILE,
-    )))
+    Ok(Outcome::clean(Report::Calibration(Box::new(
+        CalibrationReport::new(merged, origin, None, DEFAULT_PERCENTILE),
+    ))))
 }

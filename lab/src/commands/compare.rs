@@ -10,7 +10,7 @@ use crate::analysis::compare::{compare, Criteria};
 use crate::analysis::functions::measure_functions;
 use crate::analysis::measure::{measure_pair, Side, Subject};
 use crate::calibration;
-use crate::cli::{CompareArgs, Format};
+use crate::cli::CompareArgs;
 use crate::engine::revision::resolve;
 use crate::lab::Lab;
 use crate::outcome::Outcome;
@@ -50,21 +50,15 @@ pub fn run(lab: &Lab, args: &CompareArgs) -> Result<Outcome> {
             progress,
         )?);
     }
-    let mut outcome = comparison_outcome(&comparison, args.output.format);
     if args.calibration.calibrate {
-        let section = calibration::calibrate::compare_calibration(
+        comparison.calibration = Some(calibration::calibrate::compare_calibration(
             repo,
             paths,
             progress,
             [&a, &b],
             &args.calibration.pool,
             args.calibration.calib_depth,
-        )?;
-        if args.output.format == Format::Json {
-            eprint!("{section}");
-        } else {
-            outcome.report.push_str(&section);
-        }
+        )?);
     }
-    Ok(outcome)
+    Ok(comparison_outcome(comparison))
 }

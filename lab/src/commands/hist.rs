@@ -2,11 +2,14 @@
 
 use anyhow::{bail, Result};
 
-use crate::calibration::report::{self, SPREAD};
+use crate::calibration::summary::{SETS, SPREAD};
 use crate::calibration::CalibrationFile;
 use crate::cli::HistArgs;
 use crate::lab::Lab;
 use crate::outcome::Outcome;
+use crate::report::calibration::{header, percentile_section};
+use crate::report::table::Style;
+use crate::report::Report;
 
 pub fn run(_lab: &Lab, args: &HistArgs) -> Result<Outcome> {
     let file = CalibrationFile::load(&args.file)?;
@@ -22,11 +25,10 @@ pub fn run(_lab: &Lab, args: &HistArgs) -> Result<Outcome> {
     }
     let sets: Vec<&str> = match &args.set {
         Some(name) => {
-            if !report::SETS.iter().any(|(set, _, _)| set == name) {
+            if !SETS.iter().any(|(set, _, _)| set == name) {
                 bail!(
                     "unknown histogram set '{name}': expected one of {}",
-                    report::SETS
-                        .iter()
+                    SETS.iter()
                         .map(|(set, _, _)| *set)
                         .collect::<Vec<_>>()
                         .join(", ")
@@ -34,12 +36,12 @@ pub fn run(_lab: &Lab, args: &HistArgs) -> Result<Outcome> {
             }
             vec![name.as_str()]
         }
-        None => report::SETS.iter().map(|(set, _, _)| *set).collect(),
+        None => SETS.iter().map(|(set, _, _)| *set).collect(),
     };
-    let mut text = report::header(&file, &args.file.display().to_string());
+    let mut text = header(&file, &args.file.display().to_string());
     let mut any = false;
     for set in sets {
-        if let Some(section) = report::percentile_section(&file, set, &percentiles) {
+        if let Some(section) = percentile_section(&file, set, &percentiles, Style::Terminal) {
             text.push_str(&section);
             any = true;
         } else if args.set.is_some() {
@@ -57,5 +59,5 @@ pub fn run(_lab: &Lab, args: &HistArgs) -> Result<Outcome> {
             file.modes.join(",")
         );
     }
-    Ok(Outcome::clean(text))
+    Ok(Outcome::clean(Report::Text(text)))
 }

@@ -18,25 +18,87 @@ use anyhow::Result;
 
 use crate::analysis::compare::{Comparison, PositionsSetting, Settings, Thresholds};
 use crate::analysis::measure::Plan;
-use crate::cli::{Cli, Command, Format, MeasureArgs, VerdictArgs};
+use crate::cli::{
+    BaselineCommand, CalibrateCommand, Cli, Command, ExportArgs, Format, MatchCommand, MeasureArgs,
+    OutputArgs, VerdictArgs,
+};
 use crate::lab::{Lab, Session};
 use crate::outcome::{Exit, Outcome};
 use crate::progress::Progress;
-use crate::report::{render, Report};
+use crate::report::{export, render, Report};
 
-pub fn run(cli: Cli) -> Result<Outcome> {
-    let lab = Lab::new(cli.repo, Progress::new(cli.quiet));
-    match &cli.command {
-        Command::Compare(args) => compare::run(&lab, args),
-        Command::Bench(args) => bench::run(&lab, args),
-        Command::Tiers(args) => tiers::run(&lab, args),
-        Command::Baseline { action } => baseline::run(&lab, action),
-        Command::Pool { action } => pool::run(&lab, action),
-        Command::Calibrate(args) => calibrate::run(&lab, args),
-        Command::Hist(args) => hist::run(&lab, args),
-        Command::Tables(args) => tables::run(&lab, args),
-        Command::Match(args) => matches::run(&lab, args),
-        Command::Profile(args) => profile::run(&lab, args),
+/// What the lab prints on stdout, and its exit code.
+pub struct Printed {
+    pub stdout: String,
+    pub exit: Exit,
+}
+
+/// Runs the command, lays its report out in the format asked for and writes the exports. An
+/// export path that cannot be written is refused before anything is measured.
+pub fn run(cli: Cli) -> Result<Printed> {
+    let (format, exports) = output(&cli.command);
+    let exports = exports.cloned().unwrap_or_default();
+    for path in [&exports.export_json, &exports.export_markdown]
+        .into_iter()
+        .flatten()
+    {
+        crate::paths::check_writable(path)?;
+    }
+    let lab = Lab::new(cli.repo.clone(), Progress::new(cli.quiet));
+    let outcome = dispatch(&lab, &cli.command)?;
+    export(
+        &outcome.report,
+        exports.export_json.as_deref(),
+        exports.export_markdown.as_deref(),
+    )?;
+    Ok(Printed {
+        stdout: render(&outcome.report, format),
+        exit: outcome.exit,
+    })
+}
+
+/// The format of stdout and the exports a command asks for.
+fn output(command: &Command) -> (Format, Option<&ExportArgs>) {
+    fn with(output: &OutputArgs) -> (Format, Option<&ExportArgs>) {
+        (output.format, Some(&output.export))
+    }
+    match command {
+        Command::Compare(args) => with(&args.output),
+        Command::Bench(args) => with(&args.output),
+        Command::Tiers(args) => with(&args.output),
+        Command::Profile(args) => with(&args.output),
+        Command::Baseline {
+            action: BaselineCommand::Check { output, .. } | BaselineCommand::Show { output, .. },
+        } => with(output),
+        Command::Match(args) => match &args.action {
+            Some(MatchCommand::Merge { output, .. }) => with(output),
+            None => with(&args.play.output),
+        },
+        Command::Calibrate(args) => match &args.action {
+            Some(CalibrateCommand::Merge { export, .. }) => (Format::Terminal, Some(export)),
+            None => (Format::Terminal, Some(&args.run.export)),
+        },
+        Command::Baseline {
+            action: BaselineCommand::Save { .. },
+        }
+        | Command::Pool { .. }
+        | Command::Hist(_)
+        | Command::Tables(_) => (Format::Terminal, None),
+    }
+}
+
+fn dispatch(lab: &Lab, command: &Command) -> Result<Outcome> {
+    match command {
+        Command::Compare(args) => compare::run(lab, args),
+        Command::Bench(args) => bench::run(lab, args),
+        Command::Tiers(args) => tiers::run(lab, args),
+        Command::Baseline { action } => baseline::run(lab, action),
+        Command::Pool { action } => pool::run(lab, action),
+        Command::Calibrate(args) => calibrate::run(lab, args),
+        Command::Hist(args) => hist::run(lab, args),
+        Command::Tables(args) => tables::run(lab, args),
+        Command::Match(args) => matches::run(lab, args),
+        Command::Profile(args) => profile::run(lab, args),
     }
 }
 
@@ -97,9 +159,9 @@ fn settings(
     }
 }
 
-fn comparison_outcome(comparison: &Comparison, format: Format) -> Outcome {
+fn comparison_outcome(comparison: Comparison) -> Outcome {
     Outcome {
-        report: render(&Report::Comparison(comparison), format),
         exit: Exit::regression_if(comparison.regression),
+        report: Report::Comparison(Box::new(comparison)),
     }
 }

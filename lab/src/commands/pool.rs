@@ -6,6 +6,8 @@ use crate::cli::PoolCommand;
 use crate::lab::Lab;
 use crate::outcome::Outcome;
 use crate::pool::{book_command, generate_command};
+use crate::report::pool::{book_written, pool_written};
+use crate::report::Report;
 
 pub fn run(lab: &Lab, action: &PoolCommand) -> Result<Outcome> {
     let progress = lab.progress();
@@ -17,13 +19,12 @@ pub fn run(lab: &Lab, action: &PoolCommand) -> Result<Outcome> {
             book,
         } => {
             let count = usize::try_from(*count)?;
-            if *book {
-                Ok(Outcome::clean(book_command(count, *seed, out, progress)?))
+            let text = if *book {
+                book_written(&book_command(count, *seed, out, progress)?)
             } else {
-                Ok(Outcome::clean(generate_command(
-                    count, *seed, out, progress,
-                )?))
-            }
+                pool_written(&generate_command(count, *seed, out, progress)?)
+            };
+            Ok(Outcome::clean(Report::Text(text)))
         }
     }
 }

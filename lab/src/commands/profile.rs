@@ -5,12 +5,10 @@ use anyhow::Result;
 use crate::cli::ProfileArgs;
 use crate::lab::Lab;
 use crate::outcome::Outcome;
+use crate::report::Report;
 
 pub fn run(lab: &Lab, args: &ProfileArgs) -> Result<Outcome> {
     let session = lab.lock()?;
     let output = crate::profile::run(session.repo(), session.paths(), session.progress(), args)?;
-    Ok(Outcome::clean(crate::profile::render(
-        &output,
-        args.output.format,
-    )))
+    Ok(Outcome::clean(Report::Profile(Box::new(output))))
 }

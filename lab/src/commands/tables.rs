@@ -8,6 +8,8 @@ use crate::calibration::CalibrationFile;
 use crate::cli::TablesArgs;
 use crate::lab::Lab;
 use crate::outcome::Outcome;
+use crate::report::calibration::margin_tables;
+use crate::report::Report;
 
 pub fn run(lab: &Lab, args: &TablesArgs) -> Result<Outcome> {
     let file = CalibrationFile::load(&args.file)?;
@@ -27,18 +29,15 @@ pub fn run(lab: &Lab, args: &TablesArgs) -> Result<Outcome> {
         |n| n.to_string_lossy().into_owned(),
     );
     let block = tables::render(&file, &origin, &choice)?;
-    let mut text = format!("{}{block}{}\n", tables::BEGIN_MARKER, tables::END_MARKER);
-    if args.apply {
+    let applied = if args.apply {
         // Edits the working tree's source, not the cache: no lock.
         let workdir = lab.workdir()?;
-        let path = tables::apply(&workdir.paths.workdir, &block)?;
-        text.push_str(&format!(
-            "\nrewrote the margin tables in {}\n\
-             next: rebuild and re-run the whole pool (`lab calibrate WORKTREE`), or \
-             `lab compare HEAD WORKTREE --calibrate`: exits reshape the search tree, so \
-             buckets whose entries did not change can move too\n",
-            path.display()
-        ));
-    }
-    Ok(Outcome::clean(text))
+        Some(tables::apply(&workdir.paths.workdir, &block)?)
+    } else {
+        None
+    };
+    Ok(Outcome::clean(Report::Text(margin_tables(
+        &block,
+        applied.as_deref(),
+    ))))
 }

@@ -37,5 +37,5 @@ pub fn run(lab: &Lab, args: &TiersArgs) -> Result<Outcome> {
         &tiers,
         Criteria::local(true),
     );
-    Ok(comparison_outcome(&comparison, args.output.format))
+    Ok(comparison_outcome(comparison))
 }

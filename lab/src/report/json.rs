@@ -7,7 +7,11 @@ pub fn render(report: &Report) -> String {
         Report::Comparison(comparison) => serde_json::to_string_pretty(comparison),
         Report::Bench(bench) => serde_json::to_string_pretty(bench),
         Report::Baseline(baseline) => serde_json::to_string_pretty(baseline),
+        Report::Profile(output) => serde_json::to_string_pretty(output),
         Report::Match(report) => serde_json::to_string_pretty(report),
+        Report::Calibration(report) => serde_json::to_string_pretty(report),
+        // Commands that print text take no --format; as JSON their text is one string.
+        Report::Text(text) => serde_json::to_string_pretty(text),
     };
     // Serialising plain structs of numbers and strings cannot fail; NaN becomes null.
     rendered.unwrap_or_else(|error| format!("{{\"error\": \"{error}\"}}")) + "\n"

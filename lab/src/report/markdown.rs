@@ -1,5 +1,6 @@
 //! `--format markdown`: for a CI job summary or a pull-request comment.
 
+use super::table::{Style, Table};
 use super::{
     bucket_rows, comparison_rows, describe_machine, describe_settings, exit_rate_rows,
     instructions_line, side_exit_rows, side_rows, speed_line, verdict_line, verdict_word,
@@ -17,21 +18,24 @@ pub fn render(report: &Report) -> String {
             render_side(&bench.revision)
         ),
         Report::Baseline(baseline) => render_baseline(baseline),
+        Report::Profile(output) => super::profile::render(output, Style::Markdown),
         Report::Match(report) => format!(
             "## {}\n\n{}\n{}",
             super::matches::title(report).replace('\n', "\n\n"),
             table(["figure (B vs A)", "value"], super::matches::rows(report)),
             super::matches::footer(report).replace('\n', "\n\n")
         ),
+        Report::Calibration(report) => format!(
+            "## lab {}\n\n{}",
+            report.kind,
+            super::calibration::full_report(report, Style::Markdown)
+        ),
+        Report::Text(text) => text.clone(),
     }
 }
 
 fn table<const N: usize>(header: [&str; N], rows: impl IntoIterator<Item = [String; N]>) -> String {
-    let mut out = format!("| {} |\n|{}\n", header.join(" | "), " --- |".repeat(N));
-    for row in rows {
-        out.push_str(&format!("| {} |\n", row.join(" | ")));
-    }
-    out
+    Table::new(header).with_rows(rows).markdown()
 }
 
 fn render_comparison(comparison: &Comparison) -> String {
@@ -80,6 +84,12 @@ fn render_comparison(comparison: &Comparison) -> String {
         out.push('\n');
     }
     out.push_str(&format!("**{}**\n", verdict_line(comparison)));
+    if let Some(calibration) = &comparison.calibration {
+        out.push_str(&super::calibration::compare_section(
+            calibration,
+            Style::Markdown,
+        ));
+    }
     out
 }
 

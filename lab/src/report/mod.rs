@@ -1,11 +1,20 @@
-//! Report formats. The rows are built once here; each format only lays them out.
+//! Reports: the only place that formats for a reader. The rows and sections are built once
+//! here; each exporter (terminal, markdown, JSON) only lays them out, and `--export-json` and
+//! `--export-markdown` write the same report beside stdout.
 
+pub mod calibration;
 pub mod functions;
 pub mod json;
 pub mod markdown;
 pub mod matches;
+pub mod pool;
+pub mod profile;
+pub mod table;
 pub mod terminal;
 
+use std::path::Path;
+
+use anyhow::Result;
 use serde::Serialize;
 
 use crate::analysis::compare::{percent_change, Comparison, Settings, SideSummary, TierRates};
@@ -36,11 +45,17 @@ pub struct BaselineOutput {
     pub revision: SideSummary,
 }
 
-pub enum Report<'a> {
-    Comparison(&'a Comparison),
-    Bench(&'a BenchOutput),
-    Baseline(&'a BaselineOutput),
-    Match(&'a crate::games::MatchReport),
+/// Everything a command can report.
+pub enum Report {
+    /// `lab compare`, `lab tiers`, `lab baseline check`.
+    Comparison(Box<Comparison>),
+    Bench(Box<BenchOutput>),
+    Baseline(Box<BaselineOutput>),
+    Profile(Box<crate::profile::ProfileOutput>),
+    Match(Box<crate::games::MatchReport>),
+    Calibration(Box<calibration::CalibrationReport>),
+    /// The one-layout text of a command without `--format` (pool, hist, tables).
+    Text(String),
 }
 
 pub fn render(report: &Report, format: Format) -> String {
@@ -49,6 +64,17 @@ pub fn render(report: &Report, format: Format) -> String {
         Format::Json => json::render(report),
         Format::Markdown => markdown::render(report),
     }
+}
+
+/// Writes the report as JSON and as markdown where asked, each file whole or not at all.
+pub fn export(report: &Report, json: Option<&Path>, markdown: Option<&Path>) -> Result<()> {
+    if let Some(path) = json {
+        crate::paths::write_atomically(path, json::render(report).as_bytes())?;
+    }
+    if let Some(path) = markdown {
+        crate::paths::write_atomically(path, markdown::render(report).as_bytes())?;
+    }
+    Ok(())
 }
 
 pub const TIERS: [&str; 3] = ["super-lazy", "lazy", "full"];

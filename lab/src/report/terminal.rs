@@ -1,8 +1,6 @@
-//! The human report: comfy-table tables, warnings first.
+//! The human report: terminal tables, warnings first.
 
-use comfy_table::presets::UTF8_FULL_CONDENSED;
-use comfy_table::{CellAlignment, Table};
-
+use super::table::{Style, Table};
 use super::{
     bucket_rows, comparison_rows, describe_machine, describe_settings, exit_rate_rows,
     instructions_line, side_exit_rows, side_rows, speed_line, verdict_line, BaselineOutput,
@@ -15,29 +13,20 @@ pub fn render(report: &Report) -> String {
         Report::Comparison(comparison) => render_comparison(comparison),
         Report::Bench(bench) => render_bench(bench),
         Report::Baseline(baseline) => render_baseline(baseline),
+        Report::Profile(output) => super::profile::render(output, Style::Terminal),
         Report::Match(report) => format!(
             "{}\n\n{}\n{}",
             super::matches::title(report),
             table(["figure (B vs A)", "value"], super::matches::rows(report)),
             super::matches::footer(report)
         ),
+        Report::Calibration(report) => super::calibration::full_report(report, Style::Terminal),
+        Report::Text(text) => text.clone(),
     }
 }
 
 fn table<const N: usize>(header: [&str; N], rows: impl IntoIterator<Item = [String; N]>) -> String {
-    let mut table = Table::new();
-    table
-        .load_preset(UTF8_FULL_CONDENSED)
-        .set_header(header.to_vec());
-    for row in rows {
-        table.add_row(row.to_vec());
-    }
-    for index in 1..N {
-        if let Some(column) = table.column_mut(index) {
-            column.set_cell_alignment(CellAlignment::Right);
-        }
-    }
-    table.to_string()
+    Table::new(header).with_rows(rows).terminal()
 }
 
 fn render_comparison(comparison: &Comparison) -> String {
@@ -85,6 +74,12 @@ fn render_comparison(comparison: &Comparison) -> String {
         out.push('\n');
     }
     out.push_str(&format!("\n{}\n", verdict_line(comparison)));
+    if let Some(calibration) = &comparison.calibration {
+        out.push_str(&super::calibration::compare_section(
+            calibration,
+            Style::Terminal,
+        ));
+    }
     out
 }
 

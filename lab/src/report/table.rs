@@ -1,0 +1,103 @@
+//! The one table helper: a header and rows of text, laid out as a terminal table (comfy-table,
+//! figures right-aligned) or as a markdown table.
+
+use comfy_table::presets::UTF8_FULL_CONDENSED;
+use comfy_table::CellAlignment;
+
+/// How a table is laid out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Style {
+    Terminal,
+    Markdown,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Table {
+    header: Vec<String>,
+    rows: Vec<Vec<String>>,
+}
+
+impl Table {
+    pub fn new(header: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        Self {
+            header: header.into_iter().map(Into::into).collect(),
+            rows: Vec::new(),
+        }
+    }
+
+    pub fn row(&mut self, cells: impl IntoIterator<Item = impl Into<String>>) {
+        self.rows.push(cells.into_iter().map(Into::into).collect());
+    }
+
+    pub fn with_rows<R>(mut self, rows: impl IntoIterator<Item = R>) -> Self
+    where
+        R: IntoIterator,
+        R::Item: Into<String>,
+    {
+        for row in rows {
+            self.row(row);
+        }
+        self
+    }
+
+    /// The table without a trailing newline in the terminal style, with one in markdown.
+    pub fn render(&self, style: Style) -> String {
+        match style {
+            Style::Terminal => self.terminal(),
+            Style::Markdown => self.markdown(),
+        }
+    }
+
+    /// Labels in the first column, figures right-aligned in the others.
+    pub fn terminal(&self) -> String {
+        let mut table = comfy_table::Table::new();
+        table
+            .load_preset(UTF8_FULL_CONDENSED)
+            .set_header(self.header.clone());
+        for row in &self.rows {
+            table.add_row(row.clone());
+        }
+        for index in 1..table.column_count() {
+            if let Some(column) = table.column_mut(index) {
+                column.set_cell_alignment(CellAlignment::Right);
+            }
+        }
+        table.to_string()
+    }
+
+    pub fn markdown(&self) -> String {
+        let mut out = format!(
+            "| {} |\n|{}\n",
+            self.header.join(" | "),
+            " --- |".repeat(self.header.len())
+        );
+        for row in &self.rows {
+            out.push_str(&format!("| {} |\n", row.join(" | ")));
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markdown_has_a_header_rule_and_one_line_per_row() {
+        let table = Table::new(["figure", "A"]).with_rows([["nodes", "5"], ["NPS", "7"]]);
+        assert_eq!(
+            table.markdown(),
+            "| figure | A |\n| --- | --- |\n| nodes | 5 |\n| NPS | 7 |\n"
+        );
+    }
+
+    #[test]
+    fn terminal_figures_are_right_aligned() {
+        let table = Table::new(["figure", "value"]).with_rows([["x", "1"], ["y", "1000"]]);
+        let text = table.terminal();
+        assert!(
+            text.contains("│    1 │") || text.contains("    1 "),
+            "{text}"
+        );
+    }
+}
