@@ -30,6 +30,11 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "PATH")]
     pub repo: Option<PathBuf>,
 
+    /// The engine definition (default: the repository's lab.toml; without one, squall with its
+    /// own bench protocol). Keys: docs/lab-toml.md.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
     /// Print no progress lines or bars.
     #[arg(long, short, global = true)]
     pub quiet: bool,

@@ -1,42 +1,57 @@
-//! The context every command runs in: the global options (`--repo`, `--quiet`) and the way to
-//! the repository. Nothing is opened until a command asks, so commands that need no repository
+//! The context every command runs in: the global options (`--repo`, `--config`, `--quiet`) and
+//! the way to the repository and its engine (`lab.toml`, read when the repository is opened). Nothing is opened until a command asks, so commands that need no repository
 //! (pool, hist, calibrate merge, match merge) run anywhere, and only commands that take the
 //! cache lock wait for it.
 
 use std::fs::File;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use anyhow::Result;
 use git2::Repository;
 
-use crate::engine::build::{build_engine, EngineBinary};
+use crate::engine::adapter::{adapter, EngineAdapter};
+use crate::engine::build::EngineBinary;
+use crate::engine::config;
 use crate::engine::revision::{open_repository, Revision};
 use crate::paths::LabPaths;
 use crate::progress::Progress;
 
 pub struct Lab {
     repo: Option<PathBuf>,
+    config: Option<PathBuf>,
     progress: Progress,
 }
 
 impl Lab {
-    /// `repo`: the `--repo` option (`None`: discovered from the current directory).
-    pub fn new(repo: Option<PathBuf>, progress: Progress) -> Self {
-        Self { repo, progress }
+    /// `repo`: the `--repo` option (`None`: discovered from the current directory); `config`:
+    /// the `--config` option (`None`: the repository's `lab.toml`, or squall without one).
+    pub fn new(repo: Option<PathBuf>, config: Option<PathBuf>, progress: Progress) -> Self {
+        Self {
+            repo,
+            config,
+            progress,
+        }
     }
 
     pub fn progress(&self) -> &Progress {
         &self.progress
     }
 
-    /// The repository and the lab's paths inside its working tree, with the cache unlocked.
+    /// The repository, the lab's paths inside its working tree and the engine its
+    /// configuration names, with the cache unlocked.
     pub fn workdir(&self) -> Result<Workdir> {
         let repo = open_repository(self.repo.as_deref())?;
-        let paths = LabPaths::new(
-            repo.workdir()
-                .expect("open_repository refuses bare repositories"),
-        );
-        Ok(Workdir { repo, paths })
+        let root = repo
+            .workdir()
+            .expect("open_repository refuses bare repositories")
+            .to_path_buf();
+        let engine = adapter(&config::load(&root, self.config.as_deref())?);
+        Ok(Workdir {
+            repo,
+            paths: LabPaths::new(&root),
+            engine,
+        })
     }
 
     /// The repository with the cache locked for as long as the session lives.
@@ -49,6 +64,8 @@ impl Lab {
 pub struct Workdir {
     pub repo: Repository,
     pub paths: LabPaths,
+    /// The engine under test.
+    pub engine: Arc<dyn EngineAdapter>,
 }
 
 impl Workdir {
@@ -63,6 +80,7 @@ impl Workdir {
         Ok(Session {
             repo: self.repo,
             paths: self.paths,
+            engine: self.engine,
             progress: *progress,
             _lock: lock,
         })
@@ -73,6 +91,7 @@ impl Workdir {
 pub struct Session {
     repo: Repository,
     paths: LabPaths,
+    engine: Arc<dyn EngineAdapter>,
     progress: Progress,
     _lock: File,
 }
@@ -90,9 +109,16 @@ impl Session {
         &self.progress
     }
 
-    /// The engine of `revision` with extra cargo features, from the cache or built now.
+    /// The engine under test.
+    pub fn engine(&self) -> &Arc<dyn EngineAdapter> {
+        &self.engine
+    }
+
+    /// The engine of `revision` with extra cargo features (squall only), from the cache or
+    /// built now.
     pub fn build(&self, revision: &Revision, features: &[String]) -> Result<EngineBinary> {
         let features: Vec<&str> = features.iter().map(String::as_str).collect();
-        build_engine(&self.repo, revision, &features, &self.paths, &self.progress)
+        self.engine
+            .build(&self.repo, revision, &features, &self.paths, &self.progress)
     }
 }

@@ -1,7 +1,9 @@
-//! `lab profile REV [--vs REV_B]`: builds the engine with `--features profile` and frame
-//! pointers, runs `squall profile` (the bench under pprof's sampler), keeps the flamegraph SVG
-//! and folded stacks, and reports the share of samples in the key frames: the eval tiers, the
-//! fixed-cost checks, move generation and the search.
+//! `lab profile REV [--vs REV_B]`: for squall, builds the engine with `--features profile` and
+//! frame pointers, runs `squall profile` (the bench under pprof's sampler), keeps the flamegraph
+//! SVG and folded stacks, and reports the share of samples in the key frames: the eval tiers,
+//! the fixed-cost checks, move generation and the search. Any other engine is built as its
+//! `lab.toml` says and its bench recorded by `perf record` (`perf_profile`), reporting its
+//! hottest functions; without a usable perf the lab says why.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -12,9 +14,12 @@ use git2::Repository;
 use serde::Serialize;
 
 use crate::cli::ProfileArgs;
+use crate::engine::adapter::{BenchRequest, EngineAdapter};
 use crate::engine::build::{build_engine_with_rustflags, EngineBinary};
+use crate::engine::config::Format;
 use crate::engine::revision::{resolve, Revision};
 use crate::paths::LabPaths;
+use crate::perf_profile::{self, PerfRequest};
 use crate::process::{require_success, run_with_timeout};
 use crate::progress::Progress;
 use crate::schema::{Kind, LAB_JSON_SCHEMA_VERSION};
@@ -169,7 +174,12 @@ pub struct ProfileRun {
     pub commit: Option<String>,
     pub binary_key: String,
     pub depth: Option<u32>,
+    /// The requested sampling rate, in Hz.
     pub frequency: u32,
+    /// Samples per second of the sampled run: what the sampler achieved.
+    pub effective_hz: Option<f64>,
+    /// "pprof" (squall's own sampler) or "perf".
+    pub sampler: &'static str,
     pub svg: PathBuf,
     pub folded: PathBuf,
     /// Wall time of the `squall profile` process, start-up and SVG writing included.
@@ -204,8 +214,12 @@ pub fn run(
     repo: &Repository,
     paths: &LabPaths,
     progress: &Progress,
+    engine: &dyn EngineAdapter,
     args: &ProfileArgs,
 ) -> Result<ProfileOutput> {
+    if engine.format() == Format::OpenBench {
+        return run_with_perf(repo, paths, progress, engine, args);
+    }
     let a = resolve(repo, &args.rev, paths)?;
     let b = match &args.vs {
         Some(spec) => Some(resolve(repo, spec, paths)?),
@@ -234,18 +248,7 @@ pub fn run(
         }
         _ => None,
     };
-    let deltas_pp = b_run.as_ref().map(|b| {
-        a_run
-            .frames
-            .iter()
-            .zip(&b.frames)
-            .map(|(a, b)| FrameDelta {
-                frame: a.frame.clone(),
-                inclusive: (b.inclusive - a.inclusive) * 100.0,
-                self_share: (b.self_share - a.self_share) * 100.0,
-            })
-            .collect()
-    });
+    let deltas_pp = b_run.as_ref().map(|b| frame_deltas(&a_run, b));
     Ok(ProfileOutput {
         schema_version: LAB_JSON_SCHEMA_VERSION,
         kind: Kind::Profile,
@@ -349,10 +352,196 @@ fn profile_one(
         folded,
         run_time_s: elapsed.as_secs_f64(),
         engine_profile_time_ms: field("Profile time:"),
+        effective_hz: field("Profile time:")
+            .filter(|ms| *ms > 0)
+            .map(|ms| samples as f64 / (ms as f64 / 1000.0)),
+        sampler: "pprof",
         nodes: field("Nodes searched:"),
         samples,
         frames,
     })
+}
+
+/// Functions reported for an engine profiled with perf: its hottest by self samples.
+const PERF_TOP_FUNCTIONS: usize = 20;
+
+/// `lab profile` on an engine that is not squall: its bench under `perf record`.
+fn run_with_perf(
+    repo: &Repository,
+    paths: &LabPaths,
+    progress: &Progress,
+    engine: &dyn EngineAdapter,
+    args: &ProfileArgs,
+) -> Result<ProfileOutput> {
+    perf_profile::perf_availability().map_err(|reason| {
+        anyhow::anyhow!(
+            "lab profile draws '{}' with perf, which cannot record here: {reason}",
+            engine.name()
+        )
+    })?;
+    let a = resolve(repo, &args.rev, paths)?;
+    let b = match &args.vs {
+        Some(spec) => Some(resolve(repo, spec, paths)?),
+        None => None,
+    };
+    let a_binary = engine.build(repo, &a, &[], paths, progress)?;
+    let b_binary = match &b {
+        Some(b) => Some(engine.build(repo, b, &[], paths, progress)?),
+        None => None,
+    };
+    let default_dir = paths.root.join("profile");
+    let a_svg = args
+        .out
+        .clone()
+        .unwrap_or_else(|| default_dir.join(format!("{}.svg", file_stem(&a.spec))));
+    let a_run = perf_one(engine, &a, &a_binary, &a_svg, args, paths, progress, None)?;
+    let b_run = match (&b, &b_binary) {
+        (Some(b), Some(binary)) => {
+            let dir = a_svg.parent().unwrap_or(Path::new("."));
+            let mut name = file_stem(&b.spec);
+            if b.spec == a.spec {
+                name.push_str("-vs");
+            }
+            let svg = dir.join(format!("{name}.svg"));
+            let names: Vec<String> = a_run.frames.iter().map(|f| f.frame.clone()).collect();
+            Some(perf_one(
+                engine,
+                b,
+                binary,
+                &svg,
+                args,
+                paths,
+                progress,
+                Some(&names),
+            )?)
+        }
+        _ => None,
+    };
+    let deltas_pp = b_run.as_ref().map(|b| frame_deltas(&a_run, b));
+    Ok(ProfileOutput {
+        schema_version: LAB_JSON_SCHEMA_VERSION,
+        kind: Kind::Profile,
+        a: a_run,
+        b: b_run,
+        deltas_pp,
+    })
+}
+
+fn frame_deltas(a: &ProfileRun, b: &ProfileRun) -> Vec<FrameDelta> {
+    a.frames
+        .iter()
+        .zip(&b.frames)
+        .map(|(a, b)| FrameDelta {
+            frame: a.frame.clone(),
+            inclusive: (b.inclusive - a.inclusive) * 100.0,
+            self_share: (b.self_share - a.self_share) * 100.0,
+        })
+        .collect()
+}
+
+/// One bench under perf. `frames`: report these functions (B of `--vs`, aligned with A's
+/// rows); `None`: the hottest.
+#[allow(clippy::too_many_arguments)]
+fn perf_one(
+    engine: &dyn EngineAdapter,
+    revision: &Revision,
+    binary: &EngineBinary,
+    svg: &Path,
+    args: &ProfileArgs,
+    paths: &LabPaths,
+    progress: &Progress,
+    frames: Option<&[String]>,
+) -> Result<ProfileRun> {
+    if let Some(dir) = svg.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
+    let command = engine.bench_command(
+        &binary.path,
+        &BenchRequest {
+            depth: args.depth,
+            ..BenchRequest::default()
+        },
+    )?;
+    let bench_dir = crate::engine::adapter::bench_dir(paths);
+    std::fs::create_dir_all(&bench_dir)
+        .with_context(|| format!("creating {}", bench_dir.display()))?;
+    let folded = svg.with_extension("folded");
+    let request = PerfRequest {
+        binary: PathBuf::from(&command[0]),
+        args: command[1..].to_vec(),
+        working_dir: bench_dir,
+        frequency_hz: args.frequency,
+        timeout: Duration::from_secs(args.timeout),
+        call_graph: perf_profile::CallGraph::FramePointer,
+        svg: svg.to_path_buf(),
+        folded: folded.clone(),
+        top: usize::MAX,
+    };
+    let task = progress.spinner(&format!("profiling {} with perf", revision.short_name()));
+    let profile = perf_profile::record(&request);
+    task.finish();
+    let profile = profile?;
+    let nodes = engine
+        .read_bench(&profile.stdout, &[], &BenchRequest::default())
+        .ok()
+        .map(|bench| bench.total_nodes);
+    let share = |function: &str| profile.functions.iter().find(|f| f.function == function);
+    let chosen: Vec<FrameShare> = match frames {
+        Some(names) => names
+            .iter()
+            .map(|name| match share(name) {
+                Some(f) => perf_frame(f),
+                None => FrameShare {
+                    frame: name.clone(),
+                    inclusive_samples: 0,
+                    self_samples: 0,
+                    inclusive: 0.0,
+                    self_share: 0.0,
+                },
+            })
+            .collect(),
+        None => profile
+            .functions
+            .iter()
+            .filter(|f| f.self_samples > 0)
+            .take(PERF_TOP_FUNCTIONS)
+            .map(perf_frame)
+            .collect(),
+    };
+    progress.line(&format!(
+        "profile of {}: {} samples at {:.0} Hz effective ({} Hz requested) → {}",
+        revision.short_name(),
+        profile.samples,
+        profile.effective_hz,
+        args.frequency,
+        svg.display()
+    ));
+    Ok(ProfileRun {
+        spec: revision.spec.clone(),
+        commit: revision.commit.map(|c| c.to_string()),
+        binary_key: binary.key.clone(),
+        depth: args.depth,
+        frequency: args.frequency,
+        effective_hz: Some(profile.effective_hz),
+        sampler: "perf",
+        svg: svg.to_path_buf(),
+        folded,
+        run_time_s: profile.wall_time.as_secs_f64(),
+        engine_profile_time_ms: None,
+        nodes,
+        samples: profile.samples,
+        frames: chosen,
+    })
+}
+
+fn perf_frame(function: &perf_profile::FunctionShare) -> FrameShare {
+    FrameShare {
+        frame: function.function.clone(),
+        inclusive_samples: function.inclusive_samples,
+        self_samples: function.self_samples,
+        inclusive: function.inclusive,
+        self_share: function.self_share,
+    }
 }
 
 #[cfg(test)]

@@ -13,8 +13,8 @@ use git2::{IndexAddOption, Repository, Signature};
 use squall_lab::engine::command_build::{build_openbench_engine, write_git_snapshot, EXE_NAME};
 use squall_lab::engine::config::{self, Engine, OpenBenchEngine};
 use squall_lab::engine::openbench::{run_bench, BenchFigures};
-use squall_lab::paths::LabPaths;
 use squall_lab::engine::revision::{open_repository, resolve, Revision};
+use squall_lab::paths::LabPaths;
 
 const ENGINE_C: &str = r#"#include <stdio.h>
 #include <stdlib.h>

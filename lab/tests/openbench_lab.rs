@@ -59,7 +59,7 @@ int main(int argc, char **argv) {
 
 const MAKEFILE: &str = "EXE ?= tiny
 all:
-\t$(CC) -O1 -g -fno-omit-frame-pointer $(DEFINES) -o $(EXE) engine.c
+\t$(CC) -O1 -g -fno-omit-frame-pointer -DUCI=\'\"$(UCI)\"\' -o $(EXE) engine.c
 ";
 
 /// The fake UCI engine `cargo test` builds as an example of the lab package.
@@ -69,10 +69,7 @@ fn fake_uci() -> String {
         .parent()
         .and_then(Path::parent)
         .expect("target/<profile>/deps");
-    dir.join("examples")
-        .join("fake_uci")
-        .display()
-        .to_string()
+    dir.join("examples").join("fake_uci").display().to_string()
 }
 
 fn have(tool: &str) -> bool {
@@ -96,7 +93,7 @@ fn c_engine_repo() -> Option<FakeRepo> {
         "lab.toml",
         &format!(
             "[engine]\nname = \"tiny\"\nbuild-dir = \"src\"\n\
-             build = \"make EXE={{exe}} DEFINES=-DUCI=\\\"{uci}\\\"\"\n\
+             build = \"make EXE={{exe}} UCI={uci}\"\n\
              bench = \"{{exe}} bench {{depth}}\"\n",
             uci = fake_uci().replace('"', "")
         ),
@@ -127,7 +124,10 @@ fn compare_finds_the_slowdown_of_an_openbench_engine() {
     assert_eq!(run.code, 1, "a regression exits 1\n{run}");
     let json = run.json();
     assert_eq!(json["signature"]["changed"], false, "{json:#}");
-    assert_eq!(json["a"]["signature"], 12_000, "3 positions × 1000 × depth 4");
+    assert_eq!(
+        json["a"]["signature"], 12_000,
+        "3 positions × 1000 × depth 4"
+    );
     assert_eq!(json["a"]["engine"]["name"], "tiny");
     assert!(json["a"]["eval"].is_null(), "no eval exits: {json:#}");
     let ratio = json["speed"]["nps_ratio"].as_f64().expect("an NPS ratio");
@@ -144,14 +144,23 @@ fn compare_finds_the_slowdown_of_an_openbench_engine() {
         assert_eq!(json["a"]["instructions"]["base_depth"], 1);
     }
     let terminal = repo.lab(&[
-        "compare", "HEAD~1", "HEAD", "--rounds", "4", "--depth", "4", "--no-instructions",
+        "compare",
+        "HEAD~1",
+        "HEAD",
+        "--rounds",
+        "4",
+        "--depth",
+        "4",
+        "--no-instructions",
     ]);
     assert!(
-        terminal.stdout.contains("rounds"),
+        terminal
+            .stdout
+            .contains("t over 4 rounds; 4 whole-bench pairs"),
         "the interval says its sample is the rounds\n{terminal}"
     );
     assert!(
-        !terminal.stdout.contains("Eval exits"),
+        !terminal.stdout.contains("Eval exits (share"),
         "no eval tables for an engine without them\n{terminal}"
     );
 }
@@ -223,7 +232,10 @@ fn a_failing_build_exits_2_with_its_tail() {
     let run = repo.lab(&["bench", "HEAD", "--rounds", "2", "--no-instructions"]);
     assert_eq!(run.code, 2, "{run}");
     assert!(run.stderr.contains("building tiny"), "{run}");
-    assert!(run.stderr.contains("engine.c"), "the compiler's tail\n{run}");
+    assert!(
+        run.stderr.contains("engine.c"),
+        "the compiler's tail\n{run}"
+    );
 }
 
 #[test]
@@ -231,7 +243,11 @@ fn a_config_file_elsewhere_replaces_the_repository_s_own() {
     let Some(repo) = c_engine_repo() else { return };
     let elsewhere = repo.path().join("target").join("other.toml");
     std::fs::create_dir_all(elsewhere.parent().unwrap()).unwrap();
-    std::fs::write(&elsewhere, "[engine]\nname = \"nope\"\nformat = \"bogus\"\n").unwrap();
+    std::fs::write(
+        &elsewhere,
+        "[engine]\nname = \"nope\"\nformat = \"bogus\"\n",
+    )
+    .unwrap();
     let run = repo.lab(&[
         "--config",
         elsewhere.to_str().unwrap(),
@@ -266,9 +282,15 @@ fn match_builds_openbench_engines_from_the_same_definition() {
         out.to_str().unwrap(),
     ]);
     assert_eq!(run.code, 0, "{run}");
-    assert!(run.stderr.contains("tiny of"), "built through lab.toml\n{run}");
+    assert!(
+        run.stderr.contains("tiny of"),
+        "built through lab.toml\n{run}"
+    );
     let games = std::fs::read_to_string(&out).unwrap();
-    assert!(games.lines().count() >= 3, "a header and two games\n{games}");
+    assert!(
+        games.lines().count() >= 3,
+        "a header and two games\n{games}"
+    );
 }
 
 #[test]

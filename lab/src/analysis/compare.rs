@@ -7,6 +7,7 @@ use crate::analysis::measure::{EngineRecord, Instructions, Measured, Measurement
 use crate::analysis::stats::{
     classify, paired_ratios, round_ratio_interval, Estimate, Verdict, MIN_ROUNDS_FOR_CI,
 };
+use crate::engine::adapter::WHOLE_BENCH;
 use crate::engine::bench::{EvalCounters, Exits, TierCounts};
 
 use crate::schema::{Kind, LAB_JSON_SCHEMA_VERSION};
@@ -190,6 +191,9 @@ pub enum Pairing {
     PerPosition,
     /// Whole runs, when the position lists differ.
     PerRun,
+    /// Whole runs of an engine whose bench reports only its totals (the openbench format): one
+    /// pair per round, so the interval's sample is the rounds.
+    WholeBench,
 }
 
 impl Pairing {
@@ -198,6 +202,7 @@ impl Pairing {
         match self {
             Pairing::PerPosition => "per-position",
             Pairing::PerRun => "per-run",
+            Pairing::WholeBench => "whole-bench",
         }
     }
 }
@@ -436,9 +441,14 @@ fn compare_speed(
     criteria: &Criteria,
     thresholds: Thresholds,
 ) -> SpeedComparison {
+    let whole_bench = |m: &Measurement| m.positions.len() == 1 && m.positions[0].fen == WHOLE_BENCH;
     let (pairing, ratios) = if same_positions(a, b) {
         (
-            Pairing::PerPosition,
+            if whole_bench(a) {
+                Pairing::WholeBench
+            } else {
+                Pairing::PerPosition
+            },
             paired_ratios(
                 &cycle_to(a.per_node_times(), b.runs_time_ns.len()),
                 &b.per_node_times(),
@@ -653,5 +663,8 @@ pub fn percent_change(ratio: f64) -> f64 {
 
 /// A bench depth for messages: the engine's default when it does not report one.
 pub fn describe_depth(depth: Option<u32>) -> String {
-    depth.map_or_else(|| "the engine's default".to_string(), |depth| depth.to_string())
+    depth.map_or_else(
+        || "the engine's default".to_string(),
+        |depth| depth.to_string(),
+    )
 }

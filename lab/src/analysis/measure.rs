@@ -361,27 +361,27 @@ impl Measurement {
 
 /// The eval counters' shape: 8 material buckets, 8×8 side buckets (docs/bench-protocol.md).
 fn check_eval(eval: &EvalCounters) -> std::result::Result<(), Invalid> {
-        if eval.by_material_bucket.len() != 8 {
-            return Err(invalid(
-                "eval.by_material_bucket",
-                format!("{} rows; the protocol has 8", eval.by_material_bucket.len()),
-            ));
-        }
-        if eval.by_side_buckets.len() != 8 {
-            return Err(invalid(
-                "eval.by_side_buckets",
-                format!("{} rows; the protocol has 8", eval.by_side_buckets.len()),
-            ));
-        }
-        if let Some(row) = eval.by_side_buckets.iter().position(|row| row.len() != 8) {
-            return Err(invalid(
-                format!("eval.by_side_buckets[{row}]"),
-                format!(
-                    "{} columns; the protocol has 8",
-                    eval.by_side_buckets[row].len()
-                ),
-            ));
-        }
+    if eval.by_material_bucket.len() != 8 {
+        return Err(invalid(
+            "eval.by_material_bucket",
+            format!("{} rows; the protocol has 8", eval.by_material_bucket.len()),
+        ));
+    }
+    if eval.by_side_buckets.len() != 8 {
+        return Err(invalid(
+            "eval.by_side_buckets",
+            format!("{} rows; the protocol has 8", eval.by_side_buckets.len()),
+        ));
+    }
+    if let Some(row) = eval.by_side_buckets.iter().position(|row| row.len() != 8) {
+        return Err(invalid(
+            format!("eval.by_side_buckets[{row}]"),
+            format!(
+                "{} columns; the protocol has 8",
+                eval.by_side_buckets[row].len()
+            ),
+        ));
+    }
     Ok(())
 }
 
@@ -637,7 +637,10 @@ fn count_instructions<const N: usize>(
     // An engine whose bench takes no depth is counted over its whole default bench, start-up
     // included: without a depth there is no shorter run of the same start-up to subtract.
     let (depths, described) = if !plan.adapter.takes_depth() {
-        (vec![None], "its default bench, start-up included".to_string())
+        (
+            vec![None],
+            "its default bench, start-up included".to_string(),
+        )
     } else if plan.instr_depth > BASE_DEPTH {
         (
             vec![Some(plan.instr_depth), Some(BASE_DEPTH)],
@@ -703,7 +706,8 @@ fn run_callgrind(
                                 detail: Detail::Total,
                             }
                             .total()?;
-                            let report = adapter.read_bench(&finished.stdout, &finished.stderr)?;
+                            let report =
+                                adapter.read_bench(&finished.stdout, &finished.stderr, &request)?;
                             Ok(InstructionCount {
                                 depth: report.depth,
                                 total,

@@ -10,6 +10,7 @@ use crate::calibration::data::merge_shards;
 use crate::calibration::summary::DEFAULT_PERCENTILE;
 use crate::calibration::CalibrationFile;
 use crate::cli::{CalibrateArgs, CalibrateCommand, CalibrateRunArgs};
+use crate::engine::adapter::ProtocolFeature;
 use crate::engine::revision::resolve;
 use crate::lab::Lab;
 use crate::outcome::Outcome;
@@ -25,6 +26,7 @@ pub fn run(lab: &Lab, args: &CalibrateArgs) -> Result<Outcome> {
 
 fn calibrate(lab: &Lab, args: &CalibrateRunArgs) -> Result<Outcome> {
     let session = lab.lock()?;
+    session.engine().require(ProtocolFeature::Calibration)?;
     let (repo, paths, progress) = (session.repo(), session.paths(), session.progress());
     let revision = resolve(repo, &args.rev, paths)?;
     let settings = run_settings(

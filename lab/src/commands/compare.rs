@@ -11,6 +11,7 @@ use crate::analysis::functions::measure_functions;
 use crate::analysis::measure::{measure_pair, Side, Subject};
 use crate::calibration;
 use crate::cli::CompareArgs;
+use crate::engine::adapter::ProtocolFeature;
 use crate::engine::revision::resolve;
 use crate::lab::Lab;
 use crate::outcome::Outcome;
@@ -23,6 +24,9 @@ pub fn run(lab: &Lab, args: &CompareArgs) -> Result<Outcome> {
     let a = resolve(repo, &args.a, paths)?;
     let b = resolve(repo, &args.b, paths)?;
     let (plan, positions) = plan(&session, &args.measure)?;
+    if args.calibration.calibrate {
+        session.engine().require(ProtocolFeature::Calibration)?;
+    }
     let a_binary = session.build(&a, &args.measure.features)?;
     let b_binary = session.build(&b, &args.measure.features)?;
     let (a_measured, b_measured) = measure_pair(
@@ -40,9 +44,11 @@ pub fn run(lab: &Lab, args: &CompareArgs) -> Result<Outcome> {
         Criteria::local(false),
     );
     if args.functions.functions {
+        let engine = session.engine();
         comparison.functions = Some(measure_functions(
+            engine.as_ref(),
             [&a_binary.path, &b_binary.path],
-            args.measure.instr_depth,
+            engine.takes_depth().then_some(args.measure.instr_depth),
             plan.positions.as_deref(),
             args.functions.functions_top,
             Duration::from_secs(args.measure.timeout),

@@ -22,6 +22,7 @@ use crate::cli::{
     BaselineCommand, CalibrateCommand, Cli, Command, ExportArgs, Format, MatchCommand, MeasureArgs,
     OutputArgs, VerdictArgs,
 };
+use crate::engine::adapter::{bench_dir, ProtocolFeature};
 use crate::lab::{Lab, Session};
 use crate::outcome::{Exit, Outcome};
 use crate::progress::Progress;
@@ -44,7 +45,11 @@ pub fn run(cli: Cli) -> Result<Printed> {
     {
         crate::paths::check_writable(path)?;
     }
-    let lab = Lab::new(cli.repo.clone(), Progress::new(cli.quiet));
+    let lab = Lab::new(
+        cli.repo.clone(),
+        cli.config.clone(),
+        Progress::new(cli.quiet),
+    );
     let outcome = dispatch(&lab, &cli.command)?;
     export(
         &outcome.report,
@@ -106,7 +111,15 @@ fn dispatch(lab: &Lab, command: &Command) -> Result<Outcome> {
 /// gzip), thinned to every Nth position, and written as plain EPD into the scratch directory,
 /// where every bench run of this command reads it.
 fn plan(session: &Session, measure: &MeasureArgs) -> Result<(Plan, Option<PositionsSetting>)> {
+    if measure.positions.is_some() {
+        session.engine().require(ProtocolFeature::PositionsFile)?;
+    }
+    if !measure.features.is_empty() {
+        session.engine().require(ProtocolFeature::CargoFeatures)?;
+    }
     let mut plan = Plan {
+        adapter: session.engine().clone(),
+        bench_dir: bench_dir(session.paths()),
         depth: measure.depth,
         rounds: measure.rounds,
         instr_depth: measure.instr_depth,

@@ -9,6 +9,12 @@ use crate::report::Report;
 
 pub fn run(lab: &Lab, args: &ProfileArgs) -> Result<Outcome> {
     let session = lab.lock()?;
-    let output = crate::profile::run(session.repo(), session.paths(), session.progress(), args)?;
+    let output = crate::profile::run(
+        session.repo(),
+        session.paths(),
+        session.progress(),
+        session.engine().as_ref(),
+        args,
+    )?;
     Ok(Outcome::clean(Report::Profile(Box::new(output))))
 }

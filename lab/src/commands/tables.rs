@@ -6,6 +6,7 @@ use anyhow::Result;
 use crate::calibration::tables::{self, Choice, Pair};
 use crate::calibration::CalibrationFile;
 use crate::cli::TablesArgs;
+use crate::engine::adapter::ProtocolFeature;
 use crate::lab::Lab;
 use crate::outcome::Outcome;
 use crate::report::calibration::margin_tables;
@@ -32,6 +33,7 @@ pub fn run(lab: &Lab, args: &TablesArgs) -> Result<Outcome> {
     let applied = if args.apply {
         // Edits the working tree's source, not the cache: no lock.
         let workdir = lab.workdir()?;
+        workdir.engine.require(ProtocolFeature::MarginTables)?;
         Some(tables::apply(&workdir.paths.workdir, &block)?)
     } else {
         None

@@ -124,8 +124,13 @@ pub trait EngineAdapter: fmt::Debug + Send + Sync {
     /// The whole command line of one bench run, program first.
     fn bench_command(&self, binary: &Path, request: &BenchRequest) -> Result<Vec<OsString>>;
 
-    /// Reads a finished bench run's output.
-    fn read_bench(&self, stdout: &[u8], stderr: &[u8]) -> Result<BenchResult>;
+    /// Reads the output of a finished bench run made for `request`.
+    fn read_bench(
+        &self,
+        stdout: &[u8],
+        stderr: &[u8],
+        request: &BenchRequest,
+    ) -> Result<BenchResult>;
 
     /// Whether the bench takes a depth: callgrind then subtracts a depth-1 run's count, which is
     /// almost all start-up work.
@@ -163,7 +168,7 @@ pub fn run_bench(
     let finished: Finished = run_with_timeout(command, timeout, &what)?;
     require_success(&finished, &format!("the engine's {what}"))?;
     adapter
-        .read_bench(&finished.stdout, &finished.stderr)
+        .read_bench(&finished.stdout, &finished.stderr, request)
         .with_context(|| format!("reading the output of `{shown}`"))
 }
 
@@ -209,7 +214,12 @@ impl EngineAdapter for SquallAdapter {
         Ok(argv)
     }
 
-    fn read_bench(&self, stdout: &[u8], _stderr: &[u8]) -> Result<BenchResult> {
+    fn read_bench(
+        &self,
+        stdout: &[u8],
+        _stderr: &[u8],
+        _request: &BenchRequest,
+    ) -> Result<BenchResult> {
         let report = parse_bench(stdout)?;
         Ok(BenchResult {
             engine: EngineIdentity {
@@ -276,14 +286,19 @@ impl EngineAdapter for OpenBenchAdapter {
             self.engine.build,
             self.engine.build_dir_display()
         ));
-        let built = build_openbench_engine(repo, revision, &self.engine, paths, COMMAND_BUILD_TIMEOUT);
+        let built =
+            build_openbench_engine(repo, revision, &self.engine, paths, COMMAND_BUILD_TIMEOUT);
         task.finish();
         let built = built?;
         progress.line(&format!(
             "{} of {}: {} {}",
             self.engine.name,
             revision.short_name(),
-            if built.cached { "cached build" } else { "built" },
+            if built.cached {
+                "cached build"
+            } else {
+                "built"
+            },
             &built.key[..12]
         ));
         Ok(EngineBinary {
@@ -303,7 +318,12 @@ impl EngineAdapter for OpenBenchAdapter {
         bench_argv(&self.engine.bench, binary, request.depth)
     }
 
-    fn read_bench(&self, stdout: &[u8], stderr: &[u8]) -> Result<BenchResult> {
+    fn read_bench(
+        &self,
+        stdout: &[u8],
+        stderr: &[u8],
+        request: &BenchRequest,
+    ) -> Result<BenchResult> {
         // stdout then stderr, as OpenBench reads its one pipe: Stockfish prints totals on stderr.
         let mut output = String::from_utf8_lossy(stdout).into_owned();
         if !output.is_empty() && !output.ends_with('\n') {
@@ -312,16 +332,18 @@ impl EngineAdapter for OpenBenchAdapter {
         output.push_str(&String::from_utf8_lossy(stderr));
         let figures = parse_bench_output(&output)?;
         // The engine's own speed, which leaves out its start-up, as OpenBench uses it.
-        let time_ns = u64::try_from(u128::from(figures.nodes) * 1_000_000_000 / u128::from(figures.nps))
-            .unwrap_or(u64::MAX)
-            .max(1);
+        let time_ns =
+            u64::try_from(u128::from(figures.nodes) * 1_000_000_000 / u128::from(figures.nps))
+                .unwrap_or(u64::MAX)
+                .max(1);
         Ok(BenchResult {
             engine: EngineIdentity {
                 name: self.engine.name.clone(),
                 version: String::new(),
                 features: Vec::new(),
             },
-            depth: None,
+            // The engine does not say; the depth it was given is the one it searched.
+            depth: request.depth,
             positions: vec![PositionFigures {
                 fen: WHOLE_BENCH.to_string(),
                 nodes: figures.nodes,
@@ -371,7 +393,11 @@ mod tests {
     #[test]
     fn an_openbench_bench_is_one_whole_run_timed_by_the_engine_s_speed() {
         let result = openbench("{exe} bench")
-            .read_bench(b"info depth 3 nodes 5\n2000000 nodes 4000000 nps\n", b"")
+            .read_bench(
+                b"info depth 3 nodes 5\n2000000 nodes 4000000 nps\n",
+                b"",
+                &BenchRequest::default(),
+            )
             .unwrap();
         assert_eq!(result.total_nodes, 2_000_000);
         assert_eq!(result.total_time_ns, 500_000_000);
@@ -392,7 +418,10 @@ mod tests {
             .bench_command(Path::new("/x/toy"), &request)
             .unwrap_err()
             .to_string();
-        assert!(error.contains("`lab tiers`") && error.contains("'toy'"), "{error}");
+        assert!(
+            error.contains("`lab tiers`") && error.contains("'toy'"),
+            "{error}"
+        );
         assert!(!adapter.takes_depth());
         assert!(openbench("{exe} bench {depth}").takes_depth());
         assert!(SquallAdapter.require(ProtocolFeature::Calibration).is_ok());

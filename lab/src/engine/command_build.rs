@@ -19,9 +19,9 @@ use anyhow::{anyhow, bail, Context, Result};
 use git2::{FileMode, IndexTime, ObjectType, Oid, Repository, Tree};
 
 use crate::engine::config::OpenBenchEngine;
+use crate::engine::revision::Revision;
 use crate::paths::{remove_if_exists, temp_sibling, LabPaths};
 use crate::process::{run_with_timeout, tail_section};
-use crate::engine::revision::Revision;
 
 /// The plain, relative file name the build is asked to produce (`{exe}`). Relative, so
 /// makefiles that run `./$(EXE) bench` after linking (profile-guided optimisation) work.

@@ -4,7 +4,7 @@ use super::table::{Style, Table};
 use super::{
     bucket_rows, comparison_rows, describe_machine, describe_settings, exit_rate_rows,
     instructions_line, side_exit_rows, side_rows, speed_line, verdict_line, verdict_word,
-    BaselineOutput, Report,
+    BaselineOutput, Report, NO_EVAL_EXITS,
 };
 use crate::analysis::compare::{Comparison, SideSummary};
 
@@ -64,17 +64,19 @@ fn render_comparison(comparison: &Comparison) -> String {
         speed_line(comparison),
         instructions_line(comparison)
     ));
-    out.push_str("### Eval exits\n\n");
-    out.push_str(&table(
-        ["tier", "A", "B", "delta"],
-        exit_rate_rows(comparison),
-    ));
-    out.push_str("\n<details><summary>Eval exits by material bucket (A → B)</summary>\n\n");
-    out.push_str(&table(
-        ["bucket", "evals A", "evals B", "super-lazy", "lazy", "full"],
-        bucket_rows(comparison),
-    ));
-    out.push_str("\n</details>\n\n");
+    match (exit_rate_rows(comparison), bucket_rows(comparison)) {
+        (Some(rates), Some(buckets)) => {
+            out.push_str("### Eval exits\n\n");
+            out.push_str(&table(["tier", "A", "B", "delta"], rates));
+            out.push_str("\n<details><summary>Eval exits by material bucket (A → B)</summary>\n\n");
+            out.push_str(&table(
+                ["bucket", "evals A", "evals B", "super-lazy", "lazy", "full"],
+                buckets,
+            ));
+            out.push_str("\n</details>\n\n");
+        }
+        _ => out.push_str(&format!("{NO_EVAL_EXITS}\n\n")),
+    }
     if let Some(functions) = &comparison.functions {
         out.push_str(&format!("### {}\n\n", super::functions::title(functions)));
         out.push_str(&table(
@@ -98,11 +100,16 @@ fn render_side(side: &SideSummary) -> String {
     if let Some(reason) = &side.instructions.skipped_reason {
         out.push_str(&format!("\ninstructions: skipped ({reason})\n"));
     }
-    out.push_str("\n### Eval exits\n\n");
-    out.push_str(&table(
-        ["scope", "evals", "super-lazy", "lazy", "full"],
-        side_exit_rows(side),
-    ));
+    match side_exit_rows(side) {
+        Some(rows) => {
+            out.push_str("\n### Eval exits\n\n");
+            out.push_str(&table(
+                ["scope", "evals", "super-lazy", "lazy", "full"],
+                rows,
+            ));
+        }
+        None => out.push_str(&format!("\n{NO_EVAL_EXITS}\n")),
+    }
     out
 }
 

@@ -290,14 +290,18 @@ pub fn verdict_line(comparison: &Comparison) -> String {
     )
 }
 
-/// `[tier, A, B, delta]` exit shares of all eval calls.
-pub fn exit_rate_rows(comparison: &Comparison) -> Vec<[String; 4]> {
+/// Said instead of the eval tables when an engine's bench does not report its eval exits.
+pub const NO_EVAL_EXITS: &str =
+    "Eval exits: not reported (only the squall bench protocol counts them).";
+
+/// `[tier, A, B, delta]` exit shares of all eval calls; `None` unless both sides report them.
+pub fn exit_rate_rows(comparison: &Comparison) -> Option<Vec<[String; 4]>> {
     let (a, b) = (
-        comparison.a.eval.rates.as_array(),
-        comparison.b.eval.rates.as_array(),
+        comparison.a.eval.as_ref()?.rates.as_array(),
+        comparison.b.eval.as_ref()?.rates.as_array(),
     );
-    let delta = comparison.eval_deltas.rates_pp.as_array();
-    (0..3)
+    let delta = comparison.eval_deltas.as_ref()?.rates_pp.as_array();
+    let rows = (0..3)
         .map(|tier| {
             [
                 TIERS[tier].to_string(),
@@ -306,18 +310,21 @@ pub fn exit_rate_rows(comparison: &Comparison) -> Vec<[String; 4]> {
                 signed_pp(delta[tier]),
             ]
         })
-        .collect()
+        .collect();
+    Some(rows)
 }
 
-/// `[bucket, evals A, evals B, super-lazy, lazy, full]` with each tier as `A → B (delta)`.
-pub fn bucket_rows(comparison: &Comparison) -> Vec<[String; 6]> {
+/// `[bucket, evals A, evals B, super-lazy, lazy, full]` with each tier as `A → B (delta)`;
+/// `None` unless both sides report eval exits.
+pub fn bucket_rows(comparison: &Comparison) -> Option<Vec<[String; 6]>> {
     let (a, b) = (
-        &comparison.a.eval.by_material_bucket,
-        &comparison.b.eval.by_material_bucket,
+        &comparison.a.eval.as_ref()?.by_material_bucket,
+        &comparison.b.eval.as_ref()?.by_material_bucket,
     );
-    a.iter()
+    let rows = a
+        .iter()
         .zip(b)
-        .zip(&comparison.eval_deltas.by_material_bucket)
+        .zip(&comparison.eval_deltas.as_ref()?.by_material_bucket)
         .map(|((a, b), delta)| {
             let tier = |i: usize| {
                 format!(
@@ -336,24 +343,27 @@ pub fn bucket_rows(comparison: &Comparison) -> Vec<[String; 6]> {
                 tier(2),
             ]
         })
-        .collect()
+        .collect();
+    Some(rows)
 }
 
-/// `[tier, share]` rows of one revision, overall then per bucket.
-pub fn side_exit_rows(side: &SideSummary) -> Vec<[String; 5]> {
+/// `[tier, share]` rows of one revision, overall then per bucket; `None` when its engine does
+/// not report eval exits.
+pub fn side_exit_rows(side: &SideSummary) -> Option<Vec<[String; 5]>> {
     let row = |name: String, total: u64, rates: &TierRates| {
         let r = rates.as_array();
         [name, thousands(total), pct(r[0]), pct(r[1]), pct(r[2])]
     };
-    let mut rows = vec![row("all".to_string(), side.eval.calls, &side.eval.rates)];
-    for bucket in &side.eval.by_material_bucket {
+    let eval = side.eval.as_ref()?;
+    let mut rows = vec![row("all".to_string(), eval.calls, &eval.rates)];
+    for bucket in &eval.by_material_bucket {
         rows.push(row(
             format!("bucket {}", bucket.bucket),
             bucket.total,
             &bucket.rates,
         ));
     }
-    rows
+    Some(rows)
 }
 
 pub fn thousands(value: u64) -> String {
@@ -411,10 +421,11 @@ pub fn describe_machine(machine: &Machine) -> String {
 }
 
 /// `measured_depth` is what the engine reported, which tells the depth when it chose its default.
-pub fn describe_settings(settings: &Settings, measured_depth: u32) -> String {
-    let depth = match settings.depth {
-        Some(depth) => depth.to_string(),
-        None => format!("{measured_depth} (engine default)"),
+pub fn describe_settings(settings: &Settings, measured_depth: Option<u32>) -> String {
+    let depth = match (settings.depth, measured_depth) {
+        (Some(depth), _) => depth.to_string(),
+        (None, Some(measured)) => format!("{measured} (engine default)"),
+        (None, None) => "the engine's default".to_string(),
     };
     let positions = match &settings.positions {
         Some(p) if p.every > 1 => format!(

@@ -41,12 +41,15 @@ fn describe_run(label: &str, run: &ProfileRun) -> String {
         .as_deref()
         .map_or(String::new(), |c| format!(" ({})", &c[..c.len().min(10)]));
     format!(
-        "{label}{}{commit}: profile run time {:.2} s (engine: {} ms), {} samples at {} Hz, {} nodes\n  flamegraph: {}\n  folded stacks: {}",
+        "{label}{}{commit}: profile run time {:.2} s (engine: {} ms), {} samples by {} at {} ({} Hz requested), {} nodes\n  flamegraph: {}\n  folded stacks: {}",
         run.spec,
         run.run_time_s,
         run.engine_profile_time_ms
             .map_or("?".to_string(), |ms| ms.to_string()),
         run.samples,
+        run.sampler,
+        run.effective_hz
+            .map_or("an unknown rate".to_string(), |hz| format!("{hz:.0} Hz effective")),
         run.frequency,
         run.nodes.map_or("?".to_string(), |n| n.to_string()),
         run.svg.display(),

@@ -4,7 +4,7 @@ use super::table::{Style, Table};
 use super::{
     bucket_rows, comparison_rows, describe_machine, describe_settings, exit_rate_rows,
     instructions_line, side_exit_rows, side_rows, speed_line, verdict_line, BaselineOutput,
-    BenchOutput, Report,
+    BenchOutput, Report, NO_EVAL_EXITS,
 };
 use crate::analysis::compare::{Comparison, SideSummary};
 
@@ -55,16 +55,18 @@ fn render_comparison(comparison: &Comparison) -> String {
         speed_line(comparison),
         instructions_line(comparison)
     ));
-    out.push_str("Eval exits (share of eval calls)\n");
-    out.push_str(&table(
-        ["tier", "A", "B", "delta"],
-        exit_rate_rows(comparison),
-    ));
-    out.push_str("\nEval exits by material bucket (A → B)\n");
-    out.push_str(&table(
-        ["bucket", "evals A", "evals B", "super-lazy", "lazy", "full"],
-        bucket_rows(comparison),
-    ));
+    match (exit_rate_rows(comparison), bucket_rows(comparison)) {
+        (Some(rates), Some(buckets)) => {
+            out.push_str("Eval exits (share of eval calls)\n");
+            out.push_str(&table(["tier", "A", "B", "delta"], rates));
+            out.push_str("\nEval exits by material bucket (A → B)\n");
+            out.push_str(&table(
+                ["bucket", "evals A", "evals B", "super-lazy", "lazy", "full"],
+                buckets,
+            ));
+        }
+        _ => out.push_str(&format!("{NO_EVAL_EXITS}\n")),
+    }
     if let Some(functions) = &comparison.functions {
         out.push_str(&format!("\n{}\n", super::functions::title(functions)));
         out.push_str(&table(
@@ -106,11 +108,16 @@ fn render_side(side: &SideSummary) -> String {
     if let Some(reason) = &side.instructions.skipped_reason {
         out.push_str(&format!("\ninstructions: skipped ({reason})"));
     }
-    out.push_str("\nEval exits (share of eval calls)\n");
-    out.push_str(&table(
-        ["scope", "evals", "super-lazy", "lazy", "full"],
-        side_exit_rows(side),
-    ));
+    match side_exit_rows(side) {
+        Some(rows) => {
+            out.push_str("\nEval exits (share of eval calls)\n");
+            out.push_str(&table(
+                ["scope", "evals", "super-lazy", "lazy", "full"],
+                rows,
+            ));
+        }
+        None => out.push_str(&format!("\n{NO_EVAL_EXITS}")),
+    }
     out.push('\n');
     out
 }
