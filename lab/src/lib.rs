@@ -6,6 +6,7 @@
 
 pub mod analysis;
 pub mod baseline;
+pub mod calendar;
 pub mod calibration;
 pub mod cli;
 pub mod commands;

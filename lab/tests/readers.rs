@@ -12,6 +12,7 @@ use squall_lab::analysis::measure::{
 };
 use squall_lab::baseline::{self, Baseline, BaselineSettings, BASELINE_SCHEMA_VERSION};
 use squall_lab::cli::Format;
+use squall_lab::engine::adapter::{BenchRequest, BenchResult, EngineAdapter, SquallAdapter};
 use squall_lab::engine::bench::{parse_bench, EvalCounters, Exits};
 use squall_lab::machine::{Machine, Toolchain};
 use squall_lab::report::{render, BaselineOutput, Report};
@@ -182,6 +183,11 @@ fn node_counts_that_overflow_are_an_error() {
     assert!(error.to_string().contains("overflow"), "{error}");
 }
 
+/// A squall bench document as the lab measures it.
+fn read_squall_bench(stdout: &[u8]) -> anyhow::Result<BenchResult> {
+    SquallAdapter.read_bench(stdout, b"", &BenchRequest::default())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(1024))]
 
@@ -201,7 +207,7 @@ proptest! {
         damages in damages(),
     ) {
         let damaged = damage(&document, damages);
-        if let Ok(report) = parse_bench(damaged.to_string().as_bytes()) {
+        if let Ok(report) = read_squall_bench(damaged.to_string().as_bytes()) {
             let _ = check_report(&report);
         }
     }
@@ -218,16 +224,17 @@ proptest! {
         zero in any::<Index>(),
     ) {
         let document = bench_document(&positions, &buckets, depth);
-        let report = parse_bench(serde_json::to_string_pretty(&document).unwrap().as_bytes())
-            .unwrap();
-        prop_assert_eq!(report.depth, depth);
+        let report =
+            read_squall_bench(serde_json::to_string_pretty(&document).unwrap().as_bytes())
+                .unwrap();
+        prop_assert_eq!(report.depth, Some(depth));
         prop_assert_eq!(report.positions.len(), positions.len());
         for (read, written) in report.positions.iter().zip(&positions) {
             prop_assert_eq!(&read.fen, &written.fen);
             prop_assert_eq!(read.nodes, written.nodes);
             prop_assert_eq!(read.time_ns, written.time_ns);
         }
-        prop_assert_eq!(&report.eval.by_material_bucket, &buckets);
+        prop_assert_eq!(&report.eval.as_ref().unwrap().by_material_bucket, &buckets);
         prop_assert!(check_report(&report).is_ok());
         // A zero timer in any position makes the report invalid, by position number.
         let mut broken = report.clone();
@@ -263,11 +270,11 @@ fn instructions() -> impl Strategy<Value = Instructions> {
         ".{0,20}".prop_map(|reason| Instructions::Skipped { reason }),
         (count.clone(), prop::option::of(count)).prop_map(|((depth, total, nodes), base)| {
             Instructions::Measured {
-                depth,
+                depth: Some(depth),
                 total,
                 nodes,
                 base: base.map(|(depth, total, nodes)| InstructionCount {
-                    depth,
+                    depth: Some(depth),
                     total,
                     nodes,
                 }),
@@ -359,7 +366,7 @@ fn valid_baseline() -> impl Strategy<Value = Baseline> {
                             version: "0.1.0".to_string(),
                             features,
                         },
-                        depth: bench_depth,
+                        depth: Some(bench_depth),
                         signature: positions.iter().map(|p| p.nodes).sum(),
                         positions: positions
                             .iter()
@@ -369,7 +376,7 @@ fn valid_baseline() -> impl Strategy<Value = Baseline> {
                             })
                             .collect(),
                         runs_time_ns,
-                        eval: EvalCounters {
+                        eval: Some(EvalCounters {
                             calls,
                             exits: Exits {
                                 super_lazy: 1,
@@ -378,7 +385,7 @@ fn valid_baseline() -> impl Strategy<Value = Baseline> {
                             },
                             by_material_bucket: buckets.clone(),
                             by_side_buckets: vec![buckets; 8],
-                        },
+                        }),
                         instructions,
                     },
                 }

@@ -186,7 +186,7 @@ fn=(3) squall::search::negamax::h00112233445566ff
             .unwrap()
             .self_ir += 31;
         b.functions.get_mut("squall::main").unwrap().self_ir -= 5;
-        let comparison = compare_functions(4, &a, &b, 2);
+        let comparison = compare_functions(Some(4), &a, &b, 2);
         assert_eq!(comparison.movers.len(), 2);
         assert_eq!(comparison.functions_counted, 3);
         assert_eq!(comparison.movers[0].function, "squall::drawish_check");

@@ -752,19 +752,19 @@ mod tests {
     #[test]
     fn per_node_instructions_exclude_start_up_work() {
         let base = InstructionCount {
-            depth: 1,
+            depth: Some(1),
             total: 1_000_000,
             nodes: 100,
         };
         let with_base = Instructions::Measured {
-            depth: 5,
+            depth: Some(5),
             total: 1_000_000 + 50 * 10_000,
             nodes: 100 + 10_000,
             base: Some(base),
         };
         assert_eq!(with_base.per_node(), Some(50.0));
         let without_base = Instructions::Measured {
-            depth: 1,
+            depth: Some(1),
             total: 1_000,
             nodes: 10,
             base: None,

@@ -158,7 +158,7 @@ fn check_cached(binary_dir: &Path) -> std::result::Result<(), String> {
 fn commit_date(repo: &Repository, revision: &Revision) -> Option<String> {
     let commit = repo.find_commit(revision.commit?).ok()?;
     let (year, month, day) =
-        crate::games::pgn::civil_from_days(commit.time().seconds().div_euclid(86_400));
+        crate::calendar::civil_from_days(commit.time().seconds().div_euclid(86_400));
     Some(format!("{year:04}-{month:02}-{day:02}"))
 }
 

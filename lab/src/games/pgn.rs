@@ -4,6 +4,8 @@
 
 use std::fmt::Write as _;
 
+use crate::calendar::civil_from_days;
+
 /// Everything a game's PGN says.
 pub struct PgnGame<'a> {
     pub event: &'a str,
@@ -120,30 +122,9 @@ pub fn today() -> String {
     format!("{year:04}.{month:02}.{day:02}")
 }
 
-/// Days since 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's algorithm).
-pub(crate) fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn dates_follow_the_calendar() {
-        assert_eq!(civil_from_days(0), (1970, 1, 1));
-        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
-        assert_eq!(civil_from_days(20_787), (2026, 11, 30));
-    }
 
     #[test]
     fn black_to_move_starts_with_an_ellipsis_and_comments_are_cleaned() {
