@@ -19,7 +19,7 @@ use crate::engine::build::{build_engine_with_rustflags, EngineBinary};
 use crate::engine::config::Format;
 use crate::engine::revision::{resolve, Revision};
 use crate::paths::LabPaths;
-use crate::perf_profile::{self, PerfRequest};
+use crate::perf_profile::{self, parse_folded, FoldedStack, PerfRequest};
 use crate::process::{require_success, run_with_timeout};
 use crate::progress::Progress;
 use crate::schema::{Kind, LAB_JSON_SCHEMA_VERSION};
@@ -93,34 +93,6 @@ pub fn function_name(frame: &str) -> &str {
     segments.last().copied().unwrap_or(path)
 }
 
-/// One stack of the folded format: frames root first, and its sample count.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Stack {
-    pub frames: Vec<String>,
-    pub count: u64,
-}
-
-/// Parses `frame;frame;...;leaf COUNT` lines; blank lines are skipped.
-pub fn parse_folded(text: &str) -> Result<Vec<Stack>> {
-    text.lines()
-        .enumerate()
-        .filter(|(_, line)| !line.trim().is_empty())
-        .map(|(number, line)| {
-            let (stack, count) = line
-                .rsplit_once(' ')
-                .with_context(|| format!("folded line {}: no count: {line:?}", number + 1))?;
-            let count = count
-                .trim()
-                .parse()
-                .with_context(|| format!("folded line {}: bad count {count:?}", number + 1))?;
-            Ok(Stack {
-                frames: stack.split(';').map(str::to_string).collect(),
-                count,
-            })
-        })
-        .collect()
-}
-
 #[derive(Debug, Clone, Serialize)]
 pub struct FrameShare {
     pub frame: String,
@@ -134,7 +106,7 @@ pub struct FrameShare {
     pub self_share: f64,
 }
 
-pub fn frame_shares(stacks: &[Stack]) -> (u64, Vec<FrameShare>) {
+pub fn frame_shares(stacks: &[FoldedStack]) -> (u64, Vec<FrameShare>) {
     let total: u64 = stacks.iter().map(|s| s.count).sum();
     let share = |samples: u64| {
         if total == 0 {
@@ -238,12 +210,7 @@ pub fn run(
     let a_run = profile_one(&a, &a_binary, &a_svg, args, progress)?;
     let b_run = match (&b, &b_binary) {
         (Some(b), Some(binary)) => {
-            let dir = a_svg.parent().unwrap_or(Path::new("."));
-            let mut name = file_stem(&b.spec);
-            if b.spec == a.spec {
-                name.push_str("-vs");
-            }
-            let svg = dir.join(format!("{name}.svg"));
+            let svg = vs_svg(&a_svg, &a, b);
             Some(profile_one(b, binary, &svg, args, progress)?)
         }
         _ => None,
@@ -272,6 +239,16 @@ fn build(
         paths,
         progress,
     )
+}
+
+/// Where `--vs`'s flamegraph goes: beside A's, named by B's spec (`-vs` when both are one).
+fn vs_svg(a_svg: &Path, a: &Revision, b: &Revision) -> PathBuf {
+    let dir = a_svg.parent().unwrap_or(Path::new("."));
+    let mut name = file_stem(&b.spec);
+    if b.spec == a.spec {
+        name.push_str("-vs");
+    }
+    dir.join(format!("{name}.svg"))
 }
 
 /// A revision spec as a file name: `HEAD~1` → `HEAD_1`.
@@ -397,12 +374,7 @@ fn run_with_perf(
     let a_run = perf_one(engine, &a, &a_binary, &a_svg, args, paths, progress, None)?;
     let b_run = match (&b, &b_binary) {
         (Some(b), Some(binary)) => {
-            let dir = a_svg.parent().unwrap_or(Path::new("."));
-            let mut name = file_stem(&b.spec);
-            if b.spec == a.spec {
-                name.push_str("-vs");
-            }
-            let svg = dir.join(format!("{name}.svg"));
+            let svg = vs_svg(&a_svg, &a, b);
             let names: Vec<String> = a_run.frames.iter().map(|f| f.frame.clone()).collect();
             Some(perf_one(
                 engine,

@@ -153,29 +153,7 @@ pub fn measure_functions(
 mod tests {
     use super::*;
 
-    const SAMPLE: &str = "\
-version: 1
-creator: callgrind-3.19.0
-positions: line
-events: Ir
-summary: 1000
-
-ob=(1) /bin/squall
-fl=(1) ???
-fn=(1) squall::main
-0 100
-cfn=(2) _ZN6squall13drawish_check17h0123456789abcdefE
-calls=10 0
-0 600
-fn=(2)
-0 550
-cfn=(2)
-calls=1 0
-0 50
-fn=(3) squall::search::negamax::h00112233445566ff
-+3 250
--1 100
-";
+    use crate::engine::callgrind::SAMPLE;
 
     #[test]
     fn ranks_the_largest_self_change_first() {

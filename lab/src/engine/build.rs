@@ -68,7 +68,7 @@ pub fn build_engine_with_rustflags(
     let binary_dir = paths.binaries.join(&key);
     let path = binary_dir.join(ENGINE_PACKAGE);
     if binary_dir.symlink_metadata().is_ok() {
-        match check_cached(&binary_dir) {
+        match check_cached(&binary_dir, ENGINE_PACKAGE) {
             Ok(()) => {
                 progress.line(&format!(
                     "engine of {}: cached build {}",
@@ -127,21 +127,21 @@ pub fn build_engine_with_rustflags(
 }
 
 /// The file beside each cached binary that holds its digest.
-const DIGEST_FILE: &str = "digest";
+pub(crate) const DIGEST_FILE: &str = "digest";
 
 /// The digest of a file's bytes: its git blob id (SHA-1), computed by libgit2.
-fn digest(path: &Path) -> Result<String> {
+pub(crate) fn digest(path: &Path) -> Result<String> {
     Ok(Oid::hash_file(ObjectType::Blob, path)
         .with_context(|| format!("hashing {}", path.display()))?
         .to_string())
 }
 
-/// Whether the cache entry `binary_dir` still holds the binary that was installed there: the
-/// binary's digest matches the one recorded at installation. The problem otherwise.
-fn check_cached(binary_dir: &Path) -> std::result::Result<(), String> {
+/// Whether the cache entry `binary_dir` still holds the binary `name` that was installed there:
+/// the binary's digest matches the one recorded at installation. The problem otherwise.
+pub(crate) fn check_cached(binary_dir: &Path, name: &str) -> std::result::Result<(), String> {
     let recorded = fs::read_to_string(binary_dir.join(DIGEST_FILE))
         .map_err(|_| "has no recorded digest".to_string())?;
-    let binary = binary_dir.join(ENGINE_PACKAGE);
+    let binary = binary_dir.join(name);
     if !binary.is_file() {
         return Err("has no binary".to_string());
     }

@@ -246,18 +246,9 @@ fn demangle_legacy(name: &str) -> Option<String> {
     Some(parts.join("::"))
 }
 
+/// A small callgrind output file for the parsers' tests.
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn reads_callgrind_summary_and_totals() {
-        assert_eq!(parse_total("events: Ir\nsummary: 12345\n").unwrap(), 12345);
-        assert_eq!(parse_total("events: Ir\ntotals: 777 1\n").unwrap(), 777);
-        assert!(parse_total("events: Ir\n").is_err());
-    }
-
-    const SAMPLE: &str = "\
+pub(crate) const SAMPLE: &str = "\
 version: 1
 creator: callgrind-3.19.0
 positions: line
@@ -280,6 +271,17 @@ fn=(3) squall::search::negamax::h00112233445566ff
 +3 250
 -1 100
 ";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_callgrind_summary_and_totals() {
+        assert_eq!(parse_total("events: Ir\nsummary: 12345\n").unwrap(), 12345);
+        assert_eq!(parse_total("events: Ir\ntotals: 777 1\n").unwrap(), 777);
+        assert!(parse_total("events: Ir\n").is_err());
+    }
 
     #[test]
     fn parses_self_and_inclusive_costs() {

@@ -18,6 +18,7 @@ use std::time::Duration;
 use anyhow::{anyhow, bail, Context, Result};
 use git2::{FileMode, IndexTime, ObjectType, Oid, Repository, Tree};
 
+use crate::engine::build::{check_cached, digest, DIGEST_FILE};
 use crate::engine::config::OpenBenchEngine;
 use crate::engine::revision::Revision;
 use crate::paths::{remove_if_exists, temp_sibling, LabPaths};
@@ -68,8 +69,6 @@ pub const GIT_ENVIRONMENT: &[&str] = &[
 const FAILED_BUILD_TAIL: usize = 30;
 /// How long a compiler may take to say its version.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(60);
-/// The file beside each cached binary that holds its digest.
-const DIGEST_FILE: &str = "digest";
 /// Changes whenever the meaning of the key changes, so old entries are never reused.
 const KEY_VERSION: &str = "openbench-build 1";
 /// Files by which rustup picks a toolchain, in the directory where `rustc` runs or above.
@@ -496,28 +495,6 @@ fn install(paths: &LabPaths, key: &str, exe: &Path, binary_dir: &Path, name: &st
     fs::rename(&temporary, binary_dir)
         .with_context(|| format!("installing {}", binary_dir.display()))?;
     Ok(())
-}
-
-/// The git blob id of a file's bytes.
-fn digest(path: &Path) -> Result<String> {
-    Ok(Oid::hash_file(ObjectType::Blob, path)
-        .with_context(|| format!("hashing {}", path.display()))?
-        .to_string())
-}
-
-/// Whether the entry still holds the binary installed there; the problem otherwise.
-fn check_cached(binary_dir: &Path, name: &str) -> std::result::Result<(), String> {
-    let recorded = fs::read_to_string(binary_dir.join(DIGEST_FILE))
-        .map_err(|_| "has no recorded digest".to_string())?;
-    let binary = binary_dir.join(name);
-    if !binary.is_file() {
-        return Err("has no binary".to_string());
-    }
-    match digest(&binary) {
-        Ok(actual) if actual == recorded.trim() => Ok(()),
-        Ok(_) => Err("does not match the digest recorded when it was built".to_string()),
-        Err(error) => Err(format!("cannot be read ({error:#})")),
-    }
 }
 
 #[cfg(test)]
