@@ -4,6 +4,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+pub use crate::report::Format;
+
 pub const EXIT_CODES_HELP: &str = "\
 Exit codes:
   0  no regression
@@ -297,13 +299,6 @@ pub struct ExportArgs {
     /// Also write the report as markdown to FILE, atomically.
     #[arg(long, value_name = "FILE")]
     pub export_markdown: Option<PathBuf>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    Terminal,
-    Json,
-    Markdown,
 }
 
 #[derive(Debug, Subcommand)]

@@ -13,7 +13,6 @@ use anyhow::{bail, Context, Result};
 use git2::Repository;
 use serde::Serialize;
 
-use crate::cli::ProfileArgs;
 use crate::engine::adapter::{BenchRequest, EngineAdapter};
 use crate::engine::build::{build_engine_with_rustflags, EngineBinary};
 use crate::engine::config::Format;
@@ -140,6 +139,24 @@ pub fn frame_shares(stacks: &[FoldedStack]) -> (u64, Vec<FrameShare>) {
     (total, shares)
 }
 
+/// What `lab profile` is asked for.
+#[derive(Debug, Clone)]
+pub struct ProfileRequest {
+    /// The revision profiled (anything git understands, or WORKTREE).
+    pub rev: String,
+    /// A second revision, profiled the same way and compared frame by frame.
+    pub vs: Option<String>,
+    /// The flamegraph SVG of `rev` (default: `target/lab/profile/<rev>.svg`); the folded stacks go
+    /// beside it, and `vs`'s files into the same directory.
+    pub out: Option<PathBuf>,
+    /// Bench depth (default: the engine's own).
+    pub depth: Option<u32>,
+    /// Samples per second asked of the sampler.
+    pub frequency: u32,
+    /// Seconds one profiled bench may take before it is killed with its process group.
+    pub timeout: u64,
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct ProfileRun {
     pub spec: String,
@@ -187,13 +204,13 @@ pub fn run(
     paths: &LabPaths,
     progress: &Progress,
     engine: &dyn EngineAdapter,
-    args: &ProfileArgs,
+    options: &ProfileRequest,
 ) -> Result<ProfileOutput> {
     if engine.format() == Format::OpenBench {
-        return run_with_perf(repo, paths, progress, engine, args);
+        return run_with_perf(repo, paths, progress, engine, options);
     }
-    let a = resolve(repo, &args.rev, paths)?;
-    let b = match &args.vs {
+    let a = resolve(repo, &options.rev, paths)?;
+    let b = match &options.vs {
         Some(spec) => Some(resolve(repo, spec, paths)?),
         None => None,
     };
@@ -203,15 +220,15 @@ pub fn run(
         None => None,
     };
     let default_dir = paths.root.join("profile");
-    let a_svg = args
+    let a_svg = options
         .out
         .clone()
         .unwrap_or_else(|| default_dir.join(format!("{}.svg", file_stem(&a.spec))));
-    let a_run = profile_one(&a, &a_binary, &a_svg, args, progress)?;
+    let a_run = profile_one(&a, &a_binary, &a_svg, options, progress)?;
     let b_run = match (&b, &b_binary) {
         (Some(b), Some(binary)) => {
             let svg = vs_svg(&a_svg, &a, b);
-            Some(profile_one(b, binary, &svg, args, progress)?)
+            Some(profile_one(b, binary, &svg, options, progress)?)
         }
         _ => None,
     };
@@ -268,7 +285,7 @@ fn profile_one(
     revision: &Revision,
     binary: &EngineBinary,
     svg: &Path,
-    args: &ProfileArgs,
+    options: &ProfileRequest,
     progress: &Progress,
 ) -> Result<ProfileRun> {
     if let Some(dir) = svg.parent().filter(|d| !d.as_os_str().is_empty()) {
@@ -283,14 +300,14 @@ fn profile_one(
         .arg("--folded")
         .arg(&folded)
         .arg("--frequency")
-        .arg(args.frequency.to_string());
-    if let Some(depth) = args.depth {
+        .arg(options.frequency.to_string());
+    if let Some(depth) = options.depth {
         command.arg("--depth").arg(depth.to_string());
     }
     let what = format!("`{} profile`", binary.path.display());
     let task = progress.spinner(&format!("profiling {}", revision.short_name()));
     let start = Instant::now();
-    let finished = run_with_timeout(command, Duration::from_secs(args.timeout), &what);
+    let finished = run_with_timeout(command, Duration::from_secs(options.timeout), &what);
     let elapsed = start.elapsed();
     task.finish();
     let finished = finished?;
@@ -323,8 +340,8 @@ fn profile_one(
         spec: revision.spec.clone(),
         commit: revision.commit.map(|c| c.to_string()),
         binary_key: binary.key.clone(),
-        depth: args.depth,
-        frequency: args.frequency,
+        depth: options.depth,
+        frequency: options.frequency,
         svg: svg.to_path_buf(),
         folded,
         run_time_s: elapsed.as_secs_f64(),
@@ -348,7 +365,7 @@ fn run_with_perf(
     paths: &LabPaths,
     progress: &Progress,
     engine: &dyn EngineAdapter,
-    args: &ProfileArgs,
+    options: &ProfileRequest,
 ) -> Result<ProfileOutput> {
     perf_profile::perf_availability().map_err(|reason| {
         anyhow::anyhow!(
@@ -356,8 +373,8 @@ fn run_with_perf(
             engine.name()
         )
     })?;
-    let a = resolve(repo, &args.rev, paths)?;
-    let b = match &args.vs {
+    let a = resolve(repo, &options.rev, paths)?;
+    let b = match &options.vs {
         Some(spec) => Some(resolve(repo, spec, paths)?),
         None => None,
     };
@@ -367,11 +384,13 @@ fn run_with_perf(
         None => None,
     };
     let default_dir = paths.root.join("profile");
-    let a_svg = args
+    let a_svg = options
         .out
         .clone()
         .unwrap_or_else(|| default_dir.join(format!("{}.svg", file_stem(&a.spec))));
-    let a_run = perf_one(engine, &a, &a_binary, &a_svg, args, paths, progress, None)?;
+    let a_run = perf_one(
+        engine, &a, &a_binary, &a_svg, options, paths, progress, None,
+    )?;
     let b_run = match (&b, &b_binary) {
         (Some(b), Some(binary)) => {
             let svg = vs_svg(&a_svg, &a, b);
@@ -381,7 +400,7 @@ fn run_with_perf(
                 b,
                 binary,
                 &svg,
-                args,
+                options,
                 paths,
                 progress,
                 Some(&names),
@@ -419,7 +438,7 @@ fn perf_one(
     revision: &Revision,
     binary: &EngineBinary,
     svg: &Path,
-    args: &ProfileArgs,
+    options: &ProfileRequest,
     paths: &LabPaths,
     progress: &Progress,
     frames: Option<&[String]>,
@@ -430,7 +449,7 @@ fn perf_one(
     let command = engine.bench_command(
         &binary.path,
         &BenchRequest {
-            depth: args.depth,
+            depth: options.depth,
             ..BenchRequest::default()
         },
     )?;
@@ -442,8 +461,8 @@ fn perf_one(
         binary: PathBuf::from(&command[0]),
         args: command[1..].to_vec(),
         working_dir: bench_dir,
-        frequency_hz: args.frequency,
-        timeout: Duration::from_secs(args.timeout),
+        frequency_hz: options.frequency,
+        timeout: Duration::from_secs(options.timeout),
         call_graph: perf_profile::CallGraph::FramePointer,
         svg: svg.to_path_buf(),
         folded: folded.clone(),
@@ -485,15 +504,15 @@ fn perf_one(
         revision.short_name(),
         profile.samples,
         profile.effective_hz,
-        args.frequency,
+        options.frequency,
         svg.display()
     ));
     Ok(ProfileRun {
         spec: revision.spec.clone(),
         commit: revision.commit.map(|c| c.to_string()),
         binary_key: binary.key.clone(),
-        depth: args.depth,
-        frequency: args.frequency,
+        depth: options.depth,
+        frequency: options.frequency,
         effective_hz: Some(profile.effective_hz),
         sampler: "perf",
         svg: svg.to_path_buf(),

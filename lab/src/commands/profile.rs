@@ -5,16 +5,25 @@ use anyhow::Result;
 use crate::cli::ProfileArgs;
 use crate::lab::Lab;
 use crate::outcome::Outcome;
+use crate::profile::ProfileRequest;
 use crate::report::Report;
 
 pub fn run(lab: &Lab, args: &ProfileArgs) -> Result<Outcome> {
+    let request = ProfileRequest {
+        rev: args.rev.clone(),
+        vs: args.vs.clone(),
+        out: args.out.clone(),
+        depth: args.depth,
+        frequency: args.frequency,
+        timeout: args.timeout,
+    };
     let session = lab.lock()?;
     let output = crate::profile::run(
         session.repo(),
         session.paths(),
         session.progress(),
         session.engine().as_ref(),
-        args,
+        &request,
     )?;
     Ok(Outcome::clean(Report::Profile(Box::new(output))))
 }

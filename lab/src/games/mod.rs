@@ -1,11 +1,11 @@
 //! `lab match`: games between two engines, refereed by the lab, with the statistics OpenBench
 //! and fishtest use (pentanomial counts, Elo with CIs, GSPRT).
 //!
-//! The pipeline: the command line becomes [`rules`], a [`book`] and two engine setups (a
-//! revision built through the lab's cache, or `exe:PATH`); [`runner`] plays the scheduled
-//! games ([`game`], with the [`referee`] checking every move and the lab's own clock) and
-//! appends them to the [`results`] file and the PGN; [`summary`] computes the statistics
-//! ([`sprt`]); `report::matches` formats them.
+//! The pipeline: [`MatchOptions`] (the [`rules`], a [`book`] and two engine specs, each a
+//! revision built through the lab's cache or `exe:PATH`) become two engine setups; [`runner`]
+//! plays the scheduled games ([`game`], with the [`referee`] checking every move and the lab's
+//! own clock) and appends them to the [`results`] file and the PGN; [`summary`] computes the
+//! statistics ([`sprt`]); `report::matches` formats them.
 
 pub mod book;
 pub mod engine;
@@ -36,16 +36,12 @@ use self::rules::{DrawAdjudication, Limit, ResignAdjudication};
 use self::runner::{Arena, PgnFile, Stop};
 use self::sprt::{EloModel, Sprt, SprtDecision};
 use self::summary::{summarize, Summary};
-use crate::cli::{EloModelArg, MatchPlayArgs};
 use crate::engine::revision::resolve;
 use crate::lab::{Lab, Session};
 use crate::paths::LabPaths;
 use crate::progress::Progress;
 use crate::schema::{Kind, MATCH_JSON_SCHEMA_VERSION};
-/// The default limit: fishtest's short time control.
-const DEFAULT_TC: &str = "10+0.1";
-const DEFAULT_GAMES: u64 = 100;
-const DEFAULT_SPRT_GAMES: u64 = 40_000;
+
 /// Prefix of an engine given as a binary instead of a revision.
 const EXE_PREFIX: &str = "exe:";
 
@@ -77,47 +73,62 @@ pub struct MatchReport {
     pub games_per_minute: Option<f64>,
 }
 
+/// What `lab match A B` plays: every setting parsed and checked, the book loaded.
+#[derive(Debug, Clone)]
+pub struct MatchOptions {
+    /// A, then B: a revision (anything git understands, or WORKTREE) or `exe:PATH`.
+    pub engines: [String; 2],
+    /// The UCI options of A and of B, `(name, value)`; each must be one the engine declares.
+    pub uci_options: [Vec<(String, String)>; 2],
+    /// Hash in MB, sent to an engine that has the option.
+    pub hash: Option<u32>,
+    pub limit: Limit,
+    /// How far past its clock (or movetime) an engine may answer before it loses on time.
+    pub timemargin_ms: u64,
+    pub draw: Option<DrawAdjudication>,
+    pub resign: Option<ResignAdjudication>,
+    pub sprt: Option<Sprt>,
+    pub elo_model: EloModel,
+    /// The budget of the whole match: even, since each opening is a pair of games.
+    pub games: u64,
+    pub shard: Shard,
+    pub book: Book,
+    /// Seed of the opening order.
+    pub seed: u64,
+    /// Games played at once (default: the number of cores).
+    pub concurrency: Option<u32>,
+    /// The results file (default: a fresh one under the match directory, or with `resume`
+    /// the newest there with these settings).
+    pub out: Option<PathBuf>,
+    /// The PGN (default: beside the results file).
+    pub pgn: Option<PathBuf>,
+    /// Continue the games of an existing results file played with the same settings.
+    pub resume: bool,
+}
+
 /// `lab match A B`. The revisions come from the lab's repository; two `exe:` engines need none
 /// (the match files then go under ./target/lab/match/ when there is no repository).
-pub fn run(lab: &Lab, args: &MatchPlayArgs) -> Result<MatchReport> {
+pub fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
     let progress = lab.progress();
-    let limit = limit(args)?;
-    let draw = DrawAdjudication::parse(&args.draw_adj)?;
-    let resign = ResignAdjudication::parse(&args.resign_adj)?;
-    let elo_model = match args.elo_model {
-        EloModelArg::Logistic => EloModel::Logistic,
-        EloModelArg::Normalized => EloModel::Normalized,
-    };
-    let sprt = args
-        .sprt
-        .as_deref()
-        .map(|spec| {
-            Sprt::parse(spec, elo_model).map_err(|error| anyhow::anyhow!("--sprt {spec}: {error}"))
-        })
-        .transpose()?;
-    let games = args.games.unwrap_or(if sprt.is_some() {
-        DEFAULT_SPRT_GAMES
-    } else {
-        DEFAULT_GAMES
-    });
-    if !games.is_multiple_of(2) {
-        bail!("--games {games}: a game pair is 2 games, so the budget must be even");
-    }
-    let shard = args
-        .shard
-        .as_deref()
-        .map(Shard::parse)
-        .transpose()?
-        .unwrap_or(Shard::WHOLE);
-    let book = Book::load(args.book.as_deref(), args.book_plies)?;
-    let specs = [
-        args.a.clone().unwrap_or_default(),
-        args.b.clone().unwrap_or_default(),
-    ];
-    let options = [
-        parse_options(&args.option_a, "--option-a")?,
-        parse_options(&args.option_b, "--option-b")?,
-    ];
+    let MatchOptions {
+        engines: specs,
+        uci_options,
+        hash,
+        limit,
+        timemargin_ms,
+        draw,
+        resign,
+        sprt,
+        elo_model,
+        games,
+        shard,
+        book,
+        seed,
+        concurrency,
+        out,
+        pgn,
+        resume,
+    } = options;
 
     // Build (or find) both engines with the cache locked, then let other lab runs go on.
     let (binaries, paths) = if specs.iter().all(|spec| spec.starts_with(EXE_PREFIX)) {
@@ -145,8 +156,8 @@ pub fn run(lab: &Lab, args: &MatchPlayArgs) -> Result<MatchReport> {
             label,
             &specs[index],
             binary,
-            &options[index],
-            args.hash,
+            &uci_options[index],
+            hash,
             progress,
         )?;
         identities.push(identity);
@@ -162,18 +173,18 @@ pub fn run(lab: &Lab, args: &MatchPlayArgs) -> Result<MatchReport> {
         engines: identities.clone(),
         limit,
         book: book.identity.clone(),
-        seed: args.seed,
+        seed,
         draw_adjudication: draw,
         resign_adjudication: resign,
-        timemargin_ms: args.timemargin,
+        timemargin_ms,
         games,
         sprt,
         elo_model,
     };
 
     let match_dir = paths.root.join("match");
-    let (mut results, mut recorded, header_shard) = if args.resume {
-        let path = match &args.out {
+    let (mut results, mut recorded, header_shard) = if resume {
+        let path = match &out {
             Some(path) => path.clone(),
             None => newest_match(&match_dir, &settings, shard)?,
         };
@@ -203,18 +214,15 @@ pub fn run(lab: &Lab, args: &MatchPlayArgs) -> Result<MatchReport> {
         ));
         (file, games, header.shard)
     } else {
-        let path = match &args.out {
+        let path = match &out {
             Some(path) => path.clone(),
             None => fresh_results_path(&match_dir, &specs)?,
         };
         let file = ResultsFile::create(&path, &Header::new(settings.clone(), shard))?;
         (file, Vec::new(), shard)
     };
-    let pgn_path = args
-        .pgn
-        .clone()
-        .unwrap_or_else(|| results.path().with_extension("pgn"));
-    let mut pgn = if args.resume {
+    let pgn_path = pgn.unwrap_or_else(|| results.path().with_extension("pgn"));
+    let mut pgn = if resume {
         PgnFile::rewrite(&pgn_path, &recorded)?
     } else {
         PgnFile::create(&pgn_path)?
@@ -237,7 +245,7 @@ pub fn run(lab: &Lab, args: &MatchPlayArgs) -> Result<MatchReport> {
         .into_iter()
         .filter(|id| !done.contains(id) && !decided)
         .collect();
-    let concurrency = args.concurrency.map_or_else(
+    let concurrency = concurrency.map_or_else(
         || std::thread::available_parallelism().map_or(1, usize::from),
         |n| n as usize,
     );
@@ -246,13 +254,13 @@ pub fn run(lab: &Lab, args: &MatchPlayArgs) -> Result<MatchReport> {
         setups: [Arc::clone(&setups[0]), Arc::clone(&setups[1])],
         settings: GameSettings {
             limit,
-            timemargin: Duration::from_millis(args.timemargin),
+            timemargin: Duration::from_millis(timemargin_ms),
             draw,
             resign,
             names,
             site: host_name(),
         },
-        order: shuffled_order(book.openings.len(), args.seed),
+        order: shuffled_order(book.openings.len(), seed),
         book,
         concurrency: concurrency.min(jobs.len().max(1)),
     });
@@ -438,31 +446,6 @@ fn build_report(
         elapsed_s: None,
         games_per_minute: None,
     }
-}
-
-fn limit(args: &MatchPlayArgs) -> Result<Limit> {
-    Ok(match (args.nodes, args.depth, args.movetime, &args.tc) {
-        (Some(nodes), ..) => Limit::Nodes { nodes },
-        (_, Some(depth), ..) => Limit::Depth { depth },
-        (_, _, Some(movetime_ms), _) => Limit::MoveTime { movetime_ms },
-        (_, _, _, tc) => Limit::parse_tc(tc.as_deref().unwrap_or(DEFAULT_TC))?,
-    })
-}
-
-fn parse_options(specs: &[String], flag: &str) -> Result<Vec<(String, String)>> {
-    specs
-        .iter()
-        .map(|spec| {
-            let (name, value) = spec
-                .split_once('=')
-                .filter(|(name, _)| !name.trim().is_empty())
-                .with_context(|| format!("{flag} {spec}: expected NAME=VALUE"))?;
-            if spec.contains('\n') || spec.contains('\r') {
-                bail!("{flag}: an option may not contain a line break");
-            }
-            Ok((name.trim().to_string(), value.trim().to_string()))
-        })
-        .collect()
 }
 
 /// The binary of one side and what identifies it: a revision's cached build, or an `exe:`.

@@ -19,7 +19,6 @@ use serde::Serialize;
 
 use crate::analysis::compare::{percent_change, Comparison, Settings, SideSummary, TierRates};
 use crate::analysis::stats::Verdict;
-use crate::cli::Format;
 use crate::machine::{Machine, Toolchain};
 use crate::schema::Kind;
 
@@ -56,6 +55,14 @@ pub enum Report {
     Calibration(Box<calibration::CalibrationReport>),
     /// The one-layout text of a command without `--format` (pool, hist, tables).
     Text(String),
+}
+
+/// How a report is laid out for its reader (`--format`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Terminal,
+    Json,
+    Markdown,
 }
 
 pub fn render(report: &Report, format: Format) -> String {
