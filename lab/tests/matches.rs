@@ -285,8 +285,14 @@ fn every_kind_of_engine_fault_is_a_loss_recorded_in_the_pgn() {
         );
         for game in &games {
             assert_eq!(game.error, None);
-            assert!(game.plies >= 2, "B faulted at its third move: {game:?}");
         }
+        // FaultAfter counts per process: the first game of a process faults at B's third move.
+        // A worker that finishes its game before the other worker has started may play the
+        // second game with the same process, which then faults sooner.
+        assert!(
+            games.iter().any(|game| game.plies >= 2),
+            "B faulted at its third move: {games:?}"
+        );
     }
 }
 

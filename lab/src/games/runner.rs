@@ -139,7 +139,7 @@ pub fn play(
     let total = (games.len() + jobs.len()) as u64;
     let queue = Arc::new(Mutex::new(VecDeque::from(jobs)));
     let stop = Arc::new(AtomicBool::new(false));
-    let (sender, receiver) = mpsc::channel::<GameRecord>();
+    let (sender, receiver) = mpsc::channel::<(GameRecord, Handover)>();
     let workers: Vec<_> = (0..arena.concurrency)
         .map(|_| {
             let (arena, queue, stop, sender) = (
@@ -164,7 +164,7 @@ pub fn play(
     let mut last_redraw: Option<Instant> = None;
     let mut ending = Stop::Budget;
     let mut failure = None;
-    for game in receiver {
+    for (game, _handover) in receiver {
         if let Err(error) = results.append(&game).and_then(|()| pgn.append(&game)) {
             stop.store(true, Ordering::Relaxed);
             failure = Some(error);
@@ -219,13 +219,24 @@ pub fn play(
     }
 }
 
+/// Handed to the writer with each game; dropped once the writer is done with the game (recorded
+/// it, decided the SPRT and fault stops), which lets the worker that played it take the next.
+struct Handover(mpsc::Sender<()>);
+
+impl Drop for Handover {
+    fn drop(&mut self) {
+        let _ = self.0.send(());
+    }
+}
+
 fn worker(
     arena: &Arena,
     queue: &Mutex<VecDeque<GameId>>,
     stop: &AtomicBool,
-    sender: &mpsc::Sender<GameRecord>,
+    sender: &mpsc::Sender<(GameRecord, Handover)>,
 ) {
     let mut engines: [Option<Engine>; 2] = [None, None];
+    let (done, recorded) = mpsc::channel();
     while !stop.load(Ordering::Relaxed) {
         let Some(id) = queue.lock().ok().and_then(|mut queue| queue.pop_front()) else {
             break;
@@ -259,7 +270,9 @@ fn worker(
         } else {
             continue;
         };
-        if sender.send(record).is_err() {
+        // Waits until the writer has recorded the game and judged the stop, so a decided
+        // match starts no game after its decision.
+        if sender.send((record, Handover(done.clone()))).is_err() || recorded.recv().is_err() {
             break;
         }
     }
