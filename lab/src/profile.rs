@@ -198,7 +198,8 @@ pub struct FrameDelta {
     pub self_share: f64,
 }
 
-/// Runs with the cache lock held by the caller.
+/// Runs with the cache lock held by the caller. squall is profiled by its own pprof sampler;
+/// any other engine by perf.
 pub fn run(
     repo: &Repository,
     paths: &LabPaths,
@@ -206,29 +207,50 @@ pub fn run(
     engine: &dyn EngineAdapter,
     options: &ProfileRequest,
 ) -> Result<ProfileOutput> {
-    if engine.format() == Format::OpenBench {
-        return run_with_perf(repo, paths, progress, engine, options);
+    let with_perf = engine.format() == Format::OpenBench;
+    if with_perf {
+        perf_profile::perf_availability().map_err(|reason| {
+            anyhow::anyhow!(
+                "lab profile draws '{}' with perf, which cannot record here: {reason}",
+                engine.name()
+            )
+        })?;
     }
+    let build = |revision: &Revision| {
+        if with_perf {
+            engine.build(repo, revision, &[], paths, progress)
+        } else {
+            build(repo, revision, paths, progress)
+        }
+    };
+    // `frames`: B of `--vs` under perf reports A's functions, so the rows align.
+    let profile = |revision: &Revision, binary: &EngineBinary, svg: &Path, frames| {
+        if with_perf {
+            perf_one(
+                engine, revision, binary, svg, options, paths, progress, frames,
+            )
+        } else {
+            profile_one(revision, binary, svg, options, progress)
+        }
+    };
     let a = resolve(repo, &options.rev, paths)?;
     let b = match &options.vs {
         Some(spec) => Some(resolve(repo, spec, paths)?),
         None => None,
     };
-    let a_binary = build(repo, &a, paths, progress)?;
-    let b_binary = match &b {
-        Some(b) => Some(build(repo, b, paths, progress)?),
-        None => None,
-    };
-    let default_dir = paths.root.join("profile");
-    let a_svg = options
-        .out
-        .clone()
-        .unwrap_or_else(|| default_dir.join(format!("{}.svg", file_stem(&a.spec))));
-    let a_run = profile_one(&a, &a_binary, &a_svg, options, progress)?;
+    let a_binary = build(&a)?;
+    let b_binary = b.as_ref().map(build).transpose()?;
+    let a_svg = options.out.clone().unwrap_or_else(|| {
+        paths
+            .root
+            .join("profile")
+            .join(format!("{}.svg", file_stem(&a.spec)))
+    });
+    let a_run = profile(&a, &a_binary, &a_svg, None)?;
     let b_run = match (&b, &b_binary) {
         (Some(b), Some(binary)) => {
-            let svg = vs_svg(&a_svg, &a, b);
-            Some(profile_one(b, binary, &svg, options, progress)?)
+            let names: Vec<String> = a_run.frames.iter().map(|f| f.frame.clone()).collect();
+            Some(profile(b, binary, &vs_svg(&a_svg, &a, b), Some(&names))?)
         }
         _ => None,
     };
@@ -358,65 +380,6 @@ fn profile_one(
 
 /// Functions reported for an engine profiled with perf: its hottest by self samples.
 const PERF_TOP_FUNCTIONS: usize = 20;
-
-/// `lab profile` on an engine that is not squall: its bench under `perf record`.
-fn run_with_perf(
-    repo: &Repository,
-    paths: &LabPaths,
-    progress: &Progress,
-    engine: &dyn EngineAdapter,
-    options: &ProfileRequest,
-) -> Result<ProfileOutput> {
-    perf_profile::perf_availability().map_err(|reason| {
-        anyhow::anyhow!(
-            "lab profile draws '{}' with perf, which cannot record here: {reason}",
-            engine.name()
-        )
-    })?;
-    let a = resolve(repo, &options.rev, paths)?;
-    let b = match &options.vs {
-        Some(spec) => Some(resolve(repo, spec, paths)?),
-        None => None,
-    };
-    let a_binary = engine.build(repo, &a, &[], paths, progress)?;
-    let b_binary = match &b {
-        Some(b) => Some(engine.build(repo, b, &[], paths, progress)?),
-        None => None,
-    };
-    let default_dir = paths.root.join("profile");
-    let a_svg = options
-        .out
-        .clone()
-        .unwrap_or_else(|| default_dir.join(format!("{}.svg", file_stem(&a.spec))));
-    let a_run = perf_one(
-        engine, &a, &a_binary, &a_svg, options, paths, progress, None,
-    )?;
-    let b_run = match (&b, &b_binary) {
-        (Some(b), Some(binary)) => {
-            let svg = vs_svg(&a_svg, &a, b);
-            let names: Vec<String> = a_run.frames.iter().map(|f| f.frame.clone()).collect();
-            Some(perf_one(
-                engine,
-                b,
-                binary,
-                &svg,
-                options,
-                paths,
-                progress,
-                Some(&names),
-            )?)
-        }
-        _ => None,
-    };
-    let deltas_pp = b_run.as_ref().map(|b| frame_deltas(&a_run, b));
-    Ok(ProfileOutput {
-        schema_version: LAB_JSON_SCHEMA_VERSION,
-        kind: Kind::Profile,
-        a: a_run,
-        b: b_run,
-        deltas_pp,
-    })
-}
 
 fn frame_deltas(a: &ProfileRun, b: &ProfileRun) -> Vec<FrameDelta> {
     a.frames
