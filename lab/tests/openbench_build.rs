@@ -10,9 +10,9 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use git2::{IndexAddOption, Repository, Signature};
+use squall_lab::engine::adapter::{run_bench, BenchRequest, OpenBenchAdapter};
 use squall_lab::engine::command_build::{build_openbench_engine, write_git_snapshot, EXE_NAME};
 use squall_lab::engine::config::{self, Engine, OpenBenchEngine};
-use squall_lab::engine::openbench::{run_bench, BenchFigures};
 use squall_lab::engine::revision::{open_repository, resolve, Revision};
 use squall_lab::paths::LabPaths;
 
@@ -247,23 +247,27 @@ fn a_makefile_engine_is_built_cached_and_benched() {
     assert!(same.cached && same.key == built.key);
 
     let scratch = paths.scratch.join("bench");
-    let run = run_bench(&built.path, &engine.bench, None, &scratch, BENCH_TIMEOUT).unwrap();
-    assert_eq!(
-        run.figures,
-        BenchFigures {
-            nodes: 30_000,
-            nps: 3_000_000
-        },
-        "{}",
-        String::from_utf8_lossy(&run.stdout)
-    );
-    let stdout = String::from_utf8_lossy(&run.stdout);
+    let adapter = OpenBenchAdapter {
+        engine: engine.clone(),
+    };
+    let bench = |depth| {
+        let request = BenchRequest {
+            depth,
+            ..BenchRequest::default()
+        };
+        run_bench(&adapter, &built.path, &request, &scratch, BENCH_TIMEOUT).unwrap()
+    };
+    let run = bench(None);
+    assert_eq!(run.total_nodes, 30_000);
+    // 30,000 nodes at the engine's 3,000,000 nps.
+    assert_eq!(run.total_time_ns, 10_000_000);
+    let output = Command::new(&built.path).arg("bench").output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
         stdout.contains(&format!("commit {commit}")),
         "the build compiled in `git rev-parse HEAD` of the snapshot: {stdout}"
     );
-    let deeper = run_bench(&built.path, &engine.bench, Some(2), &scratch, BENCH_TIMEOUT).unwrap();
-    assert_eq!(deeper.figures.nodes, 12_000);
+    assert_eq!(bench(Some(2)).total_nodes, 12_000);
 
     drop(repo);
     assert_eq!(engine_repo.git_listing(), before, "the user's .git changed");

@@ -166,7 +166,7 @@ pub fn run_bench(
     command.args(&argv[1..]).current_dir(cwd);
     let what = format!("the bench `{shown}`");
     let finished: Finished = run_with_timeout(command, timeout, &what)?;
-    require_success(&finished, &format!("the engine's {what}"))?;
+    require_success(&finished, &what)?;
     adapter
         .read_bench(&finished.stdout, &finished.stderr, request)
         .with_context(|| format!("reading the output of `{shown}`"))
@@ -425,5 +425,38 @@ mod tests {
         assert!(!adapter.takes_depth());
         assert!(openbench("{exe} bench {depth}").takes_depth());
         assert!(SquallAdapter.require(ProtocolFeature::Calibration).is_ok());
+    }
+
+    #[test]
+    fn a_bench_runs_with_its_depth_and_fails_with_its_status() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let script = dir.path().join("engine");
+        // The depth reaches the engine as its second argument; totals come on stderr.
+        std::fs::write(
+            &script,
+            "#!/bin/sh\necho \"pos nodes 5 nps 1\"\n\
+             echo \"Nodes searched: 42$2\" >&2\necho \"Nodes/second: 99\" >&2\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let adapter = openbench("{exe} bench {depth}");
+        let request = BenchRequest {
+            depth: Some(7),
+            ..BenchRequest::default()
+        };
+        let scratch = dir.path().join("scratch");
+        let timeout = Duration::from_secs(60);
+        let result = run_bench(&adapter, &script, &request, &scratch, timeout).unwrap();
+        assert_eq!(result.total_nodes, 427);
+        assert_eq!(result.depth, Some(7));
+
+        std::fs::write(&script, "#!/bin/sh\necho 'about to crash' >&2\nexit 3\n").unwrap();
+        let message = format!(
+            "{:#}",
+            run_bench(&adapter, &script, &request, &scratch, timeout).unwrap_err()
+        );
+        assert!(message.contains("failed (exit code 3)"), "{message}");
+        assert!(message.contains("about to crash"), "{message}");
     }
 }

@@ -1,14 +1,10 @@
-//! The bench protocol (docs/bench-protocol.md): running `squall bench --json` in a fresh process
-//! with a timeout, and reading and checking its report.
+//! The bench protocol (docs/bench-protocol.md): the arguments of `squall bench --json`, and
+//! reading and checking its report. The engine adapter runs it.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::Duration;
+use std::path::Path;
 
 use anyhow::{anyhow, bail, Context, Result};
 use serde::{Deserialize, Serialize};
-
-use crate::process::{require_success, run_with_timeout};
 
 /// The bench protocol version this lab understands (docs/bench-protocol.md).
 pub const BENCH_SCHEMA_VERSION: u64 = 1;
@@ -65,37 +61,6 @@ pub struct Exits {
 impl Exits {
     pub fn as_array(&self) -> TierCounts {
         [self.super_lazy, self.lazy, self.full]
-    }
-}
-
-#[derive(Debug, Clone)]
-pub struct BenchRunner {
-    pub binary: PathBuf,
-    pub depth: Option<u32>,
-    /// Runs `bench --full-eval`: the same binary with both cheap-tier exits off.
-    pub full_eval: bool,
-    /// `bench --positions FILE` instead of the engine's built-in list.
-    pub positions: Option<PathBuf>,
-    pub timeout: Duration,
-}
-
-impl BenchRunner {
-    pub fn run(&self) -> Result<BenchReport> {
-        let mut command = Command::new(&self.binary);
-        command.args(self.args(None));
-        let what = format!("`{} bench --json`", self.binary.display());
-        let finished = run_with_timeout(command, self.timeout, &what)?;
-        require_success(&finished, &format!("the engine {what}"))?;
-        parse_bench(&finished.stdout)
-    }
-
-    /// The arguments of a run at `depth` (`None`: the runner's own depth).
-    pub fn args(&self, depth: Option<u32>) -> Vec<String> {
-        bench_args(
-            depth.or(self.depth),
-            self.full_eval,
-            self.positions.as_deref(),
-        )
     }
 }
 

@@ -13,13 +13,11 @@
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 
 use crate::engine::config::{DEPTH_PLACEHOLDER, EXE_PLACEHOLDER};
-use crate::process::{describe_status, run_with_timeout, tail_section};
+use crate::process::tail_section;
 
 /// Lines of output quoted when the figures cannot be read or the bench fails.
 const QUOTED_LINES: usize = 8;
@@ -30,14 +28,6 @@ pub struct BenchFigures {
     pub nodes: u64,
     /// Nodes per second, as the engine computed it.
     pub nps: u64,
-}
-
-/// One bench run: the figures and everything it printed.
-#[derive(Debug, Clone)]
-pub struct BenchRun {
-    pub figures: BenchFigures,
-    pub stdout: Vec<u8>,
-    pub stderr: Vec<u8>,
 }
 
 /// Reads the node count and speed from bench output by OpenBench's rule (see the module
@@ -240,49 +230,6 @@ fn absolute(path: &Path) -> Result<PathBuf> {
         .join(path))
 }
 
-/// Runs the bench of the binary at `binary` by `template` (see [`bench_argv`]) in the scratch
-/// directory `cwd`, in its own process group, killed whole after `timeout`, and reads its
-/// figures from stdout followed by stderr (OpenBench reads both through one pipe; Stockfish
-/// prints its totals on stderr, so they come last either way). A bench that fails, or whose
-/// figures cannot be read, is an error with the end of its output.
-pub fn run_bench(
-    binary: &Path,
-    template: &str,
-    depth: Option<u32>,
-    cwd: &Path,
-    timeout: Duration,
-) -> Result<BenchRun> {
-    let argv = bench_argv(template, binary, depth)?;
-    let shown = argv
-        .iter()
-        .map(|arg| arg.to_string_lossy())
-        .collect::<Vec<_>>()
-        .join(" ");
-    std::fs::create_dir_all(cwd).with_context(|| format!("creating {}", cwd.display()))?;
-    let mut command = Command::new(&argv[0]);
-    command.args(&argv[1..]).current_dir(cwd);
-    let finished = run_with_timeout(command, timeout, &format!("the bench `{shown}`"))?;
-    let mut output = finished.stdout.clone();
-    if !output.is_empty() && !output.ends_with(b"\n") {
-        output.push(b'\n');
-    }
-    output.extend_from_slice(&finished.stderr);
-    if !finished.status.success() {
-        bail!(
-            "the bench `{shown}` failed ({}){}",
-            describe_status(finished.status),
-            tail_section(&output, QUOTED_LINES * 2)
-        );
-    }
-    let figures = parse_bench_output(&String::from_utf8_lossy(&output))
-        .with_context(|| format!("reading the output of `{shown}`"))?;
-    Ok(BenchRun {
-        figures,
-        stdout: finished.stdout,
-        stderr: finished.stderr,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -467,55 +414,6 @@ speed 70 nps
         assert!(message.contains("bench takes no depth"), "{message}");
         let relative = bench_argv("{exe} bench", Path::new("rel/engine"), None).unwrap();
         assert!(Path::new(&relative[0]).is_absolute(), "{relative:?}");
-    }
-
-    #[test]
-    fn run_bench_reads_a_script_s_figures_and_failures() {
-        let dir = tempfile::tempdir().unwrap();
-        let script = dir.path().join("engine");
-        std::fs::write(
-            &script,
-            "#!/bin/sh\necho \"pos nodes 5 nps 1\"\necho \"args $*\"\n\
-             echo \"Nodes searched: 4242\" >&2\necho \"Nodes/second: 99\" >&2\n",
-        )
-        .unwrap();
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
-        let scratch = dir.path().join("scratch");
-        let run = run_bench(
-            &script,
-            "{exe} bench {depth}",
-            Some(7),
-            &scratch,
-            Duration::from_secs(60),
-        )
-        .unwrap();
-        assert_eq!(
-            run.figures,
-            BenchFigures {
-                nodes: 4242,
-                nps: 99
-            }
-        );
-        assert_eq!(
-            String::from_utf8_lossy(&run.stdout),
-            "pos nodes 5 nps 1\nargs bench 7\n"
-        );
-
-        std::fs::write(&script, "#!/bin/sh\necho 'about to crash'\nexit 3\n").unwrap();
-        let message = format!(
-            "{:#}",
-            run_bench(
-                &script,
-                "{exe} bench",
-                None,
-                &scratch,
-                Duration::from_secs(60)
-            )
-            .unwrap_err()
-        );
-        assert!(message.contains("failed (exit code 3)"), "{message}");
-        assert!(message.contains("about to crash"), "{message}");
     }
 
     proptest! {
