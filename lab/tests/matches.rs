@@ -15,20 +15,8 @@ use pgn_reader::{RawTag, Reader, SanPlus, Visitor};
 use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, Position};
 
-/// The fake engine, which `cargo test` builds as an example of the lab package.
 fn fake_uci() -> String {
-    let exe = std::env::current_exe().expect("test binary path");
-    let dir = exe
-        .parent()
-        .and_then(Path::parent)
-        .expect("target/<profile>/deps");
-    let fake = dir.join("examples").join("fake_uci");
-    assert!(
-        fake.is_file(),
-        "{} is missing: `cargo test` builds it; with a single --test target run `cargo build -p squall-lab --example fake_uci` first",
-        fake.display()
-    );
-    format!("exe:{}", fake.display())
+    format!("exe:{}", common::fake_uci_path().display())
 }
 
 fn play(repo: &FakeRepo, extra: &[&str]) -> LabRun {

@@ -6,7 +6,6 @@
 
 mod common;
 
-use std::path::Path;
 use std::process::Command;
 
 use common::FakeRepo;
@@ -62,16 +61,6 @@ all:
 \t$(CC) -O1 -g -fno-omit-frame-pointer -DUCI=\'\"$(UCI)\"\' -o $(EXE) engine.c
 ";
 
-/// The fake UCI engine `cargo test` builds as an example of the lab package.
-fn fake_uci() -> String {
-    let exe = std::env::current_exe().expect("test binary path");
-    let dir = exe
-        .parent()
-        .and_then(Path::parent)
-        .expect("target/<profile>/deps");
-    dir.join("examples").join("fake_uci").display().to_string()
-}
-
 fn have(tool: &str) -> bool {
     Command::new(tool)
         .arg("--version")
@@ -95,7 +84,7 @@ fn c_engine_repo() -> Option<FakeRepo> {
             "[engine]\nname = \"tiny\"\nbuild-dir = \"src\"\n\
              build = \"make EXE={{exe}} UCI={uci}\"\n\
              bench = \"{{exe}} bench {{depth}}\"\n",
-            uci = fake_uci().replace('"', "")
+            uci = common::fake_uci_path().display()
         ),
     );
     repo.commit("a C engine with a lab.toml");
@@ -265,10 +254,6 @@ fn a_config_file_elsewhere_replaces_the_repository_s_own() {
 #[test]
 fn match_builds_openbench_engines_from_the_same_definition() {
     let Some(repo) = c_engine_repo() else { return };
-    let uci = fake_uci();
-    if !Path::new(&uci).is_file() {
-        panic!("{uci} is missing: `cargo test` builds the fake_uci example");
-    }
     let out = repo.path().join("target").join("m.jsonl");
     let run = repo.lab(&[
         "match",

@@ -179,6 +179,23 @@ impl FakeRepo {
     }
 }
 
+/// The scripted fake UCI engine (lab/examples/fake_uci.rs), which `cargo test` builds as an
+/// example of the lab package.
+pub fn fake_uci_path() -> PathBuf {
+    let exe = std::env::current_exe().expect("test binary path");
+    let dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("target/<profile>/deps");
+    let fake = dir.join("examples").join("fake_uci");
+    assert!(
+        fake.is_file(),
+        "{} is missing: `cargo test` builds it; with a single --test target run `cargo build -p squall-lab --example fake_uci` first",
+        fake.display()
+    );
+    fake
+}
+
 // ---- Process faults: descendants, special files ----
 
 /// True while `pid` is a live process; a zombie counts as dead, since it runs nothing.
