@@ -20,6 +20,18 @@ Exit codes:
   2  error (bad option or book, failed build, an engine that faults game after game, ...)
   3  the game budget was spent without an SPRT decision";
 
+pub const BISECT_EXIT_CODES_HELP: &str = "\
+Exit codes:
+  0  no regression: BAD is not beyond the threshold relative to GOOD
+  1  a regression: the first commit beyond the threshold was found
+  2  error (bad revision, GOOD not on BAD's first-parent line, failed build, no valgrind for
+     --metric instructions, ...)";
+
+/// Default of `--threshold`: the smallest slowdown, in percent, that counts as a regression.
+pub const DEFAULT_THRESHOLD_PCT: f64 = 1.0;
+/// Default of `--instr-threshold`: the smallest change of instructions per node, in percent.
+pub const DEFAULT_INSTR_THRESHOLD_PCT: f64 = 0.5;
+
 /// Squall Lab: performance-regression lab for the squall chess engine.
 ///
 /// Builds the engine of any git revision (or the uncommitted WORKTREE) in a cache under
@@ -98,6 +110,88 @@ pub enum Command {
     /// beside it, and prints the profile run time and the share of samples in the eval tiers,
     /// the fixed-cost checks, move generation and the search. Exit 0, or 2 on error.
     Profile(ProfileArgs),
+    /// Measure each commit of a range A..B (first parents, oldest first) and print a table of
+    /// signature, NPS, instructions per node and eval exits.
+    ///
+    /// Figures are stored per commit, machine, toolchain and settings (default
+    /// target/lab/history/, see docs/history.md); a re-run measures only the commits the store
+    /// lacks. Exit 0, or 2 on error.
+    History(HistoryArgs),
+    /// Find the first commit after GOOD, up to BAD along first parents, whose metric moved
+    /// beyond the threshold relative to GOOD (binary search), and compare it with its parent.
+    #[command(after_help = BISECT_EXIT_CODES_HELP)]
+    Bisect(BisectArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct HistoryArgs {
+    /// The commits after A up to and including B (an empty end is HEAD), on B's first-parent line.
+    pub range: String,
+    /// Keep every Nth commit, counted back from B (B is always kept).
+    #[arg(long, default_value_t = 1, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub every: u32,
+    /// Keep only the newest K commits after --every.
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..))]
+    pub max: Option<u32>,
+    /// The store of measured commits (default: target/lab/history/); a directory you commit
+    /// keeps a project's history.
+    #[arg(long, value_name = "DIR")]
+    pub store: Option<PathBuf>,
+    #[command(flatten)]
+    pub measure: SeriesMeasureArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct BisectArgs {
+    /// A commit without the regression.
+    pub good: String,
+    /// A commit with it, descending from GOOD along first parents.
+    pub bad: String,
+    /// What moved: instructions per node (callgrind), paired NPS, or the bench node count.
+    #[arg(long, value_enum)]
+    pub metric: MetricArg,
+    /// Percent beyond which the metric counts as moved (default: compare's --instr-threshold
+    /// for instructions, its --threshold for nps; the signature needs none).
+    #[arg(long, value_parser = parse_threshold)]
+    pub threshold: Option<f64>,
+    #[command(flatten)]
+    pub measure: SeriesMeasureArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MetricArg {
+    Instructions,
+    Nps,
+    Signature,
+}
+
+/// Measurement options of `history` and `bisect` (no --positions: a series benches the
+/// engine's own list).
+#[derive(Debug, Clone, Args)]
+pub struct SeriesMeasureArgs {
+    /// NPS runs per commit (for `bisect --metric nps`, ABBA rounds per probe; the other
+    /// metrics' probes run twice, for the signature check).
+    #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(2..=10_000))]
+    pub rounds: u32,
+    /// Bench depth for the signature and NPS runs (default: the engine's own default).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub depth: Option<u32>,
+    /// Bench depth of the callgrind run (a run at depth 1 is subtracted as start-up work).
+    #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub instr_depth: u32,
+    /// Skip the callgrind instruction count.
+    #[arg(long)]
+    pub no_instructions: bool,
+    /// Extra cargo features to build the engine with (comma-separated or repeated).
+    #[arg(long, value_delimiter = ',')]
+    pub features: Vec<String>,
+    /// Seconds a single bench run may take before it is killed (callgrind gets 20 times as long).
+    #[arg(long, default_value_t = 300)]
+    pub timeout: u64,
 }
 
 #[derive(Debug, Args)]
@@ -256,10 +350,10 @@ pub struct MeasureArgs {
 #[derive(Debug, Clone, Copy, Args)]
 pub struct VerdictArgs {
     /// Smallest slowdown, in percent of time per node, that counts as a regression.
-    #[arg(long, default_value_t = 1.0, value_parser = parse_threshold)]
+    #[arg(long, default_value_t = DEFAULT_THRESHOLD_PCT, value_parser = parse_threshold)]
     pub threshold: f64,
     /// Smallest change of instructions per node, in percent, that is flagged.
-    #[arg(long, default_value_t = 0.5, value_parser = parse_threshold)]
+    #[arg(long, default_value_t = DEFAULT_INSTR_THRESHOLD_PCT, value_parser = parse_threshold)]
     pub instr_threshold: f64,
 }
 

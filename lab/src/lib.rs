@@ -12,6 +12,7 @@ pub mod cli;
 pub mod commands;
 pub mod engine;
 pub mod games;
+pub mod history;
 pub mod lab;
 pub mod machine;
 pub mod outcome;

@@ -19,6 +19,8 @@ pub enum Kind {
     Profile,
     Match,
     Calibration,
+    History,
+    Bisect,
 }
 
 impl Kind {
@@ -33,6 +35,8 @@ impl Kind {
             Kind::Profile => "profile",
             Kind::Match => "match",
             Kind::Calibration => "calibration",
+            Kind::History => "history",
+            Kind::Bisect => "bisect",
         }
     }
 }
@@ -58,6 +62,8 @@ mod tests {
             Kind::Profile,
             Kind::Match,
             Kind::Calibration,
+            Kind::History,
+            Kind::Bisect,
         ] {
             assert_eq!(
                 serde_json::to_string(&kind).unwrap(),

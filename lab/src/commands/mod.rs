@@ -3,9 +3,11 @@
 
 pub mod baseline;
 pub mod bench;
+pub mod bisect;
 pub mod calibrate;
 pub mod compare;
 pub mod hist;
+pub mod history;
 pub mod matches;
 pub mod pool;
 pub mod profile;
@@ -20,7 +22,7 @@ use crate::analysis::compare::{Comparison, PositionsSetting, Settings, Threshold
 use crate::analysis::measure::Plan;
 use crate::cli::{
     BaselineCommand, CalibrateCommand, Cli, Command, ExportArgs, Format, MatchCommand, MeasureArgs,
-    OutputArgs, VerdictArgs,
+    OutputArgs, SeriesMeasureArgs, VerdictArgs,
 };
 use crate::engine::adapter::{bench_dir, ProtocolFeature};
 use crate::lab::{Lab, Session};
@@ -72,6 +74,8 @@ fn output(command: &Command) -> (Format, Option<&ExportArgs>) {
         Command::Bench(args) => with(&args.output),
         Command::Tiers(args) => with(&args.output),
         Command::Profile(args) => with(&args.output),
+        Command::History(args) => with(&args.output),
+        Command::Bisect(args) => with(&args.output),
         Command::Baseline {
             action: BaselineCommand::Check { output, .. } | BaselineCommand::Show { output, .. },
         } => with(output),
@@ -104,6 +108,8 @@ fn dispatch(lab: &Lab, command: &Command) -> Result<Outcome> {
         Command::Tables(args) => tables::run(lab, args),
         Command::Match(args) => matches::run(lab, args),
         Command::Profile(args) => profile::run(lab, args),
+        Command::History(args) => history::run(lab, args),
+        Command::Bisect(args) => bisect::run(lab, args),
     }
 }
 
@@ -149,6 +155,20 @@ fn plan(session: &Session, measure: &MeasureArgs) -> Result<(Plan, Option<Positi
         count: fens.len(),
     };
     Ok((plan, Some(setting)))
+}
+
+/// The measurement options of `history` and `bisect` as the plan reads them.
+fn series_measure(series: &SeriesMeasureArgs) -> MeasureArgs {
+    MeasureArgs {
+        rounds: series.rounds,
+        depth: series.depth,
+        instr_depth: series.instr_depth,
+        no_instructions: series.no_instructions,
+        features: series.features.clone(),
+        timeout: series.timeout,
+        positions: None,
+        every: None,
+    }
 }
 
 fn thresholds(verdict: &VerdictArgs) -> Thresholds {

@@ -10,6 +10,8 @@ pub fn render(report: &Report) -> String {
         Report::Profile(output) => serde_json::to_string_pretty(output),
         Report::Match(report) => serde_json::to_string_pretty(report),
         Report::Calibration(report) => serde_json::to_string_pretty(report),
+        Report::History(report) => serde_json::to_string_pretty(report),
+        Report::Bisect(report) => serde_json::to_string_pretty(report),
         // Commands that print text take no --format; as JSON their text is one string.
         Report::Text(text) => serde_json::to_string_pretty(text),
     };

@@ -30,6 +30,8 @@ pub fn render(report: &Report) -> String {
             report.kind,
             super::calibration::full_report(report, Style::Markdown)
         ),
+        Report::History(report) => super::history::render(report, Style::Markdown),
+        Report::Bisect(report) => super::bisect::render(report, Style::Markdown),
         Report::Text(text) => text.clone(),
     }
 }

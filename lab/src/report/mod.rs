@@ -2,8 +2,10 @@
 //! here; each exporter (terminal, markdown, JSON) only lays them out, and `--export-json` and
 //! `--export-markdown` write the same report beside stdout.
 
+pub mod bisect;
 pub mod calibration;
 pub mod functions;
+pub mod history;
 pub mod json;
 pub mod markdown;
 pub mod matches;
@@ -53,6 +55,8 @@ pub enum Report {
     Profile(Box<crate::profile::ProfileOutput>),
     Match(Box<crate::games::MatchReport>),
     Calibration(Box<calibration::CalibrationReport>),
+    History(Box<crate::history::HistoryReport>),
+    Bisect(Box<crate::history::bisect::BisectReport>),
     /// The one-layout text of a command without `--format` (pool, hist, tables).
     Text(String),
 }

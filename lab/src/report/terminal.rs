@@ -21,6 +21,8 @@ pub fn render(report: &Report) -> String {
             super::matches::footer(report)
         ),
         Report::Calibration(report) => super::calibration::full_report(report, Style::Terminal),
+        Report::History(report) => super::history::render(report, Style::Terminal),
+        Report::Bisect(report) => super::bisect::render(report, Style::Terminal),
         Report::Text(text) => text.clone(),
     }
 }

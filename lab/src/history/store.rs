@@ -1,0 +1,236 @@
+//! The history store: one JSON file per measured commit in a series, where a series is one
+//! machine, one toolchain and one set of measurement settings. Figures from another machine,
+//! toolchain, depth, round count or instruction depth are another series, never mixed in.
+//!
+//! Layout: `<store>/<machine id>-<toolchain id>-<settings id>/<commit>.json`, each id the first
+//! 12 hex digits of the SHA-1 of its identity fields (stable across lab versions and hosts).
+//! Files are written atomically; a file that cannot be read, or whose recorded key does not
+//! match its place, is measured again.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+use git2::{ObjectType, Oid};
+use serde::{Deserialize, Serialize};
+
+use crate::analysis::measure::Measurement;
+use crate::machine::{Machine, Toolchain};
+use crate::paths::write_atomically;
+
+/// Bumped when a stored field changes meaning; files of another version are measured again.
+pub const HISTORY_SCHEMA_VERSION: u32 = 1;
+
+/// Hex digits of each id in a series name.
+const ID_LEN: usize = 12;
+
+/// The settings that make figures of two runs comparable. Any difference is another series.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeriesSettings {
+    /// The engine adapter (`squall`, or the name in lab.toml).
+    pub engine: String,
+    /// `None`: the engine's default bench depth.
+    pub depth: Option<u32>,
+    pub rounds: u32,
+    pub instr_depth: u32,
+    /// False with `--no-instructions`.
+    pub instructions: bool,
+    /// Extra cargo features, sorted and without duplicates.
+    pub features: Vec<String>,
+}
+
+/// One series: where its files live and what they must record.
+#[derive(Debug, Clone)]
+pub struct Series {
+    pub dir: PathBuf,
+    pub name: String,
+    pub machine_id: String,
+    pub toolchain_id: String,
+    pub settings_id: String,
+    pub machine: Machine,
+    pub toolchain: Toolchain,
+    pub settings: SeriesSettings,
+}
+
+/// A stored measurement of one commit.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Entry {
+    pub schema_version: u32,
+    pub commit: String,
+    pub machine_id: String,
+    pub toolchain_id: String,
+    pub settings_id: String,
+    pub measured_unix: u64,
+    pub machine: Machine,
+    pub toolchain: Toolchain,
+    pub settings: SeriesSettings,
+    pub measurement: Measurement,
+}
+
+/// What the store holds for a commit.
+pub enum Stored {
+    Found(Box<Entry>),
+    Missing,
+    /// A file is there but cannot be used; why, in one line.
+    Unusable(String),
+}
+
+/// The first [`ID_LEN`] hex digits of the SHA-1 of `description`.
+pub fn short_id(description: &str) -> String {
+    Oid::hash_object(ObjectType::Blob, description.as_bytes())
+        .map(|oid| oid.to_string()[..ID_LEN].to_string())
+        // Hashing bytes in memory does not fail; a constant keeps the series well-formed anyway.
+        .unwrap_or_else(|_| "0".repeat(ID_LEN))
+}
+
+/// The machine's identity: CPU, cores, kernel, THP mode and governor.
+pub fn machine_id(machine: &Machine) -> String {
+    let setting = |value: &Option<String>| value.clone().unwrap_or_default();
+    short_id(&format!(
+        "cpu {}\ncores {}\nkernel {}\nthp {}\ngovernor {}\n",
+        machine.cpu_model,
+        machine.cores,
+        setting(&machine.kernel),
+        setting(&machine.transparent_hugepages),
+        setting(&machine.governor)
+    ))
+}
+
+/// The toolchain's identity: `rustc -vV`, RUSTFLAGS and target features.
+pub fn toolchain_id(toolchain: &Toolchain) -> String {
+    short_id(&format!(
+        "rustc {}\nrustflags {}\ntarget features {}\n",
+        toolchain.rustc,
+        toolchain.rustflags,
+        toolchain.target_features.join(",")
+    ))
+}
+
+pub fn settings_id(settings: &SeriesSettings) -> String {
+    short_id(&format!(
+        "engine {}\ndepth {}\nrounds {}\ninstr depth {}\ninstructions {}\nfeatures {}\n",
+        settings.engine,
+        settings
+            .depth
+            .map_or_else(|| "default".to_string(), |d| d.to_string()),
+        settings.rounds,
+        settings.instr_depth,
+        settings.instructions,
+        settings.features.join(",")
+    ))
+}
+
+impl Series {
+    pub fn new(
+        store: &Path,
+        machine: Machine,
+        toolchain: Toolchain,
+        settings: SeriesSettings,
+    ) -> Self {
+        let machine_id = machine_id(&machine);
+        let toolchain_id = toolchain_id(&toolchain);
+        let settings_id = settings_id(&settings);
+        let name = format!("{machine_id}-{toolchain_id}-{settings_id}");
+        Self {
+            dir: store.join(&name),
+            name,
+            machine_id,
+            toolchain_id,
+            settings_id,
+            machine,
+            toolchain,
+            settings,
+        }
+    }
+
+    pub fn path(&self, commit: &str) -> PathBuf {
+        self.dir.join(format!("{commit}.json"))
+    }
+
+    /// The stored measurement of `commit`, checked against this series' key.
+    pub fn load(&self, commit: &str) -> Stored {
+        let path = self.path(commit);
+        let text = match fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Stored::Missing,
+            Err(error) => {
+                return Stored::Unusable(format!("cannot read {}: {error}", path.display()))
+            }
+        };
+        let entry: Entry = match serde_json::from_str(&text) {
+            Ok(entry) => entry,
+            Err(error) => {
+                return Stored::Unusable(format!("{} is corrupt: {error}", path.display()))
+            }
+        };
+        let problem = if entry.schema_version != HISTORY_SCHEMA_VERSION {
+            Some(format!(
+                "schema_version {} (this lab reads {HISTORY_SCHEMA_VERSION})",
+                entry.schema_version
+            ))
+        } else if entry.commit != commit {
+            Some(format!("it records commit {}", entry.commit))
+        } else if entry.machine != self.machine
+            || entry.toolchain != self.toolchain
+            || entry.settings != self.settings
+        {
+            Some("its machine, toolchain or settings are not this series'".to_string())
+        } else {
+            entry
+                .measurement
+                .validate()
+                .err()
+                .map(|invalid| format!("field `{}`: {}", invalid.field, invalid.problem))
+        };
+        match problem {
+            Some(problem) => Stored::Unusable(format!("{} is unusable: {problem}", path.display())),
+            None => Stored::Found(Box::new(entry)),
+        }
+    }
+
+    /// Stores the measurement of `commit`, replacing any earlier file whole.
+    pub fn save(&self, commit: &str, measurement: &Measurement) -> Result<Entry> {
+        let entry = Entry {
+            schema_version: HISTORY_SCHEMA_VERSION,
+            commit: commit.to_string(),
+            machine_id: self.machine_id.clone(),
+            toolchain_id: self.toolchain_id.clone(),
+            settings_id: self.settings_id.clone(),
+            measured_unix: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |elapsed| elapsed.as_secs()),
+            machine: self.machine.clone(),
+            toolchain: self.toolchain.clone(),
+            settings: self.settings.clone(),
+            measurement: measurement.clone(),
+        };
+        let text = serde_json::to_string_pretty(&entry)? + "\n";
+        write_atomically(&self.path(commit), text.as_bytes())?;
+        Ok(entry)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_short_stable_hashes() {
+        // The SHA-1 git gives the blob "hello\n".
+        assert_eq!(short_id("hello\n"), "ce013625030b");
+        let settings = SeriesSettings {
+            engine: "squall".to_string(),
+            depth: None,
+            rounds: 6,
+            instr_depth: 6,
+            instructions: true,
+            features: Vec::new(),
+        };
+        let deeper = SeriesSettings {
+            depth: Some(7),
+            ..settings.clone()
+        };
+        assert_ne!(settings_id(&settings), settings_id(&deeper));
+        assert_eq!(settings_id(&settings).len(), ID_LEN);
+    }
+}

@@ -1,0 +1,154 @@
+//! The `lab bisect` section: what was found, what the search cost, each probe, and then the
+//! comparison of the commit found with its parent in the `lab compare` layout.
+
+use super::table::{Style, Table};
+use super::{signed_pct, thousands, Report};
+use crate::history::bisect::{BisectReport, Metric, Probe, Role};
+use crate::history::range::CommitInfo;
+
+fn commit(commit: &CommitInfo) -> String {
+    format!("{} {}", commit.short, commit.subject)
+}
+
+pub fn title(report: &BisectReport) -> String {
+    let threshold = match report.metric {
+        Metric::Signature => "any change of the node count".to_string(),
+        Metric::Instructions => format!(
+            "instructions per node up by {}% or more",
+            report.threshold_pct
+        ),
+        Metric::Nps => format!(
+            "paired time per node significantly slower by more than {}%",
+            report.threshold_pct
+        ),
+    };
+    format!(
+        "lab bisect --metric {}: {threshold}, relative to GOOD\nGOOD {}\nBAD  {} ({} commits after GOOD)",
+        report.metric.name(),
+        commit(&report.good),
+        commit(&report.bad),
+        report.path_length
+    )
+}
+
+pub fn finding(report: &BisectReport) -> String {
+    match &report.first_bad {
+        Some(found) => format!("First bad commit: {}", commit(found)),
+        None => "No regression between GOOD and BAD: BAD is not beyond the threshold.".to_string(),
+    }
+}
+
+pub fn cost(report: &BisectReport) -> String {
+    let probes = report
+        .probes
+        .iter()
+        .filter(|p| p.role == Role::Probe)
+        .count();
+    format!(
+        "Search: {} builds ({} built now, {} from the cache), {} measurements, {probes} bisection probes over {} commits",
+        report.builds,
+        report.fresh_builds,
+        report.builds - report.fresh_builds,
+        report.measurements,
+        report.path_length
+    )
+}
+
+fn figure(metric: Metric, probe: &Probe) -> String {
+    match (metric, probe.value) {
+        (_, None) => "—".to_string(),
+        (Metric::Signature, Some(nodes)) => thousands(nodes.round() as u64),
+        (Metric::Instructions, Some(per_node)) => format!("{per_node:.1}"),
+        (Metric::Nps, Some(ratio)) => match probe.ci {
+            Some([low, high]) if low.is_finite() && high.is_finite() => {
+                format!("{ratio:.4} (CI {low:.4} – {high:.4})")
+            }
+            _ => format!("{ratio:.4}"),
+        },
+    }
+}
+
+pub const PROBE_HEADER: [&str; 6] = [
+    "step",
+    "commit (position)",
+    "subject",
+    "figure",
+    "vs GOOD",
+    "judged",
+];
+
+pub fn probe_rows(report: &BisectReport) -> Vec<[String; 6]> {
+    report
+        .probes
+        .iter()
+        .enumerate()
+        .map(|(step, probe)| {
+            let judged = match probe.role {
+                Role::Reference => "reference",
+                _ if probe.beyond => "bad",
+                _ => "good",
+            };
+            [
+                (step + 1).to_string(),
+                format!("{} ({})", probe.commit.short, probe.position),
+                probe.commit.subject.clone(),
+                figure(report.metric, probe),
+                probe.change_pct.map_or_else(String::new, signed_pct),
+                judged.to_string(),
+            ]
+        })
+        .collect()
+}
+
+fn figure_name(metric: Metric) -> &'static str {
+    match metric {
+        Metric::Signature => "figure: bench nodes",
+        Metric::Instructions => "figure: instructions per node",
+        Metric::Nps => "figure: time per node relative to GOOD (paired), change: NPS",
+    }
+}
+
+pub fn render(report: &BisectReport, style: Style) -> String {
+    let probes = Table::new(PROBE_HEADER)
+        .with_rows(probe_rows(report))
+        .render(style);
+    let comparison = report.comparison.as_ref().map(|comparison| {
+        let report = Report::Comparison(Box::new(comparison.clone()));
+        match style {
+            Style::Terminal => super::terminal::render(&report),
+            Style::Markdown => super::markdown::render(&report),
+        }
+    });
+    let exit = if report.first_bad.is_some() { 1 } else { 0 };
+    match style {
+        Style::Terminal => {
+            let mut out = format!(
+                "{}\n\n{}\n{}\n\nProbes ({})\n{probes}\n",
+                title(report),
+                finding(report),
+                cost(report),
+                figure_name(report.metric)
+            );
+            if let Some(comparison) = comparison {
+                out.push_str("\nThe commit found against its parent (lab compare):\n\n");
+                out.push_str(&comparison);
+            }
+            out.push_str(&format!("\nBisect: exit {exit}\n"));
+            out
+        }
+        Style::Markdown => {
+            let mut out = format!(
+                "## {}\n\n**{}**\n\n{}\n\n### Probes\n\n{}\n\n{probes}",
+                title(report).replace('\n', "\n\n"),
+                finding(report),
+                cost(report),
+                figure_name(report.metric)
+            );
+            if let Some(comparison) = comparison {
+                out.push_str("\n### The commit found against its parent\n\n");
+                out.push_str(&comparison.replacen("## ", "#### ", 1));
+            }
+            out
+        }
+    }
+}
