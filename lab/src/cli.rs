@@ -96,6 +96,18 @@ pub enum Command {
     /// beside it, and prints the profile run time and the share of samples in the eval tiers,
     /// the fixed-cost checks, move generation and the search. Exit 0, or 2 on error.
     Profile(ProfileArgs),
+    /// Draw the HTML report (docs/html-report.md) of a stored JSON report: the `--format json`
+    /// or `--export-json` output of compare, tiers or baseline check. Measures nothing.
+    Report(ReportArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// The JSON report.
+    pub file: PathBuf,
+    /// The HTML file to write (atomically).
+    #[arg(long, value_name = "FILE.html")]
+    pub out: PathBuf,
 }
 
 #[derive(Debug, Args)]
@@ -297,6 +309,10 @@ pub struct ExportArgs {
     /// Also write the report as markdown to FILE, atomically.
     #[arg(long, value_name = "FILE")]
     pub export_markdown: Option<PathBuf>,
+    /// Also write the report as one self-contained HTML page with plots (docs/html-report.md)
+    /// to FILE, atomically: compare, tiers and baseline check.
+    #[arg(long, value_name = "FILE")]
+    pub export_html: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
