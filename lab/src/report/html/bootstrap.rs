@@ -47,7 +47,7 @@ pub fn draw(resamples: &[f64], lines: &Lines, footer: &Footer) -> Result<String>
     let bars = bins(resamples);
     let mut lo = resamples.first().copied().unwrap_or(lines.estimate);
     let mut hi = resamples.last().copied().unwrap_or(lines.estimate);
-    for x in [lines.estimate, 1.0]
+    for x in [lines.estimate]
         .into_iter()
         .chain(lines.ci.map(|c| c.0))
         .chain(lines.ci.map(|c| c.1))
@@ -56,17 +56,19 @@ pub fn draw(resamples: &[f64], lines: &Lines, footer: &Footer) -> Result<String>
         lo = lo.min(x);
         hi = hi.max(x);
     }
-    // A threshold far outside the data would squeeze the histogram into a sliver: it is drawn
-    // only when it lies within three spans of the data.
+    // No change (1) and the thresholds far outside the data would squeeze the histogram into
+    // a sliver: each is drawn only when it lies within three spans of the data.
     let span = (hi - lo).max(0.005);
+    let near = |x: &f64| *x > lo - 3.0 * span && *x < hi + 3.0 * span;
     let threshold = lines.threshold_pct / 100.0;
     let thresholds: Vec<f64> = [1.0 - threshold, 1.0 + threshold]
         .into_iter()
-        .filter(|t| *t > lo - 3.0 * span && *t < hi + 3.0 * span)
+        .filter(near)
         .collect();
-    for t in &thresholds {
-        lo = lo.min(*t);
-        hi = hi.max(*t);
+    let no_change: Vec<f64> = [1.0].into_iter().filter(near).collect();
+    for x in thresholds.iter().chain(&no_change) {
+        lo = lo.min(*x);
+        hi = hi.max(*x);
     }
     let (lo, hi) = padded(lo, hi, 0.05);
     let top = bars.iter().map(|b| b.2).max().unwrap_or(1) as f64 * 1.15;
@@ -103,9 +105,17 @@ pub fn draw(resamples: &[f64], lines: &Lines, footer: &Footer) -> Result<String>
             PathElement::new(vec![(x, 0.0), (x, top)], colour.stroke_width(width))
         };
         chart
-            .draw_series([vertical(1.0, RGBColor(0x99, 0x99, 0x99), 1)])
+            .draw_series(
+                no_change
+                    .iter()
+                    .map(|x| vertical(*x, RGBColor(0x99, 0x99, 0x99), 1)),
+            )
             .map_err(plot_error)?
-            .label("1: no change")
+            .label(if no_change.is_empty() {
+                "1: no change (beyond the axis)"
+            } else {
+                "1: no change"
+            })
             .legend(|(x, y)| {
                 PathElement::new(vec![(x, y), (x + 16, y)], RGBColor(0x99, 0x99, 0x99))
             });
@@ -192,6 +202,8 @@ mod tests {
         };
         let svg = draw(&resamples, &lines, &test_footer()).unwrap();
         assert_eq!(count(&svg, "stroke=\"#D62728\""), 1, "legend only");
-        assert!(svg.contains("beyond the axis"));
+        assert!(svg.contains("threshold ±50% (beyond the axis"));
+        // No change lies within the data: drawn.
+        assert!(svg.contains("1: no change</text>") || svg.contains("1: no change\n</text>"));
     }
 }

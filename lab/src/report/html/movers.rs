@@ -50,7 +50,11 @@ pub fn draw(movers: &[Mover], depth: Option<u32>, footer: &Footer) -> Result<Str
             .y_desc("function")
             .y_labels(n)
             .y_label_formatter(&|y| match y {
-                SegmentValue::CenterOf(i) => names.get(n - 1 - *i).cloned().unwrap_or_default(),
+                // The segmented axis may ask for a label past its last row.
+                SegmentValue::CenterOf(i) => (n - 1)
+                    .checked_sub(*i)
+                    .and_then(|row| names.get(row).cloned())
+                    .unwrap_or_default(),
                 _ => String::new(),
             })
             .x_label_formatter(&|x| format!("{x:+.2}%"))
@@ -97,5 +101,21 @@ mod tests {
         assert!(svg.contains("search::&lt;qs&gt;"), "names are escaped");
         assert!(svg.contains("depth 6"));
         assert_eq!(short(&"x".repeat(80)).chars().count(), NAME_CHARS);
+    }
+
+    #[test]
+    fn any_number_of_movers_is_drawn() {
+        for n in 1..=12 {
+            let movers: Vec<Mover> = (0..n)
+                .map(|i| Mover {
+                    function: format!("f{i}"),
+                    self_delta: 100 - i as i64 * 20,
+                    self_delta_pct_of_total: 1.0 - i as f64 * 0.2,
+                })
+                .collect();
+            let svg = draw(&movers, None, &test_footer()).unwrap();
+            let bars = count(&svg, "fill=\"#C43C39\"") + count(&svg, "fill=\"#3A8F3A\"");
+            assert_eq!(bars, n, "{svg}");
+        }
     }
 }
