@@ -121,6 +121,9 @@ pub enum Command {
     /// beyond the threshold relative to GOOD (binary search), and compare it with its parent.
     #[command(after_help = BISECT_EXIT_CODES_HELP)]
     Bisect(BisectArgs),
+    /// Draw the HTML report (docs/html-report.md) of a stored JSON report: the `--format json`
+    /// or `--export-json` output of compare, tiers or baseline check. Measures nothing.
+    Report(ReportArgs),
 }
 
 #[derive(Debug, Args)]
@@ -192,6 +195,15 @@ pub struct SeriesMeasureArgs {
     /// Seconds a single bench run may take before it is killed (callgrind gets 20 times as long).
     #[arg(long, default_value_t = 300)]
     pub timeout: u64,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// The JSON report.
+    pub file: PathBuf,
+    /// The HTML file to write (atomically).
+    #[arg(long, value_name = "FILE.html")]
+    pub out: PathBuf,
 }
 
 #[derive(Debug, Args)]
@@ -393,6 +405,10 @@ pub struct ExportArgs {
     /// Also write the report as markdown to FILE, atomically.
     #[arg(long, value_name = "FILE")]
     pub export_markdown: Option<PathBuf>,
+    /// Also write the report as one self-contained HTML page with plots (docs/html-report.md)
+    /// to FILE, atomically: compare, tiers and baseline check.
+    #[arg(long, value_name = "FILE")]
+    pub export_html: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]

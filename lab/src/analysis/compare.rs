@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use crate::analysis::measure::{EngineRecord, Instructions, Measured, Measurement, RevisionRecord};
 use crate::analysis::stats::{
-    classify, paired_ratios, round_ratio_interval, Estimate, Verdict, MIN_ROUNDS_FOR_CI,
+    classify, median, paired_ratios, round_ratio_interval, Estimate, Verdict, MIN_ROUNDS_FOR_CI,
 };
 use crate::engine::adapter::WHOLE_BENCH;
 use crate::engine::bench::{EvalCounters, Exits, TierCounts};
@@ -106,6 +106,10 @@ pub struct Comparison {
     /// Both revisions calibrated, with `compare --calibrate` only.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub calibration: Option<crate::calibration::summary::CalibrationComparison>,
+    /// When and on which machine B was measured, stamped by the command that measured it, so
+    /// a report rendered later from the JSON can say so.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub measured: Option<crate::analysis::provenance::Provenance>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -213,6 +217,9 @@ pub struct SpeedComparison {
     pub pairing: Pairing,
     /// B/A time per node: above 1 means B is slower.
     pub cost_ratio: Option<Estimate>,
+    /// Each round's median B/A time-per-node ratio, in round order: the sample `cost_ratio`'s
+    /// interval is computed from (rounds without pairs left out).
+    pub round_ratios: Vec<f64>,
     /// B/A median NPS.
     pub nps_ratio: Option<f64>,
     /// NPS change implied by the median cost ratio, in percent (negative: B is slower).
@@ -406,6 +413,7 @@ pub fn compare(
         notes,
         functions: None,
         calibration: None,
+        measured: None,
     }
 }
 
@@ -467,6 +475,11 @@ fn compare_speed(
         .iter()
         .any(|round| !round.is_empty())
         .then(|| round_ratio_interval(&ratios, CONFIDENCE));
+    let round_ratios = ratios
+        .iter()
+        .filter(|round| !round.is_empty())
+        .map(|round| median(round))
+        .collect();
     let verdict = match (criteria.nps_comparable, &cost_ratio) {
         (true, Some(estimate)) => classify(estimate, thresholds.threshold_pct),
         _ => Verdict::NoChange,
@@ -476,6 +489,7 @@ fn compare_speed(
         pairing,
         nps_change_pct: cost_ratio.map(|estimate| percent_change(1.0 / estimate.estimate)),
         cost_ratio,
+        round_ratios,
         nps_ratio: Some(b_summary.nps.median / a_summary.nps.median),
         verdict,
     }

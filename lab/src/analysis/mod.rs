@@ -2,7 +2,9 @@
 //! timings, the comparison of two measurements with its verdict, and per-function movers.
 //! Nothing here formats for a reader.
 
+pub mod bootstrap;
 pub mod compare;
 pub mod functions;
 pub mod measure;
+pub mod provenance;
 pub mod stats;

@@ -11,6 +11,7 @@ pub mod history;
 pub mod matches;
 pub mod pool;
 pub mod profile;
+pub mod report;
 pub mod tables;
 pub mod tiers;
 
@@ -41,9 +42,18 @@ pub struct Printed {
 pub fn run(cli: Cli) -> Result<Printed> {
     let (format, exports) = output(&cli.command);
     let exports = exports.cloned().unwrap_or_default();
-    for path in [&exports.export_json, &exports.export_markdown]
-        .into_iter()
-        .flatten()
+    if exports.export_html.is_some() && !draws_html(&cli.command) {
+        anyhow::bail!(
+            "--export-html: an HTML report is drawn for compare, tiers and baseline check only"
+        );
+    }
+    for path in [
+        &exports.export_json,
+        &exports.export_markdown,
+        &exports.export_html,
+    ]
+    .into_iter()
+    .flatten()
     {
         crate::paths::check_writable(path)?;
     }
@@ -58,10 +68,25 @@ pub fn run(cli: Cli) -> Result<Printed> {
         exports.export_json.as_deref(),
         exports.export_markdown.as_deref(),
     )?;
+    if let Some(path) = &exports.export_html {
+        crate::report::export_html(&outcome.report, path)?;
+    }
     Ok(Printed {
         stdout: render(&outcome.report, format),
         exit: outcome.exit,
     })
+}
+
+/// Whether the command's report has an HTML page (a comparison).
+fn draws_html(command: &Command) -> bool {
+    matches!(
+        command,
+        Command::Compare(_)
+            | Command::Tiers(_)
+            | Command::Baseline {
+                action: BaselineCommand::Check { .. }
+            }
+    )
 }
 
 /// The format of stdout and the exports a command asks for.
@@ -92,7 +117,8 @@ fn output(command: &Command) -> (Format, Option<&ExportArgs>) {
         }
         | Command::Pool { .. }
         | Command::Hist(_)
-        | Command::Tables(_) => (Format::Terminal, None),
+        | Command::Tables(_)
+        | Command::Report(_) => (Format::Terminal, None),
     }
 }
 
@@ -110,6 +136,7 @@ fn dispatch(lab: &Lab, command: &Command) -> Result<Outcome> {
         Command::Profile(args) => profile::run(lab, args),
         Command::History(args) => history::run(lab, args),
         Command::Bisect(args) => bisect::run(lab, args),
+        Command::Report(args) => report::run(args),
     }
 }
 
@@ -192,7 +219,9 @@ fn settings(
     }
 }
 
-fn comparison_outcome(comparison: Comparison) -> Outcome {
+/// A comparison stamped with the date and machine of its measurement, which its exports keep.
+fn comparison_outcome(mut comparison: Comparison) -> Outcome {
+    comparison.measured = Some(crate::analysis::provenance::Provenance::here_now());
     Outcome {
         exit: Exit::regression_if(comparison.regression),
         report: Report::Comparison(Box::new(comparison)),

@@ -6,6 +6,7 @@ pub mod bisect;
 pub mod calibration;
 pub mod functions;
 pub mod history;
+pub mod html;
 pub mod json;
 pub mod markdown;
 pub mod matches;
@@ -86,6 +87,11 @@ pub fn export(report: &Report, json: Option<&Path>, markdown: Option<&Path>) -> 
         crate::paths::write_atomically(path, markdown::render(report).as_bytes())?;
     }
     Ok(())
+}
+
+/// Writes the report's HTML page (`--export-html`), whole or not at all.
+pub fn export_html(report: &Report, path: &Path) -> Result<()> {
+    crate::paths::write_atomically(path, html::render(report)?.as_bytes())
 }
 
 pub const TIERS: [&str; 3] = ["super-lazy", "lazy", "full"];

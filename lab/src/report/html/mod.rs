@@ -1,0 +1,336 @@
+//! The HTML report of a comparison (`--export-html`, `lab report`): one self-contained page,
+//! inline SVG plots drawn by plotters, no script and no network reference. The page is always
+//! drawn from the comparison's JSON, so a report exported while measuring and one drawn later
+//! from the stored JSON are the same bytes. One file per plot kind; `plot.rs` holds what they
+//! share, `model.rs` what the page reads of the JSON.
+
+pub mod bootstrap;
+pub mod exit_shares;
+pub mod model;
+pub mod movers;
+pub mod nps_rounds;
+pub mod plot;
+pub mod side_buckets;
+
+use std::fmt::Write as _;
+
+use anyhow::{bail, Context, Result};
+
+use super::{json, Report, NO_EVAL_EXITS};
+use crate::analysis::bootstrap::bootstrap_geometric_means;
+use model::Doc;
+use plot::Footer;
+
+/// Resamples of the bootstrap plot, and the seed that makes the plot the same every time.
+pub const RESAMPLES: usize = 2000;
+pub const SEED: u64 = 0x5EED;
+
+/// The page of a report that has one (a comparison: compare, tiers, baseline check).
+pub fn render(report: &Report) -> Result<String> {
+    match report {
+        Report::Comparison(_) => {
+            // Through the JSON text, exactly as `lab report` reads it.
+            let value: serde_json::Value = serde_json::from_str(&json::render(report))
+                .context("the report's own JSON does not parse")?;
+            from_json(&value)
+        }
+        _ => bail!("an HTML report is drawn for compare, tiers and baseline check only"),
+    }
+}
+
+/// The page of a stored JSON report.
+pub fn from_json(value: &serde_json::Value) -> Result<String> {
+    let doc = Doc::from_json(value)?;
+    page(&doc)
+}
+
+fn page(doc: &Doc) -> Result<String> {
+    let (a_name, b_name) = (doc.a.revision_name(), doc.b.revision_name());
+    let (machine, date) = provenance(doc);
+    let footer = Footer(format!("A = {a_name} · B = {b_name} · {machine} · {date}"));
+    let labels = (format!("A = {a_name}"), format!("B = {b_name}"));
+    let labels = (labels.0.as_str(), labels.1.as_str());
+
+    let mut html = String::new();
+    let title = format!("lab {}: A = {a_name}, B = {b_name}", doc.kind);
+    let _ = write!(
+        html,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<h1>{}</h1>\n",
+        escape(&title),
+        escape(&title)
+    );
+    let _ = write!(
+        html,
+        "<table class=\"facts\">\n{}{}{}{}{}{}</table>\n",
+        fact("A", &format!("{a_name}, {} engine", doc.a.engine.name)),
+        fact("B", &format!("{b_name}, {} engine", doc.b.engine.name)),
+        fact("machine", &machine),
+        fact("date", &date),
+        fact("speed", &speed_summary(doc)),
+        fact("verdict", &doc.verdict),
+    );
+    for (class, lines) in [("warning", &doc.warnings), ("note", &doc.notes)] {
+        for line in lines {
+            let _ = writeln!(html, "<p class=\"{class}\">{}</p>", escape(line));
+        }
+    }
+
+    section(
+        &mut html,
+        "NPS per round",
+        "Each round's NPS of A and of B, in the order the ABBA pairs ran. A round the machine \
+         disturbed shows as both sides dropping together; a change shows as B apart from A in \
+         every round.",
+        Some(nps_rounds::draw(
+            &doc.a.rounds(),
+            &doc.b.rounds(),
+            labels,
+            &footer,
+        )?),
+    );
+
+    let (ratios, source) = round_ratios(doc);
+    let bootstrap = match (&doc.speed.cost_ratio, ratios.is_empty()) {
+        (Some(cost), false) => {
+            let resamples = bootstrap_geometric_means(&ratios, RESAMPLES, SEED);
+            let lines = bootstrap::Lines {
+                estimate: cost.estimate.unwrap_or(f64::NAN),
+                ci: cost.ci_low.zip(cost.ci_high),
+                confidence: cost.confidence,
+                threshold_pct: doc.settings.threshold_pct,
+            };
+            Some(bootstrap::draw(&resamples, &lines, &footer)?)
+        }
+        _ => None,
+    };
+    let explanation = format!(
+        "The B/A time-per-node ratios of the {} rounds ({source}) resampled {RESAMPLES} times \
+         with replacement (fixed seed), each resample's geometric mean counted. The verdict \
+         reads the t interval (green), not this histogram: with few rounds a bootstrap is too \
+         narrow. Red lines: the regression and improvement thresholds.",
+        ratios.len()
+    );
+    section(
+        &mut html,
+        "Speed ratio: bootstrap distribution",
+        if bootstrap.is_some() {
+            &explanation
+        } else {
+            "No paired timings: there is no speed ratio to draw."
+        },
+        bootstrap,
+    );
+
+    match (&doc.a.eval, &doc.b.eval) {
+        (Some(a), Some(b)) => {
+            section(
+                &mut html,
+                "Eval exits by tier and material bucket",
+                "Of each material bucket's eval calls, the share that exits in each tier, A \
+                 beside B.",
+                Some(exit_shares::draw(
+                    &a.by_material_bucket,
+                    &b.by_material_bucket,
+                    labels,
+                    &footer,
+                )?),
+            );
+            let heatmap = (!a.by_side_buckets.is_empty() && !b.by_side_buckets.is_empty())
+                .then(|| {
+                    side_buckets::draw(&a.by_side_buckets, &b.by_side_buckets, labels, &footer)
+                })
+                .transpose()?;
+            section(
+                &mut html,
+                "Eval exits by side buckets",
+                if heatmap.is_some() {
+                    "For each pair of material buckets (the evaluated side's and its \
+                     opponent's), the share of eval calls that exit in a cheap tier (super-lazy \
+                     or lazy): A, B, and B − A in percentage points. Grey: never evaluated."
+                } else {
+                    "The JSON has no per-side-bucket exits (by_side_buckets)."
+                },
+                heatmap,
+            );
+        }
+        _ => section(
+            &mut html,
+            "Eval exits",
+            &format!("{NO_EVAL_EXITS} Null in the JSON: nothing to draw."),
+            None,
+        ),
+    }
+
+    match &doc.functions {
+        Some(functions) if !functions.movers.is_empty() => section(
+            &mut html,
+            "Function movers",
+            "The functions whose self cost (callgrind Ir) changed most from A to B, in percent \
+             of A's total: red costs B more, green less.",
+            Some(movers::draw(&functions.movers, functions.depth, &footer)?),
+        ),
+        Some(_) => section(
+            &mut html,
+            "Function movers",
+            "No function's cost moved.",
+            None,
+        ),
+        None => section(
+            &mut html,
+            "Function movers",
+            "Not measured: run compare with --functions for per-function instruction movers.",
+            None,
+        ),
+    }
+    html.push_str("</body>\n</html>\n");
+    Ok(html)
+}
+
+/// The rounds' ratios the bootstrap resamples, and where they come from. A JSON from before
+/// `round_ratios` was recorded falls back to whole-run NPS ratios, which the page says.
+fn round_ratios(doc: &Doc) -> (Vec<f64>, &'static str) {
+    if let Some(ratios) = &doc.speed.round_ratios {
+        return (ratios.clone(), "per-round medians of the paired ratios");
+    }
+    let ratios = doc
+        .a
+        .nps
+        .runs
+        .iter()
+        .zip(&doc.b.nps.runs)
+        .filter_map(|(a, b)| Some(a.as_ref()? / b.as_ref()?))
+        .filter(|r| r.is_finite() && *r > 0.0)
+        .collect();
+    (
+        ratios,
+        "A's over B's whole-run NPS per round: this JSON does not record round_ratios",
+    )
+}
+
+/// The machine and date of the measurement, or of this rendering, said to be such.
+fn provenance(doc: &Doc) -> (String, String) {
+    match &doc.measured {
+        Some(measured) => {
+            let host = measured
+                .hostname
+                .as_deref()
+                .map_or_else(String::new, |h| format!("{h}, "));
+            (
+                format!(
+                    "{host}{} ({} cores)",
+                    measured.machine.cpu_model, measured.machine.cores
+                ),
+                format!("measured {}", utc(measured.measured_unix)),
+            )
+        }
+        None => {
+            let here = crate::machine::Machine::current();
+            (
+                format!(
+                    "{} ({} cores): the machine this page was drawn on, the JSON records none",
+                    here.cpu_model, here.cores
+                ),
+                "measurement date not recorded".to_string(),
+            )
+        }
+    }
+}
+
+/// `2026-05-04 13:07 UTC`.
+fn utc(unix: u64) -> String {
+    let (year, month, day) = crate::calendar::civil_from_days((unix / 86_400) as i64);
+    let seconds = unix % 86_400;
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02} UTC",
+        seconds / 3600,
+        seconds / 60 % 60
+    )
+}
+
+fn speed_summary(doc: &Doc) -> String {
+    let Some(cost) = &doc.speed.cost_ratio else {
+        return "no paired timings".to_string();
+    };
+    let estimate = cost
+        .estimate
+        .map_or_else(|| "—".to_string(), |e| format!("{e:.4}"));
+    let interval = match (cost.ci_low, cost.ci_high) {
+        (Some(low), Some(high)) => {
+            format!("{:.0}% CI {low:.4} – {high:.4}", cost.confidence * 100.0)
+        }
+        _ => "no CI".to_string(),
+    };
+    let judged = if doc.speed.comparable {
+        doc.speed.verdict.clone()
+    } else {
+        "not comparable, not judged".to_string()
+    };
+    format!(
+        "B/A time per node {estimate} ({interval}, {} rounds, {} pairs, threshold {}%, {} rounds run): {judged}",
+        cost.rounds, doc.speed.pairing, doc.settings.threshold_pct, doc.settings.rounds
+    )
+}
+
+fn fact(name: &str, value: &str) -> String {
+    format!(
+        "<tr><th>{}</th><td>{}</td></tr>\n",
+        escape(name),
+        escape(value)
+    )
+}
+
+fn section(html: &mut String, title: &str, text: &str, svg: Option<String>) {
+    let _ = write!(
+        html,
+        "<section>\n<h2>{}</h2>\n<p>{}</p>\n",
+        escape(title),
+        escape(text)
+    );
+    if let Some(svg) = svg {
+        let _ = writeln!(html, "<figure>{}</figure>", svg.trim());
+    }
+    html.push_str("</section>\n");
+}
+
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+const STYLE: &str = "body{font-family:sans-serif;margin:2em;max-width:1250px;color:#222}\
+h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em}\
+table.facts th{text-align:left;padding-right:1em;font-weight:600}\
+p.warning{color:#9a3412}p.note{color:#555}figure{margin:0}svg{max-width:100%;height:auto}";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_is_escaped_and_dates_are_utc() {
+        assert_eq!(escape("<a & \"b\">"), "&lt;a &amp; &quot;b&quot;&gt;");
+        assert_eq!(utc(0), "1970-01-01 00:00 UTC");
+        assert_eq!(utc(951_782_400 + 3_723), "2000-02-29 01:02 UTC");
+    }
+
+    #[test]
+    fn a_json_of_another_kind_is_refused_by_name() {
+        let error = from_json(&serde_json::json!({"kind": "bench"})).unwrap_err();
+        assert!(
+            error.to_string().contains("not for kind \"bench\""),
+            "{error}"
+        );
+        let error = from_json(&serde_json::json!([1, 2])).unwrap_err();
+        assert!(error.to_string().contains("no \"kind\""), "{error}");
+    }
+}
