@@ -5,9 +5,6 @@
 
 mod common;
 
-use std::path::Path;
-use std::process::Command;
-
 use common::FakeRepo;
 
 /// Checks that a page stands alone and returns its number of `<svg` elements.
@@ -75,7 +72,7 @@ fn compare_exports_a_page_that_lab_report_redraws_from_the_json() {
         exported.as_bytes(),
         "lab report draws the page --export-html wrote"
     );
-    render_headless(&redrawn, 4);
+    common::browser::render_headless(&redrawn, 4, 3);
 }
 
 #[test]
@@ -203,32 +200,4 @@ fn export_html_is_refused_before_measuring_where_there_is_no_page() {
         "{run}"
     );
     assert!(repo.cache_entries("bin").is_empty(), "nothing was built");
-}
-
-/// Loads the page in headless chromium and checks its DOM holds every SVG; skipped, with the
-/// reason printed, where chromium is not installed.
-fn render_headless(page: &Path, svgs: usize) {
-    let Some(chromium) = ["chromium", "chromium-browser"]
-        .into_iter()
-        .find(|name| Command::new(name).arg("--version").output().is_ok())
-    else {
-        eprintln!("skipped the headless rendering: chromium is not installed");
-        return;
-    };
-    let profile = tempfile::tempdir().unwrap();
-    let output = Command::new(chromium)
-        .args([
-            "--headless",
-            "--disable-gpu",
-            "--no-sandbox",
-            &format!("--user-data-dir={}", profile.path().display()),
-            "--dump-dom",
-        ])
-        .arg(format!("file://{}", page.display()))
-        .output()
-        .expect("chromium runs");
-    assert!(output.status.success(), "{output:?}");
-    let dom = String::from_utf8_lossy(&output.stdout);
-    assert_eq!(dom.matches("<svg").count(), svgs, "{dom}");
-    assert!(dom.contains("</html>"), "{dom}");
 }

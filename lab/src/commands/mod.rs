@@ -44,7 +44,8 @@ pub fn run(cli: Cli) -> Result<Printed> {
     let exports = exports.cloned().unwrap_or_default();
     if exports.export_html.is_some() && !draws_html(&cli.command) {
         anyhow::bail!(
-            "--export-html: an HTML report is drawn for compare, tiers and baseline check only"
+            "--export-html: an HTML report is drawn for {} only",
+            crate::report::html::PAGES
         );
     }
     for path in [

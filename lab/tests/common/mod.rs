@@ -2,6 +2,8 @@
 //! helpers to run the real `lab` binary against it.
 #![allow(dead_code)]
 
+pub mod browser;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

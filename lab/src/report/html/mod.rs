@@ -25,23 +25,29 @@ use plot::Footer;
 pub const RESAMPLES: usize = 2000;
 pub const SEED: u64 = 0x5EED;
 
-/// The page of a report that has one (a comparison: compare, tiers, baseline check).
+/// The page of a report that has one. Always drawn through the report's JSON text, exactly as
+/// `lab report` reads it, so both give the same bytes.
 pub fn render(report: &Report) -> Result<String> {
     match report {
         Report::Comparison(_) => {
-            // Through the JSON text, exactly as `lab report` reads it.
             let value: serde_json::Value = serde_json::from_str(&json::render(report))
                 .context("the report's own JSON does not parse")?;
             from_json(&value)
         }
-        _ => bail!("an HTML report is drawn for compare, tiers and baseline check only"),
+        _ => bail!("an HTML report is drawn for {PAGES} only"),
     }
 }
 
-/// The page of a stored JSON report.
+/// The reports that have a page, as errors name them.
+pub const PAGES: &str = "compare, tiers and baseline check";
+
+/// The page of a stored JSON report, chosen by its `kind`.
 pub fn from_json(value: &serde_json::Value) -> Result<String> {
-    let doc = Doc::from_json(value)?;
-    page(&doc)
+    match value.get("kind").and_then(|kind| kind.as_str()) {
+        Some("compare" | "tiers" | "baseline-check") => page(&Doc::from_json(value)?),
+        Some(kind) => bail!("an HTML report is drawn for {PAGES}, not for kind \"{kind}\""),
+        None => bail!("not a lab JSON report (no \"kind\" field; see docs/lab-json.md)"),
+    }
 }
 
 fn page(doc: &Doc) -> Result<String> {
