@@ -7,7 +7,7 @@ use std::process::Command;
 
 /// The chromium binary, if one is installed.
 pub fn chromium() -> Option<&'static str> {
-    ["chromium", "chromium-browser"]
+    ["chromium", "chromium-browser", "google-chrome"]
         .into_iter()
         .find(|name| Command::new(name).arg("--version").output().is_ok())
 }
