@@ -247,7 +247,8 @@ pub struct ProfileArgs {
     /// it as .folded.
     #[arg(long, value_name = "FILE.svg")]
     pub out: Option<PathBuf>,
-    /// Also profile REV_B and print both revisions' shares with their deltas.
+    /// Also profile REV_B, print both revisions' shares with their deltas, and draw the
+    /// differential flamegraph <REV>-vs-<REV_B>.diff.svg beside REV's (red: B's share grew).
     #[arg(long, value_name = "REV_B")]
     pub vs: Option<String>,
     /// Samples per second (the kernel's timer tick may cap it, often at 250).

@@ -11,6 +11,7 @@ pub mod calibration;
 pub mod cli;
 pub mod commands;
 pub mod engine;
+pub mod flamegraph_diff;
 pub mod games;
 pub mod history;
 pub mod lab;

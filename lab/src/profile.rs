@@ -3,7 +3,8 @@
 //! SVG and folded stacks, and reports the share of samples in the key frames: the eval tiers,
 //! the fixed-cost checks, move generation and the search. Any other engine is built as its
 //! `lab.toml` says and its bench recorded by `perf record` (`perf_profile`), reporting its
-//! hottest functions; without a usable perf the lab says why.
+//! hottest functions; without a usable perf the lab says why. With `--vs`, both runs' folded
+//! stacks also give a differential flamegraph (`flamegraph_diff`), whichever sampler wrote them.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -17,6 +18,7 @@ use crate::engine::adapter::{BenchRequest, EngineAdapter};
 use crate::engine::build::{build_engine_with_rustflags, EngineBinary};
 use crate::engine::config::Format;
 use crate::engine::revision::{resolve, Revision};
+use crate::flamegraph_diff::{write_differential, DiffLabels};
 use crate::paths::LabPaths;
 use crate::perf_profile::{self, parse_folded, FoldedStack, PerfRequest};
 use crate::process::{require_success, run_with_timeout};
@@ -165,7 +167,8 @@ pub struct ProfileRun {
     pub depth: Option<u32>,
     /// The requested sampling rate, in Hz.
     pub frequency: u32,
-    /// Samples per second of the sampled run: what the sampler achieved.
+    /// Samples per second of the sampled run, what the sampler achieved: over the engine's
+    /// search time (pprof; its profile time when it prints none) or perf's first to last sample.
     pub effective_hz: Option<f64>,
     /// "pprof" (squall's own sampler) or "perf".
     pub sampler: &'static str,
@@ -188,6 +191,8 @@ pub struct ProfileOutput {
     pub b: Option<ProfileRun>,
     /// B's shares minus A's, in percentage points, per key frame.
     pub deltas_pp: Option<Vec<FrameDelta>>,
+    /// The differential flamegraph of A → B (with `--vs`).
+    pub diff_svg: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -255,12 +260,27 @@ pub fn run(
         _ => None,
     };
     let deltas_pp = b_run.as_ref().map(|b| frame_deltas(&a_run, b));
+    let diff_svg = match &b_run {
+        Some(b_run) => {
+            let svg = diff_svg(&a_svg, &b_run.svg);
+            let labels = DiffLabels {
+                a: &a_run.spec,
+                b: &b_run.spec,
+                sampler: b_run.sampler,
+            };
+            write_differential(&a_run.folded, &b_run.folded, &svg, &labels)?;
+            progress.line(&format!("differential flamegraph → {}", svg.display()));
+            Some(svg)
+        }
+        None => None,
+    };
     Ok(ProfileOutput {
         schema_version: LAB_JSON_SCHEMA_VERSION,
         kind: Kind::Profile,
         a: a_run,
         b: b_run,
         deltas_pp,
+        diff_svg,
     })
 }
 
@@ -288,6 +308,17 @@ fn vs_svg(a_svg: &Path, a: &Revision, b: &Revision) -> PathBuf {
         name.push_str("-vs");
     }
     dir.join(format!("{name}.svg"))
+}
+
+/// Where `--vs`'s differential flamegraph goes: beside A's, `<A>-vs-<B>.diff.svg` from the two
+/// flamegraphs' names.
+fn diff_svg(a_svg: &Path, b_svg: &Path) -> PathBuf {
+    let stem = |svg: &Path| {
+        svg.file_stem()
+            .map_or_else(String::new, |s| s.to_string_lossy().into_owned())
+    };
+    let dir = a_svg.parent().unwrap_or(Path::new("."));
+    dir.join(format!("{}-vs-{}.diff.svg", stem(a_svg), stem(b_svg)))
 }
 
 /// A revision spec as a file name: `HEAD~1` → `HEAD_1`.
@@ -368,7 +399,10 @@ fn profile_one(
         folded,
         run_time_s: elapsed.as_secs_f64(),
         engine_profile_time_ms: field("Profile time:"),
-        effective_hz: field("Profile time:")
+        // The sampled span is the bench: "Profile time" also holds building the report
+        // (symbolising, after the last sample), which made the rate look ~6% low at depth 11.
+        effective_hz: field("Search time:")
+            .or_else(|| field("Profile time:"))
             .filter(|ms| *ms > 0)
             .map(|ms| samples as f64 / (ms as f64 / 1000.0)),
         sampler: "pprof",

@@ -299,4 +299,41 @@ fn profile_draws_any_engine_with_perf() {
     assert!(drawn.contains("search_node"), "the hot function is drawn");
     assert!(run.stdout.contains("search_node"), "{run}");
     assert!(run.stdout.contains("Hz"), "the effective rate\n{run}");
+
+    // `--vs`: HEAD does twice the work per node, so search_node's share grows.
+    let vs = repo.lab(&[
+        "profile",
+        "HEAD~1",
+        "--vs",
+        "HEAD",
+        "--depth",
+        "40",
+        "--out",
+        svg.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(vs.code, 0, "{vs}");
+    let json = vs.json();
+    for side in ["a", "b"] {
+        assert_eq!(json[side]["sampler"], "perf", "{json:#}");
+        assert!(
+            json[side]["effective_hz"]
+                .as_f64()
+                .is_some_and(|hz| hz > 0.0),
+            "{side}'s effective rate: {json:#}"
+        );
+    }
+    let diff = repo.path().join("target").join("tiny-vs-HEAD.diff.svg");
+    assert_eq!(json["diff_svg"], diff.to_str().unwrap(), "{json:#}");
+    let titles = common::svg::svg_titles(&std::fs::read_to_string(&diff).expect("the diff"));
+    let b_samples = json["b"]["samples"].as_u64().unwrap();
+    assert!(
+        titles.contains(&format!("all ({b_samples} samples, 100%)")),
+        "widths are B's samples"
+    );
+    assert!(
+        titles.iter().any(|t| t.starts_with("search_node (")),
+        "{titles:?}"
+    );
 }

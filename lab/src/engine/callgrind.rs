@@ -211,7 +211,8 @@ pub fn shorten_symbol(name: &str) -> String {
     strip_hash(&demangled).to_string()
 }
 
-fn strip_hash(name: &str) -> &str {
+/// `a::b::h0123456789abcdef` → `a::b`: a legacy Rust symbol without its hash.
+pub fn strip_hash(name: &str) -> &str {
     match name.rsplit_once("::") {
         Some((path, hash))
             if hash.len() == 17

@@ -74,6 +74,12 @@ pub fn render(output: &ProfileOutput, style: Style) -> String {
             signed_pct(change * 100.0)
         ));
     }
+    if let Some(diff) = &output.diff_svg {
+        out.push_str(&format!(
+            "differential flamegraph A → B (widths: B; red: larger share in B, blue: smaller): {}\n",
+            diff.display()
+        ));
+    }
     out.push_str("\nSample shares (inclusive: stacks containing the frame; self: leaf frame)\n");
     match style {
         Style::Markdown => {
@@ -84,12 +90,6 @@ pub fn render(output: &ProfileOutput, style: Style) -> String {
             out.push_str(&table.terminal());
             out.push('\n');
         }
-    }
-    if output.b.is_some() {
-        out.push_str(
-            "\nNo differential flamegraph: compare the two SVGs, or feed the .folded files to \
-             `inferno-diff-folded A.folded B.folded | inferno-flamegraph > diff.svg`.\n",
-        );
     }
     out
 }

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod browser;
+pub mod svg;
 
 use std::fs;
 use std::path::{Path, PathBuf};

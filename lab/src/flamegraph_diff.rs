@@ -1,0 +1,200 @@
+//! The differential flamegraph of `lab profile A --vs B`, drawn by inferno from the two runs'
+//! folded stacks, whichever sampler (pprof or perf) wrote them.
+//!
+//! `inferno::differential` merges the two files into one line per stack with both counts, then
+//! `inferno::flamegraph` draws it: frame widths are B's samples, the colour is the change of the
+//! frame's self samples (the stacks ending there) from A to B (red: B spends more there, blue:
+//! less, white: no change), and each frame's tooltip ends with that change as a share of B's
+//! samples (`; +1.25%`). This is flamegraph.pl's convention: a callee that grew is red, its
+//! callers stay white unless their own code changed.
+//!
+//! - **Normalised**: A's counts are scaled to B's total before the deltas are taken, so a longer
+//!   run (more samples) does not paint every frame red: colours show where the *share* moved.
+//! - **Comparable names**: Rust's legacy symbol hashes (`::h0123456789abcdef`) and hex addresses
+//!   are dropped first; both may differ between two builds of the same function.
+
+use std::path::Path;
+
+use anyhow::{anyhow, bail, Context, Result};
+
+use crate::engine::callgrind::strip_hash;
+use crate::paths::write_atomically;
+
+/// What the two sides are called in the graph's title.
+#[derive(Debug, Clone)]
+pub struct DiffLabels<'a> {
+    pub a: &'a str,
+    pub b: &'a str,
+    /// The sampler both sides were recorded with ("pprof", "perf").
+    pub sampler: &'a str,
+}
+
+/// Reads A's and B's folded stacks, writes their differential flamegraph to `svg` (atomically).
+pub fn write_differential(
+    a_folded: &Path,
+    b_folded: &Path,
+    svg: &Path,
+    labels: &DiffLabels,
+) -> Result<()> {
+    let read = |path: &Path| {
+        std::fs::read_to_string(path)
+            .with_context(|| format!("reading folded stacks {}", path.display()))
+    };
+    let drawn = render_differential(&read(a_folded)?, &read(b_folded)?, labels)?;
+    write_atomically(svg, &drawn)
+}
+
+/// The differential flamegraph SVG of `a` (before) and `b` (after), both folded stacks.
+pub fn render_differential(a: &str, b: &str, labels: &DiffLabels) -> Result<Vec<u8>> {
+    let (a, b) = (comparable(a), comparable(b));
+    let b_samples: u64 = b.lines().filter_map(count).sum();
+    if b_samples == 0 || a.lines().filter_map(count).sum::<u64>() == 0 {
+        bail!("a differential flamegraph needs samples on both sides");
+    }
+    let mut merged = Vec::new();
+    let options = inferno::differential::Options {
+        normalize: true,
+        strip_hex: true,
+    };
+    inferno::differential::from_readers(options, a.as_bytes(), b.as_bytes(), &mut merged)
+        .context("merging the folded stacks of A and B")?;
+    let merged = String::from_utf8(merged).context("merged folded stacks are not UTF-8")?;
+
+    let mut options = inferno::flamegraph::Options::default();
+    options.title = format!(
+        "{} → {}: differential flamegraph ({})",
+        labels.a, labels.b, labels.sampler
+    );
+    options.subtitle = Some(format!(
+        "widths: B's {b_samples} samples; red: B spends a larger share there, blue: smaller \
+         (A scaled to B's total)"
+    ));
+    options.count_name = "samples".to_string();
+    let mut drawn = Vec::new();
+    inferno::flamegraph::from_lines(&mut options, merged.lines(), &mut drawn)
+        .map_err(|error| anyhow!("drawing the differential flamegraph: {error}"))?;
+    Ok(drawn)
+}
+
+/// The count at the end of a folded line.
+fn count(line: &str) -> Option<u64> {
+    line.trim_end().rsplit_once(' ')?.1.parse().ok()
+}
+
+/// Folded stacks with each frame's legacy Rust hash suffix dropped.
+fn comparable(folded: &str) -> String {
+    let mut out = String::with_capacity(folded.len());
+    for line in folded.lines() {
+        let Some((stack, count)) = line.trim_end().rsplit_once(' ') else {
+            continue;
+        };
+        let frames: Vec<&str> = stack.split(';').map(strip_hash).collect();
+        out.push_str(&frames.join(";"));
+        out.push(' ');
+        out.push_str(count);
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LABELS: DiffLabels = DiffLabels {
+        a: "old",
+        b: "new",
+        sampler: "test",
+    };
+
+    /// `(tooltip, fill)` of every frame of an inferno SVG.
+    fn frames(svg: &str) -> Vec<(String, String)> {
+        svg.split("<g>")
+            .skip(1)
+            .filter_map(|group| {
+                let title = group.split_once("<title>")?.1.split_once("</title>")?.0;
+                let fill = group.split_once("fill=\"")?.1.split_once('"')?.0;
+                Some((title.to_string(), fill.to_string()))
+            })
+            .collect()
+    }
+
+    fn frame<'a>(frames: &'a [(String, String)], name: &str) -> &'a (String, String) {
+        frames
+            .iter()
+            .find(|(title, _)| title.starts_with(&format!("{name} (")))
+            .unwrap_or_else(|| panic!("no frame {name} in {frames:?}"))
+    }
+
+    #[test]
+    fn a_frame_that_grew_is_red_and_one_that_shrank_is_blue() {
+        // B ran twice as long: 40 samples against 20. Unnormalised, every frame would have
+        // grown; in shares, eval went from 50% to 75% and search from 50% to 25%.
+        let a = "main;search;eval::h0123456789abcdef 10\nmain;search 10\n";
+        let b = "main;search;eval::hfedcba9876543210 30\nmain;search 10\n";
+        let svg = String::from_utf8(render_differential(a, b, &LABELS).unwrap()).unwrap();
+        assert!(
+            svg.contains("old → new: differential flamegraph (test)"),
+            "{svg}"
+        );
+        assert!(svg.contains("B&apos;s 40 samples") || svg.contains("B's 40 samples"));
+        let frames = frames(&svg);
+        // The two builds' hashes differ: one frame, not a removed and an added one.
+        let (eval_title, eval_fill) = frame(&frames, "eval");
+        assert_eq!(eval_title, "eval (30 samples, 75.00%; +25.00%)");
+        let (red, green, blue) = rgb(eval_fill);
+        assert!(red == 255 && green < 255 && blue == green, "{eval_fill}");
+        // `search`'s own samples shrank: 10 of 20, scaled to 20 of 40, now 10 of 40.
+        let (search_title, search_fill) = frame(&frames, "search");
+        assert_eq!(search_title, "search (40 samples, 100.00%; -25.00%)");
+        let (red, green, blue) = rgb(search_fill);
+        assert!(blue == 255 && red < 255 && red == green, "{search_fill}");
+        let (main_title, main_fill) = frame(&frames, "main");
+        assert_eq!(main_title, "main (40 samples, 100.00%; 0.00%)");
+        assert_eq!(rgb(main_fill), (250, 250, 250), "no change: white");
+    }
+
+    #[test]
+    fn a_shorter_b_is_scaled_too() {
+        let a = "main;search;eval 30\nmain;search;movegen 10\n";
+        let b = "main;search;eval 10\nmain;search;movegen 10\n";
+        let svg = String::from_utf8(render_differential(a, b, &LABELS).unwrap()).unwrap();
+        let frames = frames(&svg);
+        // B ran half as long. eval: 75% of A (15 of 20 once scaled), 50% of B.
+        let (eval_title, eval_fill) = frame(&frames, "eval");
+        assert_eq!(eval_title, "eval (10 samples, 50.00%; -25.00%)");
+        let (red, green, blue) = rgb(eval_fill);
+        assert!(blue == 255 && red < 255 && red == green, "{eval_fill}");
+        let (movegen_title, movegen_fill) = frame(&frames, "movegen");
+        assert_eq!(movegen_title, "movegen (10 samples, 50.00%; +25.00%)");
+        assert_eq!(rgb(movegen_fill).0, 255, "{movegen_fill}");
+        // Callers whose own samples did not change stay white.
+        assert_eq!(rgb(&frame(&frames, "main").1), (250, 250, 250));
+    }
+
+    #[test]
+    fn no_samples_on_a_side_is_an_error() {
+        assert!(render_differential("", "main 3\n", &LABELS).is_err());
+        assert!(render_differential("main 3\n", "main 0\n", &LABELS).is_err());
+    }
+
+    #[test]
+    fn only_hashes_are_dropped_from_frames() {
+        assert_eq!(
+            comparable("x;y::h0123456789abcdef;a::hash 4\n\nbad\n"),
+            "x;y;a::hash 4\n"
+        );
+    }
+
+    fn rgb(fill: &str) -> (u8, u8, u8) {
+        let inner = fill
+            .strip_prefix("rgb(")
+            .and_then(|rest| rest.strip_suffix(')'))
+            .unwrap_or_else(|| panic!("not rgb(): {fill}"));
+        let parts: Vec<u8> = inner
+            .split(',')
+            .map(|p| p.trim().parse().unwrap())
+            .collect();
+        (parts[0], parts[1], parts[2])
+    }
+}
