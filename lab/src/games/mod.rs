@@ -5,7 +5,8 @@
 //! revision built through the lab's cache or `exe:PATH`) become two engine setups; [`runner`]
 //! plays the scheduled games ([`game`], with the [`referee`] checking every move and the lab's
 //! own clock) and appends them to the [`results`] file and the PGN; [`summary`] computes the
-//! statistics ([`sprt`]); `report::matches` formats them.
+//! statistics ([`sprt`]) and [`trajectory`] how they moved pair by pair; `report::matches` and
+//! the HTML page format them.
 
 pub mod book;
 pub mod engine;
@@ -17,6 +18,7 @@ pub mod rules;
 pub mod runner;
 pub mod sprt;
 pub mod summary;
+pub mod trajectory;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -36,6 +38,8 @@ use self::rules::{DrawAdjudication, Limit, ResignAdjudication};
 use self::runner::{Arena, PgnFile, Stop};
 use self::sprt::{EloModel, Sprt, SprtDecision};
 use self::summary::{summarize, Summary};
+use self::trajectory::{trajectory, TrajectoryPoint};
+use crate::analysis::provenance::Provenance;
 use crate::engine::revision::resolve;
 use crate::lab::{Lab, Session};
 use crate::paths::LabPaths;
@@ -71,6 +75,11 @@ pub struct MatchReport {
     pub concurrency: Option<usize>,
     pub elapsed_s: Option<f64>,
     pub games_per_minute: Option<f64>,
+    /// When and where this run's games were played (the HTML page's footer); `None` for a
+    /// merge, whose shards' machines and dates the results files do not record.
+    pub measured: Option<Provenance>,
+    /// The statistics after each completed pair, thinned (the `trajectory` module).
+    pub trajectory: Vec<TrajectoryPoint>,
 }
 
 /// What `lab match A B` plays: every setting parsed and checked, the book loaded.
@@ -303,6 +312,7 @@ pub fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
     report.elapsed_s = Some(elapsed.as_secs_f64());
     report.games_per_minute =
         (elapsed.as_secs_f64() > 0.0).then(|| played as f64 * 60.0 / elapsed.as_secs_f64());
+    report.measured = Some(Provenance::here_now());
     if shard != Shard::WHOLE {
         report.verdict = format!(
             "shard {}/{} finished: pool the shards with `lab match merge` for the verdict",
@@ -445,6 +455,8 @@ fn build_report(
         concurrency: None,
         elapsed_s: None,
         games_per_minute: None,
+        measured: None,
+        trajectory: trajectory(games, settings.sprt.as_ref()),
     }
 }
 

@@ -3,7 +3,7 @@
 //! results file and the PGN, updates the statistics, and stops the match when the SPRT decides
 //! or an engine keeps faulting.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -19,39 +19,15 @@ use super::book::Book;
 use super::engine::{Engine, EngineSetup, Fault};
 use super::game::{self, FaultRecord, GameId, GameRecord, GameSettings, Played, Side};
 use super::results::ResultsFile;
-use super::sprt::{Pentanomial, Sprt, SprtDecision};
+use super::sprt::{Sprt, SprtDecision};
 use super::summary::{summarize, Summary};
+use super::trajectory::PairTally;
 use crate::progress::Progress;
 
 /// Games in a row an engine may lose to faults before the match is stopped.
 pub const MAX_CONSECUTIVE_FAULTS: u32 = 3;
 /// How often the status line's statistics are recomputed over all games.
 const STATUS_REDRAW: Duration = Duration::from_secs(1);
-
-/// The pentanomial counts kept up to date game by game, for the SPRT check after each pair.
-#[derive(Default)]
-struct PairTally {
-    pentanomial: Pentanomial,
-    /// B's points (times two) in the first finished game of each incomplete pair.
-    half: HashMap<u64, u8>,
-}
-
-impl PairTally {
-    /// Counts `game`; true when it completed its pair.
-    fn add(&mut self, game: &GameRecord) -> bool {
-        let points = game.result.points_x2(Side::B, game.id.white());
-        match self.half.remove(&game.id.pair) {
-            Some(first) => {
-                self.pentanomial.add_pair(first + points);
-                true
-            }
-            None => {
-                self.half.insert(game.id.pair, points);
-                false
-            }
-        }
-    }
-}
 
 /// Everything the workers share.
 pub struct Arena {

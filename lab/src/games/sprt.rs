@@ -97,6 +97,9 @@ impl Wdl {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Pentanomial(pub [u64; 5]);
 
+/// The cells' names, as reports print them: B's results in the pair, in either order.
+pub const PENTANOMIAL_CELLS: [&str; 5] = ["LL", "LD", "DD+WL", "WD", "WW"];
+
 impl Pentanomial {
     pub fn pairs(&self) -> u64 {
         self.0.iter().fold(0u64, |sum, &n| sum.saturating_add(n))
@@ -160,7 +163,7 @@ impl FromStr for EloModel {
 }
 
 /// A point estimate with its two-sided 95% confidence interval.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Estimate {
     pub value: f64,
     pub ci_low: f64,
@@ -342,7 +345,7 @@ pub struct Sprt {
     pub model: EloModel,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum SprtDecision {
     AcceptH0,

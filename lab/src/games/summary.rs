@@ -4,13 +4,13 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::game::{GameRecord, Side, Termination};
 use super::results::complete_pairs;
 use super::sprt::{self, Estimate, Pentanomial, Sprt, SprtDecision, Wdl};
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SprtState {
     #[serde(flatten)]
     pub test: Sprt,

@@ -1,7 +1,7 @@
 //! The rows of a match report, built once; terminal and markdown lay them out.
 
 use super::thousands;
-use crate::games::results::EngineIdentity;
+use crate::games::results::{EngineIdentity, Shard};
 use crate::games::sprt::{EloModel, Estimate, SprtDecision};
 use crate::games::MatchReport;
 
@@ -10,17 +10,7 @@ pub fn title(report: &MatchReport) -> String {
     let side = |label: &str, engine: &EngineIdentity| {
         format!("{label} = {} [{}]", engine.name, engine.spec)
     };
-    let shards = match report.shards.as_slice() {
-        [only] if only.count == 1 => String::new(),
-        shards => format!(
-            ", shards {}",
-            shards
-                .iter()
-                .map(|shard| format!("{}/{}", shard.index, shard.count))
-                .collect::<Vec<_>>()
-                .join(" ")
-        ),
-    };
+    let shards = shards(&report.shards);
     format!(
         "lab match: {}  vs  {}\n{}, book {} ({} openings), seed {}, budget {} games{shards}",
         side("A", &report.engines[0]),
@@ -33,7 +23,32 @@ pub fn title(report: &MatchReport) -> String {
     )
 }
 
-fn estimate(value: Option<Estimate>) -> String {
+/// `, shards 1/4 2/4` for a sharded match or a merge, nothing for a whole match.
+pub fn shards(shards: &[Shard]) -> String {
+    match shards {
+        [only] if only.count == 1 => String::new(),
+        shards => format!(
+            ", shards {}",
+            shards
+                .iter()
+                .map(|shard| format!("{}/{}", shard.index, shard.count))
+                .collect::<Vec<_>>()
+                .join(" ")
+        ),
+    }
+}
+
+/// The SPRT's decision in words.
+pub fn decision(result: SprtDecision) -> &'static str {
+    match result {
+        SprtDecision::AcceptH0 => "H0 accepted",
+        SprtDecision::AcceptH1 => "H1 accepted",
+        SprtDecision::Continue => "no decision",
+    }
+}
+
+/// `+4.3 ± 11.2 (95% CI -6.9 to +15.5)`, or a dash.
+pub fn estimate(value: Option<Estimate>) -> String {
     // -0.0 prints as "-0.0"; adding 0.0 turns it into +0.0.
     value.map_or_else(
         || "—".to_string(),
@@ -110,11 +125,7 @@ pub fn rows(report: &MatchReport) -> Vec<[String; 2]> {
                 sprt.llr,
                 sprt.lower,
                 sprt.upper,
-                match sprt.result {
-                    SprtDecision::AcceptH0 => "H0 accepted",
-                    SprtDecision::AcceptH1 => "H1 accepted",
-                    SprtDecision::Continue => "no decision",
-                }
+                decision(sprt.result)
             ),
         ]);
     }

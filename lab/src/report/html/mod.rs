@@ -1,14 +1,21 @@
-//! The HTML report of a comparison (`--export-html`, `lab report`): one self-contained page,
-//! inline SVG plots drawn by plotters, no script and no network reference. The page is always
-//! drawn from the comparison's JSON, so a report exported while measuring and one drawn later
-//! from the stored JSON are the same bytes. One file per plot kind; `plot.rs` holds what they
-//! share, `model.rs` what the page reads of the JSON.
+//! The HTML report of a comparison or a match (`--export-html`, `lab report`): one
+//! self-contained page, inline SVG plots drawn by plotters, no script and no network reference.
+//! The page is always drawn from the report's JSON, so a report exported while measuring and
+//! one drawn later from the stored JSON are the same bytes. One file per plot kind; `plot.rs`
+//! holds what they share, `model.rs` what the comparison page reads of the JSON,
+//! `match_model.rs` what the match page (`match_page.rs`) reads.
 
 pub mod bootstrap;
 pub mod exit_shares;
+pub mod match_elo;
+pub mod match_llr;
+pub mod match_model;
+pub mod match_page;
 pub mod model;
 pub mod movers;
 pub mod nps_rounds;
+pub mod over_games;
+pub mod pentanomial;
 pub mod plot;
 pub mod side_buckets;
 
@@ -29,7 +36,7 @@ pub const SEED: u64 = 0x5EED;
 /// `lab report` reads it, so both give the same bytes.
 pub fn render(report: &Report) -> Result<String> {
     match report {
-        Report::Comparison(_) => {
+        Report::Comparison(_) | Report::Match(_) => {
             let value: serde_json::Value = serde_json::from_str(&json::render(report))
                 .context("the report's own JSON does not parse")?;
             from_json(&value)
@@ -39,12 +46,13 @@ pub fn render(report: &Report) -> Result<String> {
 }
 
 /// The reports that have a page, as errors name them.
-pub const PAGES: &str = "compare, tiers and baseline check";
+pub const PAGES: &str = "compare, tiers, baseline check and match";
 
 /// The page of a stored JSON report, chosen by its `kind`.
 pub fn from_json(value: &serde_json::Value) -> Result<String> {
     match value.get("kind").and_then(|kind| kind.as_str()) {
         Some("compare" | "tiers" | "baseline-check") => page(&Doc::from_json(value)?),
+        Some("match") => match_page::page(&match_model::MatchDoc::from_json(value)?),
         Some(kind) => bail!("an HTML report is drawn for {PAGES}, not for kind \"{kind}\""),
         None => bail!("not a lab JSON report (no \"kind\" field; see docs/lab-json.md)"),
     }
@@ -57,15 +65,8 @@ fn page(doc: &Doc) -> Result<String> {
     let labels = (format!("A = {a_name}"), format!("B = {b_name}"));
     let labels = (labels.0.as_str(), labels.1.as_str());
 
-    let mut html = String::new();
     let title = format!("lab {}: A = {a_name}, B = {b_name}", doc.kind);
-    let _ = write!(
-        html,
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<h1>{}</h1>\n",
-        escape(&title),
-        escape(&title)
-    );
+    let mut html = page_head(&title);
     let _ = write!(
         html,
         "<table class=\"facts\">\n{}{}{}{}{}{}</table>\n",
@@ -217,19 +218,10 @@ fn round_ratios(doc: &Doc) -> (Vec<f64>, &'static str) {
 /// The machine and date of the measurement, or of this rendering, said to be such.
 fn provenance(doc: &Doc) -> (String, String) {
     match &doc.measured {
-        Some(measured) => {
-            let host = measured
-                .hostname
-                .as_deref()
-                .map_or_else(String::new, |h| format!("{h}, "));
-            (
-                format!(
-                    "{host}{} ({} cores)",
-                    measured.machine.cpu_model, measured.machine.cores
-                ),
-                format!("measured {}", utc(measured.measured_unix)),
-            )
-        }
+        Some(measured) => (
+            machine_of(measured),
+            format!("measured {}", utc(measured.measured_unix)),
+        ),
         None => {
             let here = crate::machine::Machine::current();
             (
@@ -241,6 +233,28 @@ fn provenance(doc: &Doc) -> (String, String) {
             )
         }
     }
+}
+
+/// `host, CPU (N cores)` of a recorded measurement.
+fn machine_of(measured: &model::Measured) -> String {
+    let host = measured
+        .hostname
+        .as_deref()
+        .map_or_else(String::new, |h| format!("{h}, "));
+    format!(
+        "{host}{} ({} cores)",
+        measured.machine.cpu_model, measured.machine.cores
+    )
+}
+
+/// The page's opening up to its `<h1>` title.
+fn page_head(title: &str) -> String {
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<h1>{}</h1>\n",
+        escape(title),
+        escape(title)
+    )
 }
 
 /// `2026-05-04 13:07 UTC`.

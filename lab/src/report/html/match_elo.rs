@@ -1,0 +1,133 @@
+//! B's logistic Elo over the games of a match, with its 95% interval as a shaded band and the
+//! line of equal strength (0); with a logistic SPRT, its hypotheses elo0 and elo1 as well.
+
+use anyhow::Result;
+use plotters::prelude::*;
+
+use super::over_games::{chart, horizontal, legend, swatch};
+use super::plot::{padded, plot_error, svg, Footer, B_COLOUR};
+
+/// The band's colour: B's, faded (tests count it).
+pub const BAND_OPACITY: f64 = 0.25;
+const ZERO_COLOUR: RGBColor = RGBColor(0x55, 0x55, 0x55);
+const HYPOTHESIS_COLOUR: RGBColor = RGBColor(0x94, 0x67, 0xBD);
+
+/// One point of the plot: games so far, the estimate and its interval.
+#[derive(Debug, Clone, Copy)]
+pub struct EloPoint {
+    pub games: f64,
+    pub elo: f64,
+    pub low: f64,
+    pub high: f64,
+}
+
+/// The plot, and whether some early interval was wider than the axis and cut at its edge.
+pub fn draw(
+    points: &[EloPoint],
+    hypotheses: Option<(f64, f64)>,
+    footer: &Footer,
+) -> Result<(String, bool)> {
+    let games = points.last().map_or(1.0, |p| p.games);
+    // The first pairs' intervals span hundreds of Elo: the axis is fitted to the later 90% of
+    // the points (and 0, and the hypotheses), and wider early bands are cut at its edge.
+    let settled = &points[points.len() / 10..];
+    let (lo, hi) = settled
+        .iter()
+        .flat_map(|p| [p.low, p.high])
+        .chain([0.0])
+        .chain(hypotheses.into_iter().flat_map(|(a, b)| [a, b]))
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), y| {
+            (lo.min(y), hi.max(y))
+        });
+    let (lo, hi) = padded(lo, hi, 0.05);
+    let clipped = points.iter().any(|p| p.low < lo || p.high > hi);
+    let clamp = |y: f64| y.clamp(lo, hi);
+    let band: Vec<(f64, f64)> = points
+        .iter()
+        .map(|p| (p.games, clamp(p.high)))
+        .chain(points.iter().rev().map(|p| (p.games, clamp(p.low))))
+        .collect();
+    let plot = svg((900, 420), footer, |area| {
+        let mut chart = chart(
+            area,
+            "Elo of B over games, with its 95% interval",
+            games,
+            (lo, hi),
+            "Elo of B against A (logistic)",
+            &|y| format!("{y:+.0}"),
+        )?;
+        let band_style = B_COLOUR.mix(BAND_OPACITY).filled();
+        chart
+            .draw_series([Polygon::new(band, band_style)])
+            .map_err(plot_error)?
+            .label("95% interval (from the pentanomial counts)")
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 16, y + 5)], band_style));
+        chart
+            .draw_series([horizontal(0.0, games, ZERO_COLOUR, 1)])
+            .map_err(plot_error)?
+            .label("0: equal strength")
+            .legend(|(x, y)| swatch(x, y, ZERO_COLOUR, 1));
+        if let Some((elo0, elo1)) = hypotheses {
+            chart
+                .draw_series(
+                    [elo0, elo1]
+                        .into_iter()
+                        .map(|y| horizontal(y, games, HYPOTHESIS_COLOUR, 1)),
+                )
+                .map_err(plot_error)?
+                .label(format!("SPRT hypotheses elo0 = {elo0}, elo1 = {elo1}"))
+                .legend(|(x, y)| swatch(x, y, HYPOTHESIS_COLOUR, 1));
+        }
+        chart
+            .draw_series(LineSeries::new(
+                points.iter().map(|p| (p.games, clamp(p.elo))),
+                B_COLOUR.stroke_width(2),
+            ))
+            .map_err(plot_error)?
+            .label("Elo estimate after each complete pair")
+            .legend(|(x, y)| swatch(x, y, B_COLOUR, 2));
+        // The legend goes in the half of the axis the final estimate is not in.
+        legend(
+            &mut chart,
+            points.last().is_some_and(|p| p.elo > (lo + hi) / 2.0),
+        )
+    })?;
+    Ok((plot, clipped))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::over_games::points_of;
+    use super::super::plot::{count, test_footer};
+    use super::*;
+
+    fn points(n: usize) -> Vec<EloPoint> {
+        (1..=n)
+            .map(|i| {
+                let half = 400.0 / (i as f64).sqrt();
+                EloPoint {
+                    games: 2.0 * i as f64,
+                    elo: 20.0,
+                    low: 20.0 - half,
+                    high: 20.0 + half,
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_band_a_line_and_the_zero_line() {
+        let (svg, clipped) = draw(&points(100), Some((0.0, 5.0)), &test_footer()).unwrap();
+        // The band: one polygon with the points there and back.
+        assert_eq!(count(&svg, "<polygon"), 1, "{svg}");
+        let polygon = svg.split("<polygon").nth(1).unwrap();
+        assert_eq!(points_of(polygon), 200);
+        assert!(svg.contains("0: equal strength"));
+        assert!(svg.contains("elo0 = 0, elo1 = 5"));
+        assert!(svg.contains("Elo of B against A (logistic)"));
+        // The first ten points' intervals (±400 Elo at one pair) are wider than the axis.
+        assert!(clipped);
+        let (_, clipped) = draw(&points(100)[90..], None, &test_footer()).unwrap();
+        assert!(!clipped, "the later intervals fit");
+    }
+}

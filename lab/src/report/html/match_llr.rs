@@ -1,0 +1,121 @@
+//! The SPRT's log-likelihood ratio over the games of a match, between its bounds: the test
+//! accepts H1 when the line reaches the upper bound and H0 at the lower one. The final point
+//! is marked with the decision.
+
+use anyhow::Result;
+use plotters::prelude::*;
+
+use super::over_games::{chart, horizontal, legend, swatch};
+use super::plot::{padded, plot_error, svg, Footer, B_COLOUR};
+
+/// The bounds' colours: green where B is accepted as stronger, red where it is not.
+pub const H1_COLOUR: RGBColor = RGBColor(0x2C, 0xA0, 0x2C);
+pub const H0_COLOUR: RGBColor = RGBColor(0xD6, 0x27, 0x28);
+const ZERO_COLOUR: RGBColor = RGBColor(0x99, 0x99, 0x99);
+
+pub struct Test<'a> {
+    pub lower: f64,
+    pub upper: f64,
+    /// `[elo0, elo1]` and the model, for the title.
+    pub hypotheses: String,
+    /// The decision in words (`H1 accepted`, `no decision`).
+    pub decision: &'a str,
+}
+
+/// `points` are `(games, LLR)` in the order the games were recorded.
+pub fn draw(points: &[(f64, f64)], test: &Test, footer: &Footer) -> Result<String> {
+    let games = points.last().map_or(1.0, |p| p.0);
+    let (lo, hi) = points
+        .iter()
+        .map(|p| p.1)
+        .chain([test.lower, test.upper])
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), y| {
+            (lo.min(y), hi.max(y))
+        });
+    let last = points.last().copied();
+    svg((900, 420), footer, |area| {
+        let mut chart = chart(
+            area,
+            &format!("SPRT log-likelihood ratio over games, {}", test.hypotheses),
+            games,
+            padded(lo, hi, 0.08),
+            "LLR (log-likelihood ratio, H1 over H0)",
+            &|y| format!("{y:.1}"),
+        )?;
+        for (y, colour, label) in [
+            (
+                test.upper,
+                H1_COLOUR,
+                format!("upper bound {:.2}: H1 accepted (B stronger)", test.upper),
+            ),
+            (
+                test.lower,
+                H0_COLOUR,
+                format!("lower bound {:.2}: H0 accepted", test.lower),
+            ),
+        ] {
+            chart
+                .draw_series([horizontal(y, games, colour, 2)])
+                .map_err(plot_error)?
+                .label(label)
+                .legend(move |(x, y)| swatch(x, y, colour, 2));
+        }
+        chart
+            .draw_series([horizontal(0.0, games, ZERO_COLOUR, 1)])
+            .map_err(plot_error)?;
+        chart
+            .draw_series(LineSeries::new(
+                points.iter().copied(),
+                B_COLOUR.stroke_width(2),
+            ))
+            .map_err(plot_error)?
+            .label("LLR after each complete pair")
+            .legend(|(x, y)| swatch(x, y, B_COLOUR, 2));
+        if let Some((x, y)) = last {
+            chart
+                .draw_series([Circle::new((x, y), 6, BLACK.filled())])
+                .map_err(plot_error)?
+                .label(format!("{} after {x:.0} games (LLR {y:.2})", test.decision))
+                .legend(|(x, y)| Circle::new((x + 8, y), 5, BLACK.filled()));
+        }
+        legend(&mut chart, last.is_some_and(|(_, y)| y >= 0.0))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::over_games::points_of;
+    use super::super::plot::{count, test_footer};
+    use super::*;
+
+    #[test]
+    fn the_line_runs_between_both_bounds_to_the_marked_decision() {
+        let points: Vec<(f64, f64)> = (1..=40)
+            .map(|i| (i as f64 * 2.0, i as f64 * 0.075))
+            .collect();
+        let test = Test {
+            lower: -2.94,
+            upper: 2.94,
+            hypotheses: "[0, 5] logistic".to_string(),
+            decision: "H1 accepted",
+        };
+        let svg = draw(&points, &test, &test_footer()).unwrap();
+        // The bounds: one line each and one legend swatch each.
+        assert_eq!(count(&svg, "stroke=\"#2CA02C\""), 2, "{svg}");
+        assert_eq!(count(&svg, "stroke=\"#D62728\""), 2, "{svg}");
+        // The LLR: one polyline of 40 points, and its swatch.
+        assert_eq!(count(&svg, "stroke=\"#FF7F0E\""), 2, "{svg}");
+        let line = svg
+            .split("<polyline")
+            .find(|part| part.contains("stroke=\"#FF7F0E\""))
+            .unwrap();
+        assert_eq!(points_of(line), 40);
+        assert!(
+            svg.contains("H1 accepted after 80 games (LLR 3.00)"),
+            "{svg}"
+        );
+        assert!(svg.contains("upper bound 2.94"));
+        assert!(svg.contains("LLR (log-likelihood ratio"));
+        assert!(svg.contains("test machine"));
+    }
+}

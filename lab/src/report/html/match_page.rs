@@ -1,0 +1,228 @@
+//! The page of a match (`lab match --export-html`, `lab match merge --export-html`, `lab report`
+//! of a match's JSON): the facts of the match, the SPRT's LLR between its bounds, B's Elo with
+//! its interval as the games accrued (both from the JSON's `trajectory`, computed in
+//! `games::trajectory`), and the pentanomial counts.
+
+use std::fmt::Write as _;
+
+use anyhow::Result;
+
+use super::match_elo::{self, EloPoint};
+use super::match_llr;
+use super::match_model::{MatchDoc, MatchEngine};
+use super::pentanomial;
+use super::plot::Footer;
+use super::{fact, machine_of, page_head, section, utc};
+use crate::games::sprt::{EloModel, PENTANOMIAL_CELLS};
+use crate::games::summary::SprtState;
+use crate::report::matches::{decision, estimate, shards};
+
+/// Said instead of the trajectory plots of a JSON from before the trajectory was recorded.
+const NO_TRAJECTORY: &str =
+    "This JSON was written by a lab that did not record the trajectory: nothing to draw.";
+
+pub fn page(doc: &MatchDoc) -> Result<String> {
+    let [a, b] = &doc.engines;
+    let (machine, date) = match &doc.measured {
+        Some(measured) => (
+            machine_of(measured),
+            format!("games finished {}", utc(measured.measured_unix)),
+        ),
+        None => (
+            "not recorded (a merge of results files, which do not record their machine)"
+                .to_string(),
+            "not recorded".to_string(),
+        ),
+    };
+    let footer = Footer(format!(
+        "A = {} · B = {} · {machine} · {date}",
+        a.name, b.name
+    ));
+    let title = format!("lab match: A = {}, B = {}", a.name, b.name);
+    let mut html = page_head(&title);
+    let side = |engine: &MatchEngine| match &engine.commit {
+        Some(commit) => format!("{} [{}, commit {commit}]", engine.name, engine.spec),
+        None => format!("{} [{}]", engine.name, engine.spec),
+    };
+    let shards = shards(&doc.shards);
+    let facts = [
+        fact("A", &side(a)),
+        fact("B", &side(b)),
+        fact("time control", &doc.tc),
+        fact(
+            "book",
+            &format!(
+                "{}, {} openings, seed {}",
+                doc.book.source, doc.book.openings, doc.seed
+            ),
+        ),
+        fact(
+            "games",
+            &format!(
+                "{} of a budget of {} ({} complete pairs){shards}",
+                doc.games, doc.games_budget, doc.pairs
+            ),
+        ),
+        fact(
+            "B: wins / draws / losses",
+            &format!("{} / {} / {}", doc.wdl.wins, doc.wdl.draws, doc.wdl.losses),
+        ),
+        fact(
+            &format!("pentanomial [{}]", PENTANOMIAL_CELLS.join(", ")),
+            &format!("{:?}", doc.pentanomial.0),
+        ),
+        fact("Elo of B (logistic)", &estimate(doc.elo)),
+        fact("nElo of B (normalized)", &estimate(doc.nelo)),
+        fact(
+            "LOS",
+            &doc.los
+                .map_or_else(|| "—".to_string(), |los| format!("{:.1}%", los * 100.0)),
+        ),
+        fact("SPRT", &sprt_summary(doc.sprt.as_ref())),
+        fact("verdict", &doc.verdict),
+        fact("machine", &machine),
+        fact("date", &date),
+    ];
+    let _ = write!(
+        html,
+        "<table class=\"facts\">\n{}</table>\n",
+        facts.concat()
+    );
+
+    // A merge pools its shards' games by pair; a match keeps them as they finished.
+    let order = if doc.results_file.is_some() {
+        "after each complete pair, in the order the games finished (the results file's order)"
+    } else {
+        "after each complete pair, the shards' games pooled in pair order"
+    };
+    let points = doc.trajectory.as_deref();
+    let thinned = points.is_some_and(|p| p.last().is_some_and(|last| last.pairs > p.len() as u64));
+    let thinning = if thinned {
+        " The trajectory is thinned to evenly spaced pairs, the first and last kept."
+    } else {
+        ""
+    };
+
+    let (llr_text, llr_plot) = match (&doc.sprt, points) {
+        (None, _) => (
+            "No SPRT was set (lab match --sprt elo0=…,elo1=…): there is no log-likelihood \
+             ratio to draw."
+                .to_string(),
+            None,
+        ),
+        (Some(_), None) => (NO_TRAJECTORY.to_string(), None),
+        (Some(sprt), Some(points)) => {
+            let line: Vec<(f64, f64)> = points
+                .iter()
+                .filter_map(|p| Some((p.games as f64, p.llr?)))
+                .collect();
+            if line.is_empty() {
+                ("No complete pair yet: nothing to draw.".to_string(), None)
+            } else {
+                let test = match_llr::Test {
+                    lower: sprt.lower,
+                    upper: sprt.upper,
+                    hypotheses: format!(
+                        "H0: elo0 = {}, H1: elo1 = {} ({})",
+                        sprt.test.elo0, sprt.test.elo1, sprt.test.model
+                    ),
+                    decision: decision(sprt.result),
+                };
+                (
+                    format!(
+                        "The GSPRT's log-likelihood ratio {order}. It accepts H1 (B is stronger \
+                         by elo1) when it reaches the upper bound, H0 at the lower bound \
+                         (α = {}, β = {}); the black point is where the games stopped.{thinning}",
+                        sprt.test.alpha, sprt.test.beta
+                    ),
+                    Some(match_llr::draw(&line, &test, &footer)?),
+                )
+            }
+        }
+    };
+    section(
+        &mut html,
+        "SPRT: log-likelihood ratio over games",
+        &llr_text,
+        llr_plot,
+    );
+
+    let (elo_text, elo_plot) = match points {
+        None => (NO_TRAJECTORY.to_string(), None),
+        Some(points) => {
+            let band: Vec<EloPoint> = points
+                .iter()
+                .filter_map(|p| {
+                    Some(EloPoint {
+                        games: p.games as f64,
+                        elo: p.elo?,
+                        low: p.elo_low?,
+                        high: p.elo_high?,
+                    })
+                })
+                .collect();
+            if band.is_empty() {
+                (
+                    "B's Elo was never defined (no complete pair, or B won or lost every \
+                     pair): nothing to draw."
+                        .to_string(),
+                    None,
+                )
+            } else {
+                let hypotheses = doc
+                    .sprt
+                    .as_ref()
+                    .filter(|sprt| sprt.test.model == EloModel::Logistic)
+                    .map(|sprt| (sprt.test.elo0, sprt.test.elo1));
+                let (svg, clipped) = match_elo::draw(&band, hypotheses, &footer)?;
+                let clipping = if clipped {
+                    " The axis fits the later 90% of the points: the wider intervals of the \
+                     first pairs are cut at its edge."
+                } else {
+                    ""
+                };
+                (
+                    format!(
+                        "B's logistic Elo and its 95% interval (from the pentanomial counts) \
+                         {order}. Where the band leaves 0, the difference is significant at that \
+                         point (a look at a running interval, not a test).{clipping}{thinning}"
+                    ),
+                    Some(svg),
+                )
+            }
+        }
+    };
+    section(&mut html, "Elo over games", &elo_text, elo_plot);
+
+    let (penta_text, penta_plot) = if doc.pairs == 0 {
+        ("No complete pair: no pentanomial counts.", None)
+    } else {
+        (
+            "Each pair plays one opening twice with colours swapped; the bars count the pairs \
+             by B's two results (L loss, D draw, W win, in either order). The statistics above \
+             are computed from these counts.",
+            Some(pentanomial::draw(&doc.pentanomial.0, &footer)?),
+        )
+    };
+    section(&mut html, "Pentanomial counts", penta_text, penta_plot);
+    html.push_str("</body>\n</html>\n");
+    Ok(html)
+}
+
+fn sprt_summary(sprt: Option<&SprtState>) -> String {
+    match sprt {
+        None => "none (no --sprt)".to_string(),
+        Some(sprt) => format!(
+            "[{}, {}] ({}, α={}, β={}): LLR {:.2} (bounds {:.2}, {:.2}) → {}",
+            sprt.test.elo0,
+            sprt.test.elo1,
+            sprt.test.model,
+            sprt.test.alpha,
+            sprt.test.beta,
+            sprt.llr,
+            sprt.lower,
+            sprt.upper,
+            decision(sprt.result)
+        ),
+    }
+}

@@ -1,0 +1,84 @@
+//! What the match page's plots over the games played share: the chart with its axes, the
+//! horizontal reference lines and the legend.
+
+use anyhow::Result;
+use plotters::coord::types::RangedCoordf64;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+use super::plot::{plot_error, FONT};
+
+pub type GamesChart<'a, 'b> =
+    ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// The x axis ends a little past the last game, so the final point is not on the frame.
+pub fn x_end(games: f64) -> f64 {
+    games.max(1.0) * 1.02
+}
+
+/// A chart of `caption` over games 0 to `games`, y over `y`, with its mesh and axis labels.
+pub fn chart<'a, 'b>(
+    area: &'a DrawingArea<SVGBackend<'b>, Shift>,
+    caption: &str,
+    games: f64,
+    y: (f64, f64),
+    y_desc: &str,
+    y_format: &dyn Fn(&f64) -> String,
+) -> Result<GamesChart<'a, 'b>> {
+    let mut chart = ChartBuilder::on(area)
+        .caption(caption, (FONT, 18))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d(0.0..x_end(games), y.0..y.1)
+        .map_err(plot_error)?;
+    chart
+        .configure_mesh()
+        .x_desc("games played (in the order recorded)")
+        .y_desc(y_desc)
+        .x_label_formatter(&|x| format!("{x:.0}"))
+        .y_label_formatter(y_format)
+        .draw()
+        .map_err(plot_error)?;
+    Ok(chart)
+}
+
+/// A line at `y` across the chart.
+pub fn horizontal(y: f64, games: f64, colour: RGBColor, width: u32) -> PathElement<(f64, f64)> {
+    PathElement::new(
+        vec![(0.0, y), (x_end(games), y)],
+        colour.stroke_width(width),
+    )
+}
+
+/// A legend swatch of a line.
+pub fn swatch(x: i32, y: i32, colour: RGBColor, width: u32) -> PathElement<(i32, i32)> {
+    PathElement::new(vec![(x, y), (x + 16, y)], colour.stroke_width(width))
+}
+
+/// The legend at the right, below when the data ends high and above otherwise, where the
+/// chart is emptier.
+pub fn legend<'a, 'b: 'a>(chart: &mut GamesChart<'a, 'b>, ends_high: bool) -> Result<()> {
+    chart
+        .configure_series_labels()
+        .position(if ends_high {
+            SeriesLabelPosition::LowerRight
+        } else {
+            SeriesLabelPosition::UpperRight
+        })
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK)
+        .label_font((FONT, 13))
+        .draw()
+        .map_err(plot_error)
+}
+
+/// The number of points of the SVG polyline or polygon whose text follows its tag; for tests.
+#[cfg(test)]
+pub fn points_of(element: &str) -> usize {
+    element
+        .split("points=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .map_or(0, |points| points.split_whitespace().count())
+}
