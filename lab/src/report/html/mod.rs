@@ -5,11 +5,15 @@
 //! share, `model.rs` what the page reads of the JSON.
 
 pub mod bootstrap;
+pub mod calibration_page;
+pub mod exit_heatmap;
 pub mod exit_shares;
+pub mod margin_safety;
 pub mod model;
 pub mod movers;
 pub mod nps_rounds;
 pub mod plot;
+pub mod residuals;
 pub mod side_buckets;
 
 use std::fmt::Write as _;
@@ -34,17 +38,27 @@ pub fn render(report: &Report) -> Result<String> {
                 .context("the report's own JSON does not parse")?;
             from_json(&value)
         }
+        // The page of a calibration is drawn from its calibration file, which `lab report`
+        // redraws alike.
+        Report::Calibration(report) => from_json(&serde_json::to_value(&report.calibration)?),
         _ => bail!("an HTML report is drawn for {PAGES} only"),
     }
 }
 
 /// The reports that have a page, as errors name them.
-pub const PAGES: &str = "compare, tiers and baseline check";
+pub const PAGES: &str = "compare, tiers, baseline check and calibrate";
 
 /// The page of a stored JSON report, chosen by its `kind`.
 pub fn from_json(value: &serde_json::Value) -> Result<String> {
     match value.get("kind").and_then(|kind| kind.as_str()) {
         Some("compare" | "tiers" | "baseline-check") => page(&Doc::from_json(value)?),
+        Some(crate::calibration::data::KIND) => calibration_page::page(value),
+        // `lab calibrate --format json` holds the calibration file it drew.
+        Some("calibration") => calibration_page::page(
+            value
+                .get("calibration")
+                .context("a calibration report without its \"calibration\" file")?,
+        ),
         Some(kind) => bail!("an HTML report is drawn for {PAGES}, not for kind \"{kind}\""),
         None => bail!("not a lab JSON report (no \"kind\" field; see docs/lab-json.md)"),
     }
@@ -57,15 +71,7 @@ fn page(doc: &Doc) -> Result<String> {
     let labels = (format!("A = {a_name}"), format!("B = {b_name}"));
     let labels = (labels.0.as_str(), labels.1.as_str());
 
-    let mut html = String::new();
-    let title = format!("lab {}: A = {a_name}, B = {b_name}", doc.kind);
-    let _ = write!(
-        html,
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<h1>{}</h1>\n",
-        escape(&title),
-        escape(&title)
-    );
+    let mut html = head(&format!("lab {}: A = {a_name}, B = {b_name}", doc.kind));
     let _ = write!(
         html,
         "<table class=\"facts\">\n{}{}{}{}{}{}</table>\n",
@@ -217,19 +223,12 @@ fn round_ratios(doc: &Doc) -> (Vec<f64>, &'static str) {
 /// The machine and date of the measurement, or of this rendering, said to be such.
 fn provenance(doc: &Doc) -> (String, String) {
     match &doc.measured {
-        Some(measured) => {
-            let host = measured
-                .hostname
-                .as_deref()
-                .map_or_else(String::new, |h| format!("{h}, "));
-            (
-                format!(
-                    "{host}{} ({} cores)",
-                    measured.machine.cpu_model, measured.machine.cores
-                ),
-                format!("measured {}", utc(measured.measured_unix)),
-            )
-        }
+        Some(measured) => measured_on(
+            measured.hostname.as_deref(),
+            &measured.machine.cpu_model,
+            measured.machine.cores,
+            measured.measured_unix,
+        ),
         None => {
             let here = crate::machine::Machine::current();
             (
@@ -241,6 +240,15 @@ fn provenance(doc: &Doc) -> (String, String) {
             )
         }
     }
+}
+
+/// The machine and date lines of a recorded measurement.
+fn measured_on(hostname: Option<&str>, cpu: &str, cores: usize, unix: u64) -> (String, String) {
+    let host = hostname.map_or_else(String::new, |h| format!("{h}, "));
+    (
+        format!("{host}{cpu} ({cores} cores)"),
+        format!("measured {}", utc(unix)),
+    )
 }
 
 /// `2026-05-04 13:07 UTC`.
@@ -275,6 +283,15 @@ fn speed_summary(doc: &Doc) -> String {
     format!(
         "B/A time per node {estimate} ({interval}, {} rounds, {} pairs, threshold {}%, {} rounds run): {judged}",
         cost.rounds, doc.speed.pairing, doc.settings.threshold_pct, doc.settings.rounds
+    )
+}
+
+/// The page up to its heading, `title` in both.
+fn head(title: &str) -> String {
+    let title = escape(title);
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <title>{title}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<h1>{title}</h1>\n"
     )
 }
 
