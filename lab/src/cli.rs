@@ -122,7 +122,8 @@ pub enum Command {
     #[command(after_help = BISECT_EXIT_CODES_HELP)]
     Bisect(BisectArgs),
     /// Draw the HTML report (docs/html-report.md) of a stored JSON report: the `--format json`
-    /// or `--export-json` output of compare, tiers, baseline check or match. Measures nothing.
+    /// or `--export-json` output of compare, tiers, baseline check, match or calibrate, or a
+    /// calibration file (`lab calibrate --out`). Measures nothing.
     Report(ReportArgs),
 }
 
@@ -199,7 +200,7 @@ pub struct SeriesMeasureArgs {
 
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    /// The JSON report.
+    /// The JSON report, or a calibration file.
     pub file: PathBuf,
     /// The HTML file to write (atomically).
     #[arg(long, value_name = "FILE.html")]
@@ -407,7 +408,7 @@ pub struct ExportArgs {
     #[arg(long, value_name = "FILE")]
     pub export_markdown: Option<PathBuf>,
     /// Also write the report as one self-contained HTML page with plots (docs/html-report.md)
-    /// to FILE, atomically: compare, tiers, baseline check and match.
+    /// to FILE, atomically: compare, tiers, baseline check, match and calibrate.
     #[arg(long, value_name = "FILE")]
     pub export_html: Option<PathBuf>,
 }
@@ -456,7 +457,7 @@ pub enum CalibrateCommand {
         #[arg(long)]
         out: Option<PathBuf>,
         #[command(flatten)]
-        export: ExportArgs,
+        output: OutputArgs,
     },
 }
 
@@ -495,7 +496,7 @@ pub struct CalibrateRunArgs {
     #[arg(long, default_value_t = 98.0)]
     pub percentile: f64,
     #[command(flatten)]
-    pub export: ExportArgs,
+    pub output: OutputArgs,
 }
 
 #[derive(Debug, Args)]

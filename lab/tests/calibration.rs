@@ -683,6 +683,8 @@ fn provenance(index: u64, count: u64) -> Provenance {
         tree: "0123abcd".to_string(),
         shard_count: count,
         shards: vec![index],
+        margins: None,
+        measured: None,
     }
 }
 

@@ -227,6 +227,8 @@ fn provenance(pool: u64, index: u64, count: u64) -> Provenance {
         tree: "7733".to_string(),
         shard_count: count,
         shards: vec![index],
+        margins: None,
+        measured: None,
     }
 }
 

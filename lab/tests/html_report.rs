@@ -186,7 +186,7 @@ fn export_html_is_refused_before_measuring_where_there_is_no_page() {
     assert_eq!(run.code, 2, "{run}");
     assert!(
         run.stderr
-            .contains("compare, tiers, baseline check and match"),
+            .contains("--export-html: an HTML report is drawn for compare, tiers, baseline check"),
         "{run}"
     );
     assert!(repo.cache_entries("bin").is_empty(), "nothing was built");

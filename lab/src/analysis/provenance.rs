@@ -1,11 +1,11 @@
 //! Where and when a comparison was measured: the date, the host and its machine settings,
 //! recorded in the JSON so that a report drawn from it later (`lab report`) names them.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::machine::Machine;
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Provenance {
     /// Seconds since the Unix epoch when the comparison was complete.
     pub measured_unix: u64,

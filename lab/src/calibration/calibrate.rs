@@ -8,7 +8,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use anyhow::{bail, Result};
 use git2::Repository;
 
-use super::data::{CalibrationFile, Provenance};
+use super::data::{CalibrationFile, Measured, Provenance};
+use super::in_force::margins_in_force;
 use super::run::{parse_shard, run_pool, select_shard, RunSettings};
 use super::summary::{CalibratedSide, CalibrationComparison, DEFAULT_PERCENTILE};
 use crate::engine::build::build_engine;
@@ -45,9 +46,9 @@ pub fn calibrate_revision(
     out: Option<&Path>,
 ) -> Result<Calibrated> {
     let binary = build_engine(repo, revision, &[FEATURE], paths, progress)?;
-    let futility = materialize(repo, revision.tree, paths)
-        .ok()
-        .and_then(|sources| futility_margins(&sources));
+    let sources = materialize(repo, revision.tree, paths).ok();
+    let futility = sources.as_deref().and_then(futility_margins);
+    let margins = sources.as_deref().and_then(margins_in_force);
     progress.line(&format!(
         "calibrating {}: {} positions, depth {}, {} jobs",
         revision.short_name(),
@@ -64,6 +65,8 @@ pub fn calibrate_revision(
         tree: revision.tree.to_string(),
         shard_count: settings.shard.1,
         shards: vec![settings.shard.0],
+        margins,
+        measured: Some(Measured::here_now()),
     });
     let path = out.map_or_else(|| results.join("calibration.json"), Path::to_path_buf);
     save(&path, &file)?;

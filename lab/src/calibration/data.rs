@@ -7,6 +7,9 @@ use squall::calibrate::Histogram;
 use squall::counters::{MATERIAL_BUCKETS, SIDE_BUCKETS};
 use std::collections::BTreeSet;
 
+use super::in_force::MarginsInForce;
+pub use crate::analysis::provenance::Provenance as Measured;
+
 pub const SCHEMA_VERSION: u64 = 1;
 pub const KIND: &str = "squall-calibration";
 
@@ -75,7 +78,7 @@ pub struct MarginSafety {
     pub lazy: TierSafety,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CalibrationFile {
     pub schema_version: u64,
     pub kind: String,
@@ -96,7 +99,7 @@ pub struct CalibrationFile {
 }
 
 /// Which positions and which engine a lab calibration covers.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Provenance {
     /// The pool as given on the command line (for messages; the digest is what is compared).
     pub pool: String,
@@ -111,6 +114,15 @@ pub struct Provenance {
     /// whole-pool run, or a merge of every shard, is shard 1 of 1.
     pub shard_count: u64,
     pub shards: Vec<u64>,
+    /// The margin tables in force in `tree`, which the calibration page draws on the
+    /// histograms. `None` in files from before the lab recorded them, or for a tree without
+    /// the marked block.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub margins: Option<MarginsInForce>,
+    /// When the run ended and on which machine. `None` in files from before the lab recorded
+    /// it, and in a merge of shards run on different machines.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measured: Option<Measured>,
 }
 
 impl Provenance {
@@ -177,6 +189,11 @@ impl CalibrationFile {
     pub fn parse(text: &str, origin: &str) -> Result<CalibrationFile> {
         let value: serde_json::Value = serde_json::from_str(text)
             .map_err(|e| anyhow::anyhow!("{origin}: not a calibration file: {e}"))?;
+        Self::from_value(value, origin)
+    }
+
+    /// A calibration file already parsed as JSON, checked as [`Self::parse`] checks it.
+    pub fn from_value(value: serde_json::Value, origin: &str) -> Result<CalibrationFile> {
         let version = value.get("schema_version").and_then(|v| v.as_u64());
         if version != Some(SCHEMA_VERSION)
             || value.get("kind").and_then(|v| v.as_str()) != Some(KIND)
@@ -490,12 +507,33 @@ pub fn merge_shards(files: &[(String, CalibrationFile)]) -> Result<CalibrationFi
     let mut shards: Vec<u64> = covered.iter().map(|(i, _)| *i).collect();
     shards.sort_unstable();
     let complete = shards.len() as u64 == base.shard_count;
+    let records: Vec<&Provenance> = files.iter().filter_map(|(_, f)| f.lab.as_ref()).collect();
     merged.lab = Some(Provenance {
         shard_count: if complete { 1 } else { base.shard_count },
         shards: if complete { vec![1] } else { shards },
+        margins: records.iter().find_map(|lab| lab.margins.clone()),
+        measured: merged_measurement(&records),
         ..base
     });
     Ok(merged)
+}
+
+/// The shards' machine, dated when the last of them ended; `None` unless every shard records
+/// the same host and machine, since one line could not name several.
+fn merged_measurement(records: &[&Provenance]) -> Option<Measured> {
+    let first = records.first()?.measured.as_ref()?;
+    let mut latest = first.measured_unix;
+    for lab in records {
+        let measured = lab.measured.as_ref()?;
+        if measured.hostname != first.hostname || measured.machine != first.machine {
+            return None;
+        }
+        latest = latest.max(measured.measured_unix);
+    }
+    Some(Measured {
+        measured_unix: latest,
+        ..first.clone()
+    })
 }
 
 fn rows(field: &str, found: usize, expected: usize) -> Result<()> {

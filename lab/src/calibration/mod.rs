@@ -5,6 +5,8 @@
 
 pub mod calibrate;
 pub mod data;
+pub mod figures;
+pub mod in_force;
 pub mod run;
 pub mod summary;
 pub mod tables;

@@ -78,7 +78,7 @@ pub fn run(cli: Cli) -> Result<Printed> {
     })
 }
 
-/// Whether the command's report has an HTML page (a comparison, a match).
+/// Whether the command's report has an HTML page (a comparison, a match, a calibration).
 fn draws_html(command: &Command) -> bool {
     matches!(
         command,
@@ -88,6 +88,7 @@ fn draws_html(command: &Command) -> bool {
             | Command::Baseline {
                 action: BaselineCommand::Check { .. }
             }
+            | Command::Calibrate(_)
     )
 }
 
@@ -111,8 +112,8 @@ fn output(command: &Command) -> (Format, Option<&ExportArgs>) {
             None => with(&args.play.output),
         },
         Command::Calibrate(args) => match &args.action {
-            Some(CalibrateCommand::Merge { export, .. }) => (Format::Terminal, Some(export)),
-            None => (Format::Terminal, Some(&args.run.export)),
+            Some(CalibrateCommand::Merge { output, .. }) => with(output),
+            None => with(&args.run.output),
         },
         Command::Baseline {
             action: BaselineCommand::Save { .. },

@@ -47,6 +47,15 @@ impl CalibrationReport {
     }
 }
 
+/// A section's title: a line above its table in the terminal, a heading in markdown, where a
+/// line directly above a table would run into it.
+fn heading(text: &str, style: Style) -> String {
+    match style {
+        Style::Terminal => format!("\n{text}\n"),
+        Style::Markdown => format!("\n#### {text}\n\n"),
+    }
+}
+
 fn pct_label(p: f64) -> String {
     format!("p{p}")
 }
@@ -90,7 +99,11 @@ pub fn percentile_section(
         );
         t.row(cells);
     }
-    Some(format!("\n{title} [{set}]\n{}\n", t.render(style)))
+    Some(format!(
+        "{}{}\n",
+        heading(&format!("{title} [{set}]"), style),
+        t.render(style)
+    ))
 }
 
 fn percent(n: u64, d: u64) -> f64 {
@@ -155,9 +168,10 @@ fn safety_tiers(safety: Option<&MarginSafety>) -> Option<[(&'static str, &[Tally
 
 pub fn margin_safety_section(file: &CalibrationFile, style: Style) -> Option<String> {
     let tiers = safety_tiers(file.margin_safety.as_ref())?;
-    let mut text = String::from(
-        "\nMargin safety: exits the full evaluation contradicts (exceeded / exits), Wilson 95% \
-         interval, distinct positions, largest single position's share of the exits\n",
+    let mut text = heading(
+        "Margin safety: exits the full evaluation contradicts (exceeded / exits), Wilson 95% \
+         interval, distinct positions, largest single position's share of the exits",
+        style,
     );
     for (name, tallies) in tiers {
         let mut t = Table::new([
@@ -197,7 +211,11 @@ pub fn margin_safety_section(file: &CalibrationFile, style: Style) -> Option<Str
                 },
             ]);
         }
-        text.push_str(&format!("{name} tier\n{}\n", t.render(style)));
+        let caption = match style {
+            Style::Terminal => format!("{name} tier\n"),
+            Style::Markdown => format!("{name} tier:\n\n"),
+        };
+        text.push_str(&format!("{caption}{}\n", t.render(style)));
     }
     Some(text)
 }
@@ -228,7 +246,11 @@ pub fn exit_rate_section(file: &CalibrationFile, style: Style) -> String {
         ]);
     }
     format!(
-        "\nExit rate per tier and material bucket (share of eval calls)\n{}\n",
+        "{}{}\n",
+        heading(
+            "Exit rate per tier and material bucket (share of eval calls)",
+            style
+        ),
         t.render(style)
     )
 }
@@ -272,8 +294,12 @@ pub fn futility_section(
         ]);
     }
     Some(format!(
-        "\nQSearch futility: recommended FUTILITY_BASE_MARGIN_BY_SOURCE \
-         (engine/src/search/mod.rs) per source tier\n{}\n",
+        "{}{}\n",
+        heading(
+            "QSearch futility: recommended FUTILITY_BASE_MARGIN_BY_SOURCE \
+             (engine/src/search/mod.rs) per source tier",
+            style
+        ),
         t.render(style)
     ))
 }
@@ -303,15 +329,21 @@ pub fn full_report(report: &CalibrationReport, style: Style) -> String {
 pub fn compare_section(calibration: &CalibrationComparison, style: Style) -> String {
     let (a, b) = (&calibration.a, &calibration.b);
     let percentile = calibration.percentile;
-    let mut text = format!(
-        "\nCalibration (depth {}, {} positions): A = {}, B = {}\n",
-        calibration.depth, calibration.positions, a.revision, b.revision
+    let mut text = heading(
+        &format!(
+            "Calibration (depth {}, {} positions): A = {}, B = {}",
+            calibration.depth, calibration.positions, a.revision, b.revision
+        ),
+        style,
     );
     if let (Some(ta), Some(tb)) = (
         safety_tiers(a.margin_safety.as_ref()),
         safety_tiers(b.margin_safety.as_ref()),
     ) {
-        text.push_str("\nExceeded rate per tier and material bucket, Wilson 95% interval\n");
+        text.push_str(&heading(
+            "Exceeded rate per tier and material bucket, Wilson 95% interval",
+            style,
+        ));
         let mut t = Table::new([
             "tier",
             "bucket",
@@ -336,7 +368,10 @@ pub fn compare_section(calibration: &CalibrationComparison, style: Style) -> Str
         }
         text.push_str(&format!("{}\n", t.render(style)));
     }
-    text.push_str("\nExit rate per tier and material bucket (share of eval calls)\n");
+    text.push_str(&heading(
+        "Exit rate per tier and material bucket (share of eval calls)",
+        style,
+    ));
     let mut t = Table::new([
         "bucket",
         "A super-lazy",
@@ -391,13 +426,20 @@ pub fn compare_section(calibration: &CalibrationComparison, style: Style) -> Str
                     .map_or("unknown".to_string(), |c| c[tier].to_string()),
             ]);
         }
-        text.push_str(&format!(
-            "\nQSearch futility margins (FUTILITY_BASE_MARGIN_BY_SOURCE)\n{}\n",
-            t.render(style)
+        text.push_str(&heading(
+            "QSearch futility margins (FUTILITY_BASE_MARGIN_BY_SOURCE)",
+            style,
         ));
+        text.push_str(&format!("{}\n", t.render(style)));
     }
+    // Markdown joins consecutive lines into one paragraph: a blank line keeps them apart.
+    let end = if style == Style::Markdown {
+        "\n\n"
+    } else {
+        "\n"
+    };
     for warning in &calibration.stale {
-        text.push_str(&format!("{warning}\n"));
+        text.push_str(&format!("{warning}{end}"));
     }
     text.push_str(&format!("calibration files: {}\n", calibration.directory));
     text

@@ -12,7 +12,7 @@ use super::match_llr;
 use super::match_model::{MatchDoc, MatchEngine};
 use super::pentanomial;
 use super::plot::Footer;
-use super::{fact, machine_of, page_head, section, utc};
+use super::{fact, head, machine_of, section, utc};
 use crate::games::sprt::{EloModel, PENTANOMIAL_CELLS};
 use crate::games::summary::SprtState;
 use crate::report::matches::{decision, estimate, shards};
@@ -25,7 +25,11 @@ pub fn page(doc: &MatchDoc) -> Result<String> {
     let [a, b] = &doc.engines;
     let (machine, date) = match &doc.measured {
         Some(measured) => (
-            machine_of(measured),
+            machine_of(
+                measured.hostname.as_deref(),
+                &measured.machine.cpu_model,
+                measured.machine.cores,
+            ),
             format!("games finished {}", utc(measured.measured_unix)),
         ),
         None => (
@@ -39,7 +43,7 @@ pub fn page(doc: &MatchDoc) -> Result<String> {
         a.name, b.name
     ));
     let title = format!("lab match: A = {}, B = {}", a.name, b.name);
-    let mut html = page_head(&title);
+    let mut html = head(&title);
     let side = |engine: &MatchEngine| match &engine.commit {
         Some(commit) => format!("{} [{}, commit {commit}]", engine.name, engine.spec),
         None => format!("{} [{}]", engine.name, engine.spec),

@@ -1,4 +1,4 @@
-//! The HTML report of a comparison or a match (`--export-html`, `lab report`): one
+//! The HTML report of a comparison, a match or a calibration (`--export-html`, `lab report`): one
 //! self-contained page, inline SVG plots drawn by plotters, no script and no network reference.
 //! The page is always drawn from the report's JSON, so a report exported while measuring and
 //! one drawn later from the stored JSON are the same bytes. One file per plot kind; `plot.rs`
@@ -6,7 +6,10 @@
 //! `match_model.rs` what the match page (`match_page.rs`) reads.
 
 pub mod bootstrap;
+pub mod calibration_page;
+pub mod exit_heatmap;
 pub mod exit_shares;
+pub mod margin_safety;
 pub mod match_elo;
 pub mod match_llr;
 pub mod match_model;
@@ -17,6 +20,7 @@ pub mod nps_rounds;
 pub mod over_games;
 pub mod pentanomial;
 pub mod plot;
+pub mod residuals;
 pub mod side_buckets;
 
 use std::fmt::Write as _;
@@ -41,18 +45,28 @@ pub fn render(report: &Report) -> Result<String> {
                 .context("the report's own JSON does not parse")?;
             from_json(&value)
         }
+        // The page of a calibration is drawn from its calibration file, which `lab report`
+        // redraws alike.
+        Report::Calibration(report) => from_json(&serde_json::to_value(&report.calibration)?),
         _ => bail!("an HTML report is drawn for {PAGES} only"),
     }
 }
 
 /// The reports that have a page, as errors name them.
-pub const PAGES: &str = "compare, tiers, baseline check and match";
+pub const PAGES: &str = "compare, tiers, baseline check, match and calibrate";
 
 /// The page of a stored JSON report, chosen by its `kind`.
 pub fn from_json(value: &serde_json::Value) -> Result<String> {
     match value.get("kind").and_then(|kind| kind.as_str()) {
         Some("compare" | "tiers" | "baseline-check") => page(&Doc::from_json(value)?),
         Some("match") => match_page::page(&match_model::MatchDoc::from_json(value)?),
+        Some(crate::calibration::data::KIND) => calibration_page::page(value),
+        // `lab calibrate --format json` holds the calibration file it drew.
+        Some("calibration") => calibration_page::page(
+            value
+                .get("calibration")
+                .context("a calibration report without its \"calibration\" file")?,
+        ),
         Some(kind) => bail!("an HTML report is drawn for {PAGES}, not for kind \"{kind}\""),
         None => bail!("not a lab JSON report (no \"kind\" field; see docs/lab-json.md)"),
     }
@@ -65,8 +79,7 @@ fn page(doc: &Doc) -> Result<String> {
     let labels = (format!("A = {a_name}"), format!("B = {b_name}"));
     let labels = (labels.0.as_str(), labels.1.as_str());
 
-    let title = format!("lab {}: A = {a_name}, B = {b_name}", doc.kind);
-    let mut html = page_head(&title);
+    let mut html = head(&format!("lab {}: A = {a_name}, B = {b_name}", doc.kind));
     let _ = write!(
         html,
         "<table class=\"facts\">\n{}{}{}{}{}{}</table>\n",
@@ -218,9 +231,11 @@ fn round_ratios(doc: &Doc) -> (Vec<f64>, &'static str) {
 /// The machine and date of the measurement, or of this rendering, said to be such.
 fn provenance(doc: &Doc) -> (String, String) {
     match &doc.measured {
-        Some(measured) => (
-            machine_of(measured),
-            format!("measured {}", utc(measured.measured_unix)),
+        Some(measured) => measured_on(
+            measured.hostname.as_deref(),
+            &measured.machine.cpu_model,
+            measured.machine.cores,
+            measured.measured_unix,
         ),
         None => {
             let here = crate::machine::Machine::current();
@@ -236,24 +251,16 @@ fn provenance(doc: &Doc) -> (String, String) {
 }
 
 /// `host, CPU (N cores)` of a recorded measurement.
-fn machine_of(measured: &model::Measured) -> String {
-    let host = measured
-        .hostname
-        .as_deref()
-        .map_or_else(String::new, |h| format!("{h}, "));
-    format!(
-        "{host}{} ({} cores)",
-        measured.machine.cpu_model, measured.machine.cores
-    )
+fn machine_of(hostname: Option<&str>, cpu: &str, cores: usize) -> String {
+    let host = hostname.map_or_else(String::new, |h| format!("{h}, "));
+    format!("{host}{cpu} ({cores} cores)")
 }
 
-/// The page's opening up to its `<h1>` title.
-fn page_head(title: &str) -> String {
-    format!(
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<h1>{}</h1>\n",
-        escape(title),
-        escape(title)
+/// The machine and date lines of a recorded measurement.
+fn measured_on(hostname: Option<&str>, cpu: &str, cores: usize, unix: u64) -> (String, String) {
+    (
+        machine_of(hostname, cpu, cores),
+        format!("measured {}", utc(unix)),
     )
 }
 
@@ -289,6 +296,15 @@ fn speed_summary(doc: &Doc) -> String {
     format!(
         "B/A time per node {estimate} ({interval}, {} rounds, {} pairs, threshold {}%, {} rounds run): {judged}",
         cost.rounds, doc.speed.pairing, doc.settings.threshold_pct, doc.settings.rounds
+    )
+}
+
+/// The page up to its heading, `title` in both.
+fn head(title: &str) -> String {
+    let title = escape(title);
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <title>{title}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<h1>{title}</h1>\n"
     )
 }
 

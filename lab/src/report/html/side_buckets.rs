@@ -11,7 +11,7 @@ use super::plot::{plot_error, svg, Footer, FONT};
 /// `[own][opponent]` cells, `None` where nothing was evaluated.
 type Grid = Vec<Vec<Option<f64>>>;
 
-const EMPTY: RGBColor = RGBColor(0xEE, 0xEE, 0xEE);
+pub const EMPTY: RGBColor = RGBColor(0xEE, 0xEE, 0xEE);
 
 /// Cheap-tier exit share of each cell in percent, `None` for a cell never evaluated;
 /// `[own][opponent]`.
@@ -29,7 +29,7 @@ pub fn cheap_shares(side_buckets: &[Vec<[u64; 3]>]) -> Grid {
         .collect()
 }
 
-fn share_colour(share: f64) -> RGBColor {
+pub fn share_colour(share: f64) -> RGBColor {
     // White (no cheap exits) to deep blue (all).
     let t = (share / 100.0).clamp(0.0, 1.0);
     let mix = |from: f64, to: f64| (from + (to - from) * t).round() as u8;
