@@ -122,7 +122,7 @@ pub enum Command {
     #[command(after_help = BISECT_EXIT_CODES_HELP)]
     Bisect(BisectArgs),
     /// Draw the HTML report (docs/html-report.md) of a stored JSON report: the `--format json`
-    /// or `--export-json` output of compare, tiers or baseline check. Measures nothing.
+    /// or `--export-json` output of compare, tiers, baseline check or history. Measures nothing.
     Report(ReportArgs),
 }
 
@@ -406,7 +406,7 @@ pub struct ExportArgs {
     #[arg(long, value_name = "FILE")]
     pub export_markdown: Option<PathBuf>,
     /// Also write the report as one self-contained HTML page with plots (docs/html-report.md)
-    /// to FILE, atomically: compare, tiers and baseline check.
+    /// to FILE, atomically: compare, tiers, baseline check and history.
     #[arg(long, value_name = "FILE")]
     pub export_html: Option<PathBuf>,
 }

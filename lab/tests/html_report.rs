@@ -5,19 +5,8 @@
 
 mod common;
 
+use common::browser::self_contained_svgs;
 use common::FakeRepo;
-
-/// Checks that a page stands alone and returns its number of `<svg` elements.
-fn self_contained_svgs(html: &str) -> usize {
-    assert!(html.starts_with("<!DOCTYPE html>"), "{html}");
-    assert!(!html.to_lowercase().contains("<script"), "no script");
-    let without_xmlns = html.replace("xmlns=\"http://www.w3.org/2000/svg\"", "");
-    assert!(
-        !without_xmlns.contains("http://") && !without_xmlns.contains("https://"),
-        "no network reference"
-    );
-    html.matches("<svg").count()
-}
 
 #[test]
 fn compare_exports_a_page_that_lab_report_redraws_from_the_json() {
@@ -196,7 +185,8 @@ fn export_html_is_refused_before_measuring_where_there_is_no_page() {
     ]);
     assert_eq!(run.code, 2, "{run}");
     assert!(
-        run.stderr.contains("compare, tiers and baseline check"),
+        run.stderr
+            .contains("compare, tiers, baseline check and history"),
         "{run}"
     );
     assert!(repo.cache_entries("bin").is_empty(), "nothing was built");

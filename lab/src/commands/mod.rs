@@ -78,12 +78,13 @@ pub fn run(cli: Cli) -> Result<Printed> {
     })
 }
 
-/// Whether the command's report has an HTML page (a comparison).
+/// Whether the command's report has an HTML page (a comparison, a history).
 fn draws_html(command: &Command) -> bool {
     matches!(
         command,
         Command::Compare(_)
             | Command::Tiers(_)
+            | Command::History(_)
             | Command::Baseline {
                 action: BaselineCommand::Check { .. }
             }

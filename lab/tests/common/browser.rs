@@ -81,3 +81,15 @@ pub fn screenshot(page: &Path, png: &Path, width: u32, height: u32) -> bool {
         .expect("chromium runs");
     output.status.success() && png.exists()
 }
+
+/// Checks that a page stands alone and returns its number of `<svg` elements.
+pub fn self_contained_svgs(html: &str) -> usize {
+    assert!(html.starts_with("<!DOCTYPE html>"), "{html}");
+    assert!(!html.to_lowercase().contains("<script"), "no script");
+    let without_xmlns = html.replace("xmlns=\"http://www.w3.org/2000/svg\"", "");
+    assert!(
+        !without_xmlns.contains("http://") && !without_xmlns.contains("https://"),
+        "no network reference"
+    );
+    html.matches("<svg").count()
+}

@@ -1,11 +1,17 @@
-//! The HTML report of a comparison (`--export-html`, `lab report`): one self-contained page,
-//! inline SVG plots drawn by plotters, no script and no network reference. The page is always
-//! drawn from the comparison's JSON, so a report exported while measuring and one drawn later
-//! from the stored JSON are the same bytes. One file per plot kind; `plot.rs` holds what they
-//! share, `model.rs` what the page reads of the JSON.
+//! The HTML report of a comparison or a history (`--export-html`, `lab report`): one
+//! self-contained page, inline SVG plots drawn by plotters, no script and no network
+//! reference. The page is always drawn from the report's JSON, so a report exported while
+//! measuring and one drawn later from the stored JSON are the same bytes. One file per plot
+//! kind; `plot.rs` holds what they share, `model.rs` what the comparison page reads of the
+//! JSON, `history.rs` the history page.
 
 pub mod bootstrap;
+pub mod commit_axis;
 pub mod exit_shares;
+pub mod history;
+pub mod history_exits;
+pub mod history_instructions;
+pub mod history_nps;
 pub mod model;
 pub mod movers;
 pub mod nps_rounds;
@@ -29,7 +35,7 @@ pub const SEED: u64 = 0x5EED;
 /// `lab report` reads it, so both give the same bytes.
 pub fn render(report: &Report) -> Result<String> {
     match report {
-        Report::Comparison(_) => {
+        Report::Comparison(_) | Report::History(_) => {
             let value: serde_json::Value = serde_json::from_str(&json::render(report))
                 .context("the report's own JSON does not parse")?;
             from_json(&value)
@@ -39,12 +45,13 @@ pub fn render(report: &Report) -> Result<String> {
 }
 
 /// The reports that have a page, as errors name them.
-pub const PAGES: &str = "compare, tiers and baseline check";
+pub const PAGES: &str = "compare, tiers, baseline check and history";
 
 /// The page of a stored JSON report, chosen by its `kind`.
 pub fn from_json(value: &serde_json::Value) -> Result<String> {
     match value.get("kind").and_then(|kind| kind.as_str()) {
         Some("compare" | "tiers" | "baseline-check") => page(&Doc::from_json(value)?),
+        Some("history") => history::page(value),
         Some(kind) => bail!("an HTML report is drawn for {PAGES}, not for kind \"{kind}\""),
         None => bail!("not a lab JSON report (no \"kind\" field; see docs/lab-json.md)"),
     }
@@ -58,13 +65,9 @@ fn page(doc: &Doc) -> Result<String> {
     let labels = (labels.0.as_str(), labels.1.as_str());
 
     let mut html = String::new();
-    let title = format!("lab {}: A = {a_name}, B = {b_name}", doc.kind);
-    let _ = write!(
-        html,
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<h1>{}</h1>\n",
-        escape(&title),
-        escape(&title)
+    head(
+        &mut html,
+        &format!("lab {}: A = {a_name}, B = {b_name}", doc.kind),
     );
     let _ = write!(
         html,
@@ -278,6 +281,17 @@ fn speed_summary(doc: &Doc) -> String {
     )
 }
 
+/// The page's head and its title, as the page's heading too.
+fn head(html: &mut String, title: &str) {
+    let _ = write!(
+        html,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<h1>{}</h1>\n",
+        escape(title),
+        escape(title)
+    );
+}
+
 fn fact(name: &str, value: &str) -> String {
     format!(
         "<tr><th>{}</th><td>{}</td></tr>\n",
@@ -316,6 +330,7 @@ pub fn escape(text: &str) -> String {
 const STYLE: &str = "body{font-family:sans-serif;margin:2em;max-width:1250px;color:#222}\
 h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em}\
 table.facts th{text-align:left;padding-right:1em;font-weight:600}\
+table.commits{border-collapse:collapse}table.commits td,table.commits th{padding:2px 8px;text-align:left}\
 p.warning{color:#9a3412}p.note{color:#555}figure{margin:0}svg{max-width:100%;height:auto}";
 
 #[cfg(test)]
