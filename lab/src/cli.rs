@@ -122,8 +122,8 @@ pub enum Command {
     #[command(after_help = BISECT_EXIT_CODES_HELP)]
     Bisect(BisectArgs),
     /// Draw the HTML report (docs/html-report.md) of a stored JSON report: the `--format json`
-    /// or `--export-json` output of compare, tiers, baseline check, match or calibrate, or a
-    /// calibration file (`lab calibrate --out`). Measures nothing.
+    /// or `--export-json` output of compare, tiers, baseline check, match, calibrate or history,
+    /// or a calibration file (`lab calibrate --out`). Measures nothing.
     Report(ReportArgs),
 }
 
@@ -408,7 +408,7 @@ pub struct ExportArgs {
     #[arg(long, value_name = "FILE")]
     pub export_markdown: Option<PathBuf>,
     /// Also write the report as one self-contained HTML page with plots (docs/html-report.md)
-    /// to FILE, atomically: compare, tiers, baseline check, match and calibrate.
+    /// to FILE, atomically: compare, tiers, baseline check, match, calibrate and history.
     #[arg(long, value_name = "FILE")]
     pub export_html: Option<PathBuf>,
 }

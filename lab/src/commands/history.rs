@@ -1,5 +1,6 @@
 //! `lab history A..B`: each commit of a range measured once per machine, toolchain and
-//! settings, the figures kept in a store and printed as a table.
+//! settings, the figures kept in a store and printed as a table; its HTML page is always
+//! written to `target/lab/history.html` too (beside any `--export-html`).
 
 use anyhow::Result;
 
@@ -29,5 +30,21 @@ pub fn run(lab: &Lab, args: &HistoryArgs) -> Result<Outcome> {
             features: &measure.features,
         },
     )?;
-    Ok(Outcome::clean(Report::History(Box::new(report))))
+    let report = Report::History(Box::new(report));
+    // In the lab's cache, never in the store: a store may be a committed directory.
+    let page = session.paths().root.join(PAGE);
+    match crate::report::export_html(&report, &page) {
+        Ok(()) => session
+            .progress()
+            .line(&format!("history page: {}", page.display())),
+        // The figures are stored and the table prints: a page that cannot be written is not
+        // worth failing the run.
+        Err(error) => session.progress().line(&format!(
+            "warning: the history page was not written: {error:#}"
+        )),
+    }
+    Ok(Outcome::clean(report))
 }
+
+/// The page every run writes, under the lab's cache root (`target/lab/`).
+pub const PAGE: &str = "history.html";

@@ -78,13 +78,14 @@ pub fn run(cli: Cli) -> Result<Printed> {
     })
 }
 
-/// Whether the command's report has an HTML page (a comparison, a match, a calibration).
+/// Whether the command's report has an HTML page.
 fn draws_html(command: &Command) -> bool {
     matches!(
         command,
         Command::Compare(_)
             | Command::Tiers(_)
             | Command::Match(_)
+            | Command::History(_)
             | Command::Baseline {
                 action: BaselineCommand::Check { .. }
             }

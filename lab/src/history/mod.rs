@@ -5,6 +5,7 @@
 //! through `analysis::measure` and formats nothing.
 
 pub mod bisect;
+pub mod machines;
 pub mod range;
 pub mod store;
 
@@ -50,6 +51,11 @@ pub struct HistoryReport {
     pub toolchain_id: String,
     pub settings_id: String,
     pub settings: SeriesSettings,
+    /// The machine of this series (what `machine_id` hashes).
+    pub machine: Machine,
+    /// NPS per machine: this machine's line first, then every other machine of the store with
+    /// the same toolchain and settings that measured some of these commits.
+    pub machines: Vec<machines::MachineLine>,
     /// Commits on the range's first-parent line, before thinning.
     pub commits_in_range: usize,
     /// Commits measured by this run.
@@ -73,6 +79,8 @@ pub struct HistoryRow {
     pub eval_rates: Option<TierRates>,
     /// True when the figures were measured by this run, false when read from the store.
     pub measured_now: bool,
+    /// When the figures were measured (Unix seconds), as the store records it.
+    pub measured_unix: u64,
 }
 
 /// The settings of a series as the store keys them.
@@ -121,10 +129,10 @@ pub fn history(session: &Session, request: &HistoryRequest) -> Result<HistoryRep
         series_settings(session, request.plan, request.features),
     );
     let progress = session.progress();
-    let mut measurements: Vec<Option<Measurement>> = Vec::with_capacity(commits.len());
+    let mut measurements: Vec<Option<(Measurement, u64)>> = Vec::with_capacity(commits.len());
     for commit in &commits {
         measurements.push(match series.load(&commit.id) {
-            Stored::Found(entry) => Some(entry.measurement),
+            Stored::Found(entry) => Some((entry.measurement, entry.measured_unix)),
             Stored::Missing => None,
             Stored::Unusable(why) => {
                 progress.line(&format!("warning: {why}; measuring {} again", commit.short));
@@ -159,14 +167,14 @@ pub fn history(session: &Session, request: &HistoryRequest) -> Result<HistoryRep
         let binary = session.build(&revision, request.features)?;
         let subject = Subject::new(Side::A, commit.short.clone(), &revision, &binary);
         let measured = measure_single(&subject, request.plan, session.paths(), progress)?;
-        series.save(&commit.id, &measured.measurement)?;
-        measurements[index] = Some(measured.measurement);
+        let entry = series.save(&commit.id, &measured.measurement)?;
+        measurements[index] = Some((measured.measurement, entry.measured_unix));
         fresh[index] = true;
         done += 1;
     }
     let mut rows: Vec<HistoryRow> = Vec::with_capacity(commits.len());
     for ((commit, measurement), measured_now) in commits.into_iter().zip(measurements).zip(fresh) {
-        let Some(measurement) = measurement else {
+        let Some((measurement, measured_unix)) = measurement else {
             bail!("{} was neither stored nor measured", commit.short);
         };
         let summary = summarize(&commit.short, &measurement);
@@ -182,7 +190,15 @@ pub fn history(session: &Session, request: &HistoryRequest) -> Result<HistoryRep
             instructions_skipped: summary.instructions.skipped_reason,
             eval_rates: summary.eval.map(|eval| eval.rates),
             measured_now,
+            measured_unix,
         });
+    }
+    let mut warnings = Vec::new();
+    let nps: Vec<f64> = rows.iter().map(|row| row.nps.median).collect();
+    let infos: Vec<CommitInfo> = rows.iter().map(|row| row.commit.clone()).collect();
+    let machines = machines::machine_lines(&series, &infos, &nps, &mut warnings);
+    for warning in warnings {
+        progress.line(&format!("warning: {warning}; left out of NPS per machine"));
     }
     Ok(HistoryReport {
         schema_version: LAB_JSON_SCHEMA_VERSION,
@@ -194,6 +210,8 @@ pub fn history(session: &Session, request: &HistoryRequest) -> Result<HistoryRep
         toolchain_id: series.toolchain_id,
         settings_id: series.settings_id,
         settings: series.settings,
+        machine: series.machine,
+        machines,
         commits_in_range: all.len(),
         measured: done,
         from_store: rows.len() - done,

@@ -3,6 +3,7 @@
 
 use super::table::{Style, Table};
 use super::thousands;
+use crate::history::store::SeriesSettings;
 use crate::history::{HistoryReport, HistoryRow};
 
 /// Marks a signature that differs from the previous row's.
@@ -65,8 +66,8 @@ pub fn table(report: &HistoryReport, style: Style) -> String {
         .render(style)
 }
 
-fn settings_line(report: &HistoryReport) -> String {
-    let settings = &report.settings;
+/// The settings of a series in one line (the table's header and the HTML page's facts).
+pub fn settings_line(settings: &SeriesSettings) -> String {
     let depth = settings
         .depth
         .map_or_else(|| "the engine's default".to_string(), |d| d.to_string());
@@ -116,14 +117,14 @@ pub fn render(report: &HistoryReport, style: Style) -> String {
         Style::Terminal => format!(
             "lab history {}\n{}\n\n{}\n{legend}\n{skipped}{}\n",
             report.range,
-            settings_line(report),
+            settings_line(&report.settings),
             table(report, style),
             summary_line(report)
         ),
         Style::Markdown => format!(
             "## lab history `{}`\n\n{}\n\n{}\n{legend}\n\n{}{}\n",
             report.range,
-            settings_line(report),
+            settings_line(&report.settings),
             table(report, style),
             if skipped.is_empty() {
                 String::new()

@@ -1,14 +1,21 @@
-//! The HTML report of a comparison, a match or a calibration (`--export-html`, `lab report`): one
-//! self-contained page, inline SVG plots drawn by plotters, no script and no network reference.
+//! The HTML report of a comparison, a match, a calibration or a history (`--export-html`,
+//! `lab report`): one self-contained page, inline SVG plots drawn by plotters, no script and no
+//! network reference.
 //! The page is always drawn from the report's JSON, so a report exported while measuring and
 //! one drawn later from the stored JSON are the same bytes. One file per plot kind; `plot.rs`
 //! holds what they share, `model.rs` what the comparison page reads of the JSON,
-//! `match_model.rs` what the match page (`match_page.rs`) reads.
+//! `match_model.rs` what the match page (`match_page.rs`) reads, `history.rs` the history
+//! page.
 
 pub mod bootstrap;
 pub mod calibration_page;
+pub mod commit_axis;
 pub mod exit_heatmap;
 pub mod exit_shares;
+pub mod history;
+pub mod history_exits;
+pub mod history_instructions;
+pub mod history_nps;
 pub mod margin_safety;
 pub mod match_elo;
 pub mod match_llr;
@@ -40,7 +47,7 @@ pub const SEED: u64 = 0x5EED;
 /// `lab report` reads it, so both give the same bytes.
 pub fn render(report: &Report) -> Result<String> {
     match report {
-        Report::Comparison(_) | Report::Match(_) => {
+        Report::Comparison(_) | Report::Match(_) | Report::History(_) => {
             let value: serde_json::Value = serde_json::from_str(&json::render(report))
                 .context("the report's own JSON does not parse")?;
             from_json(&value)
@@ -53,7 +60,7 @@ pub fn render(report: &Report) -> Result<String> {
 }
 
 /// The reports that have a page, as errors name them.
-pub const PAGES: &str = "compare, tiers, baseline check, match and calibrate";
+pub const PAGES: &str = "compare, tiers, baseline check, match, calibrate and history";
 
 /// The page of a stored JSON report, chosen by its `kind`.
 pub fn from_json(value: &serde_json::Value) -> Result<String> {
@@ -67,6 +74,7 @@ pub fn from_json(value: &serde_json::Value) -> Result<String> {
                 .get("calibration")
                 .context("a calibration report without its \"calibration\" file")?,
         ),
+        Some("history") => history::page(value),
         Some(kind) => bail!("an HTML report is drawn for {PAGES}, not for kind \"{kind}\""),
         None => bail!("not a lab JSON report (no \"kind\" field; see docs/lab-json.md)"),
     }
@@ -346,6 +354,7 @@ pub fn escape(text: &str) -> String {
 const STYLE: &str = "body{font-family:sans-serif;margin:2em;max-width:1250px;color:#222}\
 h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em}\
 table.facts th{text-align:left;padding-right:1em;font-weight:600}\
+table.commits{border-collapse:collapse}table.commits td,table.commits th{padding:2px 8px;text-align:left}\
 p.warning{color:#9a3412}p.note{color:#555}figure{margin:0}svg{max-width:100%;height:auto}";
 
 #[cfg(test)]

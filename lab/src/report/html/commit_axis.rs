@@ -1,0 +1,188 @@
+//! The commit axis the history plots share: commits oldest to newest at x = 0, 1, 2, ...
+//! (evenly spaced, whatever their dates), ticks labelled with short ids, and a vertical marker
+//! at every commit whose bench signature differs from the previous commit's, so a jump in any
+//! plot can be read against the search changing.
+
+use std::ops::Range;
+
+use anyhow::Result;
+use plotters::coord::types::RangedCoordf64;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+use super::plot::{padded, plot_error, FONT};
+
+/// The signature-change markers' colour: tests find the markers by it.
+pub const CHANGE_COLOUR: RGBColor = RGBColor(0x94, 0x67, 0xBD);
+
+/// Hex digits of a commit id on a tick.
+const TICK_ID: usize = 7;
+
+/// More ticks than this and only every few commits is labelled (plotters picks a round step).
+const MAX_TICKS: usize = 16;
+
+pub struct CommitAxis {
+    /// Each commit's id, oldest first.
+    pub commits: Vec<String>,
+    /// Indices of the commits whose signature changed from the commit before.
+    pub changes: Vec<usize>,
+}
+
+pub type Chart<'a, 'b> =
+    ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+impl CommitAxis {
+    /// The tick label of x: the short id of the commit there, nothing between commits.
+    fn tick(&self, x: f64) -> String {
+        let index = x.round();
+        if (x - index).abs() > 1e-6 || index < 0.0 {
+            return String::new();
+        }
+        self.commits
+            .get(index as usize)
+            .map(|id| id.chars().take(TICK_ID).collect())
+            .unwrap_or_default()
+    }
+
+    /// A chart over the commits with its caption, mesh and axis descriptions drawn.
+    pub fn chart<'a, 'b>(
+        &self,
+        area: &'a DrawingArea<SVGBackend<'b>, Shift>,
+        caption: &str,
+        y_desc: &str,
+        y: Range<f64>,
+        y_format: &dyn Fn(&f64) -> String,
+    ) -> Result<Chart<'a, 'b>> {
+        let n = self.commits.len().max(1);
+        let mut chart = ChartBuilder::on(area)
+            .caption(caption, (FONT, 20))
+            .margin(12)
+            .x_label_area_size(44)
+            .y_label_area_size(80)
+            .build_cartesian_2d(-0.5f64..n as f64 - 0.5, y)
+            .map_err(plot_error)?;
+        chart
+            .configure_mesh()
+            .x_desc("commit, oldest → newest (short id; dates in the commit table)")
+            .y_desc(y_desc)
+            .x_labels(n.min(MAX_TICKS) + 1)
+            .x_label_formatter(&|x| self.tick(*x))
+            .y_label_formatter(y_format)
+            .draw()
+            .map_err(plot_error)?;
+        Ok(chart)
+    }
+
+    /// The signature-change markers, over whatever the plot drew, with their legend entry.
+    pub fn draw_changes<'a, 'b>(&self, chart: &mut Chart<'a, 'b>) -> Result<()> {
+        if self.changes.is_empty() {
+            return Ok(());
+        }
+        let y = chart.y_range();
+        chart
+            .draw_series(self.changes.iter().map(|index| {
+                let x = *index as f64;
+                PathElement::new(
+                    vec![(x, y.start), (x, y.end)],
+                    CHANGE_COLOUR.stroke_width(2),
+                )
+            }))
+            .map_err(plot_error)?
+            .label("signature changed (◆ in the table)")
+            .legend(|(x, y)| {
+                PathElement::new(
+                    vec![(x + 8, y - 6), (x + 8, y + 6)],
+                    CHANGE_COLOUR.stroke_width(2),
+                )
+            });
+        Ok(())
+    }
+}
+
+/// A line through `points` with a dot on each, and its legend entry.
+pub fn draw_line<'a, 'b>(
+    chart: &mut Chart<'a, 'b>,
+    points: Vec<(f64, f64)>,
+    colour: RGBColor,
+    label: &str,
+) -> Result<()> {
+    chart
+        .draw_series(LineSeries::new(points.clone(), colour.stroke_width(2)))
+        .map_err(plot_error)?
+        .label(label)
+        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], colour.stroke_width(2)));
+    // The dots over the line, so each commit measured stands out.
+    chart
+        .draw_series(points.iter().map(|p| Circle::new(*p, 4, colour.filled())))
+        .map_err(plot_error)?;
+    Ok(())
+}
+
+/// A y range over `values` with room below the data for the legend (lower left), down to zero
+/// at most for figures that cannot be negative.
+pub fn range_with_legend_room(values: impl Iterator<Item = f64>) -> Range<f64> {
+    let (lo, hi) = values
+        .filter(|v| v.is_finite())
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+            (lo.min(v), hi.max(v))
+        });
+    if !lo.is_finite() {
+        return 0.0..1.0;
+    }
+    let (padded_lo, hi) = padded(lo, hi, 0.1);
+    // Never below zero for positive figures: a negative rate would read as data.
+    let bottom = padded_lo - (hi - padded_lo) * 0.6;
+    if lo >= 0.0 {
+        bottom.max(0.0)..hi
+    } else {
+        bottom..hi
+    }
+}
+
+/// Decimals for y labels of `y` (about ten ticks): enough that neighbouring labels differ.
+pub fn decimals(y: &Range<f64>) -> usize {
+    let step = (y.end - y.start).abs() / 10.0;
+    if step > 0.0 && step.is_finite() {
+        (-step.log10().floor()).max(0.0) as usize
+    } else {
+        0
+    }
+}
+
+/// The legend of a history plot, at `position` (where the plot leaves room for it).
+pub fn legend<'a, 'b: 'a>(chart: &mut Chart<'a, 'b>, position: SeriesLabelPosition) -> Result<()> {
+    chart
+        .configure_series_labels()
+        .position(position)
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK)
+        .label_font((FONT, 13))
+        .draw()
+        .map_err(plot_error)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ticks_name_the_commit_at_integer_positions_only() {
+        let axis = CommitAxis {
+            commits: vec!["0123456789ab".to_string(), "fedcba987654".to_string()],
+            changes: vec![1],
+        };
+        assert_eq!(axis.tick(0.0), "0123456");
+        assert_eq!(axis.tick(1.0), "fedcba9");
+        assert_eq!(axis.tick(0.5), "");
+        assert_eq!(axis.tick(2.0), "");
+        assert_eq!(axis.tick(-1.0), "");
+    }
+
+    #[test]
+    fn narrow_ranges_get_decimals() {
+        assert_eq!(decimals(&(1500.0..2000.0)), 0);
+        assert_eq!(decimals(&(1814.0..1816.0)), 1);
+        assert_eq!(decimals(&(0.0..0.05)), 3);
+        assert_eq!(decimals(&(1.0..1.0)), 0);
+    }
+}

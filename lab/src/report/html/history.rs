@@ -1,0 +1,319 @@
+//! The page of `lab history` (JSON `kind: "history"`, docs/lab-json.md): NPS per machine,
+//! instructions per node and eval exit shares over the commits of the range, oldest first, each
+//! with the signature changes marked; then the commits themselves. Drawn from the JSON only, so
+//! `lab history --export-html` and `lab report` give the same bytes. What the JSON of an older
+//! lab lacks (`machine`, `machines`, `measured_unix`) the page says it lacks.
+
+use std::fmt::Write as _;
+
+use anyhow::{bail, Context, Result};
+use serde::Deserialize;
+
+use super::commit_axis::CommitAxis;
+use super::model::Machine;
+use super::plot::Footer;
+use super::{escape, fact, head, history_exits, history_instructions, history_nps, section, utc};
+use crate::history::store::SeriesSettings;
+use crate::report::history::settings_line;
+use crate::report::{thousands, NO_EVAL_EXITS};
+
+#[derive(Debug, Deserialize)]
+struct Doc {
+    range: String,
+    series: String,
+    machine_id: String,
+    settings: SeriesSettings,
+    commits_in_range: usize,
+    rows: Vec<Row>,
+    #[serde(default)]
+    machine: Option<Machine>,
+    #[serde(default)]
+    machines: Option<Vec<MachineLine>>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Row {
+    commit: Commit,
+    signature: u64,
+    signature_changed: bool,
+    nps: Nps,
+    instructions_per_node: Option<f64>,
+    #[serde(default)]
+    instructions_skipped: Option<String>,
+    eval_rates: Option<Rates>,
+    #[serde(default)]
+    measured_unix: Option<u64>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Commit {
+    id: String,
+    short: String,
+    date: String,
+    subject: String,
+}
+
+#[derive(Debug, Deserialize)]
+struct Nps {
+    median: Option<f64>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Rates {
+    super_lazy: Option<f64>,
+    lazy: Option<f64>,
+    full: Option<f64>,
+}
+
+#[derive(Debug, Deserialize)]
+struct MachineLine {
+    label: String,
+    this_machine: bool,
+    points: Vec<Point>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Point {
+    commit: String,
+    nps: Option<f64>,
+}
+
+/// The page of a history's JSON.
+pub fn page(value: &serde_json::Value) -> Result<String> {
+    let doc = Doc::deserialize(value).context("the history JSON lacks a field the page reads")?;
+    let (Some(oldest), Some(newest)) = (doc.rows.first(), doc.rows.last()) else {
+        bail!("the history JSON has no rows: there is nothing to draw");
+    };
+    let axis = CommitAxis {
+        commits: doc.rows.iter().map(|row| row.commit.id.clone()).collect(),
+        changes: (0..doc.rows.len())
+            .filter(|&i| doc.rows[i].signature_changed)
+            .collect(),
+    };
+    let machine = match &doc.machine {
+        Some(machine) => format!(
+            "{} ({} cores) · {}",
+            machine.cpu_model.trim(),
+            machine.cores,
+            doc.machine_id
+        ),
+        None => format!(
+            "machine {} (this JSON records no description of it)",
+            doc.machine_id
+        ),
+    };
+    let commits = format!(
+        "{} of {} commits in the range, {} ({}) to {} ({})",
+        doc.rows.len(),
+        doc.commits_in_range,
+        oldest.commit.short,
+        oldest.commit.date,
+        newest.commit.short,
+        newest.commit.date
+    );
+    let measured = measured(&doc.rows);
+    let footer = |machine: &str| {
+        Footer(format!(
+            "lab history {} · {machine} · commits {} – {} · {measured}",
+            doc.range, oldest.commit.date, newest.commit.date
+        ))
+    };
+
+    let mut html = head(&format!("lab history {}", doc.range));
+    let _ = write!(
+        html,
+        "<table class=\"facts\">\n{}{}{}{}{}{}{}</table>\n",
+        fact("range", &doc.range),
+        fact("commits", &commits),
+        fact("settings", &settings_line(&doc.settings)),
+        fact("machine", &machine),
+        fact("series", &doc.series),
+        fact("measured", &measured),
+        fact("signature changes", &changes_line(&doc.rows)),
+    );
+
+    let lines = nps_lines(&doc);
+    let nps_footer = if lines.len() > 1 {
+        footer(&format!("{} machines, this one {machine}", lines.len()))
+    } else {
+        footer(&machine)
+    };
+    let others = lines.len().saturating_sub(1);
+    let nps_text = format!(
+        "The median NPS of each commit's rounds, one line per machine: this machine's and {} \
+         of the store with the same toolchain and settings (a committed store gathers CI \
+         runners and developers' boxes). Machines differ in level; a change every machine \
+         shows is the code's. Purple lines: the bench signature changed at that commit, so \
+         the search itself differs from the commit before.",
+        match others {
+            0 => "no other machine".to_string(),
+            1 => "1 other machine".to_string(),
+            n => format!("{n} other machines"),
+        }
+    );
+    section(
+        &mut html,
+        "NPS per machine",
+        &nps_text,
+        Some(history_nps::draw(&lines, &axis, &nps_footer)?),
+    );
+
+    let instructions: Vec<(usize, f64)> = doc
+        .rows
+        .iter()
+        .enumerate()
+        .filter_map(|(i, row)| Some((i, row.instructions_per_node.filter(|v| v.is_finite())?)))
+        .collect();
+    if instructions.is_empty() {
+        let reason = doc
+            .rows
+            .iter()
+            .find_map(|row| row.instructions_skipped.as_deref())
+            .unwrap_or("no commit has a count");
+        section(
+            &mut html,
+            "Instructions per node",
+            &format!("Not measured ({reason}): nothing to draw."),
+            None,
+        );
+    } else {
+        let missing = doc.rows.len() - instructions.len();
+        let text = format!(
+            "Instructions per node under callgrind at depth {} (start-up work subtracted), one \
+             line: counts depend on the binary, not on the machine.{}",
+            doc.settings.instr_depth,
+            if missing > 0 {
+                format!(" {missing} commits have no count and no point.")
+            } else {
+                String::new()
+            }
+        );
+        section(
+            &mut html,
+            "Instructions per node",
+            &text,
+            Some(history_instructions::draw(
+                &instructions,
+                doc.settings.instr_depth,
+                &axis,
+                &footer(&machine),
+            )?),
+        );
+    }
+
+    let shares: Vec<(usize, [f64; 3])> = doc
+        .rows
+        .iter()
+        .enumerate()
+        .filter_map(|(i, row)| {
+            let rates = row.eval_rates.as_ref()?;
+            let shares = [rates.super_lazy?, rates.lazy?, rates.full?];
+            shares.iter().all(|s| s.is_finite()).then_some((i, shares))
+        })
+        .collect();
+    if shares.is_empty() {
+        section(
+            &mut html,
+            "Eval exit shares",
+            &format!("{NO_EVAL_EXITS} Null in the JSON: nothing to draw."),
+            None,
+        );
+    } else {
+        section(
+            &mut html,
+            "Eval exit shares",
+            "Of each commit's eval calls in the bench, the share that exits in the super-lazy, \
+             lazy and full tier, stacked to 100%.",
+            Some(history_exits::draw(&shares, &axis, &footer(&machine))?),
+        );
+    }
+
+    commit_table(&mut html, &doc.rows);
+    html.push_str("</body>\n</html>\n");
+    Ok(html)
+}
+
+/// This machine's line and the other machines', as the JSON lists them; from the rows alone
+/// when the JSON is older than `machines`.
+fn nps_lines(doc: &Doc) -> Vec<history_nps::Line> {
+    let index = |commit: &str| doc.rows.iter().position(|row| row.commit.id == commit);
+    match &doc.machines {
+        Some(machines) if !machines.is_empty() => machines
+            .iter()
+            .map(|line| history_nps::Line {
+                label: if line.this_machine {
+                    format!("this machine: {}", line.label)
+                } else {
+                    line.label.clone()
+                },
+                points: line
+                    .points
+                    .iter()
+                    .filter_map(|p| Some((index(&p.commit)?, p.nps.filter(|n| n.is_finite())?)))
+                    .collect(),
+            })
+            .collect(),
+        _ => vec![history_nps::Line {
+            label: format!("machine {}", doc.machine_id),
+            points: doc
+                .rows
+                .iter()
+                .enumerate()
+                .filter_map(|(i, row)| Some((i, row.nps.median.filter(|n| n.is_finite())?)))
+                .collect(),
+        }],
+    }
+}
+
+/// `measured 2026-05-04 13:07 UTC – 2026-05-05 09:00 UTC`, or that the JSON does not say.
+fn measured(rows: &[Row]) -> String {
+    let times: Vec<u64> = rows.iter().filter_map(|row| row.measured_unix).collect();
+    match (times.iter().min(), times.iter().max()) {
+        (Some(first), Some(last)) if first == last => format!("measured {}", utc(*first)),
+        (Some(first), Some(last)) => format!("measured {} – {}", utc(*first), utc(*last)),
+        _ => "measurement dates not recorded".to_string(),
+    }
+}
+
+fn changes_line(rows: &[Row]) -> String {
+    let changes: Vec<String> = rows
+        .iter()
+        .enumerate()
+        .filter(|(_, row)| row.signature_changed)
+        .map(|(i, row)| {
+            format!(
+                "{} (commit {} of {}, {} nodes)",
+                row.commit.short,
+                i + 1,
+                rows.len(),
+                thousands(row.signature)
+            )
+        })
+        .collect();
+    if changes.is_empty() {
+        "none".to_string()
+    } else {
+        changes.join("; ")
+    }
+}
+
+/// The commits behind the ticks: short id, date, subject, signature.
+fn commit_table(html: &mut String, rows: &[Row]) {
+    html.push_str(
+        "<section>\n<h2>Commits</h2>\n<table class=\"commits\">\n<tr><th>#</th><th>commit</th>\
+         <th>date</th><th>subject</th><th>signature (nodes)</th></tr>\n",
+    );
+    for (i, row) in rows.iter().enumerate() {
+        let mark = if row.signature_changed { "◆ " } else { "" };
+        let _ = writeln!(
+            html,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{mark}{}</td></tr>",
+            i + 1,
+            escape(&row.commit.short),
+            escape(&row.commit.date),
+            escape(&row.commit.subject),
+            thousands(row.signature)
+        );
+    }
+    html.push_str("</table>\n</section>\n");
+}

@@ -1,0 +1,121 @@
+//! NPS over commits, one line per machine: this machine's series and every other machine of
+//! the store measured with the same toolchain and settings (`history::machines`). Lines of
+//! different machines are not comparable in level, only in shape: a change every machine sees
+//! is the code's, one machine alone moving is that machine's.
+
+use anyhow::Result;
+use plotters::prelude::*;
+
+use super::commit_axis::{decimals, draw_line, legend, range_with_legend_room, CommitAxis};
+use super::plot::{svg, Footer, A_COLOUR, B_COLOUR};
+
+/// One colour per machine, this machine's first; none is the signature markers' purple.
+pub const PALETTE: [RGBColor; 6] = [
+    A_COLOUR,
+    B_COLOUR,
+    RGBColor(0x2C, 0xA0, 0x2C),
+    RGBColor(0xD6, 0x27, 0x28),
+    RGBColor(0x8C, 0x56, 0x4B),
+    RGBColor(0x17, 0xBE, 0xCF),
+];
+
+pub struct Line {
+    pub label: String,
+    /// `(commit index, NPS)`, oldest first; commits the machine did not measure are absent.
+    pub points: Vec<(usize, f64)>,
+}
+
+/// Thousands or millions, whichever reads better at `top`.
+fn scale(top: f64) -> (f64, &'static str) {
+    if top >= 1e6 {
+        (1e6, "NPS (million nodes/s, median of the rounds)")
+    } else {
+        (1e3, "NPS (thousand nodes/s, median of the rounds)")
+    }
+}
+
+pub fn draw(lines: &[Line], axis: &CommitAxis, footer: &Footer) -> Result<String> {
+    let all = || {
+        lines
+            .iter()
+            .flat_map(|line| line.points.iter().map(|p| p.1))
+    };
+    let (unit, y_desc) = scale(all().fold(0.0, f64::max));
+    let y = range_with_legend_room(all().map(|nps| nps / unit));
+    svg((1000, 440), footer, |area| {
+        let caption = if lines.len() > 1 {
+            format!("NPS per commit on {} machines", lines.len())
+        } else {
+            "NPS per commit".to_string()
+        };
+        let places = decimals(&y);
+        let mut chart = axis.chart(area, &caption, y_desc, y, &|v| format!("{v:.places$}"))?;
+        for (line, colour) in lines.iter().zip(PALETTE.iter().cycle()) {
+            let points: Vec<(f64, f64)> = line
+                .points
+                .iter()
+                .map(|(index, nps)| (*index as f64, nps / unit))
+                .collect();
+            draw_line(&mut chart, points, *colour, &line.label)?;
+        }
+        axis.draw_changes(&mut chart)?;
+        legend(&mut chart, SeriesLabelPosition::LowerLeft)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::commit_axis::CHANGE_COLOUR;
+    use super::super::plot::{count, test_footer};
+    use super::*;
+
+    fn axis(n: usize, changes: Vec<usize>) -> CommitAxis {
+        CommitAxis {
+            commits: (0..n).map(|i| format!("{i:07x}abc")).collect(),
+            changes,
+        }
+    }
+
+    #[test]
+    fn each_machine_is_a_line_with_a_point_per_measured_commit() {
+        let lines = [
+            Line {
+                label: "this box".to_string(),
+                points: (0..5).map(|i| (i, 2.0e6 + i as f64 * 1e4)).collect(),
+            },
+            Line {
+                label: "ci runner".to_string(),
+                points: vec![(1, 1.5e6), (3, 1.52e6)],
+            },
+        ];
+        let svg = draw(&lines, &axis(5, vec![2]), &test_footer()).unwrap();
+        assert_eq!(count(&svg, "<circle"), 5 + 2, "{svg}");
+        assert_eq!(count(&svg, "fill=\"#1F77B4\""), 5);
+        assert_eq!(count(&svg, "fill=\"#FF7F0E\""), 2);
+        // The change marker and its legend entry.
+        let marker = format!(
+            "stroke=\"#{:02X}{:02X}{:02X}\"",
+            CHANGE_COLOUR.0, CHANGE_COLOUR.1, CHANGE_COLOUR.2
+        );
+        assert_eq!(count(&svg, &marker), 2, "{svg}");
+        assert!(svg.contains("NPS per commit on 2 machines"));
+        assert!(svg.contains("million nodes/s"));
+        assert!(svg.contains("ci runner"));
+        assert!(
+            svg.contains(">\n0000002\n</text>"),
+            "a tick names the commit: {svg}"
+        );
+    }
+
+    #[test]
+    fn without_changes_there_is_no_marker() {
+        let lines = [Line {
+            label: "x".to_string(),
+            points: vec![(0, 900.0e3)],
+        }];
+        let svg = draw(&lines, &axis(1, Vec::new()), &test_footer()).unwrap();
+        assert!(!svg.contains("#9467BD"), "{svg}");
+        assert!(!svg.contains("signature changed"));
+        assert!(svg.contains("thousand nodes/s"));
+    }
+}
