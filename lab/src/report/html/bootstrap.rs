@@ -151,14 +151,7 @@ pub fn draw(resamples: &[f64], lines: &Lines, footer: &Footer) -> Result<String>
             .legend(|(x, y)| {
                 PathElement::new(vec![(x, y), (x + 16, y)], THRESHOLD_COLOUR.stroke_width(2))
             });
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .background_style(WHITE.mix(0.9))
-            .border_style(BLACK)
-            .label_font((FONT, 13))
-            .draw()
-            .map_err(plot_error)?;
+        super::plot::legend(&mut chart, SeriesLabelPosition::UpperRight, 13)?;
         Ok(())
     })
 }

@@ -151,14 +151,7 @@ pub fn decimals(y: &Range<f64>) -> usize {
 
 /// The legend of a history plot, at `position` (where the plot leaves room for it).
 pub fn legend<'a, 'b: 'a>(chart: &mut Chart<'a, 'b>, position: SeriesLabelPosition) -> Result<()> {
-    chart
-        .configure_series_labels()
-        .position(position)
-        .background_style(WHITE.mix(0.9))
-        .border_style(BLACK)
-        .label_font((FONT, 13))
-        .draw()
-        .map_err(plot_error)
+    super::plot::legend(chart, position, 13)
 }
 
 #[cfg(test)]

@@ -61,14 +61,7 @@ pub fn draw(a: &[Bucket], b: &[Bucket], labels: (&str, &str), footer: &Footer) -
                 }
             }
             if tier == 0 {
-                chart
-                    .configure_series_labels()
-                    .position(SeriesLabelPosition::UpperLeft)
-                    .background_style(WHITE.mix(0.9))
-                    .border_style(BLACK)
-                    .label_font((FONT, 12))
-                    .draw()
-                    .map_err(plot_error)?;
+                super::plot::legend(&mut chart, SeriesLabelPosition::UpperLeft, 12)?;
             }
         }
         Ok(())

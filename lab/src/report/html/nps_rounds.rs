@@ -58,14 +58,7 @@ pub fn draw(
                 .label(label)
                 .legend(move |(x, y)| Circle::new((x + 8, y), 5, colour.filled()));
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
-            .background_style(WHITE.mix(0.9))
-            .border_style(BLACK)
-            .label_font((FONT, 14))
-            .draw()
-            .map_err(plot_error)?;
+        super::plot::legend(&mut chart, SeriesLabelPosition::LowerRight, 14)?;
         Ok(())
     })
 }

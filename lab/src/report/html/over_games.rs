@@ -59,18 +59,12 @@ pub fn swatch(x: i32, y: i32, colour: RGBColor, width: u32) -> PathElement<(i32,
 /// The legend at the right, below when the data ends high and above otherwise, where the
 /// chart is emptier.
 pub fn legend<'a, 'b: 'a>(chart: &mut GamesChart<'a, 'b>, ends_high: bool) -> Result<()> {
-    chart
-        .configure_series_labels()
-        .position(if ends_high {
-            SeriesLabelPosition::LowerRight
-        } else {
-            SeriesLabelPosition::UpperRight
-        })
-        .background_style(WHITE.mix(0.9))
-        .border_style(BLACK)
-        .label_font((FONT, 13))
-        .draw()
-        .map_err(plot_error)
+    let position = if ends_high {
+        SeriesLabelPosition::LowerRight
+    } else {
+        SeriesLabelPosition::UpperRight
+    };
+    super::plot::legend(chart, position, 13)
 }
 
 /// The number of points of the SVG polyline or polygon whose text follows its tag; for tests.

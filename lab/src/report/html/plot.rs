@@ -12,6 +12,23 @@ pub const B_COLOUR: RGBColor = RGBColor(0xFF, 0x7F, 0x0E);
 pub const FONT: &str = "sans-serif";
 pub const FOOTER_HEIGHT: u32 = 24;
 
+/// Draws the chart's series labels at `position`: a white box with a black border, the one
+/// legend style of every plot.
+pub fn legend<'a, 'b: 'a, CT: plotters::coord::CoordTranslate>(
+    chart: &mut ChartContext<'a, SVGBackend<'b>, CT>,
+    position: SeriesLabelPosition,
+    font_size: u32,
+) -> Result<()> {
+    chart
+        .configure_series_labels()
+        .position(position)
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK)
+        .label_font((FONT, font_size))
+        .draw()
+        .map_err(plot_error)
+}
+
 /// The revisions, machine and date line under every plot.
 #[derive(Debug, Clone)]
 pub struct Footer(pub String);
