@@ -31,7 +31,8 @@ use std::time::{Duration, Instant, SystemTime};
 use criterion::{Criterion, Throughput};
 use pprof::criterion::{Output, PProfProfiler};
 use squall::counters::Counters;
-use squall::eval::{self, Evaluator, Tier};
+use squall::eval::{self, Evaluator};
+use squall::tier::Tier;
 use squall::Board;
 
 /// Null windows `(s - 1, s + 1)` with `s` = full score + each offset (centipawns): near the

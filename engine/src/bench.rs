@@ -19,7 +19,7 @@ pub const DEFAULT_DEPTH: i32 = 11;
 pub const DEFAULT_HASH_MB: usize = 16;
 
 /// The built-in bench positions: openings, middlegames and endgames, with every material bucket
-/// (`eval::material_bucket`) present at least twice so per-bucket exit rates are never empty.
+/// (`tier::material_bucket`) present at least twice so per-bucket exit rates are never empty.
 /// The order and content are part of the bench signature: changing them changes the node count.
 pub const BENCH_POSITIONS: &[&str] = &[
     // Bucket 7: openings and full-army middlegames.
@@ -211,13 +211,13 @@ pub fn parse_positions(text: &str) -> Result<Vec<Board>, (usize, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::material_bucket;
+    use crate::tier::{material_bucket, MATERIAL_BUCKETS};
 
     #[test]
     fn built_in_positions_are_valid_and_varied() {
         assert!(BENCH_POSITIONS.len() >= 30);
         let boards = default_positions();
-        let mut per_bucket = [0usize; 8];
+        let mut per_bucket = [0usize; MATERIAL_BUCKETS];
         for board in &boards {
             per_bucket[material_bucket(board)] += 1;
         }

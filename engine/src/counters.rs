@@ -1,11 +1,7 @@
 //! Per-search counters: plain integer increments, always compiled in, reset per bench position.
 //! The lab reads them through `squall bench --json`.
 
-use crate::eval::Tier;
-
-pub const MATERIAL_BUCKETS: usize = 8;
-pub const SIDE_BUCKETS: usize = 8;
-pub const TIERS: usize = 3;
+use crate::tier::{Tier, MATERIAL_BUCKETS, SIDE_BUCKETS, TIERS};
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Counters {

@@ -13,6 +13,7 @@ pub mod movegen;
 pub mod perft;
 pub mod prefetch;
 pub mod search;
+pub mod tier;
 pub mod timeman;
 pub mod types;
 

@@ -2,6 +2,7 @@
 //! so the suite is quick with the real search; the default-depth bench is never run here.
 
 use serde_json::Value;
+use squall::eval::margins;
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
@@ -99,6 +100,7 @@ fn bench_json_has_the_protocol_shape() {
     assert_eq!(report["engine"]["name"], "squall");
     assert_eq!(report["engine"]["version"], env!("CARGO_PKG_VERSION"));
     assert!(report["engine"]["features"].is_array());
+    assert_reports_the_compiled_constants(&report);
     assert_eq!(uint(&report["depth"], "depth"), 3);
     assert_eq!(uint(&report["hash_mb"], "hash_mb"), 4);
     assert_eq!(report["full_eval"], false);
@@ -177,7 +179,49 @@ fn full_eval_disables_the_cheap_tiers() {
         0
     );
     assert_eq!(uint(&report["eval"]["exits"]["lazy"], "lazy"), 0);
+    // The binary's constants, even when it does not use the tables.
+    assert_reports_the_compiled_constants(&report);
     let _ = std::fs::remove_file(file);
+}
+
+/// `engine.margin_tables` and `engine.futility_base_margin_by_source` are `eval::margins`'s.
+fn assert_reports_the_compiled_constants(report: &Value) {
+    let engine = &report["engine"];
+    let tables = [
+        (
+            "king",
+            [margins::KING_LO, margins::KING_HI, margins::KING_P50],
+        ),
+        (
+            "lazy_residual",
+            [
+                margins::LAZY_RESID_LO,
+                margins::LAZY_RESID_HI,
+                margins::LAZY_RESID_P50,
+            ],
+        ),
+        (
+            "super_lazy_residual",
+            [
+                margins::SUPER_LAZY_RESID_LO,
+                margins::SUPER_LAZY_RESID_HI,
+                margins::SUPER_LAZY_RESID_P50,
+            ],
+        ),
+    ];
+    for (name, rows) in tables {
+        for (key, row) in ["lo", "hi", "p50"].into_iter().zip(rows) {
+            assert_eq!(
+                engine["margin_tables"][name][key],
+                serde_json::json!(row),
+                "{name}.{key}"
+            );
+        }
+    }
+    assert_eq!(
+        engine["futility_base_margin_by_source"],
+        serde_json::json!(margins::FUTILITY_BASE_MARGIN_BY_SOURCE)
+    );
 }
 
 #[test]

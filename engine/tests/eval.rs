@@ -1,7 +1,8 @@
 //! Evaluation: colour symmetry, tier exits on hand-made positions, drawish scaling.
 
 use squall::counters::Counters;
-use squall::eval::{margins, side_bucket, Evaluator, Tier};
+use squall::eval::{margins, Evaluator};
+use squall::tier::{side_bucket, Tier};
 use squall::{Board, Color};
 
 const POSITIONS: &[&str] = &[

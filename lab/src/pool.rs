@@ -10,9 +10,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use rayon::prelude::*;
-use squall::eval::material_bucket;
 use squall::movegen::{legal_moves, noisy_moves};
 use squall::search::{see_ge, Limits, Searcher, Silent};
+use squall::tier::material_bucket;
 use squall::Board;
 use std::collections::HashSet;
 use std::sync::atomic::AtomicBool;

@@ -379,6 +379,15 @@ fn tables_apply_rewrites_only_the_marked_block() {
     assert_eq!(row("SUPER_LAZY_RESID_P50"), expect(&a.0[1], &|_| 50.0));
     assert_eq!(row("KING_LO"), expect(&a.0[2], &|_| 2.0));
     assert_eq!(row("KING_HI"), expect(&a.0[2], &|_| 98.0));
+    // The block's other constants, which the tables do not write, stay as they were.
+    let futility = |source: &str| {
+        source
+            .lines()
+            .find(|l| l.starts_with("pub const FUTILITY_BASE_MARGIN_BY_SOURCE:"))
+            .map(str::to_string)
+    };
+    assert!(futility(&original).is_some());
+    assert_eq!(futility(&updated), futility(&original));
     // No temporary files are left beside it.
     let leftovers: Vec<_> = std::fs::read_dir(margins.parent().unwrap())
         .unwrap()
@@ -407,7 +416,7 @@ fn pool_is_stratified_deduplicated_and_deterministic() {
     // The labels are right: recompute bucket and kind from the FEN.
     for p in &first {
         let board = squall::Board::from_fen(&p.fen).unwrap();
-        assert_eq!(squall::eval::material_bucket(&board), p.bucket);
+        assert_eq!(squall::tier::material_bucket(&board), p.bucket);
         assert_eq!(pool::classify(&board), p.kind);
     }
     let again = pool::generate(count, 5, |_, _| {});
@@ -662,13 +671,15 @@ fn tables_write_no_bytes_of_the_path_into_source() {
     let begin = updated.find(tables::BEGIN_MARKER).unwrap() + tables::BEGIN_MARKER.len();
     let end = updated.find(tables::END_MARKER).unwrap();
     let block: Vec<&str> = updated[begin..end].lines().collect();
-    assert_eq!(block.len(), 10, "{block:?}");
+    // The source comment and the nine tables, then the kept futility margins with their doc.
+    assert_eq!(block.len(), 12, "{block:?}");
     assert!(
         block[0].starts_with("// source: evil__pub_const_INJECTED__i32___1__x.json (7 positions"),
         "{}",
         block[0]
     );
-    assert!(block[1..].iter().all(|l| l.starts_with("pub const ")));
+    assert!(block[1..10].iter().all(|l| l.starts_with("pub const ")));
+    assert!(block[11].starts_with("pub const FUTILITY_BASE_MARGIN_BY_SOURCE:"));
     assert_eq!(tables::safe_origin(""), "calibration file");
     assert_eq!(tables::safe_origin(&"é".repeat(100)).len(), 64);
 }

@@ -114,10 +114,27 @@ fn merged_shards_equal_the_unsharded_run_exactly() {
             .expect("the lab records when and where it calibrated");
         assert!(measured["measured_unix"].as_u64() > Some(0), "{measured}");
     }
+    // The margins in force are the binary's (its bench reports them), with the percentiles
+    // the source block's comment names.
+    let margins = &full["lab"]["margins"];
+    if test_revision() == "HEAD" {
+        assert_eq!(
+            margins["lazy_residual"]["hi"],
+            serde_json::json!(squall::eval::margins::LAZY_RESID_HI),
+            "{margins}"
+        );
+        assert_eq!(
+            margins["king"]["lo"],
+            serde_json::json!(squall::eval::margins::KING_LO)
+        );
+    }
     assert!(
-        full["lab"]["margins"]["lazy_residual"]["hi"].is_array(),
-        "the margins in force are recorded: {}",
-        full["lab"]
+        margins["lazy_residual"]["hi"].is_array(),
+        "the margins in force are recorded: {margins}"
+    );
+    assert!(
+        margins["super_lazy_residual"]["percentiles"].is_array(),
+        "{margins}"
     );
     assert_eq!(full["positions"], 200);
     assert!(full["histograms"]["lazy_residual"][4]["bins"]
@@ -283,4 +300,12 @@ fn compare_calibrate_puts_its_section_into_the_one_json_document() {
         );
     }
     assert!(calibration["stale"].is_array(), "{calibration}");
+    if rev == "HEAD" {
+        // The current futility margins, as the calibrated binary's bench reports them.
+        assert_eq!(
+            calibration["b"]["futility_current"],
+            serde_json::json!(squall::eval::margins::FUTILITY_BASE_MARGIN_BY_SOURCE),
+            "{calibration}"
+        );
+    }
 }

@@ -220,11 +220,11 @@ fn parse_castling(board: &Board, text: &str) -> Result<u8, FenError> {
     }
     let mut rights = 0;
     for c in text.chars() {
-        let (bit, color, king_sq, rook_sq) = match c {
-            'K' => (castle::WHITE_KING, Color::White, "e1", "h1"),
-            'Q' => (castle::WHITE_QUEEN, Color::White, "e1", "a1"),
-            'k' => (castle::BLACK_KING, Color::Black, "e8", "h8"),
-            'q' => (castle::BLACK_QUEEN, Color::Black, "e8", "a8"),
+        let (bit, color, king, rook) = match c {
+            'K' => (castle::WHITE_KING, Color::White, Square::E1, Square::H1),
+            'Q' => (castle::WHITE_QUEEN, Color::White, Square::E1, Square::A1),
+            'k' => (castle::BLACK_KING, Color::Black, Square::E8, Square::H8),
+            'q' => (castle::BLACK_QUEEN, Color::Black, Square::E8, Square::A8),
             _ => {
                 return err(
                     FenField::Castling,
@@ -235,16 +235,12 @@ fn parse_castling(board: &Board, text: &str) -> Result<u8, FenError> {
         if rights & bit != 0 {
             return err(FenField::Castling, format!("`{text}`: `{c}` appears twice"));
         }
-        let king = Square::parse(king_sq).expect("literal square");
-        let rook = Square::parse(rook_sq).expect("literal square");
         if board.piece_on(king) != Some(Piece::new(color, PieceType::King))
             || board.piece_on(rook) != Some(Piece::new(color, PieceType::Rook))
         {
             return err(
                 FenField::Castling,
-                format!(
-                    "`{text}`: right `{c}` needs the king on {king_sq} and a rook on {rook_sq}"
-                ),
+                format!("`{text}`: right `{c}` needs the king on {king} and a rook on {rook}"),
             );
         }
         rights |= bit;

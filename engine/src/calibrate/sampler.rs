@@ -3,8 +3,8 @@
 
 use super::{Histogram, Modes};
 use crate::board::Board;
-use crate::counters::{MATERIAL_BUCKETS, SIDE_BUCKETS};
-use crate::eval::{material_bucket, side_bucket, Breakdown, Tier};
+use crate::eval::Breakdown;
+use crate::tier::{material_bucket, side_bucket, Tier, MATERIAL_BUCKETS, SIDE_BUCKETS, TIERS};
 use crate::types::Color;
 
 /// Exits of one cheap tier in one bucket, and how many of them the full score contradicts.
@@ -50,7 +50,7 @@ impl Calibration {
             king: hists(SIDE_BUCKETS),
             by_material_bucket: [[ExitTally::default(); MATERIAL_BUCKETS]; CHEAP_TIERS],
             by_side_buckets: [[[ExitTally::default(); SIDE_BUCKETS]; SIDE_BUCKETS]; CHEAP_TIERS],
-            qfutility_excess: hists(3),
+            qfutility_excess: hists(TIERS),
             positions: 0,
             current: [[0; MATERIAL_BUCKETS]; CHEAP_TIERS],
         }

@@ -305,9 +305,7 @@ fn trapped_pieces(board: &Board, color: Color) -> S {
     let theirs = board.colored(!color, PieceType::Pawn);
     let mut score = S::ZERO;
     // A bishop on a7/h7 (a2/h2 for black) shut in by a pawn on b6/g6 (b3/g3).
-    for (bishop, pawn) in [("a7", "b6"), ("h7", "g6")] {
-        let b = Square::parse(bishop).unwrap();
-        let p = Square::parse(pawn).unwrap();
+    for (b, p) in [(Square::A7, Square::B6), (Square::H7, Square::G6)] {
         let (b, p) = if white { (b, p) } else { (b.flip(), p.flip()) };
         if board.colored(color, PieceType::Bishop).has(b) && theirs.has(p) {
             score += TRAPPED_BISHOP;

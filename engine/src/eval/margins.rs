@@ -7,19 +7,28 @@
 //! percentiles of the measured distributions; `_P50` are medians, a point estimate of a side's
 //! missing terms used by QSearch futility (`positional`), not a safety bound.
 //!
-//! The block between the BEGIN/END markers is rewritten by `lab tables --apply`.
+//! `FUTILITY_BASE_MARGIN_BY_SOURCE` is QSearch futility's margin by the tier that produced the
+//! stand-pat score (super-lazy, lazy, full), before that tier's `positional` estimate is added;
+//! `lab calibrate --modes qfutility` recommends it.
+//!
+//! The block between the BEGIN/END markers is rewritten by `lab tables --apply`, which writes the
+//! nine margin tables and keeps every other line of the block as it is.
+
+use crate::tier::{SIDE_BUCKETS, TIERS};
 
 // BEGIN MARGIN TABLES
 // source: calibration.json (30000 positions, depth 6); king p2/p98 p2.5/p97.5 p6/p94 p8/p92 p5/p95 p6/p94 p5/p95 p3/p97; lazy p10/p90 p6/p94 p6/p94 p5/p95 p3/p97 p3/p97 p4/p96 p6/p94; super-lazy p0.5/p99.5 p2/p98 p1/p99 p2/p98 p2/p98 p2/p98 p3/p97 p12/p88; medians p50
-pub const KING_LO: [i32; 8] = [0, -5, -15, -36, -47, -75, -85, -87];
-pub const KING_HI: [i32; 8] = [0, 0, 0, 0, 0, 0, 0, 0];
-pub const KING_P50: [i32; 8] = [0, 0, 0, -1, 0, -2, -2, 0];
-pub const LAZY_RESID_LO: [i32; 8] = [-6, -15, -49, -71, -118, -143, -125, -162];
-pub const LAZY_RESID_HI: [i32; 8] = [39, 72, 77, 75, 72, 56, 40, -13];
-pub const LAZY_RESID_P50: [i32; 8] = [13, 34, 17, 10, -23, -36, -43, -88];
-pub const SUPER_LAZY_RESID_LO: [i32; 8] = [-92, -61, -102, -95, -115, -117, -109, -78];
-pub const SUPER_LAZY_RESID_HI: [i32; 8] = [269, 227, 241, 165, 128, 115, 109, 55];
-pub const SUPER_LAZY_RESID_P50: [i32; 8] = [5, 27, 16, 12, -1, -4, -2, -10];
+pub const KING_LO: [i32; SIDE_BUCKETS] = [0, -5, -15, -36, -47, -75, -85, -87];
+pub const KING_HI: [i32; SIDE_BUCKETS] = [0, 0, 0, 0, 0, 0, 0, 0];
+pub const KING_P50: [i32; SIDE_BUCKETS] = [0, 0, 0, -1, 0, -2, -2, 0];
+pub const LAZY_RESID_LO: [i32; SIDE_BUCKETS] = [-6, -15, -49, -71, -118, -143, -125, -162];
+pub const LAZY_RESID_HI: [i32; SIDE_BUCKETS] = [39, 72, 77, 75, 72, 56, 40, -13];
+pub const LAZY_RESID_P50: [i32; SIDE_BUCKETS] = [13, 34, 17, 10, -23, -36, -43, -88];
+pub const SUPER_LAZY_RESID_LO: [i32; SIDE_BUCKETS] = [-92, -61, -102, -95, -115, -117, -109, -78];
+pub const SUPER_LAZY_RESID_HI: [i32; SIDE_BUCKETS] = [269, 227, 241, 165, 128, 115, 109, 55];
+pub const SUPER_LAZY_RESID_P50: [i32; SIDE_BUCKETS] = [5, 27, 16, 12, -1, -4, -2, -10];
+/// QSearch futility's base margin by stand-pat tier (see above).
+pub const FUTILITY_BASE_MARGIN_BY_SOURCE: [i32; TIERS] = [350, 175, 100];
 // END MARGIN TABLES
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,15 +56,18 @@ impl Margins {
 
 /// Both margins of every (my bucket, opponent bucket) pair, computed at compile time from the
 /// tables above, so a node reads one entry instead of doing four lookups and the arithmetic.
-const fn pair_table(resid_lo: &[i32; 8], resid_hi: &[i32; 8]) -> [[Margins; 8]; 8] {
+const fn pair_table(
+    resid_lo: &[i32; SIDE_BUCKETS],
+    resid_hi: &[i32; SIDE_BUCKETS],
+) -> [[Margins; SIDE_BUCKETS]; SIDE_BUCKETS] {
     let mut table = [[Margins {
         fail_high: 0,
         fail_low: 0,
-    }; 8]; 8];
+    }; SIDE_BUCKETS]; SIDE_BUCKETS];
     let mut my = 0;
-    while my < 8 {
+    while my < SIDE_BUCKETS {
         let mut opp = 0;
-        while opp < 8 {
+        while opp < SIDE_BUCKETS {
             let fail_high = (KING_HI[my] - KING_LO[opp]) + (resid_hi[opp] - resid_lo[my]);
             let fail_low = (KING_HI[opp] - KING_LO[my]) + (resid_hi[my] - resid_lo[opp]);
             table[my][opp] = Margins {
@@ -69,9 +81,10 @@ const fn pair_table(resid_lo: &[i32; 8], resid_hi: &[i32; 8]) -> [[Margins; 8]; 
     table
 }
 
-const SUPER_LAZY_MARGINS: [[Margins; 8]; 8] =
+const SUPER_LAZY_MARGINS: [[Margins; SIDE_BUCKETS]; SIDE_BUCKETS] =
     pair_table(&SUPER_LAZY_RESID_LO, &SUPER_LAZY_RESID_HI);
-const LAZY_MARGINS: [[Margins; 8]; 8] = pair_table(&LAZY_RESID_LO, &LAZY_RESID_HI);
+const LAZY_MARGINS: [[Margins; SIDE_BUCKETS]; SIDE_BUCKETS] =
+    pair_table(&LAZY_RESID_LO, &LAZY_RESID_HI);
 
 /// Margins of the super-lazy tier (baseline: material alone).
 #[inline(always)]
@@ -104,13 +117,13 @@ mod tests {
 
     #[test]
     fn the_pair_tables_follow_the_issue_formula() {
-        for my in 0..8 {
-            for opp in 0..8 {
+        for my in 0..SIDE_BUCKETS {
+            for opp in 0..SIDE_BUCKETS {
                 let (sl, lz) = (super_lazy(my, opp), lazy(my, opp));
-                let a = |lo: &[i32; 8], hi: &[i32; 8]| {
+                let a = |lo: &[i32; SIDE_BUCKETS], hi: &[i32; SIDE_BUCKETS]| {
                     ((KING_HI[my] - KING_LO[opp]) + (hi[opp] - lo[my])).max(0)
                 };
-                let b = |lo: &[i32; 8], hi: &[i32; 8]| {
+                let b = |lo: &[i32; SIDE_BUCKETS], hi: &[i32; SIDE_BUCKETS]| {
                     ((KING_HI[opp] - KING_LO[my]) + (hi[my] - lo[opp])).max(0)
                 };
                 assert_eq!(sl.fail_high, a(&SUPER_LAZY_RESID_LO, &SUPER_LAZY_RESID_HI));

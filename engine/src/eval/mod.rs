@@ -28,26 +28,8 @@ pub use score::S;
 
 use crate::board::Board;
 use crate::counters::Counters;
+use crate::tier::{material_bucket, side_bucket, Tier};
 use crate::types::{Color, PieceType};
-
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Tier {
-    SuperLazy = 0,
-    Lazy = 1,
-    Full = 2,
-}
-
-impl Tier {
-    pub const ALL: [Tier; 3] = [Tier::SuperLazy, Tier::Lazy, Tier::Full];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Tier::SuperLazy => "super-lazy",
-            Tier::Lazy => "lazy",
-            Tier::Full => "full",
-        }
-    }
-}
 
 /// An evaluation and where it came from.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -56,24 +38,6 @@ pub struct Evaluation {
     pub tier: Tier,
     /// Median estimate of the side to move's terms the exiting tier did not count (0 for full).
     pub positional: i32,
-}
-
-/// A side's army scaler: non-pawn material in units of 100 cp, 0..=31.
-#[inline(always)]
-pub fn army_scaler(board: &Board, color: Color) -> usize {
-    ((board.material(color).non_pawn / 100) as usize).min(31)
-}
-
-/// Per-side bucket: min(7, scaler / 4).
-#[inline(always)]
-pub fn side_bucket(board: &Board, color: Color) -> usize {
-    (army_scaler(board, color) / 4).min(7)
-}
-
-/// Material bucket: min(7, (white scaler + black scaler) / 8).
-#[inline(always)]
-pub fn material_bucket(board: &Board) -> usize {
-    ((army_scaler(board, Color::White) + army_scaler(board, Color::Black)) / 8).min(7)
 }
 
 const BISHOP_PAIR: S = S(30, 50);

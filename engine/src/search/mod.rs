@@ -13,8 +13,9 @@ pub use see::see_ge;
 
 use crate::board::Board;
 use crate::counters::Counters;
-use crate::eval::{Evaluator, Tier};
+use crate::eval::{margins::FUTILITY_BASE_MARGIN_BY_SOURCE, Evaluator};
 use crate::movegen;
+use crate::tier::Tier;
 use crate::timeman::{self, Deadlines};
 use crate::types::{Move, PieceType};
 use ordering::{is_quiet, History, ScoredMoves, HISTORY_MAX};
@@ -27,9 +28,29 @@ pub const INFINITY: i32 = 32000;
 pub const MAX_PLY: usize = 128;
 const MATE_BOUND: i32 = MATE - MAX_PLY as i32;
 
-/// QSearch futility: the base margin by the tier that produced the stand-pat score
-/// (super-lazy, lazy, full). The tier's `positional` estimate is added on top.
-pub const FUTILITY_BASE_MARGIN_BY_SOURCE: [i32; 3] = [350, 175, 100];
+// QSearch futility's base margins are calibrated: they live with the margin tables
+// (`eval::margins::FUTILITY_BASE_MARGIN_BY_SOURCE`).
+
+/// Reverse futility: a static eval this far above beta per ply left stands in for a search.
+const REVERSE_FUTILITY_MARGIN_PER_PLY: i32 = 85;
+/// Reverse futility only this close to the horizon: deeper, the static eval says too little.
+const REVERSE_FUTILITY_MAX_DEPTH: i32 = 6;
+/// Frontier futility: quiet moves are skipped when the static eval is this far below alpha
+/// per ply left, since a quiet move rarely gains that much.
+const FRONTIER_FUTILITY_MARGIN_PER_PLY: i32 = 120;
+/// Frontier futility only at the last plies, where one quiet move has little time to pay off.
+const FRONTIER_FUTILITY_MAX_DEPTH: i32 = 2;
+/// Null move from this depth up: nearer the horizon a pass proves little that the static eval
+/// and the futility prunings do not.
+const NULL_MOVE_MIN_DEPTH: i32 = 3;
+/// Null move only with at least a rook's worth of pieces (non-pawn material, cp): with a lone
+/// minor piece zugzwang is common, and passing is then no lower bound.
+const NULL_MOVE_MIN_NON_PAWN: i32 = 500;
+/// Plies the null move's search is reduced by, beyond the move itself, at any depth.
+const NULL_MOVE_BASE_REDUCTION: i32 = 3;
+/// One more ply of null-move reduction per this many plies of depth: a deep node's pass is
+/// refuted as surely by a shallower search.
+const NULL_MOVE_DEPTH_PER_EXTRA_REDUCTION: i32 = 4;
 
 /// The clock of the side to move.
 #[derive(Clone, Copy, Debug, Default)]
@@ -390,7 +411,7 @@ impl Searcher {
         // The TT move is usually searched first, and a null move before it where one may be
         // tried: their slots load during the static evaluation.
         let in_check = board.in_check();
-        if depth >= 3 && !pv_node && !in_check {
+        if depth >= NULL_MOVE_MIN_DEPTH && !pv_node && !in_check {
             self.tt.prefetch(board.key_after_null());
         }
         if depth >= 2 && !tt_move.is_null() {
@@ -406,17 +427,19 @@ impl Searcher {
 
         if !pv_node && !in_check && beta.abs() < MATE_BOUND {
             // Reverse futility: far above beta with little depth left.
-            if depth <= 6 && static_eval - 85 * depth >= beta {
+            if depth <= REVERSE_FUTILITY_MAX_DEPTH
+                && static_eval - REVERSE_FUTILITY_MARGIN_PER_PLY * depth >= beta
+            {
                 return static_eval;
             }
             // Null move: if passing still fails high, a real move will too.
-            if depth >= 3
+            if depth >= NULL_MOVE_MIN_DEPTH
                 && static_eval >= beta
                 && !self.after_null[ply]
-                // A lone minor piece is where zugzwang lives: no null move there.
-                && board.material(board.side_to_move()).non_pawn >= 500
+                && board.material(board.side_to_move()).non_pawn >= NULL_MOVE_MIN_NON_PAWN
             {
-                let reduction = 3 + depth / 4;
+                let reduction =
+                    NULL_MOVE_BASE_REDUCTION + depth / NULL_MOVE_DEPTH_PER_EXTRA_REDUCTION;
                 let mut child = *board;
                 child.play_null();
                 self.keys.push(board.key());
@@ -441,8 +464,10 @@ impl Searcher {
             }
         }
 
-        let frontier_futile =
-            !pv_node && !in_check && depth <= 2 && static_eval + 120 * depth <= alpha;
+        let frontier_futile = !pv_node
+            && !in_check
+            && depth <= FRONTIER_FUTILITY_MAX_DEPTH
+            && static_eval + FRONTIER_FUTILITY_MARGIN_PER_PLY * depth <= alpha;
         let picker = &mut self.pickers[ply];
         if !picker.start_main(
             board,

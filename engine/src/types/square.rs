@@ -98,6 +98,50 @@ impl Square {
     }
 }
 
+/// Names every square as a constant (`Square::A7`), one rank per line from file a to h.
+macro_rules! named_squares {
+    ($($rank:literal: $a:ident $b:ident $c:ident $d:ident $e:ident $f:ident $g:ident $h:ident;)*) => {
+        impl Square {
+            $(
+                pub const $a: Square = Square::from_file_rank(0, $rank);
+                pub const $b: Square = Square::from_file_rank(1, $rank);
+                pub const $c: Square = Square::from_file_rank(2, $rank);
+                pub const $d: Square = Square::from_file_rank(3, $rank);
+                pub const $e: Square = Square::from_file_rank(4, $rank);
+                pub const $f: Square = Square::from_file_rank(5, $rank);
+                pub const $g: Square = Square::from_file_rank(6, $rank);
+                pub const $h: Square = Square::from_file_rank(7, $rank);
+            )*
+        }
+
+        /// Every named square with its name, for the test that the names match the squares.
+        #[cfg(test)]
+        const NAMED_SQUARES: [(Square, &str); 64] = [
+            $(
+                (Square::$a, stringify!($a)),
+                (Square::$b, stringify!($b)),
+                (Square::$c, stringify!($c)),
+                (Square::$d, stringify!($d)),
+                (Square::$e, stringify!($e)),
+                (Square::$f, stringify!($f)),
+                (Square::$g, stringify!($g)),
+                (Square::$h, stringify!($h)),
+            )*
+        ];
+    };
+}
+
+named_squares! {
+    0: A1 B1 C1 D1 E1 F1 G1 H1;
+    1: A2 B2 C2 D2 E2 F2 G2 H2;
+    2: A3 B3 C3 D3 E3 F3 G3 H3;
+    3: A4 B4 C4 D4 E4 F4 G4 H4;
+    4: A5 B5 C5 D5 E5 F5 G5 H5;
+    5: A6 B6 C6 D6 E6 F6 G6 H6;
+    6: A7 B7 C7 D7 E7 F7 G7 H7;
+    7: A8 B8 C8 D8 E8 F8 G8 H8;
+}
+
 impl fmt::Display for Square {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
@@ -106,5 +150,19 @@ impl fmt::Display for Square {
             (b'a' + self.file()) as char,
             (b'1' + self.rank()) as char
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_named_square_is_the_square_it_names() {
+        for (index, (square, name)) in NAMED_SQUARES.into_iter().enumerate() {
+            assert_eq!(square.index(), index, "{name}");
+            assert_eq!(square.to_string(), name.to_ascii_lowercase());
+            assert_eq!(Square::parse(&name.to_ascii_lowercase()), Some(square));
+        }
     }
 }

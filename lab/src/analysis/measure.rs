@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use anyhow::{anyhow, bail, Result};
 use serde::{Deserialize, Serialize};
+use squall::tier::{MATERIAL_BUCKETS, SIDE_BUCKETS};
 
 use crate::engine::adapter::{run_bench, BenchRequest, BenchResult, EngineAdapter};
 use crate::engine::bench::EvalCounters;
@@ -361,23 +362,33 @@ impl Measurement {
 
 /// The eval counters' shape: 8 material buckets, 8×8 side buckets (docs/bench-protocol.md).
 fn check_eval(eval: &EvalCounters) -> std::result::Result<(), Invalid> {
-    if eval.by_material_bucket.len() != 8 {
+    if eval.by_material_bucket.len() != MATERIAL_BUCKETS {
         return Err(invalid(
             "eval.by_material_bucket",
-            format!("{} rows; the protocol has 8", eval.by_material_bucket.len()),
+            format!(
+                "{} rows; the protocol has {MATERIAL_BUCKETS}",
+                eval.by_material_bucket.len()
+            ),
         ));
     }
-    if eval.by_side_buckets.len() != 8 {
+    if eval.by_side_buckets.len() != SIDE_BUCKETS {
         return Err(invalid(
             "eval.by_side_buckets",
-            format!("{} rows; the protocol has 8", eval.by_side_buckets.len()),
+            format!(
+                "{} rows; the protocol has {SIDE_BUCKETS}",
+                eval.by_side_buckets.len()
+            ),
         ));
     }
-    if let Some(row) = eval.by_side_buckets.iter().position(|row| row.len() != 8) {
+    if let Some(row) = eval
+        .by_side_buckets
+        .iter()
+        .position(|row| row.len() != SIDE_BUCKETS)
+    {
         return Err(invalid(
             format!("eval.by_side_buckets[{row}]"),
             format!(
-                "{} columns; the protocol has 8",
+                "{} columns; the protocol has {SIDE_BUCKETS}",
                 eval.by_side_buckets[row].len()
             ),
         ));

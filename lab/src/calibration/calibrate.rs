@@ -12,6 +12,8 @@ use super::data::{CalibrationFile, Measured, Provenance};
 use super::in_force::margins_in_force;
 use super::run::{parse_shard, run_pool, select_shard, RunSettings};
 use super::summary::{CalibratedSide, CalibrationComparison, DEFAULT_PERCENTILE};
+use super::tables::{const_values, marked_block, MARGINS_FILE};
+use crate::engine::bench::reported_engine;
 use crate::engine::build::build_engine;
 use crate::engine::revision::Revision;
 use crate::engine::snapshot::materialize;
@@ -31,7 +33,7 @@ pub fn save(path: &Path, file: &CalibrationFile) -> Result<()> {
 pub struct Calibrated {
     pub file: CalibrationFile,
     pub path: PathBuf,
-    /// `FUTILITY_BASE_MARGIN_BY_SOURCE` as written in the revision's source, when found.
+    /// `FUTILITY_BASE_MARGIN_BY_SOURCE` in force in the revision, when known.
     pub futility: Option<[i32; 3]>,
 }
 
@@ -46,9 +48,25 @@ pub fn calibrate_revision(
     out: Option<&Path>,
 ) -> Result<Calibrated> {
     let binary = build_engine(repo, revision, &[FEATURE], paths, progress)?;
+    // The constants only label the report: a binary that cannot say them still calibrates.
+    let reported = reported_engine(&binary.path)
+        .map_err(|error| {
+            progress.line(&format!(
+                "warning: {error:#}; the margins in force are read from the source"
+            ));
+        })
+        .ok();
     let sources = materialize(repo, revision.tree, paths).ok();
-    let futility = sources.as_deref().and_then(futility_margins);
-    let margins = sources.as_deref().and_then(margins_in_force);
+    let futility = reported
+        .as_ref()
+        .and_then(|engine| engine.futility_base_margin_by_source)
+        .or_else(|| sources.as_deref().and_then(futility_margins_from_source));
+    let margins = margins_in_force(
+        reported
+            .as_ref()
+            .and_then(|engine| engine.margin_tables.as_ref()),
+        sources.as_deref(),
+    );
     progress.line(&format!(
         "calibrating {}: {} positions, depth {}, {} jobs",
         revision.short_name(),
@@ -205,12 +223,28 @@ pub fn default_results_dir(paths: &LabPaths, revision: &Revision) -> PathBuf {
         .join(format!("{}-{stamp}", &id[..id.len().min(15)]))
 }
 
-/// `FUTILITY_BASE_MARGIN_BY_SOURCE` from `engine/src/search/mod.rs` of a source tree.
-pub fn futility_margins(sources: &Path) -> Option<[i32; 3]> {
-    let text = std::fs::read_to_string(sources.join("engine/src/search/mod.rs")).ok()?;
-    parse_futility_margins(&text)
+/// Where revisions before the bench reported `engine.futility_base_margin_by_source` kept
+/// `FUTILITY_BASE_MARGIN_BY_SOURCE`, on one line.
+const OLD_FUTILITY_FILE: &str = "engine/src/search/mod.rs";
+
+/// `FUTILITY_BASE_MARGIN_BY_SOURCE` of a source tree, for revisions whose bench does not report
+/// it: the marked block of `margins.rs`, else the `const` line where revisions before the block
+/// held it kept it.
+pub fn futility_margins_from_source(sources: &Path) -> Option<[i32; 3]> {
+    let in_block = std::fs::read_to_string(sources.join(MARGINS_FILE))
+        .ok()
+        .and_then(|source| {
+            const_values(marked_block(&source)?, "FUTILITY_BASE_MARGIN_BY_SOURCE")?
+                .try_into()
+                .ok()
+        });
+    in_block.or_else(|| {
+        parse_futility_margins(&std::fs::read_to_string(sources.join(OLD_FUTILITY_FILE)).ok()?)
+    })
 }
 
+/// The one-line `const FUTILITY_BASE_MARGIN_BY_SOURCE` of `engine/src/search/mod.rs` as revisions
+/// before the bench reported it wrote it.
 pub fn parse_futility_margins(source: &str) -> Option<[i32; 3]> {
     let line = source
         .lines()
@@ -228,6 +262,34 @@ pub fn parse_futility_margins(source: &str) -> Option<[i32; 3]> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn old_revisions_futility_margins_read_from_either_place_in_the_source() {
+        let tree = tempfile::tempdir().unwrap();
+        let write = |path: &str, text: &str| {
+            let path = tree.path().join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        assert_eq!(futility_margins_from_source(tree.path()), None);
+        write(
+            OLD_FUTILITY_FILE,
+            "pub const FUTILITY_BASE_MARGIN_BY_SOURCE: [i32; 3] = [300, 150, 90];\n",
+        );
+        assert_eq!(
+            futility_margins_from_source(tree.path()),
+            Some([300, 150, 90])
+        );
+        // The marked block, where the constant lives now, comes first.
+        write(
+            MARGINS_FILE,
+            include_str!("../../../engine/src/eval/margins.rs"),
+        );
+        assert_eq!(
+            futility_margins_from_source(tree.path()),
+            Some(squall::eval::margins::FUTILITY_BASE_MARGIN_BY_SOURCE)
+        );
+    }
 
     #[test]
     fn reads_the_futility_margins_from_source() {

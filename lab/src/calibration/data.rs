@@ -4,7 +4,7 @@
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use squall::calibrate::Histogram;
-use squall::counters::{MATERIAL_BUCKETS, SIDE_BUCKETS};
+use squall::tier::{MATERIAL_BUCKETS, SIDE_BUCKETS};
 use std::collections::BTreeSet;
 
 use super::in_force::MarginsInForce;

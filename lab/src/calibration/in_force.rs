@@ -1,23 +1,40 @@
-//! The margin tables in force in a revision: the marked block of `engine/src/eval/margins.rs`
-//! read back (the inverse of `tables::render`), with the percentiles its source comment says
-//! each bucket was chosen at. A calibration records them so its page can draw, on each
-//! residual histogram, the margin the engine had and where the same percentile falls now.
+//! The margin tables in force in a revision: as its binary reports them in its bench JSON
+//! (`engine.margin_tables`), with the percentiles the source comment of the marked block of
+//! `engine/src/eval/margins.rs` says each bucket was chosen at. For revisions whose bench does
+//! not report them, the marked block read back (the inverse of `tables::render`). A calibration
+//! records them so its page can draw, on each residual histogram, the margin the engine had and
+//! where the same percentile falls now.
 
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
+use squall::tier::SIDE_BUCKETS;
 
-use super::tables::{BEGIN_MARKER, END_MARKER, MARGINS_FILE};
+use super::tables::{const_values, marked_block, MARGINS_FILE};
+use crate::engine::bench::{MarginTable, MarginTables};
+
+/// Percentile pairs, one per side bucket.
+type Percentiles = [[f64; 2]; SIDE_BUCKETS];
 
 /// One table's entries per bucket, and the percentile pair each bucket was chosen at (`None`
 /// when the block's source comment does not say, as in hand-written tables).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TableInForce {
-    pub lo: [i32; 8],
-    pub hi: [i32; 8],
-    pub p50: [i32; 8],
+    pub lo: [i32; SIDE_BUCKETS],
+    pub hi: [i32; SIDE_BUCKETS],
+    pub p50: [i32; SIDE_BUCKETS],
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub percentiles: Option<[[f64; 2]; 8]>,
+    pub percentiles: Option<Percentiles>,
+}
+
+impl TableInForce {
+    fn entries(&self) -> MarginTable {
+        MarginTable {
+            lo: self.lo,
+            hi: self.hi,
+            p50: self.p50,
+        }
+    }
 }
 
 /// The three tables, named after the histogram sets they were generated from.
@@ -40,28 +57,49 @@ impl MarginsInForce {
     }
 }
 
-/// The tables of a source tree, or `None` when it has no marked block (an older revision).
-pub fn margins_in_force(sources: &Path) -> Option<MarginsInForce> {
-    parse_margins(&std::fs::read_to_string(sources.join(MARGINS_FILE)).ok()?)
+/// The tables in force in a calibrated binary: `reported` (its bench's `engine.margin_tables`),
+/// with the percentiles of the marked block in `sources` when that block holds the same
+/// entries (a comment describes only the tables below it); for revisions whose bench does not
+/// report them, the marked block alone. `None` when neither is there.
+pub fn margins_in_force(
+    reported: Option<&MarginTables>,
+    sources: Option<&Path>,
+) -> Option<MarginsInForce> {
+    let block = sources
+        .and_then(|s| std::fs::read_to_string(s.join(MARGINS_FILE)).ok())
+        .and_then(|source| parse_margins(&source));
+    let Some(reported) = reported else {
+        return block;
+    };
+    let percentiles = |table: &MarginTable, written: Option<&TableInForce>| {
+        written
+            .filter(|w| &w.entries() == table)
+            .and_then(|w| w.percentiles)
+    };
+    let table = |table: &MarginTable, written: Option<&TableInForce>| TableInForce {
+        lo: table.lo,
+        hi: table.hi,
+        p50: table.p50,
+        percentiles: percentiles(table, written),
+    };
+    Some(MarginsInForce {
+        king: table(&reported.king, block.as_ref().map(|b| &b.king)),
+        lazy_residual: table(
+            &reported.lazy_residual,
+            block.as_ref().map(|b| &b.lazy_residual),
+        ),
+        super_lazy_residual: table(
+            &reported.super_lazy_residual,
+            block.as_ref().map(|b| &b.super_lazy_residual),
+        ),
+    })
 }
 
 /// The tables between the markers of `margins.rs`; `None` unless all nine rows are there.
 pub fn parse_margins(source: &str) -> Option<MarginsInForce> {
-    let start = source.find(BEGIN_MARKER)? + BEGIN_MARKER.len();
-    let block = &source[start..start + source[start..].find(END_MARKER)?];
-    let row = |name: &str| -> Option<[i32; 8]> {
-        let line = block
-            .lines()
-            .find(|l| l.starts_with(&format!("pub const {name}:")))?;
-        let list = line.split('=').nth(1)?.trim().trim_end_matches(';').trim();
-        let values: Vec<i32> = list
-            .strip_prefix('[')?
-            .strip_suffix(']')?
-            .split(',')
-            .map(|v| v.trim().parse().ok())
-            .collect::<Option<_>>()?;
-        values.try_into().ok()
-    };
+    let block = marked_block(source)?;
+    let row =
+        |name: &str| -> Option<[i32; SIDE_BUCKETS]> { const_values(block, name)?.try_into().ok() };
     let choices = block
         .lines()
         .find(|l| l.starts_with("// source:"))
@@ -88,7 +126,7 @@ pub fn parse_margins(source: &str) -> Option<MarginsInForce> {
 /// The percentile pairs of `// source: ...; king P; lazy P; super-lazy P; medians p50` (or
 /// `residuals P` for both residual tables), where P is one `pLO/pHI` for every bucket or
 /// eight of them, as `tables::render` writes it.
-fn comment_choices(line: &str) -> Vec<(String, [[f64; 2]; 8])> {
+fn comment_choices(line: &str) -> Vec<(String, Percentiles)> {
     let mut out = Vec::new();
     for part in line.split("; ").skip(1) {
         let Some((name, pairs)) = part.split_once(' ') else {
@@ -109,7 +147,7 @@ fn comment_choices(line: &str) -> Vec<(String, [[f64; 2]; 8])> {
     out
 }
 
-fn parse_pairs(text: &str) -> Option<[[f64; 2]; 8]> {
+fn parse_pairs(text: &str) -> Option<Percentiles> {
     let pairs: Vec<[f64; 2]> = text
         .split_whitespace()
         .map(|pair| {
@@ -121,14 +159,15 @@ fn parse_pairs(text: &str) -> Option<[[f64; 2]; 8]> {
         })
         .collect::<Option<_>>()?;
     match pairs.len() {
-        1 => Some([pairs[0]; 8]),
-        8 => pairs.try_into().ok(),
+        1 => Some([pairs[0]; SIDE_BUCKETS]),
+        SIDE_BUCKETS => pairs.try_into().ok(),
         _ => None,
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::tables::{BEGIN_MARKER, END_MARKER};
     use super::*;
 
     #[test]
@@ -177,5 +216,52 @@ mod tests {
         );
         assert!(parse_margins(&block("").replace("pub const KING_P50", "const X")).is_none());
         assert!(parse_margins("no markers").is_none());
+        // A row rustfmt wrapped reads the same.
+        let wrapped = block("").replace(
+            "pub const KING_LO: [i32; 8] = [1, 2, 3, 4, 5, 6, 7, 8];",
+            "pub const KING_LO: [i32; SIDE_BUCKETS] = [\n    -1, 2, 3, 4, 5, 6, 7, 8,\n];",
+        );
+        assert_eq!(parse_margins(&wrapped).unwrap().king.lo[0], -1);
+    }
+
+    /// A source tree whose marked block holds the shipped tables.
+    fn shipped_tree() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(MARGINS_FILE);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, include_str!("../../../engine/src/eval/margins.rs")).unwrap();
+        dir
+    }
+
+    fn reported(margins: &MarginsInForce) -> MarginTables {
+        MarginTables {
+            king: margins.king.entries(),
+            lazy_residual: margins.lazy_residual.entries(),
+            super_lazy_residual: margins.super_lazy_residual.entries(),
+        }
+    }
+
+    #[test]
+    fn the_binary_s_tables_come_first_with_the_block_s_percentiles_when_they_match() {
+        let tree = shipped_tree();
+        let shipped = parse_margins(include_str!("../../../engine/src/eval/margins.rs")).unwrap();
+        // The binary reports the block's tables: its entries, the block's percentiles.
+        let same = margins_in_force(Some(&reported(&shipped)), Some(tree.path())).unwrap();
+        assert_eq!(same, shipped);
+        // The binary reports other entries than the block holds: they win, and the block's
+        // comment, which describes other tables, lends no percentiles to the table that differs.
+        let mut other = reported(&shipped);
+        other.lazy_residual.hi[3] += 1;
+        let binary = margins_in_force(Some(&other), Some(tree.path())).unwrap();
+        assert_eq!(binary.lazy_residual.hi, other.lazy_residual.hi);
+        assert_eq!(binary.lazy_residual.percentiles, None);
+        assert_eq!(binary.king, shipped.king);
+        // Without a source tree: the entries alone.
+        let alone = margins_in_force(Some(&other), None).unwrap();
+        assert_eq!(alone.king.percentiles, None);
+        assert_eq!(alone.super_lazy_residual.lo, other.super_lazy_residual.lo);
+        // A revision whose bench does not report them: the block read back.
+        assert_eq!(margins_in_force(None, Some(tree.path())), Some(shipped));
+        assert_eq!(margins_in_force(None, None), None);
     }
 }

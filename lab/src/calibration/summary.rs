@@ -77,7 +77,7 @@ pub struct CalibratedSide {
     pub margin_safety: Option<MarginSafety>,
     /// The chosen percentile of `qfutility_excess` per source tier.
     pub futility_recommended: Option<[Option<i32>; 3]>,
-    /// `FUTILITY_BASE_MARGIN_BY_SOURCE` as written in the revision's source, when found.
+    /// `FUTILITY_BASE_MARGIN_BY_SOURCE` in force in the revision, when known.
     pub futility_current: Option<[i32; 3]>,
 }
 

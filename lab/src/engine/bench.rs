@@ -2,9 +2,14 @@
 //! reading and checking its report. The engine adapter runs it.
 
 use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
 
 use anyhow::{anyhow, bail, Context, Result};
 use serde::{Deserialize, Serialize};
+use squall::tier::{MATERIAL_BUCKETS, SIDE_BUCKETS, TIERS};
+
+use crate::process::{require_success, run_with_timeout};
 
 /// The bench protocol version this lab understands (docs/bench-protocol.md).
 pub const BENCH_SCHEMA_VERSION: u64 = 1;
@@ -25,6 +30,45 @@ pub struct EngineInfo {
     pub version: String,
     #[serde(default)]
     pub features: Vec<String>,
+    /// The margin tables compiled into the binary; `None` from revisions that predate the field.
+    #[serde(default)]
+    pub margin_tables: Option<MarginTables>,
+    /// QSearch futility's base margins by stand-pat tier; `None` before the field.
+    #[serde(default)]
+    pub futility_base_margin_by_source: Option<[i32; TIERS]>,
+}
+
+/// One margin table as the engine reports it: its low, high and median entry per side bucket.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MarginTable {
+    pub lo: [i32; SIDE_BUCKETS],
+    pub hi: [i32; SIDE_BUCKETS],
+    pub p50: [i32; SIDE_BUCKETS],
+}
+
+/// `engine.margin_tables`, named after the histogram sets the tables are generated from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MarginTables {
+    pub king: MarginTable,
+    pub lazy_residual: MarginTable,
+    pub super_lazy_residual: MarginTable,
+}
+
+/// How long the one-ply bench that reports a binary's constants may take: it searches for
+/// milliseconds, so this only bounds a hang.
+const CONSTANTS_BENCH_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// The `engine` object of a one-ply bench of `binary`: what it says about itself, with the
+/// calibrated constants it was compiled with where its protocol has them.
+pub fn reported_engine(binary: &Path) -> Result<EngineInfo> {
+    let mut command = Command::new(binary);
+    command.args(bench_args(Some(1), false, None));
+    let what = format!("the bench of {}", binary.display());
+    let finished = run_with_timeout(command, CONSTANTS_BENCH_TIMEOUT, &what)?;
+    require_success(&finished, &what)?;
+    Ok(parse_bench(&finished.stdout)
+        .with_context(|| format!("reading {what}"))?
+        .engine)
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -117,8 +161,10 @@ fn validate(report: &BenchReport) -> Result<()> {
             report.totals.nodes
         );
     }
-    if report.eval.by_material_bucket.len() != 8 || report.eval.by_side_buckets.len() != 8 {
-        bail!("the engine's bench eval buckets are not 8 rows");
+    if report.eval.by_material_bucket.len() != MATERIAL_BUCKETS
+        || report.eval.by_side_buckets.len() != SIDE_BUCKETS
+    {
+        bail!("the engine's bench eval buckets are not {MATERIAL_BUCKETS} rows");
     }
     Ok(())
 }
@@ -132,5 +178,60 @@ mod tests {
         let error = parse_bench(br#"{"schema_version": 2}"#).unwrap_err();
         assert!(error.to_string().contains("schema_version 2"), "{error}");
         assert!(parse_bench(b"Nodes searched: 5").is_err());
+    }
+
+    fn document(engine: serde_json::Value) -> Vec<u8> {
+        let rows = vec![[0u64; 3]; 8];
+        serde_json::json!({
+            "schema_version": 1,
+            "engine": engine,
+            "depth": 1,
+            "positions": [{"fen": "x", "nodes": 5, "time_ns": 1}],
+            "totals": {"nodes": 5, "time_ns": 1},
+            "eval": {
+                "calls": 0,
+                "exits": {"super_lazy": 0, "lazy": 0, "full": 0},
+                "by_material_bucket": rows,
+                "by_side_buckets": vec![rows.clone(); 8],
+            },
+        })
+        .to_string()
+        .into_bytes()
+    }
+
+    #[test]
+    fn reads_the_calibrated_constants_and_their_absence_in_older_revisions() {
+        let old = parse_bench(&document(
+            serde_json::json!({"name": "squall", "version": "0.1.0"}),
+        ))
+        .unwrap();
+        assert_eq!(old.engine.margin_tables, None);
+        assert_eq!(old.engine.futility_base_margin_by_source, None);
+        let table = |base: i32| {
+            let row = |v: i32| vec![v; 8];
+            serde_json::json!({"lo": row(base), "hi": row(base + 1), "p50": row(base + 2)})
+        };
+        let new = parse_bench(&document(serde_json::json!({
+            "name": "squall",
+            "version": "0.1.0",
+            "margin_tables": {
+                "king": table(0), "lazy_residual": table(10), "super_lazy_residual": table(20)
+            },
+            "futility_base_margin_by_source": [350, 175, 100],
+        })))
+        .unwrap();
+        let tables = new.engine.margin_tables.unwrap();
+        assert_eq!(
+            (
+                tables.king.hi[7],
+                tables.lazy_residual.p50[0],
+                tables.super_lazy_residual.lo[3]
+            ),
+            (1, 12, 20)
+        );
+        assert_eq!(
+            new.engine.futility_base_margin_by_source,
+            Some([350, 175, 100])
+        );
     }
 }

@@ -23,7 +23,8 @@ pub struct CalibrationReport {
     /// The percentile of `qfutility_excess` recommended as the futility margin.
     pub percentile: f64,
     pub futility_recommended: Option<[Option<i32>; 3]>,
-    /// `FUTILITY_BASE_MARGIN_BY_SOURCE` as written in the revision's source, when known.
+    /// `FUTILITY_BASE_MARGIN_BY_SOURCE` in force in the revision (its bench reports it), when
+    /// known.
     pub futility_current: Option<[i32; 3]>,
     pub calibration: CalibrationFile,
 }
@@ -297,7 +298,7 @@ pub fn futility_section(
         "{}{}\n",
         heading(
             "QSearch futility: recommended FUTILITY_BASE_MARGIN_BY_SOURCE \
-             (engine/src/search/mod.rs) per source tier",
+             (engine/src/eval/margins.rs) per source tier",
             style
         ),
         t.render(style)

@@ -4,7 +4,8 @@
 
 use crate::json::Json;
 use squall::bench::{BenchReport, PositionResult};
-use squall::counters::TIERS;
+use squall::eval::margins;
+use squall::tier::TIERS;
 
 /// Bumped only when a field is renamed or removed; adding fields keeps the version.
 pub const SCHEMA_VERSION: u64 = 1;
@@ -49,15 +50,63 @@ pub fn compiled_features() -> Vec<&'static str> {
 
 /// The `engine` object shared by every JSON report: name, version, compiled features.
 pub fn engine_json() -> Json {
+    Json::Object(engine_fields())
+}
+
+fn engine_fields() -> Vec<(&'static str, Json)> {
     let features = compiled_features()
         .into_iter()
         .map(|f| Json::Str(f.to_string()))
         .collect();
-    Json::Object(vec![
+    vec![
         ("name", Json::Str("squall".to_string())),
         ("version", Json::Str(env!("CARGO_PKG_VERSION").to_string())),
         ("features", Json::Array(features)),
-    ])
+    ]
+}
+
+/// The calibrated constants compiled into this binary (`eval::margins`), whatever `--full-eval`
+/// says: the lab reads them from the binary it calibrates rather than from its source.
+fn calibrated_constants() -> Vec<(&'static str, Json)> {
+    let values = |row: &[i32]| Json::Array(row.iter().map(|&v| Json::Int(i64::from(v))).collect());
+    let table = |lo: &[i32], hi: &[i32], p50: &[i32]| {
+        Json::Object(vec![
+            ("lo", values(lo)),
+            ("hi", values(hi)),
+            ("p50", values(p50)),
+        ])
+    };
+    vec![
+        (
+            "margin_tables",
+            Json::Object(vec![
+                (
+                    "king",
+                    table(&margins::KING_LO, &margins::KING_HI, &margins::KING_P50),
+                ),
+                (
+                    "lazy_residual",
+                    table(
+                        &margins::LAZY_RESID_LO,
+                        &margins::LAZY_RESID_HI,
+                        &margins::LAZY_RESID_P50,
+                    ),
+                ),
+                (
+                    "super_lazy_residual",
+                    table(
+                        &margins::SUPER_LAZY_RESID_LO,
+                        &margins::SUPER_LAZY_RESID_HI,
+                        &margins::SUPER_LAZY_RESID_P50,
+                    ),
+                ),
+            ]),
+        ),
+        (
+            "futility_base_margin_by_source",
+            values(&margins::FUTILITY_BASE_MARGIN_BY_SOURCE),
+        ),
+    ]
 }
 
 /// The whole report as one JSON object, newline-terminated.
@@ -85,9 +134,11 @@ pub fn json_report(report: &BenchReport) -> String {
             ])
         })
         .collect();
+    let mut engine = engine_fields();
+    engine.extend(calibrated_constants());
     let root = Json::Object(vec![
         ("schema_version", Json::UInt(SCHEMA_VERSION)),
-        ("engine", engine_json()),
+        ("engine", Json::Object(engine)),
         ("depth", Json::Int(i64::from(report.depth))),
         ("hash_mb", Json::UInt(report.hash_mb as u64)),
         ("full_eval", Json::Bool(report.full_eval)),

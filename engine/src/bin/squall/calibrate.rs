@@ -8,7 +8,7 @@ use crate::json::Json;
 use crate::output::{errln, out, outln};
 use squall::bench;
 use squall::calibrate::{passes, run_pool, stats, Modes, PoolRun};
-use squall::counters::TIERS;
+use squall::tier::TIERS;
 use std::io::Write;
 
 pub const USAGE: &str = "usage: squall calibrate MODE... --positions FILE [--depth N] [--hash MB] \
@@ -252,7 +252,8 @@ mod sampled {
     use super::{Json, SPREAD};
     use crate::output::outln;
     use squall::calibrate::{stats, Calibration, ExitTally, Histogram};
-    use squall::search::FUTILITY_BASE_MARGIN_BY_SOURCE;
+    use squall::eval::margins::FUTILITY_BASE_MARGIN_BY_SOURCE;
+    use squall::tier::Tier;
 
     fn histogram(h: &Histogram) -> Json {
         let bins = h
@@ -398,7 +399,8 @@ mod sampled {
         }
         if c.modes.qfutility {
             outln!("\nQSearch futility: real score - (stand pat + capture + positional), by source tier");
-            for (t, name) in ["super-lazy", "lazy", "full"].iter().enumerate() {
+            for tier in Tier::ALL {
+                let (t, name) = (tier as usize, tier.name());
                 let h = &c.qfutility_excess[t];
                 let recommended = h.percentile(percentile);
                 outln!(

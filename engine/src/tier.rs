@@ -1,0 +1,91 @@
+//! The tiered evaluation's vocabulary, shared by the evaluation, the counters, the samplers and
+//! the bench: the tiers, and the material buckets that index margins and counts. A leaf: it reads
+//! the board and nothing of the evaluation or the counters.
+
+use crate::board::Board;
+use crate::types::Color;
+
+/// The tier whose score an evaluation returned, cheapest first.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Tier {
+    SuperLazy = 0,
+    Lazy = 1,
+    Full = 2,
+}
+
+/// How many tiers there are: the length of every per-tier table.
+pub const TIERS: usize = Tier::ALL.len();
+
+impl Tier {
+    pub const ALL: [Tier; 3] = [Tier::SuperLazy, Tier::Lazy, Tier::Full];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Tier::SuperLazy => "super-lazy",
+            Tier::Lazy => "lazy",
+            Tier::Full => "full",
+        }
+    }
+}
+
+/// The largest army scaler: a full army's non-pawn material is 31 units of 100 cp.
+pub const MAX_ARMY_SCALER: usize = 31;
+/// Army-scaler units per side bucket.
+pub const SCALER_UNITS_PER_SIDE_BUCKET: usize = 4;
+/// Army-scaler units (both sides together) per material bucket.
+pub const SCALER_UNITS_PER_MATERIAL_BUCKET: usize = 8;
+/// Per-side buckets: the margin tables' rows and the counters' side axes.
+pub const SIDE_BUCKETS: usize = 8;
+/// Material buckets (both armies together): the counters' and the samplers' bucket axis.
+pub const MATERIAL_BUCKETS: usize = 8;
+
+/// A side's army scaler: non-pawn material in units of 100 cp, 0..=`MAX_ARMY_SCALER`.
+#[inline(always)]
+pub fn army_scaler(board: &Board, color: Color) -> usize {
+    ((board.material(color).non_pawn / 100) as usize).min(MAX_ARMY_SCALER)
+}
+
+/// Per-side bucket: min(7, scaler / 4).
+#[inline(always)]
+pub fn side_bucket(board: &Board, color: Color) -> usize {
+    (army_scaler(board, color) / SCALER_UNITS_PER_SIDE_BUCKET).min(SIDE_BUCKETS - 1)
+}
+
+/// Material bucket: min(7, (white scaler + black scaler) / 8).
+#[inline(always)]
+pub fn material_bucket(board: &Board) -> usize {
+    ((army_scaler(board, Color::White) + army_scaler(board, Color::Black))
+        / SCALER_UNITS_PER_MATERIAL_BUCKET)
+        .min(MATERIAL_BUCKETS - 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_full_army_fills_the_top_buckets_and_bare_kings_the_bottom() {
+        let start = Board::startpos();
+        assert_eq!(army_scaler(&start, Color::White), MAX_ARMY_SCALER);
+        assert_eq!(side_bucket(&start, Color::Black), SIDE_BUCKETS - 1);
+        assert_eq!(material_bucket(&start), MATERIAL_BUCKETS - 1);
+        let kings = Board::from_fen("8/8/4k3/8/8/4K3/8/8 w - - 0 1").unwrap();
+        assert_eq!(
+            (side_bucket(&kings, Color::White), material_bucket(&kings)),
+            (0, 0)
+        );
+        // Rook and bishop (8 units) against a rook (5): side buckets 2 and 1, material 13 / 8.
+        let ending = Board::from_fen("4k3/8/8/8/8/8/8/R1B1K2r w - - 0 1").unwrap();
+        assert_eq!(side_bucket(&ending, Color::White), 2);
+        assert_eq!(side_bucket(&ending, Color::Black), 1);
+        assert_eq!(material_bucket(&ending), 1);
+    }
+
+    #[test]
+    fn tiers_are_indexed_cheapest_first() {
+        for (index, tier) in Tier::ALL.into_iter().enumerate() {
+            assert_eq!(tier as usize, index);
+        }
+        assert_eq!(TIERS, 3);
+    }
+}
