@@ -30,7 +30,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use criterion::{Criterion, Throughput};
 use pprof::criterion::{Output, PProfProfiler};
-use squall::counters::Counters;
+use squall::counters::{Counters, SearchKind};
 use squall::eval::{self, Evaluator, Tier};
 use squall::Board;
 
@@ -149,7 +149,7 @@ fn run(kind: Kind, fx: &mut Fixture) -> i64 {
             ev.set_cheap_exits(kind == Kind::TiersOn);
             let mut counters = Counters::default();
             for &(i, alpha, beta) in black_box(&fx.windows) {
-                let e = ev.evaluate(&positions[i], alpha, beta, &mut counters);
+                let e = ev.evaluate(&positions[i], alpha, beta, SearchKind::Main, &mut counters);
                 sum += i64::from(e.score);
             }
             ev.set_cheap_exits(true);
@@ -307,8 +307,13 @@ fn print_relative_costs(since: SystemTime) {
     // Which tier each window of the mix exits in, and the resulting saving.
     let mut counters = Counters::default();
     for &(i, alpha, beta) in &fx.windows {
-        fx.evaluator
-            .evaluate(&fx.positions[i], alpha, beta, &mut counters);
+        fx.evaluator.evaluate(
+            &fx.positions[i],
+            alpha,
+            beta,
+            SearchKind::Main,
+            &mut counters,
+        );
     }
     let total = fx.windows.len() as f64;
     println!(

@@ -6,6 +6,26 @@ use crate::eval::Tier;
 pub const MATERIAL_BUCKETS: usize = 8;
 pub const SIDE_BUCKETS: usize = 8;
 pub const TIERS: usize = 3;
+pub const SEARCH_KINDS: usize = 2;
+
+/// Which search asked for an evaluation: the exits are counted apart, because quiescence's
+/// stand-pat and the main search's pruning eval see different windows.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum SearchKind {
+    Main = 0,
+    Quiescence = 1,
+}
+
+impl SearchKind {
+    pub const ALL: [SearchKind; SEARCH_KINDS] = [SearchKind::Main, SearchKind::Quiescence];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            SearchKind::Main => "main",
+            SearchKind::Quiescence => "quiescence",
+        }
+    }
+}
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Counters {
@@ -22,6 +42,8 @@ pub struct Counters {
     pub exits_by_material_bucket: [[u64; TIERS]; MATERIAL_BUCKETS],
     /// Indexed by the side to move's per-side bucket, then the opponent's.
     pub exits_by_side_buckets: [[[u64; TIERS]; SIDE_BUCKETS]; SIDE_BUCKETS],
+    /// Indexed by `SearchKind as usize`, then the material bucket.
+    pub exits_by_search: [[[u64; TIERS]; MATERIAL_BUCKETS]; SEARCH_KINDS],
     /// QSearch futility prunes by the tier that produced the stand-pat score.
     pub futility_prunes: [u64; TIERS],
 }
@@ -31,6 +53,7 @@ impl Counters {
     pub fn record_exit(
         &mut self,
         tier: Tier,
+        search: SearchKind,
         material_bucket: usize,
         my_bucket: usize,
         opp_bucket: usize,
@@ -39,6 +62,18 @@ impl Counters {
         self.exits[t] += 1;
         self.exits_by_material_bucket[material_bucket][t] += 1;
         self.exits_by_side_buckets[my_bucket][opp_bucket][t] += 1;
+        self.exits_by_search[search as usize][material_bucket][t] += 1;
+    }
+
+    /// One search's exits by tier, over every material bucket.
+    pub fn search_exits(&self, search: SearchKind) -> [u64; TIERS] {
+        let mut exits = [0; TIERS];
+        for bucket in &self.exits_by_search[search as usize] {
+            for t in 0..TIERS {
+                exits[t] += bucket[t];
+            }
+        }
+        exits
     }
 
     /// Adds another search's counters (bench totals over positions).
@@ -55,6 +90,9 @@ impl Counters {
             self.futility_prunes[t] += other.futility_prunes[t];
             for b in 0..MATERIAL_BUCKETS {
                 self.exits_by_material_bucket[b][t] += other.exits_by_material_bucket[b][t];
+                for s in 0..SEARCH_KINDS {
+                    self.exits_by_search[s][b][t] += other.exits_by_search[s][b][t];
+                }
             }
             for my in 0..SIDE_BUCKETS {
                 for opp in 0..SIDE_BUCKETS {

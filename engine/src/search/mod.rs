@@ -12,7 +12,7 @@ pub mod tt;
 pub use see::see_ge;
 
 use crate::board::Board;
-use crate::counters::Counters;
+use crate::counters::{Counters, SearchKind};
 use crate::eval::{Evaluator, Tier};
 use crate::movegen;
 use crate::timeman::{self, Deadlines};
@@ -364,7 +364,7 @@ impl Searcher {
             if ply >= MAX_PLY - 1 {
                 return self
                     .eval
-                    .evaluate(board, alpha, beta, &mut self.counters)
+                    .evaluate(board, alpha, beta, SearchKind::Main, &mut self.counters)
                     .score;
             }
         }
@@ -400,7 +400,7 @@ impl Searcher {
             -INFINITY
         } else {
             self.eval
-                .evaluate(board, alpha, beta, &mut self.counters)
+                .evaluate(board, alpha, beta, SearchKind::Main, &mut self.counters)
                 .score
         };
 
@@ -641,7 +641,13 @@ impl Searcher {
         if ply >= MAX_PLY - 1 {
             return self
                 .eval
-                .evaluate(board, alpha, beta, &mut self.counters)
+                .evaluate(
+                    board,
+                    alpha,
+                    beta,
+                    SearchKind::Quiescence,
+                    &mut self.counters,
+                )
                 .score;
         }
         let in_check = board.in_check();
@@ -650,7 +656,13 @@ impl Searcher {
         if in_check {
             best_score = -MATE + ply as i32;
         } else {
-            let eval = self.eval.evaluate(board, alpha, beta, &mut self.counters);
+            let eval = self.eval.evaluate(
+                board,
+                alpha,
+                beta,
+                SearchKind::Quiescence,
+                &mut self.counters,
+            );
             if eval.score >= beta {
                 return eval.score;
             }
