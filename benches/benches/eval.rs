@@ -32,7 +32,7 @@ use criterion::{Criterion, Throughput};
 use pprof::criterion::{Output, PProfProfiler};
 use squall::counters::Counters;
 use squall::eval::{self, Evaluator};
-use squall::tier::Tier;
+use squall::tier::{SearchKind, Tier};
 use squall::Board;
 
 /// Null windows `(s - 1, s + 1)` with `s` = full score + each offset (centipawns): near the
@@ -150,7 +150,7 @@ fn run(kind: Kind, fx: &mut Fixture) -> i64 {
             ev.set_cheap_exits(kind == Kind::TiersOn);
             let mut counters = Counters::default();
             for &(i, alpha, beta) in black_box(&fx.windows) {
-                let e = ev.evaluate(&positions[i], alpha, beta, &mut counters);
+                let e = ev.evaluate(&positions[i], alpha, beta, SearchKind::Main, &mut counters);
                 sum += i64::from(e.score);
             }
             ev.set_cheap_exits(true);
@@ -308,8 +308,13 @@ fn print_relative_costs(since: SystemTime) {
     // Which tier each window of the mix exits in, and the resulting saving.
     let mut counters = Counters::default();
     for &(i, alpha, beta) in &fx.windows {
-        fx.evaluator
-            .evaluate(&fx.positions[i], alpha, beta, &mut counters);
+        fx.evaluator.evaluate(
+            &fx.positions[i],
+            alpha,
+            beta,
+            SearchKind::Main,
+            &mut counters,
+        );
     }
     let total = fx.windows.len() as f64;
     println!(

@@ -330,4 +330,36 @@ rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1
         // The second position is stalemate: there is no move to report.
         assert!(report.positions[1].bestmove.is_null());
     }
+
+    #[test]
+    fn exits_are_counted_by_the_search_that_asked() {
+        use crate::tier::{SearchKind, TIERS};
+        // Depth 1: the root is the only main-search node (its static eval is the one main
+        // exit); every reply is searched by quiescence, whose stand-pat makes the other exits.
+        let boards =
+            parse_positions("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")
+                .unwrap();
+        let totals = run(&boards, 1, 1, false, |_, _| {}).totals;
+        let main = totals.search_exits(SearchKind::Main);
+        let quiescence = totals.search_exits(SearchKind::Quiescence);
+        assert_eq!(main.iter().sum::<u64>(), 1, "{main:?}");
+        assert_eq!(
+            quiescence.iter().sum::<u64>(),
+            totals.eval_calls - 1,
+            "{quiescence:?}"
+        );
+        // Stand-pat exits happen in the cheap tiers too.
+        assert!(quiescence[0] + quiescence[1] > 0, "{quiescence:?}");
+        for t in 0..TIERS {
+            assert_eq!(main[t] + quiescence[t], totals.exits[t], "tier {t}");
+            for bucket in 0..totals.exits_by_material_bucket.len() {
+                assert_eq!(
+                    totals.exits_by_search[SearchKind::Main as usize][bucket][t]
+                        + totals.exits_by_search[SearchKind::Quiescence as usize][bucket][t],
+                    totals.exits_by_material_bucket[bucket][t],
+                    "tier {t} bucket {bucket}"
+                );
+            }
+        }
+    }
 }

@@ -1,7 +1,7 @@
 //! Per-search counters: plain integer increments, always compiled in, reset per bench position.
 //! The lab reads them through `squall bench --json`.
 
-use crate::tier::{Tier, MATERIAL_BUCKETS, SIDE_BUCKETS, TIERS};
+use crate::tier::{SearchKind, Tier, MATERIAL_BUCKETS, SEARCH_KINDS, SIDE_BUCKETS, TIERS};
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Counters {
@@ -18,6 +18,8 @@ pub struct Counters {
     pub exits_by_material_bucket: [[u64; TIERS]; MATERIAL_BUCKETS],
     /// Indexed by the side to move's per-side bucket, then the opponent's.
     pub exits_by_side_buckets: [[[u64; TIERS]; SIDE_BUCKETS]; SIDE_BUCKETS],
+    /// Indexed by `SearchKind as usize`, then the material bucket.
+    pub exits_by_search: [[[u64; TIERS]; MATERIAL_BUCKETS]; SEARCH_KINDS],
     /// QSearch futility prunes by the tier that produced the stand-pat score.
     pub futility_prunes: [u64; TIERS],
 }
@@ -27,6 +29,7 @@ impl Counters {
     pub fn record_exit(
         &mut self,
         tier: Tier,
+        search: SearchKind,
         material_bucket: usize,
         my_bucket: usize,
         opp_bucket: usize,
@@ -35,6 +38,18 @@ impl Counters {
         self.exits[t] += 1;
         self.exits_by_material_bucket[material_bucket][t] += 1;
         self.exits_by_side_buckets[my_bucket][opp_bucket][t] += 1;
+        self.exits_by_search[search as usize][material_bucket][t] += 1;
+    }
+
+    /// One search's exits by tier, over every material bucket.
+    pub fn search_exits(&self, search: SearchKind) -> [u64; TIERS] {
+        let mut exits = [0; TIERS];
+        for bucket in &self.exits_by_search[search as usize] {
+            for t in 0..TIERS {
+                exits[t] += bucket[t];
+            }
+        }
+        exits
     }
 
     /// Adds another search's counters (bench totals over positions).
@@ -51,6 +66,9 @@ impl Counters {
             self.futility_prunes[t] += other.futility_prunes[t];
             for b in 0..MATERIAL_BUCKETS {
                 self.exits_by_material_bucket[b][t] += other.exits_by_material_bucket[b][t];
+                for s in 0..SEARCH_KINDS {
+                    self.exits_by_search[s][b][t] += other.exits_by_search[s][b][t];
+                }
             }
             for my in 0..SIDE_BUCKETS {
                 for opp in 0..SIDE_BUCKETS {

@@ -1,5 +1,5 @@
 //! The tiered evaluation's vocabulary, shared by the evaluation, the counters, the samplers and
-//! the bench: the tiers, and the material buckets that index margins and counts. A leaf: it reads
+//! the bench: the tiers, the searches that ask for an evaluation, and the material buckets that index margins and counts. A leaf: it reads
 //! the board and nothing of the evaluation or the counters.
 
 use crate::board::Board;
@@ -24,6 +24,28 @@ impl Tier {
             Tier::SuperLazy => "super-lazy",
             Tier::Lazy => "lazy",
             Tier::Full => "full",
+        }
+    }
+}
+
+/// Which search asked for an evaluation: the exits are counted apart, because quiescence's
+/// stand-pat and the main search's pruning eval see different windows.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum SearchKind {
+    Main = 0,
+    Quiescence = 1,
+}
+
+/// How many searches the exits are split between.
+pub const SEARCH_KINDS: usize = SearchKind::ALL.len();
+
+impl SearchKind {
+    pub const ALL: [SearchKind; 2] = [SearchKind::Main, SearchKind::Quiescence];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            SearchKind::Main => "main",
+            SearchKind::Quiescence => "quiescence",
         }
     }
 }

@@ -96,7 +96,7 @@ fn bench_json_has_the_protocol_shape() {
         "--positions",
         file.to_str().unwrap(),
     ]);
-    assert_eq!(uint(&report["schema_version"], "schema_version"), 1);
+    assert_eq!(uint(&report["schema_version"], "schema_version"), 2);
     assert_eq!(report["engine"]["name"], "squall");
     assert_eq!(report["engine"]["version"], env!("CARGO_PKG_VERSION"));
     assert!(report["engine"]["features"].is_array());
@@ -143,6 +143,33 @@ fn bench_json_has_the_protocol_shape() {
     }
     let side_rows = by_sides.iter().flat_map(|r| r.as_array().unwrap().iter());
     assert_eq!(tier_sums(side_rows), exits);
+    // Every exit is counted once, by the search that asked: main and quiescence add up to the
+    // tier's total, in every material bucket.
+    let search_exits = |search: &str| {
+        let exits = &eval["by_search"][search]["exits"];
+        let rows = eval["by_search"][search]["by_material_bucket"]
+            .as_array()
+            .unwrap();
+        assert_eq!(rows.len(), 8, "{search}");
+        let named = [
+            uint(&exits["super_lazy"], "super_lazy"),
+            uint(&exits["lazy"], "lazy"),
+            uint(&exits["full"], "full"),
+        ];
+        assert_eq!(tier_sums(rows.iter()), named, "{search}");
+        (named, rows.clone())
+    };
+    let (main, main_rows) = search_exits("main");
+    let (quiescence, quiescence_rows) = search_exits("quiescence");
+    assert_eq!([0, 1, 2].map(|t| main[t] + quiescence[t]), exits);
+    for (bucket, row) in by_material.iter().enumerate() {
+        assert_eq!(
+            tier_sums([&main_rows[bucket], &quiescence_rows[bucket]].into_iter()),
+            tier_sums([row].into_iter()),
+            "bucket {bucket}"
+        );
+    }
+    assert!(main.iter().sum::<u64>() > 0 && quiescence.iter().sum::<u64>() > 0);
 
     let search = &report["search"];
     for field in [

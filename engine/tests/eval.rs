@@ -2,7 +2,7 @@
 
 use squall::counters::Counters;
 use squall::eval::{margins, Evaluator};
-use squall::tier::{side_bucket, Tier};
+use squall::tier::{side_bucket, SearchKind, Tier};
 use squall::{Board, Color};
 
 const POSITIONS: &[&str] = &[
@@ -47,7 +47,7 @@ fn wide_window_runs_the_full_tier() {
     let mut counters = Counters::default();
     for fen in POSITIONS {
         let board = Board::from_fen(fen).unwrap();
-        let e = eval.evaluate(&board, -30000, 30000, &mut counters);
+        let e = eval.evaluate(&board, -30000, 30000, SearchKind::Main, &mut counters);
         assert_eq!(e.tier, Tier::Full, "{fen}");
         assert_eq!(e.score, eval.full(&board), "{fen}");
     }
@@ -60,7 +60,7 @@ fn a_queen_up_fails_high_in_the_super_lazy_tier() {
     let board =
         Board::from_fen("rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1").unwrap();
     let mut counters = Counters::default();
-    let e = Evaluator::new().evaluate(&board, -10, 10, &mut counters);
+    let e = Evaluator::new().evaluate(&board, -10, 10, SearchKind::Main, &mut counters);
     assert_eq!(e.tier, Tier::SuperLazy);
     assert!(e.score > 900);
     let (my, opp) = (
@@ -73,7 +73,7 @@ fn a_queen_up_fails_high_in_the_super_lazy_tier() {
     // From black's side the same material fails low.
     let black =
         Board::from_fen("rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq - 0 1").unwrap();
-    let e = Evaluator::new().evaluate(&black, -10, 10, &mut counters);
+    let e = Evaluator::new().evaluate(&black, -10, 10, SearchKind::Main, &mut counters);
     assert_eq!(e.tier, Tier::SuperLazy);
     assert!(e.score < -900);
 }
@@ -92,16 +92,34 @@ fn margins_decide_the_exit_tier() {
     let mut eval = Evaluator::new();
     let mut counters = Counters::default();
     // Beta just below score - margin_a: super-lazy fail high.
-    let e = eval.evaluate(&board, -30000, -sl.fail_high - 1, &mut counters);
+    let e = eval.evaluate(
+        &board,
+        -30000,
+        -sl.fail_high - 1,
+        SearchKind::Main,
+        &mut counters,
+    );
     assert_eq!(e.tier, Tier::SuperLazy);
     // Beta exactly at score - margin_a: no super-lazy exit.
-    let e = eval.evaluate(&board, -30000, -sl.fail_high, &mut counters);
+    let e = eval.evaluate(
+        &board,
+        -30000,
+        -sl.fail_high,
+        SearchKind::Main,
+        &mut counters,
+    );
     assert_ne!(e.tier, Tier::SuperLazy);
     // Alpha just above score + margin_b: super-lazy fail low.
-    let e = eval.evaluate(&board, sl.fail_low + 1, 30000, &mut counters);
+    let e = eval.evaluate(
+        &board,
+        sl.fail_low + 1,
+        30000,
+        SearchKind::Main,
+        &mut counters,
+    );
     assert_eq!(e.tier, Tier::SuperLazy);
     // Alpha exactly at score + margin_b: no super-lazy exit.
-    let e = eval.evaluate(&board, sl.fail_low, 30000, &mut counters);
+    let e = eval.evaluate(&board, sl.fail_low, 30000, SearchKind::Main, &mut counters);
     assert_ne!(e.tier, Tier::SuperLazy);
 
     // The lazy tier's own boundaries, where the super-lazy tier stands aside (black has no
@@ -113,14 +131,14 @@ fn margins_decide_the_exit_tier() {
         side_bucket(&race, Color::Black),
     );
     let beta = lazy_score - lazy.fail_high;
-    let e = eval.evaluate(&race, -30000, beta - 1, &mut counters);
+    let e = eval.evaluate(&race, -30000, beta - 1, SearchKind::Main, &mut counters);
     assert_eq!((e.tier, e.score), (Tier::Lazy, lazy_score));
-    let e = eval.evaluate(&race, -30000, beta, &mut counters);
+    let e = eval.evaluate(&race, -30000, beta, SearchKind::Main, &mut counters);
     assert_eq!(e.tier, Tier::Full);
     let alpha = lazy_score + lazy.fail_low;
-    let e = eval.evaluate(&race, alpha + 1, 30000, &mut counters);
+    let e = eval.evaluate(&race, alpha + 1, 30000, SearchKind::Main, &mut counters);
     assert_eq!(e.tier, Tier::Lazy);
-    let e = eval.evaluate(&race, alpha, 30000, &mut counters);
+    let e = eval.evaluate(&race, alpha, 30000, SearchKind::Main, &mut counters);
     assert_eq!(e.tier, Tier::Full);
 }
 
@@ -130,7 +148,7 @@ fn cheap_exits_can_be_switched_off() {
         Board::from_fen("rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1").unwrap();
     let mut eval = Evaluator::new();
     eval.set_cheap_exits(false);
-    let e = eval.evaluate(&board, -10, 10, &mut Counters::default());
+    let e = eval.evaluate(&board, -10, 10, SearchKind::Main, &mut Counters::default());
     assert_eq!(e.tier, Tier::Full);
 }
 
@@ -140,13 +158,13 @@ fn drawish_material_scales_every_tier() {
     let mut counters = Counters::default();
     // K+B v K: insufficient material is a dead draw, and a bare king keeps the cheap tiers out.
     let kbk = Board::from_fen("8/8/4k3/8/8/8/3B4/4K3 w - - 0 1").unwrap();
-    let e = eval.evaluate(&kbk, -10, 10, &mut counters);
+    let e = eval.evaluate(&kbk, -10, 10, SearchKind::Main, &mut counters);
     assert_eq!((e.tier, e.score), (Tier::Full, 0));
     // Opposite-coloured bishops with a pawn more: scaled well below the raw pawn edge.
     let ocb = Board::from_fen("8/5k2/8/3b4/8/2B1P3/5K2/8 w - - 0 1").unwrap();
     let scale = squall::eval::drawish_scale(&ocb);
     assert!(scale < squall::eval::SCALE_NORMAL, "{scale}");
-    let e = eval.evaluate(&ocb, -10, 10, &mut counters);
+    let e = eval.evaluate(&ocb, -10, 10, SearchKind::Main, &mut counters);
     assert_eq!(e.tier, Tier::Full);
     assert!(e.score.abs() < 60, "{}", e.score);
     // Far from the window, the super-lazy tier exits on the material scaled the same way,
@@ -154,7 +172,7 @@ fn drawish_material_scales_every_tier() {
     let material = squall::eval::scaled(squall::eval::super_lazy_only(&ocb), scale);
     assert!(material < squall::eval::super_lazy_only(&ocb));
     for (alpha, beta) in [(-2000, -1999), (1999, 2000)] {
-        let e = eval.evaluate(&ocb, alpha, beta, &mut counters);
+        let e = eval.evaluate(&ocb, alpha, beta, SearchKind::Main, &mut counters);
         assert_eq!(
             (e.tier, e.score),
             (Tier::SuperLazy, material),
@@ -192,13 +210,13 @@ fn a_side_without_pieces_keeps_the_super_lazy_tier_out() {
     let board = Board::from_fen("4k3/pppp4/8/8/8/8/8/QQ2K3 w - - 0 1").unwrap();
     assert!(squall::eval::pawn_race_possible(&board));
     let mut counters = Counters::default();
-    let e = Evaluator::new().evaluate(&board, -10, 10, &mut counters);
+    let e = Evaluator::new().evaluate(&board, -10, 10, SearchKind::Main, &mut counters);
     assert_eq!(e.tier, Tier::Lazy, "{e:?}");
     assert_eq!(counters.exits, [0, 1, 0]);
     // Give black a knight and the super-lazy tier decides again.
     let both_armed = Board::from_fen("3nk3/pppp4/8/8/8/8/8/QQ2K3 w - - 0 1").unwrap();
     assert!(!squall::eval::pawn_race_possible(&both_armed));
-    let e = Evaluator::new().evaluate(&both_armed, -10, 10, &mut counters);
+    let e = Evaluator::new().evaluate(&both_armed, -10, 10, SearchKind::Main, &mut counters);
     assert_eq!(e.tier, Tier::SuperLazy, "{e:?}");
 }
 
@@ -212,7 +230,7 @@ fn mop_up_is_in_the_lazy_score_and_the_lazy_tier_decides_bare_kings() {
     assert!(gap >= 100, "mop-up worth only {gap} cp to the lazy tier");
     // Material alone would fail high, but only the lazy tier, which sees the mop-up, exits.
     let mut counters = Counters::default();
-    let e = eval.evaluate(&central, -10, 10, &mut counters);
+    let e = eval.evaluate(&central, -10, 10, SearchKind::Main, &mut counters);
     assert_eq!(e.tier, Tier::Lazy, "{e:?}");
     assert_eq!(e.score, eval.lazy_only(&central));
 }

@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::FakeRepo;
+use common::{quick_compare, table_row, FakeRepo};
 
 /// Enough paired runs for a stable verdict on a noisy, shared machine; still well under a second
 /// of fake-engine time per run.
@@ -245,19 +245,8 @@ fn hanging_engine_is_killed_after_the_timeout() {
 #[test]
 fn markdown_report_has_tables_and_a_verdict() {
     let repo = FakeRepo::new();
-    let run = repo.lab(&[
-        "compare",
-        "HEAD",
-        "HEAD",
-        "--rounds",
-        "2",
-        "--no-instructions",
-        // Only the layout is under test here; A/A timing has its own test.
-        "--threshold",
-        "50",
-        "--format",
-        "markdown",
-    ]);
+    // Only the layout is under test here; A/A timing has its own test.
+    let run = repo.lab(&quick_compare("HEAD", "HEAD", &["--format", "markdown"]));
     assert_eq!(run.code, 0, "{run}");
     assert!(run.stdout.starts_with("## lab compare"), "{run}");
     assert!(run.stdout.contains("| figure | A | B | B vs A |"), "{run}");
@@ -425,4 +414,87 @@ fn the_speed_line_gives_rounds_as_the_sample_and_warns_below_four() {
             .contains("t over 3 rounds; 24 per-position pairs"),
         "{text}"
     );
+}
+
+#[test]
+fn exits_by_search_reach_every_format_and_an_old_bench_still_compares() {
+    let repo = FakeRepo::new();
+    // HEAD~1 speaks bench schema_version 1, as a revision from before the split does.
+    repo.commit_constant("SCHEMA_VERSION", "1");
+    repo.set_constant("SCHEMA_VERSION", "2");
+    repo.commit_constant("QUIESCENCE_PERCENT", "75");
+    let compare = |a: &str, format: &str| {
+        let run = repo.lab(&quick_compare(a, "HEAD", &["--format", format]));
+        assert_eq!(run.code, 0, "{run}");
+        run
+    };
+
+    // Both split: quiescence asked for 60% of every tier's exits in A, 75% in B.
+    let json = compare("HEAD~2", "json").json();
+    let share = |side: &str, search: &str, tier: &str| {
+        json[side]["eval"]["by_search"][search]["share_of_tier"][tier]
+            .as_f64()
+            .unwrap_or_else(|| panic!("{side} {search} {tier}: {json:#}"))
+    };
+    for tier in ["super_lazy", "lazy", "full"] {
+        assert!(
+            (share("a", "quiescence", tier) - 0.60).abs() < 1e-9,
+            "{json:#}"
+        );
+        assert!((share("a", "main", tier) - 0.40).abs() < 1e-9, "{json:#}");
+        assert!(
+            (share("b", "quiescence", tier) - 0.75).abs() < 1e-9,
+            "{json:#}"
+        );
+        let delta = json["eval_deltas"]["by_search"]["quiescence_share_of_tier_pp"][tier]
+            .as_f64()
+            .unwrap();
+        assert!((delta - 15.0).abs() < 1e-6, "{json:#}");
+    }
+    let main_exits = &json["b"]["eval"]["by_search"]["main"]["exits"];
+    let quiescence_exits = &json["b"]["eval"]["by_search"]["quiescence"]["exits"];
+    let all_exits = &json["b"]["eval"]["exits"];
+    for tier in ["super_lazy", "lazy", "full"] {
+        assert_eq!(
+            main_exits[tier].as_u64().unwrap() + quiescence_exits[tier].as_u64().unwrap(),
+            all_exits[tier].as_u64().unwrap(),
+            "{json:#}"
+        );
+    }
+
+    let terminal = compare("HEAD~2", "terminal");
+    let full_row = table_row(&terminal.stdout, "Eval exits by search", "full");
+    for cell in ["40.0%", "60.0%", "25.0%", "75.0%", "+15.00 pp"] {
+        assert!(full_row.contains(cell), "{cell} in {full_row}\n{terminal}");
+    }
+    assert!(!terminal.stdout.contains("not reported"), "{terminal}");
+    let markdown = compare("HEAD~2", "markdown");
+    assert!(
+        markdown
+            .stdout
+            .contains("### Eval exits by search (share of each tier's exits)"),
+        "{markdown}"
+    );
+
+    // A lacks the split: the eval tables as before, and one line saying so.
+    let terminal = compare("HEAD~1", "terminal");
+    assert!(
+        terminal.stdout.contains("Eval exits (share of eval calls)"),
+        "{terminal}"
+    );
+    let expected = "Eval exits by search (main, quiescence): not reported by A (squall's bench \
+                    reports them from schema_version 2).";
+    assert!(
+        terminal.stdout.lines().any(|line| line == expected),
+        "one line of its own:\n{terminal}"
+    );
+    assert!(!terminal.stdout.contains("A quiescence"), "{terminal}");
+    let json = compare("HEAD~1", "json").json();
+    assert!(
+        json["a"]["eval"]["exits"]["lazy"].as_u64() > Some(0),
+        "{json:#}"
+    );
+    assert!(json["a"]["eval"]["by_search"].is_null(), "{json:#}");
+    assert!(json["b"]["eval"]["by_search"].is_object(), "{json:#}");
+    assert!(json["eval_deltas"]["by_search"].is_null(), "{json:#}");
 }

@@ -6,7 +6,7 @@
 mod common;
 
 use common::browser::self_contained_svgs;
-use common::FakeRepo;
+use common::{quick_compare, FakeRepo};
 
 #[test]
 fn compare_exports_a_page_that_lab_report_redraws_from_the_json() {
@@ -93,18 +93,12 @@ fn an_engine_without_eval_exits_gets_a_sentence_instead_of_the_exit_plots() {
     repo.commit_constant("WORK_PER_NODE", "101");
     let out = tempfile::tempdir().unwrap();
     let json = out.path().join("compare.json");
-    let run = repo.lab(&[
-        "compare",
+    let json_path = json.display().to_string();
+    let run = repo.lab(&quick_compare(
         "HEAD~1",
         "HEAD",
-        "--rounds",
-        "2",
-        "--no-instructions",
-        "--threshold",
-        "50",
-        "--export-json",
-        &json.display().to_string(),
-    ]);
+        &["--export-json", &json_path],
+    ));
     assert_eq!(run.code, 0, "{run}");
     // As an openbench engine's report reads, and as a lab from before `measured` and
     // `round_ratios` wrote it.

@@ -152,6 +152,12 @@ fn compare_finds_the_slowdown_of_an_openbench_engine() {
         !terminal.stdout.contains("Eval exits (share"),
         "no eval tables for an engine without them\n{terminal}"
     );
+    assert!(
+        terminal
+            .stdout
+            .contains("Eval exits by search (main, quiescence): not reported by either side"),
+        "{terminal}"
+    );
 }
 
 #[test]

@@ -140,10 +140,16 @@ fn tier_rows() -> impl Strategy<Value = Vec<[u64; 3]>> {
     prop::collection::vec(any::<[u64; 3]>(), 8)
 }
 
-fn bench_document(positions: &[BenchPosition], buckets: &[[u64; 3]], depth: u32) -> Value {
+/// A bench document of schema_version 2 (with `eval.by_search`) when `split`, else of 1.
+fn bench_document(
+    positions: &[BenchPosition],
+    buckets: &[[u64; 3]],
+    depth: u32,
+    split: bool,
+) -> Value {
     let nodes: u64 = positions.iter().map(|p| p.nodes).sum();
     let time: u64 = positions.iter().map(|p| p.time_ns).sum();
-    json!({
+    let mut document = json!({
         "schema_version": 1,
         "engine": {"name": "squall", "version": "0.1.0", "features": ["x"]},
         "depth": depth,
@@ -158,12 +164,30 @@ fn bench_document(positions: &[BenchPosition], buckets: &[[u64; 3]], depth: u32)
             "by_material_bucket": buckets,
             "by_side_buckets": vec![buckets.to_vec(); 8],
         },
-    })
+    });
+    if split {
+        // Every exit of `eval.exits` in bucket 0, split between the searches.
+        let search = |exits: [u64; 3]| {
+            let mut rows = vec![[0u64; 3]; 8];
+            rows[0] = exits;
+            json!({
+                "exits": {"super_lazy": exits[0], "lazy": exits[1], "full": exits[2]},
+                "by_material_bucket": rows,
+            })
+        };
+        document["schema_version"] = json!(2);
+        document["eval"]["by_search"] = json!({
+            "main": search([1, 0, 2]),
+            "quiescence": search([0, 2, 1]),
+        });
+    }
+    document
 }
 
 fn valid_bench_document() -> impl Strategy<Value = Value> {
-    (bench_positions(), tier_rows(), 1u32..64)
-        .prop_map(|(positions, buckets, depth)| bench_document(&positions, &buckets, depth))
+    (bench_positions(), tier_rows(), 1u32..64, any::<bool>()).prop_map(
+        |(positions, buckets, depth, split)| bench_document(&positions, &buckets, depth, split),
+    )
 }
 
 #[test]
@@ -173,7 +197,7 @@ fn node_counts_that_overflow_are_an_error() {
         nodes,
         time_ns: u64::MAX,
     });
-    let mut document = bench_document(&positions[..1], &[[0; 3]; 8], 5);
+    let mut document = bench_document(&positions[..1], &[[0; 3]; 8], 5, true);
     document["positions"] = json!([
         {"fen": "a", "nodes": positions[0].nodes, "time_ns": u64::MAX},
         {"fen": "b", "nodes": positions[1].nodes, "time_ns": u64::MAX},
@@ -221,9 +245,10 @@ proptest! {
         positions in bench_positions(),
         buckets in tier_rows(),
         depth in 1u32..64,
+        split in any::<bool>(),
         zero in any::<Index>(),
     ) {
-        let document = bench_document(&positions, &buckets, depth);
+        let document = bench_document(&positions, &buckets, depth, split);
         let report =
             read_squall_bench(serde_json::to_string_pretty(&document).unwrap().as_bytes())
                 .unwrap();
@@ -235,6 +260,8 @@ proptest! {
             prop_assert_eq!(read.time_ns, written.time_ns);
         }
         prop_assert_eq!(&report.eval.as_ref().unwrap().by_material_bucket, &buckets);
+        let by_search = report.eval.as_ref().unwrap().by_search.as_ref();
+        prop_assert_eq!(by_search.map(|s| s.quiescence.exits.as_array()), split.then_some([0, 2, 1]));
         prop_assert!(check_report(&report).is_ok());
         // A zero timer in any position makes the report invalid, by position number.
         let mut broken = report.clone();
@@ -385,6 +412,7 @@ fn valid_baseline() -> impl Strategy<Value = Baseline> {
                             },
                             by_material_bucket: buckets.clone(),
                             by_side_buckets: vec![buckets; 8],
+                            by_search: None,
                         }),
                         instructions,
                     },

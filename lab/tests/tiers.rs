@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::FakeRepo;
+use common::{table_row, FakeRepo};
 
 const ROUNDS: &str = "6";
 
@@ -27,6 +27,17 @@ fn tiers_report_what_the_cheap_tiers_buy() {
     assert_eq!(report["a"]["eval"]["exits"]["super_lazy"], 0, "{run}");
     assert!(
         report["b"]["eval"]["exits"]["super_lazy"].as_u64() > Some(0),
+        "{run}"
+    );
+    // Both sides split their exits by search: the fake's quiescence asks for 60% of each tier.
+    let quiescence = |side: &str, tier: &str| {
+        report[side]["eval"]["by_search"]["quiescence"]["share_of_tier"][tier].as_f64()
+    };
+    assert_eq!(quiescence("a", "full"), Some(0.6), "{run}");
+    assert_eq!(quiescence("b", "super_lazy"), Some(0.6), "{run}");
+    assert_eq!(
+        report["eval_deltas"]["by_search"]["quiescence_share_of_all_pp"].as_f64(),
+        Some(0.0),
         "{run}"
     );
     // The fake's full evaluation does twice the work per node.
@@ -56,6 +67,14 @@ fn tiers_that_cost_more_than_they_save_are_a_regression() {
         "{run}"
     );
     assert!(run.stdout.contains("Verdict: REGRESSION (exit 1)"), "{run}");
+    // A's cheap tiers never exit under --full-eval: no split, no delta for them.
+    let super_lazy = table_row(
+        &run.stdout,
+        "Eval exits by search (share of each tier's exits)",
+        "super-lazy",
+    );
+    assert_eq!(super_lazy.matches('—').count(), 3, "{super_lazy}");
+    assert!(super_lazy.contains("60.0%"), "{super_lazy}");
 }
 
 const FOUR_POSITIONS: &str = "\

@@ -1,4 +1,5 @@
-//! Tiered evaluation. One entry point, `Evaluator::evaluate(board, alpha, beta)`:
+//! Tiered evaluation. One entry point, `Evaluator::evaluate(board, alpha, beta, search, ..)`
+//! (`search`: which search asked, for the exit counters):
 //!
 //! 1. **super-lazy**: material only, before any pawn work; exits when the score is outside
 //!    the window by the super-lazy margins (not when a side has no pieces: pawn races and
@@ -28,7 +29,7 @@ pub use score::S;
 
 use crate::board::Board;
 use crate::counters::Counters;
-use crate::tier::{material_bucket, side_bucket, Tier};
+use crate::tier::{material_bucket, side_bucket, SearchKind, Tier};
 use crate::types::{Color, PieceType};
 
 /// An evaluation and where it came from.
@@ -107,13 +108,15 @@ impl Evaluator {
     }
 
     /// Evaluates `board` for the side to move, exiting early in a cheap tier when its score is
-    /// outside `(alpha, beta)` by that tier's margin.
+    /// outside `(alpha, beta)` by that tier's margin. `search` only decides where the exit is
+    /// counted.
     #[inline]
     pub fn evaluate(
         &mut self,
         board: &Board,
         alpha: i32,
         beta: i32,
+        search: SearchKind,
         counters: &mut Counters,
     ) -> Evaluation {
         counters.eval_calls += 1;
@@ -145,7 +148,13 @@ impl Evaluator {
                 // score would exit: most calls do not get that far.
                 .filter(|_| !drawish::pawn_race_possible(board))
             {
-                counters.record_exit(Tier::SuperLazy, material_bucket, my_bucket, opp_bucket);
+                counters.record_exit(
+                    Tier::SuperLazy,
+                    search,
+                    material_bucket,
+                    my_bucket,
+                    opp_bucket,
+                );
                 #[cfg(feature = "calibrate")]
                 self.sample_exit(
                     board,
@@ -171,7 +180,7 @@ impl Evaluator {
             #[cfg_attr(not(feature = "calibrate"), allow(unused_variables))]
             if let Some(failed_high) = margins::lazy(my_bucket, opp_bucket).exit(score, alpha, beta)
             {
-                counters.record_exit(Tier::Lazy, material_bucket, my_bucket, opp_bucket);
+                counters.record_exit(Tier::Lazy, search, material_bucket, my_bucket, opp_bucket);
                 #[cfg(feature = "calibrate")]
                 self.sample_exit(
                     board,
@@ -191,7 +200,7 @@ impl Evaluator {
         }
 
         let score = full_score(board, &entry, lazy, phase, scale);
-        counters.record_exit(Tier::Full, material_bucket, my_bucket, opp_bucket);
+        counters.record_exit(Tier::Full, search, material_bucket, my_bucket, opp_bucket);
         Evaluation {
             score,
             tier: Tier::Full,

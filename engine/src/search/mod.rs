@@ -15,7 +15,7 @@ use crate::board::Board;
 use crate::counters::Counters;
 use crate::eval::{margins::FUTILITY_BASE_MARGIN_BY_SOURCE, Evaluator};
 use crate::movegen;
-use crate::tier::Tier;
+use crate::tier::{SearchKind, Tier};
 use crate::timeman::{self, Deadlines};
 use crate::types::{Move, PieceType};
 use ordering::{is_quiet, History, ScoredMoves, HISTORY_MAX};
@@ -385,7 +385,7 @@ impl Searcher {
             if ply >= MAX_PLY - 1 {
                 return self
                     .eval
-                    .evaluate(board, alpha, beta, &mut self.counters)
+                    .evaluate(board, alpha, beta, SearchKind::Main, &mut self.counters)
                     .score;
             }
         }
@@ -421,7 +421,7 @@ impl Searcher {
             -INFINITY
         } else {
             self.eval
-                .evaluate(board, alpha, beta, &mut self.counters)
+                .evaluate(board, alpha, beta, SearchKind::Main, &mut self.counters)
                 .score
         };
 
@@ -666,7 +666,13 @@ impl Searcher {
         if ply >= MAX_PLY - 1 {
             return self
                 .eval
-                .evaluate(board, alpha, beta, &mut self.counters)
+                .evaluate(
+                    board,
+                    alpha,
+                    beta,
+                    SearchKind::Quiescence,
+                    &mut self.counters,
+                )
                 .score;
         }
         let in_check = board.in_check();
@@ -675,7 +681,13 @@ impl Searcher {
         if in_check {
             best_score = -MATE + ply as i32;
         } else {
-            let eval = self.eval.evaluate(board, alpha, beta, &mut self.counters);
+            let eval = self.eval.evaluate(
+                board,
+                alpha,
+                beta,
+                SearchKind::Quiescence,
+                &mut self.counters,
+            );
             if eval.score >= beta {
                 return eval.score;
             }

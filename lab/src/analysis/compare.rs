@@ -8,7 +8,7 @@ use crate::analysis::stats::{
     classify, median, paired_ratios, round_ratio_interval, Estimate, Verdict, MIN_ROUNDS_FOR_CI,
 };
 use crate::engine::adapter::WHOLE_BENCH;
-use crate::engine::bench::{EvalCounters, Exits, TierCounts};
+use crate::engine::bench::{EvalCounters, Exits, ExitsBySearch, SearchExits, TierCounts};
 
 use crate::schema::{Kind, LAB_JSON_SCHEMA_VERSION};
 
@@ -168,6 +168,28 @@ pub struct EvalSummary {
     pub by_material_bucket: Vec<BucketSummary>,
     /// `[my bucket][opponent bucket] = [super_lazy, lazy, full]` exits, as the engine reported.
     pub by_side_buckets: Vec<Vec<TierCounts>>,
+    /// Each tier's exits split by the search that asked: `None` when the bench does not report
+    /// it (bench schema_version 1).
+    pub by_search: Option<SearchSplit>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SearchSplit {
+    pub main: SearchShare,
+    pub quiescence: SearchShare,
+}
+
+/// The exits of the evaluations one search asked for.
+#[derive(Debug, Clone, Serialize)]
+pub struct SearchShare {
+    pub exits: Exits,
+    /// This search's share of each tier's exits (main and quiescence add up to 1 per tier).
+    pub share_of_tier: TierRates,
+    /// This search's share of all exits.
+    pub share_of_all: f64,
+    /// Its own exits by tier, as shares of them.
+    pub rates: TierRates,
+    pub by_material_bucket: Vec<BucketSummary>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -242,6 +264,17 @@ pub struct EvalDeltas {
     /// B minus A, in percentage points.
     pub rates_pp: TierRates,
     pub by_material_bucket: Vec<BucketDelta>,
+    /// `None` unless both sides split their exits by search.
+    pub by_search: Option<SearchSplitDeltas>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SearchSplitDeltas {
+    /// B minus A of quiescence's share of each tier's exits, in percentage points (main's
+    /// moves by the opposite amount).
+    pub quiescence_share_of_tier_pp: TierRates,
+    /// B minus A of quiescence's share of all exits, in percentage points.
+    pub quiescence_share_of_all_pp: f64,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -252,17 +285,15 @@ pub struct BucketDelta {
 
 impl TierRates {
     fn of(counts: TierCounts, total: u64) -> Self {
-        let rate = |count: u64| {
-            if total == 0 {
-                0.0
-            } else {
-                count as f64 / total as f64
-            }
-        };
+        Self::per_tier(counts, [total; 3])
+    }
+
+    /// Each tier's count over that tier's own total.
+    fn per_tier(counts: TierCounts, totals: TierCounts) -> Self {
         Self {
-            super_lazy: rate(counts[0]),
-            lazy: rate(counts[1]),
-            full: rate(counts[2]),
+            super_lazy: fraction(counts[0], totals[0]),
+            lazy: fraction(counts[1], totals[1]),
+            full: fraction(counts[2], totals[2]),
         }
     }
 
@@ -341,31 +372,68 @@ fn summarize_eval(eval: &EvalCounters) -> EvalSummary {
     let total = if eval.calls > 0 {
         eval.calls
     } else {
-        exits
-            .iter()
-            .fold(0u64, |sum, count| sum.saturating_add(*count))
+        sum(&exits)
     };
     EvalSummary {
         calls: eval.calls,
         exits: eval.exits,
         rates: TierRates::of(exits, total),
-        by_material_bucket: eval
-            .by_material_bucket
-            .iter()
-            .enumerate()
-            .map(|(bucket, counts)| {
-                let total = counts
-                    .iter()
-                    .fold(0u64, |sum, count| sum.saturating_add(*count));
-                BucketSummary {
-                    bucket,
-                    exits: *counts,
-                    total,
-                    rates: TierRates::of(*counts, total),
-                }
-            })
-            .collect(),
+        by_material_bucket: summarize_buckets(&eval.by_material_bucket),
         by_side_buckets: eval.by_side_buckets.clone(),
+        by_search: eval.by_search.as_ref().map(summarize_split),
+    }
+}
+
+fn sum(counts: &TierCounts) -> u64 {
+    counts
+        .iter()
+        .fold(0u64, |sum, count| sum.saturating_add(*count))
+}
+
+fn summarize_buckets(rows: &[TierCounts]) -> Vec<BucketSummary> {
+    rows.iter()
+        .enumerate()
+        .map(|(bucket, counts)| {
+            let total = sum(counts);
+            BucketSummary {
+                bucket,
+                exits: *counts,
+                total,
+                rates: TierRates::of(*counts, total),
+            }
+        })
+        .collect()
+}
+
+fn summarize_split(split: &ExitsBySearch) -> SearchSplit {
+    let (main, quiescence) = (
+        split.main.exits.as_array(),
+        split.quiescence.exits.as_array(),
+    );
+    let tier_totals: TierCounts = std::array::from_fn(|t| main[t].saturating_add(quiescence[t]));
+    let all = sum(&tier_totals);
+    let share = |search: &SearchExits| {
+        let exits = search.exits.as_array();
+        let own = sum(&exits);
+        SearchShare {
+            exits: search.exits,
+            share_of_tier: TierRates::per_tier(exits, tier_totals),
+            share_of_all: fraction(own, all),
+            rates: TierRates::of(exits, own),
+            by_material_bucket: summarize_buckets(&search.by_material_bucket),
+        }
+    };
+    SearchSplit {
+        main: share(&split.main),
+        quiescence: share(&split.quiescence),
+    }
+}
+
+fn fraction(count: u64, total: u64) -> f64 {
+    if total == 0 {
+        0.0
+    } else {
+        count as f64 / total as f64
     }
 }
 
@@ -564,6 +632,17 @@ fn eval_deltas(a: &EvalSummary, b: &EvalSummary) -> EvalDeltas {
                 rates_pp: b.rates.minus_in_points(&a.rates),
             })
             .collect(),
+        by_search: match (&a.by_search, &b.by_search) {
+            (Some(a), Some(b)) => Some(SearchSplitDeltas {
+                quiescence_share_of_tier_pp: b
+                    .quiescence
+                    .share_of_tier
+                    .minus_in_points(&a.quiescence.share_of_tier),
+                quiescence_share_of_all_pp: (b.quiescence.share_of_all - a.quiescence.share_of_all)
+                    * 100.0,
+            }),
+            _ => None,
+        },
     }
 }
 

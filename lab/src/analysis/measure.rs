@@ -393,6 +393,9 @@ fn check_eval(eval: &EvalCounters) -> std::result::Result<(), Invalid> {
             ),
         ));
     }
+    if let Some((field, problem)) = eval.by_search_problem() {
+        return Err(invalid(field, problem));
+    }
     Ok(())
 }
 

@@ -11,8 +11,12 @@ use squall::tier::{MATERIAL_BUCKETS, SIDE_BUCKETS, TIERS};
 
 use crate::process::{require_success, run_with_timeout};
 
-/// The bench protocol version this lab understands (docs/bench-protocol.md).
-pub const BENCH_SCHEMA_VERSION: u64 = 1;
+/// The newest bench protocol version this lab understands (docs/bench-protocol.md).
+pub const BENCH_SCHEMA_VERSION: u64 = 2;
+/// The oldest it still reads: old revisions must stay measurable.
+pub const OLDEST_BENCH_SCHEMA_VERSION: u64 = 1;
+/// The first version whose eval counters split the exits by search.
+const BY_SEARCH_SINCE: u64 = 2;
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct BenchReport {
@@ -93,6 +97,73 @@ pub struct EvalCounters {
     pub exits: Exits,
     pub by_material_bucket: Vec<TierCounts>,
     pub by_side_buckets: Vec<Vec<TierCounts>>,
+    /// Each tier's exits split between the main search and quiescence: `None` before bench
+    /// schema_version 2 (and in baselines saved from such a bench).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by_search: Option<ExitsBySearch>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExitsBySearch {
+    pub main: SearchExits,
+    pub quiescence: SearchExits,
+}
+
+/// The exits of the evaluations one search asked for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SearchExits {
+    pub exits: Exits,
+    pub by_material_bucket: Vec<TierCounts>,
+}
+
+impl EvalCounters {
+    /// What is wrong with the split by search, as `(field, problem)`: each search has 8
+    /// material buckets summing to its exits, and main + quiescence is every exit.
+    pub fn by_search_problem(&self) -> Option<(String, String)> {
+        let split = self.by_search.as_ref()?;
+        for (name, search) in [("main", &split.main), ("quiescence", &split.quiescence)] {
+            let field = format!("eval.by_search.{name}");
+            if search.by_material_bucket.len() != 8 {
+                return Some((
+                    format!("{field}.by_material_bucket"),
+                    format!(
+                        "{} rows; the protocol has 8",
+                        search.by_material_bucket.len()
+                    ),
+                ));
+            }
+            if sum_rows(&search.by_material_bucket) != Some(search.exits.as_array()) {
+                return Some((
+                    format!("{field}.by_material_bucket"),
+                    "its rows do not sum to the search's exits".to_string(),
+                ));
+            }
+        }
+        let added = add_counts(
+            split.main.exits.as_array(),
+            split.quiescence.exits.as_array(),
+        );
+        if added != Some(self.exits.as_array()) {
+            return Some((
+                "eval.by_search".to_string(),
+                "main + quiescence is not every exit (eval.exits)".to_string(),
+            ));
+        }
+        None
+    }
+}
+
+fn add_counts(a: TierCounts, b: TierCounts) -> Option<TierCounts> {
+    Some([
+        a[0].checked_add(b[0])?,
+        a[1].checked_add(b[1])?,
+        a[2].checked_add(b[2])?,
+    ])
+}
+
+fn sum_rows(rows: &[TierCounts]) -> Option<TierCounts> {
+    rows.iter()
+        .try_fold([0; 3], |sum: TierCounts, row| add_counts(sum, *row))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -131,15 +202,23 @@ pub fn parse_bench(stdout: &[u8]) -> Result<BenchReport> {
             String::from_utf8_lossy(&stdout[..stdout.len().min(200)])
         )
     })?;
-    match value.get("schema_version").and_then(serde_json::Value::as_u64) {
-        Some(BENCH_SCHEMA_VERSION) => {}
+    let version = match value
+        .get("schema_version")
+        .and_then(serde_json::Value::as_u64)
+    {
+        Some(version @ OLDEST_BENCH_SCHEMA_VERSION..=BENCH_SCHEMA_VERSION) => version,
         Some(other) => bail!(
-            "the engine speaks bench schema_version {other}; this lab understands {BENCH_SCHEMA_VERSION}"
+            "the engine speaks bench schema_version {other}; this lab understands \
+             {OLDEST_BENCH_SCHEMA_VERSION} to {BENCH_SCHEMA_VERSION}"
         ),
         None => bail!("the engine's bench JSON has no schema_version"),
+    };
+    let report: BenchReport = serde_json::from_value(value).with_context(|| {
+        format!("the engine's bench JSON does not match schema_version {version}")
+    })?;
+    if version >= BY_SEARCH_SINCE && report.eval.by_search.is_none() {
+        bail!("the engine's bench JSON (schema_version {version}) lacks eval.by_search");
     }
-    let report: BenchReport = serde_json::from_value(value)
-        .context("the engine's bench JSON does not match schema_version 1")?;
     validate(&report)?;
     Ok(report)
 }
@@ -166,6 +245,9 @@ fn validate(report: &BenchReport) -> Result<()> {
     {
         bail!("the engine's bench eval buckets are not {MATERIAL_BUCKETS} rows");
     }
+    if let Some((field, problem)) = report.eval.by_search_problem() {
+        bail!("the engine's bench {field}: {problem}");
+    }
     Ok(())
 }
 
@@ -175,8 +257,8 @@ mod tests {
 
     #[test]
     fn rejects_unknown_schema() {
-        let error = parse_bench(br#"{"schema_version": 2}"#).unwrap_err();
-        assert!(error.to_string().contains("schema_version 2"), "{error}");
+        let error = parse_bench(br#"{"schema_version": 3}"#).unwrap_err();
+        assert!(error.to_string().contains("schema_version 3"), "{error}");
         assert!(parse_bench(b"Nodes searched: 5").is_err());
     }
 
@@ -233,5 +315,73 @@ mod tests {
             new.engine.futility_base_margin_by_source,
             Some([350, 175, 100])
         );
+    }
+
+    /// A bench report of one position whose exits are `[3, 2, 5]`, all in material bucket 0;
+    /// `by_search` is spliced in as given.
+    fn sample(version: u64, by_search: Option<&str>) -> Vec<u8> {
+        let rows = |first: &str| {
+            let mut rows = vec![first.to_string()];
+            rows.extend(std::iter::repeat_n("[0, 0, 0]".to_string(), 7));
+            format!("[{}]", rows.join(", "))
+        };
+        let side_row = format!("[{}]", ["[0, 0, 0]"; 8].join(", "));
+        let by_search = by_search.map_or_else(String::new, |s| format!(r#", "by_search": {s}"#));
+        format!(
+            r#"{{"schema_version": {version},
+                "engine": {{"name": "squall", "version": "0.1.0", "features": []}},
+                "depth": 3, "hash_mb": 16, "full_eval": false,
+                "positions": [{{"fen": "8/8/8/8/8/8/8/K6k w - - 0 1", "nodes": 7, "time_ns": 9}}],
+                "totals": {{"nodes": 7, "time_ns": 9, "nps": 1}},
+                "eval": {{"calls": 10, "exits": {{"super_lazy": 3, "lazy": 2, "full": 5}},
+                          "by_material_bucket": {}, "by_side_buckets": [{}]{by_search}}}}}"#,
+            rows("[3, 2, 5]"),
+            vec![side_row; 8].join(", ")
+        )
+        .into_bytes()
+    }
+
+    fn split(main: [u64; 3], quiescence: [u64; 3]) -> String {
+        let search = |[super_lazy, lazy, full]: [u64; 3]| {
+            let mut rows = vec![format!("[{super_lazy}, {lazy}, {full}]")];
+            rows.extend(std::iter::repeat_n("[0, 0, 0]".to_string(), 7));
+            format!(
+                r#"{{"exits": {{"super_lazy": {super_lazy}, "lazy": {lazy}, "full": {full}}},
+                    "by_material_bucket": [{}]}}"#,
+                rows.join(", ")
+            )
+        };
+        format!(
+            r#"{{"main": {}, "quiescence": {}}}"#,
+            search(main),
+            search(quiescence)
+        )
+    }
+
+    #[test]
+    fn reads_the_split_by_search() {
+        let report = parse_bench(&sample(2, Some(&split([1, 2, 1], [2, 0, 4])))).unwrap();
+        let by_search = report.eval.by_search.expect("schema 2 has the split");
+        assert_eq!(by_search.main.exits.as_array(), [1, 2, 1]);
+        assert_eq!(by_search.quiescence.by_material_bucket[0], [2, 0, 4]);
+    }
+
+    #[test]
+    fn an_old_schema_bench_has_no_split_and_still_parses() {
+        let report = parse_bench(&sample(1, None)).unwrap();
+        assert_eq!(report.eval.exits.as_array(), [3, 2, 5]);
+        assert!(report.eval.by_search.is_none());
+    }
+
+    #[test]
+    fn refuses_a_missing_or_inconsistent_split() {
+        let error = parse_bench(&sample(2, None)).unwrap_err();
+        assert!(
+            error.to_string().contains("lacks eval.by_search"),
+            "{error}"
+        );
+        // One quiescence full exit too many: main + quiescence is not every exit.
+        let error = parse_bench(&sample(2, Some(&split([1, 2, 1], [2, 0, 5])))).unwrap_err();
+        assert!(error.to_string().contains("main + quiescence"), "{error}");
     }
 }

@@ -3,8 +3,9 @@
 use super::table::{Style, Table};
 use super::{
     bucket_rows, comparison_rows, describe_machine, describe_settings, exit_rate_rows,
-    instructions_line, side_exit_rows, side_rows, speed_line, verdict_line, verdict_word,
-    BaselineOutput, Report, NO_EVAL_EXITS,
+    instructions_line, no_search_split, search_split_missing_line, search_split_rows,
+    side_exit_rows, side_rows, side_search_rows, speed_line, verdict_line, verdict_word,
+    BaselineOutput, Report, NO_EVAL_EXITS, SEARCH_SPLIT_HEADER, SIDE_SEARCH_HEADER,
 };
 use crate::analysis::compare::{Comparison, SideSummary};
 
@@ -79,6 +80,14 @@ fn render_comparison(comparison: &Comparison) -> String {
         }
         _ => out.push_str(&format!("{NO_EVAL_EXITS}\n\n")),
     }
+    if let Some(rows) = search_split_rows(comparison) {
+        out.push_str("### Eval exits by search (share of each tier's exits)\n\n");
+        out.push_str(&table(SEARCH_SPLIT_HEADER, rows));
+        out.push('\n');
+    }
+    if let Some(line) = search_split_missing_line(comparison) {
+        out.push_str(&format!("{line}\n\n"));
+    }
     if let Some(functions) = &comparison.functions {
         out.push_str(&format!("### {}\n\n", super::functions::title(functions)));
         out.push_str(&table(
@@ -111,6 +120,13 @@ fn render_side(side: &SideSummary) -> String {
             ));
         }
         None => out.push_str(&format!("\n{NO_EVAL_EXITS}\n")),
+    }
+    match side_search_rows(side) {
+        Some(rows) => {
+            out.push_str("\n### Eval exits by search\n\n");
+            out.push_str(&table(SIDE_SEARCH_HEADER, rows));
+        }
+        None => out.push_str(&format!("\n{}\n", no_search_split("this bench"))),
     }
     out
 }

@@ -20,7 +20,9 @@ use std::path::Path;
 use anyhow::Result;
 use serde::Serialize;
 
-use crate::analysis::compare::{percent_change, Comparison, Settings, SideSummary, TierRates};
+use crate::analysis::compare::{
+    percent_change, Comparison, SearchSplit, Settings, SideSummary, TierRates,
+};
 use crate::analysis::stats::Verdict;
 use crate::machine::{Machine, Toolchain};
 use crate::schema::Kind;
@@ -361,6 +363,132 @@ pub fn bucket_rows(comparison: &Comparison) -> Option<Vec<[String; 6]>> {
             ]
         })
         .collect();
+    Some(rows)
+}
+
+/// The header of `search_split_rows`.
+pub const SEARCH_SPLIT_HEADER: [&str; 6] = [
+    "tier",
+    "A main",
+    "A quiescence",
+    "B main",
+    "B quiescence",
+    "quiescence B vs A",
+];
+
+/// `[tier, A main, A quiescence, B main, B quiescence, delta]`: each tier's exits split by the
+/// search that asked, then all exits; `None` unless both sides report the split.
+pub fn search_split_rows(comparison: &Comparison) -> Option<Vec<[String; 6]>> {
+    let split = |side: &SideSummary| side.eval.as_ref()?.by_search.clone();
+    let (a, b) = (split(&comparison.a)?, split(&comparison.b)?);
+    let delta = comparison.eval_deltas.as_ref()?.by_search.as_ref()?;
+    let tier_delta = delta.quiescence_share_of_tier_pp.as_array();
+    // A tier without exits (the cheap tiers under --full-eval) has no split to show.
+    let has_exits = |split: &SearchSplit, tier: usize| {
+        split.main.exits.as_array()[tier] + split.quiescence.exits.as_array()[tier] > 0
+    };
+    let tier_shares = |split: &SearchSplit, tier: usize| {
+        if !has_exits(split, tier) {
+            return [NO_EXITS.to_string(), NO_EXITS.to_string()];
+        }
+        [
+            pct(split.main.share_of_tier.as_array()[tier]),
+            pct(split.quiescence.share_of_tier.as_array()[tier]),
+        ]
+    };
+    let mut rows: Vec<[String; 6]> = (0..3)
+        .map(|tier| {
+            let ([a_main, a_quiescence], [b_main, b_quiescence]) =
+                (tier_shares(&a, tier), tier_shares(&b, tier));
+            let delta = if has_exits(&a, tier) && has_exits(&b, tier) {
+                signed_pp(tier_delta[tier])
+            } else {
+                NO_EXITS.to_string()
+            };
+            [
+                TIERS[tier].to_string(),
+                a_main,
+                a_quiescence,
+                b_main,
+                b_quiescence,
+                delta,
+            ]
+        })
+        .collect();
+    rows.push([
+        "all".to_string(),
+        pct(a.main.share_of_all),
+        pct(a.quiescence.share_of_all),
+        pct(b.main.share_of_all),
+        pct(b.quiescence.share_of_all),
+        signed_pp(delta.quiescence_share_of_all_pp),
+    ]);
+    Some(rows)
+}
+
+/// A share of no exits.
+const NO_EXITS: &str = "—";
+
+/// Said beside the eval tables when a side's bench does not split its exits by search.
+pub fn search_split_missing_line(comparison: &Comparison) -> Option<String> {
+    let lacks = |side: &SideSummary| side.eval.as_ref().is_none_or(|e| e.by_search.is_none());
+    let who = match (lacks(&comparison.a), lacks(&comparison.b)) {
+        (false, false) => return None,
+        (true, false) => "A",
+        (false, true) => "B",
+        (true, true) => "either side",
+    };
+    Some(no_search_split(who))
+}
+
+/// Said when `who` does not split its exits between the main search and quiescence.
+pub fn no_search_split(who: &str) -> String {
+    format!(
+        "Eval exits by search (main, quiescence): not reported by {who} (squall's bench \
+         reports them from schema_version 2)."
+    )
+}
+
+/// The header of `side_search_rows`.
+pub const SIDE_SEARCH_HEADER: [&str; 5] = ["tier", "main", "quiescence", "main %", "quiescence %"];
+
+/// `[tier, main, quiescence, main %, quiescence %]` exits of one revision by the search that
+/// asked, then all exits; `None` when its bench does not split them.
+pub fn side_search_rows(side: &SideSummary) -> Option<Vec<[String; 5]>> {
+    let split = side.eval.as_ref()?.by_search.as_ref()?;
+    let (main, quiescence) = (
+        split.main.exits.as_array(),
+        split.quiescence.exits.as_array(),
+    );
+    let (main_share, quiescence_share) = (
+        split.main.share_of_tier.as_array(),
+        split.quiescence.share_of_tier.as_array(),
+    );
+    let mut rows: Vec<[String; 5]> = (0..3)
+        .map(|tier| {
+            let share = |value: f64| {
+                if main[tier] + quiescence[tier] == 0 {
+                    NO_EXITS.to_string()
+                } else {
+                    pct(value)
+                }
+            };
+            [
+                TIERS[tier].to_string(),
+                thousands(main[tier]),
+                thousands(quiescence[tier]),
+                share(main_share[tier]),
+                share(quiescence_share[tier]),
+            ]
+        })
+        .collect();
+    rows.push([
+        "all".to_string(),
+        thousands(main.iter().sum()),
+        thousands(quiescence.iter().sum()),
+        pct(split.main.share_of_all),
+        pct(split.quiescence.share_of_all),
+    ]);
     Some(rows)
 }
 

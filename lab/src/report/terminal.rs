@@ -3,8 +3,9 @@
 use super::table::{Style, Table};
 use super::{
     bucket_rows, comparison_rows, describe_machine, describe_settings, exit_rate_rows,
-    instructions_line, side_exit_rows, side_rows, speed_line, verdict_line, BaselineOutput,
-    BenchOutput, Report, NO_EVAL_EXITS,
+    instructions_line, no_search_split, search_split_missing_line, search_split_rows,
+    side_exit_rows, side_rows, side_search_rows, speed_line, verdict_line, BaselineOutput,
+    BenchOutput, Report, NO_EVAL_EXITS, SEARCH_SPLIT_HEADER, SIDE_SEARCH_HEADER,
 };
 use crate::analysis::compare::{Comparison, SideSummary};
 
@@ -69,6 +70,16 @@ fn render_comparison(comparison: &Comparison) -> String {
         }
         _ => out.push_str(&format!("{NO_EVAL_EXITS}\n")),
     }
+    if let Some(rows) = search_split_rows(comparison) {
+        out.push_str("\nEval exits by search (share of each tier's exits)\n");
+        out.push_str(&table(SEARCH_SPLIT_HEADER, rows));
+    }
+    if let Some(line) = search_split_missing_line(comparison) {
+        if !out.ends_with('\n') {
+            out.push('\n');
+        }
+        out.push_str(&line);
+    }
     if let Some(functions) = &comparison.functions {
         out.push_str(&format!("\n{}\n", super::functions::title(functions)));
         out.push_str(&table(
@@ -119,6 +130,13 @@ fn render_side(side: &SideSummary) -> String {
             ));
         }
         None => out.push_str(&format!("\n{NO_EVAL_EXITS}")),
+    }
+    match side_search_rows(side) {
+        Some(rows) => {
+            out.push_str("\nEval exits by search\n");
+            out.push_str(&table(SIDE_SEARCH_HEADER, rows));
+        }
+        None => out.push_str(&format!("\n{}", no_search_split("this bench"))),
     }
     out.push('\n');
     out

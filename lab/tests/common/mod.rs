@@ -15,6 +15,35 @@ use tempfile::TempDir;
 
 pub const FAKE_ENGINE: &str = include_str!("fake_engine.rs.txt");
 
+/// `lab compare A B` for a test of figures or layout, not of timings: two rounds, no
+/// instruction counts and a 50% threshold, then `extra`.
+pub fn quick_compare<'a>(a: &'a str, b: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "compare",
+        a,
+        b,
+        "--rounds",
+        "2",
+        "--no-instructions",
+        "--threshold",
+        "50",
+    ];
+    args.extend_from_slice(extra);
+    args
+}
+
+/// The row starting with `first_cell` of the first table after `title` in a terminal report.
+pub fn table_row<'a>(report: &'a str, title: &str, first_cell: &str) -> &'a str {
+    let table = report
+        .find(title)
+        .map(|at| &report[at..])
+        .unwrap_or_else(|| panic!("no table `{title}`:\n{report}"));
+    table
+        .lines()
+        .find(|line| line.trim_start_matches(['│', ' ']).starts_with(first_cell))
+        .unwrap_or_else(|| panic!("no row `{first_cell}` under `{title}`:\n{report}"))
+}
+
 /// Lab runs measure wall-clock speed: running them one at a time keeps parallel tests from
 /// disturbing each other's timings.
 static SERIAL: Mutex<()> = Mutex::new(());

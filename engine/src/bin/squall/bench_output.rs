@@ -5,10 +5,11 @@
 use crate::json::Json;
 use squall::bench::{BenchReport, PositionResult};
 use squall::eval::margins;
-use squall::tier::TIERS;
+use squall::tier::{SearchKind, TIERS};
 
-/// Bumped only when a field is renamed or removed; adding fields keeps the version.
-pub const SCHEMA_VERSION: u64 = 1;
+/// Bumped when a field is renamed, removed or becomes one the lab relies on (2: `eval.by_search`);
+/// adding optional fields keeps the version.
+pub const SCHEMA_VERSION: u64 = 2;
 
 /// The per-position line, printed as each search finishes.
 pub fn position_line(index: usize, count: usize, result: &PositionResult) -> String {
@@ -121,6 +122,23 @@ pub fn json_report(report: &BenchReport) -> String {
             ("full", Json::UInt(values[2])),
         ])
     };
+    let by_search = SearchKind::ALL
+        .iter()
+        .map(|&search| {
+            let exits = totals.search_exits(search);
+            let by_bucket = &totals.exits_by_search[search as usize];
+            (
+                search.name(),
+                Json::Object(vec![
+                    ("exits", by_tier_name(&exits)),
+                    (
+                        "by_material_bucket",
+                        Json::Array(by_bucket.iter().map(tiers).collect()),
+                    ),
+                ]),
+            )
+        })
+        .collect();
     let positions = report
         .positions
         .iter()
@@ -170,6 +188,7 @@ pub fn json_report(report: &BenchReport) -> String {
                             .collect(),
                     ),
                 ),
+                ("by_search", Json::Object(by_search)),
             ]),
         ),
         (
