@@ -37,7 +37,9 @@ fn saved_baseline_catches_a_slower_revision() {
     assert_eq!(same.json()["signature"]["changed"], false, "{same}");
     assert_ne!(same.code, 2, "{same}");
 
-    repo.commit_constant("WORK_PER_NODE", "300");
+    // Six times the work: a baseline check compares against runs saved earlier, not paired in
+    // time, so the slowdown must stay visible through any change of machine load in between.
+    repo.commit_constant("WORK_PER_NODE", "1200");
     let slower = repo.lab(&["baseline", "check", "main", "--no-instructions"]);
     assert_eq!(slower.code, 1, "{slower}");
 
