@@ -222,29 +222,7 @@ fn qfutility_sampling_does_not_change_the_measured_tree() {
     // tree; the engine runs it as a second pass so exit rates, residuals and margin safety
     // still describe the real search.
     let dir = tempfile::tempdir().unwrap();
-    let pool = small_pool().to_string_lossy().into_owned();
-    let rev = test_revision();
-    let run = |modes: &str| {
-        let out = dir.path().join(format!("{modes}.json"));
-        let results = dir.path().join(format!("{modes}-results"));
-        ok(lab(&[
-            "calibrate",
-            &rev,
-            "--pool",
-            &pool,
-            "--depth",
-            "3",
-            "--jobs",
-            "1",
-            "--modes",
-            modes,
-            "--out",
-            &out.to_string_lossy(),
-            "--results",
-            &results.to_string_lossy(),
-        ]));
-        json(&out)
-    };
+    let run = |modes: &str| json(&calibrate_small(dir.path(), modes, modes, "1", &[]));
     let real = run("residual,marginsafety");
     let with_futility = run("residual,marginsafety,qfutility");
     for key in ["nodes", "exit_rate", "margin_safety"] {
@@ -329,10 +307,15 @@ fn predicted_tier(s: &Sample) -> usize {
     }
 }
 
-fn calibrate_samples(dir: &Path, name: &str, extra: &[&str]) -> CalibrationFile {
+/// `lab calibrate` of the small pool at depth 3 into `DIR/NAME.json`, which it returns.
+fn calibrate_small(dir: &Path, name: &str, modes: &str, jobs: &str, extra: &[&str]) -> PathBuf {
     let pool = small_pool().to_string_lossy().into_owned();
     let out = dir.join(format!("{name}.json"));
     let results = dir.join(format!("{name}-results"));
+    let (out_arg, results_arg) = (
+        out.to_string_lossy().into_owned(),
+        results.to_string_lossy().into_owned(),
+    );
     let rev = test_revision();
     let mut args = vec![
         "calibrate",
@@ -342,18 +325,21 @@ fn calibrate_samples(dir: &Path, name: &str, extra: &[&str]) -> CalibrationFile 
         "--depth",
         "3",
         "--jobs",
-        "2",
+        jobs,
         "--modes",
-        "samples,exitrate",
+        modes,
+        "--out",
+        &out_arg,
+        "--results",
+        &results_arg,
     ];
-    let (out_arg, results_arg) = (
-        out.to_string_lossy().into_owned(),
-        results.to_string_lossy().into_owned(),
-    );
-    args.extend(["--out", &out_arg, "--results", &results_arg]);
     args.extend(extra);
     ok(lab(&args));
-    CalibrationFile::load(&out).unwrap()
+    out
+}
+
+fn calibrate_samples(dir: &Path, name: &str, extra: &[&str]) -> CalibrationFile {
+    CalibrationFile::load(&calibrate_small(dir, name, "samples,exitrate", "2", extra)).unwrap()
 }
 
 #[test]
@@ -439,9 +425,9 @@ fn merged_shards_of_replay_samples_predict_the_exit_shares() {
     assert_eq!(parities.len(), 2, "samples from both shards");
     if test_revision() == "HEAD" {
         let calls = file.exit_rate.calls as f64;
-        for tier in 0..3 {
-            let measured = file.exit_rate.exits[tier] as f64 / calls;
-            let estimate = predicted[tier] / calls;
+        for (tier, (&exits, estimate)) in file.exit_rate.exits.iter().zip(predicted).enumerate() {
+            let measured = exits as f64 / calls;
+            let estimate = estimate / calls;
             assert!(
                 (measured - estimate).abs() < 0.03,
                 "tier {tier}: measured {measured:.3}, predicted {estimate:.3}"

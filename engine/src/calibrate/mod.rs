@@ -10,6 +10,7 @@ mod run;
 mod sampler;
 #[cfg(feature = "calibrate")]
 pub mod samples;
+mod split_mix;
 pub mod stats;
 
 pub use histogram::Histogram;
@@ -18,6 +19,7 @@ pub use run::{passes, run_pool, supported, PoolRun};
 pub use sampler::{Calibration, ExitTally};
 #[cfg(feature = "calibrate")]
 pub use samples::{Sample, Samples};
+pub use split_mix::SplitMix;
 
 /// Which measurements a calibration run takes. The exit rate needs none: it comes from the
 /// always-on counters.

@@ -899,7 +899,7 @@ pub fn merge_samples(a: &Samples, b: &Samples) -> Result<Samples> {
         let mut drawn = Vec::with_capacity(usize::try_from(draws).unwrap_or(0));
         for _ in 0..draws {
             let left = parts[0].0 + parts[1].0;
-            let (calls, kept, taken) = if below(&mut rng, left) < parts[0].0 {
+            let (calls, kept, taken) = if rng.below(left as usize) < parts[0].0 as usize {
                 &mut parts[0]
             } else {
                 &mut parts[1]
@@ -910,7 +910,7 @@ pub fn merge_samples(a: &Samples, b: &Samples) -> Result<Samples> {
             if untaken == 0 {
                 bail!("{field}: fewer samples than its calls and capacity require");
             }
-            let pick = *taken + below(&mut rng, untaken as u64) as usize;
+            let pick = *taken + rng.below(untaken);
             kept.swap(*taken, pick);
             drawn.push(kept[*taken]);
             *taken += 1;
@@ -1071,11 +1071,6 @@ impl serde_json::ser::Formatter for RowsFormatter {
 
 /// Spreads a run's size over the merge seed's bits (the golden-ratio increment of SplitMix).
 const SEED_MIX: u64 = 0x9E37_79B9_7F4A_7C15;
-
-/// Uniform in `0..n` (n > 0).
-fn below(rng: &mut SplitMix, n: u64) -> u64 {
-    ((u128::from(rng.next_u64()) * u128::from(n)) >> 64) as u64
-}
 
 #[cfg(test)]
 mod tests {
