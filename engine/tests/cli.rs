@@ -228,6 +228,25 @@ fn option_counters_are_plain_digits_given_once() {
             ][..],
             "--positions is given twice",
         ),
+        (
+            &["calibrate", "samples", "--positions", pool, "--seed", "-3"][..],
+            "bad --seed `-3`",
+        ),
+        (
+            &[
+                "calibrate",
+                "samples",
+                "--positions",
+                pool,
+                "--samples-per-bucket",
+                "0",
+            ][..],
+            "--samples-per-bucket `0` is out of range",
+        ),
+        (
+            &["calibrate", "exitrate", "--positions", pool, "--seed", "3"][..],
+            "--samples-per-bucket and --seed are settings of the samples mode",
+        ),
         (&["profile", "--depth", "+1"][..], "bad --depth `+1`"),
         (
             &[

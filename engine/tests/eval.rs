@@ -234,3 +234,42 @@ fn mop_up_is_in_the_lazy_score_and_the_lazy_tier_decides_bare_kings() {
     assert_eq!(e.tier, Tier::Lazy, "{e:?}");
     assert_eq!(e.score, eval.lazy_only(&central));
 }
+
+#[test]
+fn tier_scores_are_what_each_exit_returns() {
+    let mut eval = Evaluator::new();
+    let mut counters = Counters::default();
+    let mut races = 0;
+    for fen in POSITIONS {
+        let board = Board::from_fen(fen).unwrap();
+        let [super_lazy, lazy, full] = eval.tier_scores(&board);
+        let wide = eval.evaluate(&board, -30_000, 30_000, SearchKind::Main, &mut counters);
+        assert_eq!((wide.tier, wide.score), (Tier::Full, full), "{fen}");
+        assert_eq!(eval.full(&board), full, "{fen}");
+        // A window far below every score: the cheapest tier allowed to exit fails high with
+        // its own score.
+        let low = eval.evaluate(&board, -29_999, -29_998, SearchKind::Main, &mut counters);
+        if squall::eval::pawn_race_possible(&board) {
+            races += 1;
+            assert_eq!((low.tier, low.score), (Tier::Lazy, lazy), "{fen}");
+        } else {
+            assert_eq!(
+                (low.tier, low.score),
+                (Tier::SuperLazy, super_lazy),
+                "{fen}"
+            );
+        }
+        let high = eval.evaluate(
+            &board,
+            29_998,
+            29_999,
+            SearchKind::Quiescence,
+            &mut counters,
+        );
+        assert_eq!(high.tier, low.tier, "{fen}");
+    }
+    assert!(
+        races > 0 && races < POSITIONS.len(),
+        "both kinds of position"
+    );
+}

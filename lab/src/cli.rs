@@ -476,13 +476,19 @@ pub struct CalibrateRunArgs {
     /// Parallel engine processes (default: all cores).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub jobs: Option<u32>,
-    /// Samplers to run (comma-separated): residual, marginsafety, qfutility, exitrate.
+    /// Samplers to run (comma-separated): residual, marginsafety, qfutility, exitrate, samples.
     #[arg(
         long,
         value_delimiter = ',',
         default_value = "residual,marginsafety,qfutility"
     )]
     pub modes: Vec<String>,
+    /// The samples mode: evaluation calls kept per material bucket.
+    #[arg(long, value_name = "N", default_value_t = squall::calibrate::DEFAULT_SAMPLES_PER_BUCKET, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=10_000_000))]
+    pub samples_per_bucket: usize,
+    /// The samples mode: the seed of the reservoirs and of their merge.
+    #[arg(long, default_value_t = squall::calibrate::DEFAULT_SEED)]
+    pub seed: u64,
     /// Run only shard I of N: the positions whose 0-based index % N == I - 1.
     #[arg(long, value_name = "I/N")]
     pub shard: Option<String>,

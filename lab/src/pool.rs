@@ -19,29 +19,9 @@ use std::sync::atomic::AtomicBool;
 
 pub const BUCKETS: usize = 8;
 
-/// SplitMix64: a tiny, well-distributed generator; the pool must not depend on a crate's
-/// RNG algorithm changing between versions.
-#[derive(Clone)]
-pub struct SplitMix(u64);
-
-impl SplitMix {
-    pub fn new(seed: u64) -> SplitMix {
-        SplitMix(seed)
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..n` (n > 0).
-    pub fn below(&mut self, n: usize) -> usize {
-        ((self.next_u64() as u128 * n as u128) >> 64) as usize
-    }
-}
+/// The pool's generator: the engine's SplitMix64, whose sequence does not change between
+/// versions as a crate's RNG algorithm might.
+pub use squall::calibrate::SplitMix;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Kind {

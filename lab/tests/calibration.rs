@@ -8,8 +8,8 @@ use std::process::{Command, Output};
 use squall::calibrate::stats::{wilson_interval, Z95};
 use squall::calibrate::Histogram;
 use squall_lab::calibration::data::{
-    merge_shards, CalibrationFile, EngineInfo, ExitRate, Histograms, MarginSafety, Provenance,
-    SparseHistogram, Tally, TierSafety,
+    merge_samples, merge_shards, CalibrationFile, EngineInfo, ExitRate, Histograms, MarginSafety,
+    Provenance, Sample, Samples as ReplaySamples, SparseHistogram, Tally, TierSafety,
 };
 use squall_lab::calibration::tables;
 use squall_lab::pool::{self, SplitMix};
@@ -120,6 +120,7 @@ fn file(samples: &Samples, positions: u64, scale: u64) -> CalibrationFile {
             super_lazy: tier(0),
             lazy: tier(1),
         }),
+        samples: None,
         lab: None,
     }
 }
@@ -976,4 +977,238 @@ fn pool_output_is_checked_before_generating() {
     // A missing directory is fine: it is created when the pool is written.
     pool::check_output(&dir.path().join("new/dir/pool.epd")).unwrap();
     assert!(!dir.path().join("new").exists());
+}
+
+/// Samples of shard `index` of 3 of the 30-position pool: as many calls per bucket as its exit
+/// rate counts, at most `capacity` kept, each from one of the shard's positions.
+fn with_replay_samples(mut f: CalibrationFile, index: u64, capacity: u64) -> CalibrationFile {
+    let mut rng = SplitMix::new(index);
+    let seen: Vec<u64> = f
+        .exit_rate
+        .by_material_bucket
+        .iter()
+        .map(|row| row.iter().sum())
+        .collect();
+    let by_material_bucket = seen
+        .iter()
+        .map(|&calls| {
+            (0..calls.min(capacity))
+                .map(|_| Sample {
+                    position: (3 * rng.below(10) as u64 + index - 1) as u32,
+                    search: rng.below(2) as u8,
+                    my_bucket: rng.below(8) as u8,
+                    opp_bucket: rng.below(8) as u8,
+                    alpha: -20,
+                    beta: 20,
+                    super_lazy: rng.below(400) as i32 - 200,
+                    lazy: rng.below(400) as i32 - 200,
+                    full: rng.below(400) as i32 - 200,
+                    race: rng.below(2) as u8,
+                })
+                .collect()
+        })
+        .collect();
+    f.modes.push("samples".to_string());
+    f.samples = Some(ReplaySamples {
+        capacity,
+        seed: 1,
+        seen,
+        by_material_bucket,
+    });
+    f
+}
+
+fn sampled_shard(index: u64) -> CalibrationFile {
+    with_replay_samples(shard(index), index, 100)
+}
+
+#[test]
+fn merged_samples_are_a_sample_of_both_shards_with_the_calls_summed() {
+    let (a, b, c) = (sampled_shard(1), sampled_shard(2), sampled_shard(3));
+    let ab = merge_files(&[("a", a.clone()), ("b", b.clone())]).unwrap();
+    let samples = ab.samples.as_ref().unwrap();
+    let (sa, sb) = (a.samples.as_ref().unwrap(), b.samples.as_ref().unwrap());
+    for bucket in 0..8 {
+        assert_eq!(samples.seen[bucket], sa.seen[bucket] + sb.seen[bucket]);
+        let kept = &samples.by_material_bucket[bucket];
+        assert_eq!(kept.len(), 100, "the capacity, as each shard's");
+        let from = |s: &ReplaySamples| {
+            kept.iter()
+                .filter(|x| s.by_material_bucket[bucket].contains(x))
+                .count()
+        };
+        // Every sample is one of a shard's, drawn once; both shards contribute.
+        assert_eq!(from(sa) + from(sb), 100);
+        assert!(from(sa) > 20 && from(sb) > 20, "{} {}", from(sa), from(sb));
+        assert!(kept.iter().all(|s| s.position % 3 < 2));
+    }
+    // The order the files come in changes nothing; shard 3 merges on.
+    assert_eq!(
+        merge_files(&[("b", b.clone()), ("a", a.clone())]).unwrap(),
+        ab
+    );
+    let all = merge_files(&[("c", c), ("a", a), ("b", b)]).unwrap();
+    let positions: std::collections::BTreeSet<u32> = all
+        .samples
+        .unwrap()
+        .by_material_bucket
+        .iter()
+        .flatten()
+        .map(|s| s.position)
+        .collect();
+    assert_eq!(
+        positions
+            .iter()
+            .map(|p| p % 3)
+            .collect::<std::collections::BTreeSet<_>>()
+            .len(),
+        3
+    );
+}
+
+#[test]
+fn merged_samples_draw_each_run_by_its_share_of_the_calls() {
+    // Run a made 1,000 calls and b 3,000; each kept 100. A uniform sample of the 4,000 holds
+    // a's calls a quarter of the time; a merge that drew by kept samples would hold half.
+    let run = |seed: u64, first: u32, seen: u64| ReplaySamples {
+        capacity: 100,
+        seed,
+        seen: vec![seen],
+        by_material_bucket: vec![(0..100)
+            .map(|i| Sample {
+                position: first + i,
+                search: 0,
+                my_bucket: 0,
+                opp_bucket: 0,
+                alpha: 0,
+                beta: 1,
+                super_lazy: 0,
+                lazy: 0,
+                full: 0,
+                race: 0,
+            })
+            .collect()],
+    };
+    let mut from_a = 0;
+    let mut picked = vec![0u32; 100];
+    for seed in 0..400 {
+        let merged = merge_samples(&run(seed, 0, 1000), &run(7, 1000, 3000)).unwrap();
+        assert_eq!(merged.seen, [4000]);
+        assert_eq!(merged.by_material_bucket[0].len(), 100);
+        for s in &merged.by_material_bucket[0] {
+            if s.position < 1000 {
+                from_a += 1;
+                picked[s.position as usize] += 1;
+            }
+        }
+    }
+    // 40,000 draws, a quarter expected: 10,000, sd ~ 87 (less without replacement).
+    assert!((9_600..=10_400).contains(&from_a), "{from_a}");
+    // And a's samples are drawn alike: 100 each on average.
+    assert!(
+        picked.iter().all(|&n| (55..=150).contains(&n)),
+        "{picked:?}"
+    );
+    // Fewer calls than the capacity: everything is kept.
+    let mut small = run(1, 0, 30);
+    small.by_material_bucket[0].truncate(30);
+    let mut other = run(2, 1000, 50);
+    other.by_material_bucket[0].truncate(50);
+    let merged = merge_samples(&small, &other).unwrap();
+    assert_eq!(merged.by_material_bucket[0].len(), 80);
+    let mut capacity = run(1, 0, 30);
+    capacity.capacity = 200;
+    assert_eq!(
+        merge_samples(&capacity, &other).unwrap_err().to_string(),
+        "cannot merge samples of capacity 200 and 100"
+    );
+}
+
+#[test]
+fn samples_out_of_range_are_refused_with_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = sampled_shard(1);
+    CalibrationFile::parse(&serde_json::to_string(&good).unwrap(), "good").unwrap();
+    fn first(f: &mut CalibrationFile) -> &mut Sample {
+        &mut f.samples.as_mut().unwrap().by_material_bucket[2][5]
+    }
+    for (change, message) in [
+        (
+            (|f: &mut CalibrationFile| first(f).search = 2) as fn(&mut CalibrationFile),
+            "samples.by_material_bucket[2][5]: search 2 is not 0 (main) or 1 (quiescence)",
+        ),
+        (
+            |f| first(f).my_bucket = 8,
+            "samples.by_material_bucket[2][5]: my_bucket 8 is not a side bucket 0..8",
+        ),
+        (
+            |f| first(f).opp_bucket = 9,
+            "samples.by_material_bucket[2][5]: opp_bucket 9 is not a side bucket 0..8",
+        ),
+        (
+            |f| first(f).race = 2,
+            "samples.by_material_bucket[2][5]: race 2 is not 0 or 1",
+        ),
+        (
+            |f| first(f).position = 1,
+            "samples.by_material_bucket[2][5]: position 1 is not in shard(s) [1] of 3 of the \
+             30-position pool",
+        ),
+        (
+            |f| first(f).position = 30,
+            "position 30 is not in shard(s) [1] of 3 of the 30-position pool",
+        ),
+        (
+            |f| {
+                let s = *first(f);
+                f.samples.as_mut().unwrap().by_material_bucket[2].push(s)
+            },
+            "samples.by_material_bucket[2]: 101 samples, expected 100 (capacity 100, seen 352)",
+        ),
+        (
+            |f| f.samples.as_mut().unwrap().seen[4] += 1,
+            "samples.seen[4]: 355 calls, but exit_rate counts 354 in material bucket 4",
+        ),
+        (
+            |f| {
+                f.samples
+                    .as_mut()
+                    .unwrap()
+                    .seen
+                    .pop()
+                    .map(drop)
+                    .unwrap_or(())
+            },
+            "samples.seen: 7 rows, expected 8",
+        ),
+        (
+            |f| f.samples.as_mut().unwrap().capacity = 0,
+            "samples.capacity: 0, expected at least 1",
+        ),
+    ] {
+        let mut bad = good.clone();
+        change(&mut bad);
+        let path = save(dir.path(), "bad.json", &bad);
+        let error = format!("{:#}", CalibrationFile::load(Path::new(&path)).unwrap_err());
+        assert!(error.starts_with(&format!("{path}: ")), "{error}");
+        assert!(error.contains(message), "{message}: {error}");
+        let a = save(dir.path(), "a.json", &sampled_shard(2));
+        let output = lab(&["calibrate", "merge", &a, &path]);
+        assert_eq!(output.status.code(), Some(2), "{}", text(&output));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+        assert!(stderr.contains(message), "{stderr}");
+    }
+    // A sample field beyond its type is refused by the reader, naming the file.
+    let text_of_good = serde_json::to_string(&good).unwrap();
+    let first_sample =
+        serde_json::to_string(&good.samples.as_ref().unwrap().by_material_bucket[0][0]).unwrap();
+    let broken = text_of_good.replacen(&first_sample, "[0,0,0,0,0,0,0,0,0,300]", 1);
+    let error = CalibrationFile::parse(&broken, "wide.json")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.starts_with("wide.json: malformed calibration file"),
+        "{error}"
+    );
 }

@@ -7,7 +7,10 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use std::collections::BTreeSet;
+
 use serde_json::Value;
+use squall_lab::calibration::data::{CalibrationFile, Sample};
 use squall_lab::engine::build::build_engine;
 use squall_lab::engine::revision::{open_repository, resolve};
 use squall_lab::paths::LabPaths;
@@ -219,29 +222,7 @@ fn qfutility_sampling_does_not_change_the_measured_tree() {
     // tree; the engine runs it as a second pass so exit rates, residuals and margin safety
     // still describe the real search.
     let dir = tempfile::tempdir().unwrap();
-    let pool = small_pool().to_string_lossy().into_owned();
-    let rev = test_revision();
-    let run = |modes: &str| {
-        let out = dir.path().join(format!("{modes}.json"));
-        let results = dir.path().join(format!("{modes}-results"));
-        ok(lab(&[
-            "calibrate",
-            &rev,
-            "--pool",
-            &pool,
-            "--depth",
-            "3",
-            "--jobs",
-            "1",
-            "--modes",
-            modes,
-            "--out",
-            &out.to_string_lossy(),
-            "--results",
-            &results.to_string_lossy(),
-        ]));
-        json(&out)
-    };
+    let run = |modes: &str| json(&calibrate_small(dir.path(), modes, modes, "1", &[]));
     let real = run("residual,marginsafety");
     let with_futility = run("residual,marginsafety,qfutility");
     for key in ["nodes", "exit_rate", "margin_safety"] {
@@ -307,5 +288,150 @@ fn compare_calibrate_puts_its_section_into_the_one_json_document() {
             serde_json::json!(squall::eval::margins::FUTILITY_BASE_MARGIN_BY_SOURCE),
             "{calibration}"
         );
+    }
+}
+
+/// The tier a replay sample exits in under the margin tables of this workspace, as the
+/// engine's `evaluate` decides: super-lazy unless a pawn race is possible, then lazy, else
+/// full.
+fn predicted_tier(s: &Sample) -> usize {
+    use squall::eval::margins;
+    let (my, opp) = (usize::from(s.my_bucket), usize::from(s.opp_bucket));
+    let exits = |m: margins::Margins, score: i32| m.exit(score, s.alpha, s.beta).is_some();
+    if s.race == 0 && exits(margins::super_lazy(my, opp), s.super_lazy) {
+        0
+    } else if exits(margins::lazy(my, opp), s.lazy) {
+        1
+    } else {
+        2
+    }
+}
+
+/// `lab calibrate` of the small pool at depth 3 into `DIR/NAME.json`, which it returns.
+fn calibrate_small(dir: &Path, name: &str, modes: &str, jobs: &str, extra: &[&str]) -> PathBuf {
+    let pool = small_pool().to_string_lossy().into_owned();
+    let out = dir.join(format!("{name}.json"));
+    let results = dir.join(format!("{name}-results"));
+    let (out_arg, results_arg) = (
+        out.to_string_lossy().into_owned(),
+        results.to_string_lossy().into_owned(),
+    );
+    let rev = test_revision();
+    let mut args = vec![
+        "calibrate",
+        &rev,
+        "--pool",
+        &pool,
+        "--depth",
+        "3",
+        "--jobs",
+        jobs,
+        "--modes",
+        modes,
+        "--out",
+        &out_arg,
+        "--results",
+        &results_arg,
+    ];
+    args.extend(extra);
+    ok(lab(&args));
+    out
+}
+
+fn calibrate_samples(dir: &Path, name: &str, extra: &[&str]) -> CalibrationFile {
+    CalibrationFile::load(&calibrate_small(dir, name, "samples,exitrate", "2", extra)).unwrap()
+}
+
+#[test]
+fn replay_samples_of_every_call_predict_the_exits_exactly() {
+    if test_revision() != "HEAD" {
+        return; // the prediction uses this workspace's margin tables
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // Room for every call: the samples are the run's calls, each placed at its pool index.
+    let file = calibrate_samples(
+        dir.path(),
+        "all",
+        &["--shard", "2/3", "--samples-per-bucket", "1000000"],
+    );
+    let samples = file.samples.as_ref().expect("a samples run writes samples");
+    for (bucket, kept) in samples.by_material_bucket.iter().enumerate() {
+        let mut predicted = [0u64; 3];
+        for s in kept {
+            predicted[predicted_tier(s)] += 1;
+            assert_eq!(
+                s.position % 3,
+                1,
+                "shard 2 of 3 holds pool indices 1, 4, 7, ..."
+            );
+        }
+        assert_eq!(
+            predicted, file.exit_rate.by_material_bucket[bucket],
+            "bucket {bucket}"
+        );
+    }
+    let positions: BTreeSet<u32> = samples
+        .by_material_bucket
+        .iter()
+        .flatten()
+        .map(|s| s.position)
+        .collect();
+    assert!(
+        positions.len() as u64 > file.positions * 9 / 10,
+        "{positions:?}"
+    );
+}
+
+#[test]
+fn merged_shards_of_replay_samples_predict_the_exit_shares() {
+    let dir = tempfile::tempdir().unwrap();
+    let shards: Vec<String> = ["1/2", "2/2"]
+        .iter()
+        .enumerate()
+        .map(|(i, shard)| {
+            let name = format!("shard-{i}");
+            calibrate_samples(
+                dir.path(),
+                &name,
+                &["--shard", shard, "--samples-per-bucket", "500"],
+            );
+            dir.path()
+                .join(format!("{name}.json"))
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    let merged = dir.path().join("merged.json");
+    ok(lab(&[
+        "calibrate",
+        "merge",
+        &shards[0],
+        &shards[1],
+        "--out",
+        &merged.to_string_lossy(),
+    ]));
+    let file = CalibrationFile::load(&merged).unwrap();
+    let samples = file.samples.as_ref().unwrap();
+    assert_eq!(samples.capacity, 500);
+    let mut predicted = [0.0f64; 3];
+    let mut parities = BTreeSet::new();
+    for (kept, &seen) in samples.by_material_bucket.iter().zip(&samples.seen) {
+        assert_eq!(kept.len() as u64, seen.min(500));
+        for s in kept {
+            predicted[predicted_tier(s)] += seen as f64 / kept.len() as f64;
+            parities.insert(s.position % 2);
+        }
+    }
+    assert_eq!(parities.len(), 2, "samples from both shards");
+    if test_revision() == "HEAD" {
+        let calls = file.exit_rate.calls as f64;
+        for (tier, (&exits, estimate)) in file.exit_rate.exits.iter().zip(predicted).enumerate() {
+            let measured = exits as f64 / calls;
+            let estimate = estimate / calls;
+            assert!(
+                (measured - estimate).abs() < 0.03,
+                "tier {tier}: measured {measured:.3}, predicted {estimate:.3}"
+            );
+        }
     }
 }

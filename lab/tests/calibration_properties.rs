@@ -107,6 +107,7 @@ fn build(
             super_lazy: tier(),
             lazy: tier(),
         }),
+        samples: None,
         lab: None,
     }
 }

@@ -1,7 +1,7 @@
-//! The calibration sampler: residual and king histograms, margin-safety tallies and QSearch
-//! futility excesses, recorded during real searches.
+//! The calibration sampler: residual and king histograms, margin-safety tallies, QSearch
+//! futility excesses and replay samples, recorded during real searches.
 
-use super::{Histogram, Modes};
+use super::{Histogram, Modes, Samples};
 use crate::board::Board;
 use crate::eval::Breakdown;
 use crate::tier::{material_bucket, side_bucket, Tier, MATERIAL_BUCKETS, SIDE_BUCKETS, TIERS};
@@ -37,6 +37,10 @@ pub struct Calibration {
     /// QSearch: real score minus (stand pat + captured value + positional), by source tier.
     pub qfutility_excess: Vec<Histogram>,
     pub positions: u64,
+    /// Replay samples (the `samples` mode).
+    pub samples: Option<Samples>,
+    /// The index in the pool of the position being searched.
+    pub position: u32,
     current: [[u64; MATERIAL_BUCKETS]; CHEAP_TIERS],
 }
 
@@ -52,12 +56,15 @@ impl Calibration {
             by_side_buckets: [[[ExitTally::default(); SIDE_BUCKETS]; SIDE_BUCKETS]; CHEAP_TIERS],
             qfutility_excess: hists(TIERS),
             positions: 0,
+            samples: modes.samples.map(Samples::new),
+            position: 0,
             current: [[0; MATERIAL_BUCKETS]; CHEAP_TIERS],
         }
     }
 
-    /// Starts attributing exits to a new pool position.
-    pub fn begin_position(&mut self) {
+    /// Starts attributing exits and samples to pool position `index`.
+    pub fn begin_position(&mut self, index: usize) {
+        self.position = u32::try_from(index).unwrap_or(u32::MAX);
         self.current = [[0; MATERIAL_BUCKETS]; CHEAP_TIERS];
     }
 

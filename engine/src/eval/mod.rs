@@ -29,7 +29,7 @@ pub use score::S;
 
 use crate::board::Board;
 use crate::counters::Counters;
-use crate::tier::{material_bucket, side_bucket, SearchKind, Tier};
+use crate::tier::{material_bucket, side_bucket, SearchKind, Tier, TIERS};
 use crate::types::{Color, PieceType};
 
 /// An evaluation and where it came from.
@@ -132,7 +132,7 @@ impl Evaluator {
         let cheap = self.cheap_exits;
         #[cfg(feature = "calibrate")]
         let full_for_calibration = if cheap {
-            self.sample_residuals(board, !drawish::pawn_race_possible(board))
+            self.sample_call(board, alpha, beta, search)
         } else {
             None
         };
@@ -226,6 +226,21 @@ impl Evaluator {
         full_score(board, &entry, lazy, phase, drawish::drawish_scale(board))
     }
 
+    /// Each tier's score for the side to move as `evaluate` computes it: the super-lazy and lazy
+    /// scores as their exits test them, and the full score (replay samples, tests).
+    pub fn tier_scores(&mut self, board: &Board) -> [i32; TIERS] {
+        let phase = material::phase(board);
+        let scale = drawish::drawish_scale(board);
+        let entry = self.pawns.probe(board);
+        let material = super_lazy_score(board, phase);
+        let lazy = material + lazy_balance(board, &entry, phase);
+        [
+            scaled(material, scale),
+            scaled(lazy, scale),
+            full_score(board, &entry, lazy, phase, scale),
+        ]
+    }
+
     /// Every per-side component (calibration, tests).
     pub fn breakdown(&mut self, board: &Board) -> Breakdown {
         let phase = material::phase(board);
@@ -262,16 +277,62 @@ impl Evaluator {
         self.calibration.take()
     }
 
-    /// Records the residual histograms and returns the full score, when calibrating.
-    fn sample_residuals(&mut self, board: &Board, super_lazy: bool) -> Option<i32> {
+    /// Records the residual histograms and offers the call to the replay samples, and returns
+    /// the full score when margin safety needs it.
+    fn sample_call(
+        &mut self,
+        board: &Board,
+        alpha: i32,
+        beta: i32,
+        search: SearchKind,
+    ) -> Option<i32> {
         let modes = self.calibration.as_ref()?.modes;
+        let race = drawish::pawn_race_possible(board);
         if modes.residual {
             let breakdown = self.breakdown(board);
             self.calibration
                 .as_mut()?
-                .record_residuals(board, &breakdown, super_lazy);
+                .record_residuals(board, &breakdown, !race);
+        }
+        if modes.samples.is_some() {
+            self.offer_sample(board, alpha, beta, search, race);
         }
         modes.margin_safety.then(|| self.full(board))
+    }
+
+    /// Offers the call to its material bucket's reservoir; the tier scores are computed only
+    /// for a call the reservoir keeps.
+    fn offer_sample(
+        &mut self,
+        board: &Board,
+        alpha: i32,
+        beta: i32,
+        search: SearchKind,
+        race: bool,
+    ) {
+        let Some(mut calibration) = self.calibration.take() else {
+            return;
+        };
+        let position = calibration.position;
+        if let Some(samples) = calibration.samples.as_mut() {
+            let us = board.side_to_move();
+            samples.offer(material_bucket(board), || {
+                let [super_lazy, lazy, full] = self.tier_scores(board);
+                crate::calibrate::Sample {
+                    position,
+                    search,
+                    my_bucket: side_bucket(board, us) as u8,
+                    opp_bucket: side_bucket(board, !us) as u8,
+                    alpha,
+                    beta,
+                    super_lazy,
+                    lazy,
+                    full,
+                    race,
+                }
+            });
+        }
+        self.calibration = Some(calibration);
     }
 
     fn sample_exit(

@@ -7,8 +7,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::{bail, Result};
 use git2::Repository;
+use squall::calibrate::Sampling;
 
-use super::data::{CalibrationFile, Measured, Provenance};
+use super::data::{to_json_text, CalibrationFile, Measured, Provenance};
 use super::in_force::margins_in_force;
 use super::run::{parse_shard, run_pool, select_shard, RunSettings};
 use super::summary::{CalibratedSide, CalibrationComparison, DEFAULT_PERCENTILE};
@@ -23,10 +24,9 @@ use crate::progress::Progress;
 /// The cargo feature that compiles the engine's samplers in.
 pub const FEATURE: &str = "calibrate";
 
-/// Writes a calibration file atomically as pretty JSON.
+/// Writes a calibration file atomically as pretty JSON, arrays of scalars on one line.
 pub fn save(path: &Path, file: &CalibrationFile) -> Result<()> {
-    let json = serde_json::to_string_pretty(file)? + "\n";
-    write_atomically(path, json.as_bytes())
+    write_atomically(path, to_json_text(file)?.as_bytes())
 }
 
 /// The calibration of one revision, ready to report.
@@ -86,6 +86,8 @@ pub fn calibrate_revision(
         margins,
         measured: Some(Measured::here_now()),
     });
+    // The samples' positions are pool indices, checked against the record just set.
+    file.validate()?;
     let path = out.map_or_else(|| results.join("calibration.json"), Path::to_path_buf);
     save(&path, &file)?;
     progress.line(&format!("wrote {}", path.display()));
@@ -107,7 +109,7 @@ pub fn compare_calibration(
     depth: u32,
 ) -> Result<CalibrationComparison> {
     let modes = ["marginsafety", "qfutility"].map(String::from);
-    let settings = run_settings(paths, pool, depth, None, &modes, None)?;
+    let settings = run_settings(paths, pool, depth, None, &modes, None, Sampling::default())?;
     let stamp = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_millis());
@@ -153,8 +155,15 @@ pub fn run_settings(
     jobs: Option<u32>,
     modes: &[String],
     shard: Option<&str>,
+    sampling: Sampling,
 ) -> Result<RunSettings> {
-    const MODES: [&str; 4] = ["residual", "marginsafety", "qfutility", "exitrate"];
+    const MODES: [&str; 5] = [
+        "residual",
+        "marginsafety",
+        "qfutility",
+        "exitrate",
+        "samples",
+    ];
     if modes.is_empty() {
         bail!("--modes needs at least one of {}", MODES.join(", "));
     }
@@ -187,6 +196,7 @@ pub fn run_settings(
         pool_digest,
         pool_positions,
         shard: shard_of,
+        sampling,
     })
 }
 

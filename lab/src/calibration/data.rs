@@ -1,14 +1,16 @@
 //! The calibration file written by `squall calibrate ... --out FILE.json` (schema version 1)
-//! and by `lab calibrate`, and the bin-wise merge that makes shards add up exactly.
+//! and by `lab calibrate`, and the merge of shards: bin-wise sums that add up exactly, and the
+//! replay samples' reservoirs resampled into a uniform sample of the union.
 
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use squall::calibrate::Histogram;
-use squall::tier::{MATERIAL_BUCKETS, SIDE_BUCKETS};
+use squall::tier::{MATERIAL_BUCKETS, SEARCH_KINDS, SIDE_BUCKETS};
 use std::collections::BTreeSet;
 
 use super::in_force::MarginsInForce;
 pub use crate::analysis::provenance::Provenance as Measured;
+use crate::pool::SplitMix;
 
 pub const SCHEMA_VERSION: u64 = 1;
 pub const KIND: &str = "squall-calibration";
@@ -78,6 +80,76 @@ pub struct MarginSafety {
     pub lazy: TierSafety,
 }
 
+/// One evaluation call of a samples run, written as the compact array
+/// `[position, search, my_bucket, opp_bucket, alpha, beta, super_lazy, lazy, full, race]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "SampleRow", into = "SampleRow")]
+pub struct Sample {
+    /// Index of the searched position in the whole pool (the run's pool for a bare engine run).
+    pub position: u32,
+    /// `squall::tier::SearchKind as u8`: 0 main search, 1 quiescence.
+    pub search: u8,
+    /// Side buckets of the side to move and of its opponent.
+    pub my_bucket: u8,
+    pub opp_bucket: u8,
+    pub alpha: i32,
+    pub beta: i32,
+    /// The scores the super-lazy and lazy exits test (drawish-scaled), and the full score.
+    pub super_lazy: i32,
+    pub lazy: i32,
+    pub full: i32,
+    /// 1 when a pawn race is possible: the super-lazy tier may not exit.
+    pub race: u8,
+}
+
+type SampleRow = (u32, u8, u8, u8, i32, i32, i32, i32, i32, u8);
+
+impl From<SampleRow> for Sample {
+    fn from(row: SampleRow) -> Sample {
+        let (position, search, my_bucket, opp_bucket, alpha, beta, super_lazy, lazy, full, race) =
+            row;
+        Sample {
+            position,
+            search,
+            my_bucket,
+            opp_bucket,
+            alpha,
+            beta,
+            super_lazy,
+            lazy,
+            full,
+            race,
+        }
+    }
+}
+
+impl From<Sample> for SampleRow {
+    fn from(s: Sample) -> SampleRow {
+        (
+            s.position,
+            s.search,
+            s.my_bucket,
+            s.opp_bucket,
+            s.alpha,
+            s.beta,
+            s.super_lazy,
+            s.lazy,
+            s.full,
+            s.race,
+        )
+    }
+}
+
+/// The replay samples: per material bucket, a uniform sample without replacement of the
+/// evaluation calls with cheap exits enabled, at most `capacity` of them, out of `seen`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Samples {
+    pub capacity: u64,
+    pub seed: u64,
+    pub seen: Vec<u64>,
+    pub by_material_bucket: Vec<Vec<Sample>>,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CalibrationFile {
     pub schema_version: u64,
@@ -93,6 +165,8 @@ pub struct CalibrationFile {
     pub histograms: Option<Histograms>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub margin_safety: Option<MarginSafety>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub samples: Option<Samples>,
     /// Written by `lab calibrate`; what `lab calibrate merge` checks the shards against.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lab: Option<Provenance>,
@@ -309,6 +383,9 @@ impl CalibrationFile {
                 }
             }
         }
+        if let Some(samples) = &self.samples {
+            self.validate_samples(samples)?;
+        }
         if let Some(lab) = &self.lab {
             let shards: BTreeSet<u64> = lab.shards.iter().copied().collect();
             if lab.shard_count == 0
@@ -321,6 +398,92 @@ impl CalibrationFile {
                     lab.shards,
                     lab.shard_count
                 );
+            }
+        }
+        Ok(())
+    }
+
+    /// The replay samples: the engine's bucket counts, each reservoir as full as its calls
+    /// allow, as many calls offered as the exit counts hold, every field in range, and every
+    /// position one of the file's: in its shards of the pool, or in the run's own positions.
+    fn validate_samples(&self, samples: &Samples) -> Result<()> {
+        if samples.capacity == 0 {
+            bail!("samples.capacity: 0, expected at least 1");
+        }
+        rows("samples.seen", samples.seen.len(), MATERIAL_BUCKETS)?;
+        rows(
+            "samples.by_material_bucket",
+            samples.by_material_bucket.len(),
+            MATERIAL_BUCKETS,
+        )?;
+        let in_file = |position: u32| -> Result<()> {
+            let position = u64::from(position);
+            match &self.lab {
+                Some(lab) => {
+                    let shard = position % lab.shard_count.max(1) + 1;
+                    if position >= lab.pool_positions || !lab.shards.contains(&shard) {
+                        bail!(
+                            "position {position} is not in shard(s) {:?} of {} of the \
+                             {}-position pool",
+                            lab.shards,
+                            lab.shard_count,
+                            lab.pool_positions
+                        );
+                    }
+                }
+                None if position >= self.positions => {
+                    bail!(
+                        "position {position} is not one of the run's {}",
+                        self.positions
+                    )
+                }
+                None => {}
+            }
+            Ok(())
+        };
+        for (bucket, (kept, &seen)) in samples
+            .by_material_bucket
+            .iter()
+            .zip(&samples.seen)
+            .enumerate()
+        {
+            let calls = self
+                .exit_rate
+                .by_material_bucket
+                .get(bucket)
+                .map_or(0, |row| row.iter().sum::<u64>());
+            if seen != calls {
+                bail!(
+                    "samples.seen[{bucket}]: {seen} calls, but exit_rate counts {calls} in \
+                     material bucket {bucket}"
+                );
+            }
+            let expected = seen.min(samples.capacity);
+            if kept.len() as u64 != expected {
+                bail!(
+                    "samples.by_material_bucket[{bucket}]: {} samples, expected {expected} \
+                     (capacity {}, seen {seen})",
+                    kept.len(),
+                    samples.capacity
+                );
+            }
+            for (i, s) in kept.iter().enumerate() {
+                let field = format!("samples.by_material_bucket[{bucket}][{i}]");
+                if usize::from(s.search) >= SEARCH_KINDS {
+                    bail!(
+                        "{field}: search {} is not 0 (main) or 1 (quiescence)",
+                        s.search
+                    );
+                }
+                for (name, side) in [("my_bucket", s.my_bucket), ("opp_bucket", s.opp_bucket)] {
+                    if usize::from(side) >= SIDE_BUCKETS {
+                        bail!("{field}: {name} {side} is not a side bucket 0..{SIDE_BUCKETS}");
+                    }
+                }
+                if s.race > 1 {
+                    bail!("{field}: race {} is not 0 or 1", s.race);
+                }
+                in_file(s.position).with_context(|| field.clone())?;
             }
         }
         Ok(())
@@ -396,6 +559,11 @@ impl CalibrationFile {
             (None, None) => {}
             _ => bail!("cannot merge: one run has margin safety and the other not"),
         }
+        match (&mut merged.samples, &other.samples) {
+            (Some(a), Some(b)) => *a = merge_samples(a, b)?,
+            (None, None) => {}
+            _ => bail!("cannot merge: one run has samples and the other not"),
+        }
         merged.validate().context("the merged run")?;
         *self = merged;
         Ok(())
@@ -438,7 +606,6 @@ pub fn merge_shards(files: &[(String, CalibrationFile)]) -> Result<CalibrationFi
         .iter()
         .map(|&i| (i, first_name.as_str()))
         .collect();
-    let mut merged = first.clone();
     for (index, (name, file)) in rest.iter().enumerate() {
         for (earlier, other) in &files[..=index] {
             if other == file {
@@ -500,12 +667,25 @@ pub fn merge_shards(files: &[(String, CalibrationFile)]) -> Result<CalibrationFi
             }
             covered.push((shard, name));
         }
+    }
+    // In shard order, so the samples' draws, and with them the merged file, do not depend on
+    // the order the files were given in.
+    let mut in_shard_order: Vec<&(String, CalibrationFile)> = files.iter().collect();
+    in_shard_order.sort_by_key(|(_, file)| file.lab.as_ref().map(|lab| lab.shards.clone()));
+    let mut shards: Vec<u64> = covered.iter().map(|(i, _)| *i).collect();
+    shards.sort_unstable();
+    let mut merged = in_shard_order[0].1.clone();
+    // Until the final record below, every shard merged: the samples' positions are checked
+    // against it.
+    merged.lab = Some(Provenance {
+        shards: shards.clone(),
+        ..base.clone()
+    });
+    for (name, file) in &in_shard_order[1..] {
         merged
             .merge(file)
             .with_context(|| format!("merging {name}"))?;
     }
-    let mut shards: Vec<u64> = covered.iter().map(|(i, _)| *i).collect();
-    shards.sort_unstable();
     let complete = shards.len() as u64 == base.shard_count;
     let records: Vec<&Provenance> = files.iter().filter_map(|(_, f)| f.lab.as_ref()).collect();
     merged.lab = Some(Provenance {
@@ -667,6 +847,230 @@ fn merge_tier(a: &mut TierSafety, b: &TierSafety, field: &str) -> Result<()> {
     }
     Ok(())
 }
+
+/// Merges the samples of two runs over disjoint positions into a uniform sample of all their
+/// calls: per bucket, each draw takes a call of run i with probability (its calls not drawn
+/// yet) / (all calls not drawn yet), without replacement, the call itself drawn uniformly
+/// from run i's sample. The draws are seeded by both runs' seeds and sizes, so a merge
+/// repeats exactly; `seen` adds up, and the merge keeps the first run's seed.
+pub fn merge_samples(a: &Samples, b: &Samples) -> Result<Samples> {
+    if a.capacity != b.capacity {
+        bail!(
+            "cannot merge samples of capacity {} and {}",
+            a.capacity,
+            b.capacity
+        );
+    }
+    rows("samples.seen", b.seen.len(), a.seen.len())?;
+    rows(
+        "samples.by_material_bucket",
+        b.by_material_bucket.len(),
+        a.by_material_bucket.len(),
+    )?;
+    let total = |s: &Samples| s.seen.iter().fold(0u64, |sum, &n| sum.wrapping_add(n));
+    let mut rng = SplitMix::new(
+        a.seed
+            ^ b.seed.rotate_left(32)
+            ^ total(a).wrapping_mul(SEED_MIX)
+            ^ total(b).rotate_left(17),
+    );
+    let mut merged = Samples {
+        capacity: a.capacity,
+        seed: a.seed,
+        seen: Vec::with_capacity(a.seen.len()),
+        by_material_bucket: Vec::with_capacity(a.seen.len()),
+    };
+    for (bucket, ((&seen_a, kept_a), (&seen_b, kept_b))) in a
+        .seen
+        .iter()
+        .zip(&a.by_material_bucket)
+        .zip(b.seen.iter().zip(&b.by_material_bucket))
+        .enumerate()
+    {
+        let field = format!("samples.by_material_bucket[{bucket}]");
+        merged
+            .seen
+            .push(add(seen_a, seen_b, &format!("samples.seen[{bucket}]"))?);
+        let mut parts = [
+            (seen_a, kept_a.clone(), 0usize),
+            (seen_b, kept_b.clone(), 0usize),
+        ];
+        let draws = (seen_a + seen_b).min(a.capacity);
+        let mut drawn = Vec::with_capacity(usize::try_from(draws).unwrap_or(0));
+        for _ in 0..draws {
+            let left = parts[0].0 + parts[1].0;
+            let (calls, kept, taken) = if rng.below(left as usize) < parts[0].0 as usize {
+                &mut parts[0]
+            } else {
+                &mut parts[1]
+            };
+            *calls -= 1;
+            // A partial Fisher-Yates shuffle: the next draw among the samples not yet taken.
+            let untaken = kept.len() - *taken;
+            if untaken == 0 {
+                bail!("{field}: fewer samples than its calls and capacity require");
+            }
+            let pick = *taken + rng.below(untaken);
+            kept.swap(*taken, pick);
+            drawn.push(kept[*taken]);
+            *taken += 1;
+        }
+        merged.by_material_bucket.push(drawn);
+    }
+    Ok(merged)
+}
+
+/// Pretty JSON with every array of scalars on one line: a calibration file holds arrays of
+/// samples and histogram bins by the hundred thousand, one line each instead of ten.
+pub fn to_json_text(value: &impl Serialize) -> Result<String> {
+    let mut out = Vec::new();
+    value.serialize(&mut serde_json::Serializer::with_formatter(
+        &mut out,
+        RowsFormatter::default(),
+    ))?;
+    out.push(b'\n');
+    Ok(String::from_utf8(out)?)
+}
+
+/// serde_json's pretty layout, except that an array whose first item is a scalar stays on one
+/// line (the files' arrays hold items of one kind).
+#[derive(Default)]
+struct RowsFormatter {
+    /// Open containers, innermost last: `Some(true)` an array on one line, `Some(false)` a
+    /// container over lines, `None` an array whose first item has not come yet.
+    open: Vec<Option<bool>>,
+}
+
+impl RowsFormatter {
+    fn newline<W: ?Sized + std::io::Write>(&self, w: &mut W, depth: usize) -> std::io::Result<()> {
+        w.write_all(b"\n")?;
+        for _ in 0..depth {
+            w.write_all(b"  ")?;
+        }
+        Ok(())
+    }
+
+    /// Before any value: the first item of an array decides its layout.
+    fn value<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        container: bool,
+    ) -> std::io::Result<()> {
+        let depth = self.open.len();
+        if let Some(layout @ None) = self.open.last_mut() {
+            *layout = Some(!container);
+            if container {
+                self.newline(w, depth)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn end<W: ?Sized + std::io::Write>(&mut self, w: &mut W, close: &[u8]) -> std::io::Result<()> {
+        if self.open.pop() == Some(Some(false)) {
+            self.newline(w, self.open.len())?;
+        }
+        w.write_all(close)
+    }
+}
+
+macro_rules! scalars {
+    ($($method:ident($type:ty)),*) => {$(
+        fn $method<W: ?Sized + std::io::Write>(&mut self, w: &mut W, v: $type) -> std::io::Result<()> {
+            self.value(w, false)?;
+            serde_json::ser::CompactFormatter.$method(w, v)
+        }
+    )*};
+}
+
+impl serde_json::ser::Formatter for RowsFormatter {
+    scalars!(
+        write_bool(bool),
+        write_i8(i8),
+        write_i16(i16),
+        write_i32(i32),
+        write_i64(i64),
+        write_i128(i128),
+        write_u8(u8),
+        write_u16(u16),
+        write_u32(u32),
+        write_u64(u64),
+        write_u128(u128),
+        write_f32(f32),
+        write_f64(f64),
+        write_number_str(&str)
+    );
+
+    fn write_null<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.value(w, false)?;
+        w.write_all(b"null")
+    }
+
+    fn begin_string<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.value(w, false)?;
+        w.write_all(b"\"")
+    }
+
+    fn begin_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.value(w, true)?;
+        self.open.push(None);
+        w.write_all(b"[")
+    }
+
+    fn end_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.end(w, b"]")
+    }
+
+    fn begin_array_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        match self.open.last() {
+            Some(Some(true)) => w.write_all(b", "),
+            Some(Some(false)) => {
+                w.write_all(b",")?;
+                self.newline(w, self.open.len())
+            }
+            _ => {
+                debug_assert!(first);
+                Ok(())
+            }
+        }
+    }
+
+    fn begin_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.value(w, true)?;
+        self.open.push(Some(true));
+        w.write_all(b"{")
+    }
+
+    fn end_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.end(w, b"}")
+    }
+
+    fn begin_object_key<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        if let Some(layout) = self.open.last_mut() {
+            // An object with keys spreads over lines; an empty one stays `{}`.
+            *layout = Some(false);
+        }
+        if !first {
+            w.write_all(b",")?;
+        }
+        self.newline(w, self.open.len())
+    }
+
+    fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        w.write_all(b": ")
+    }
+}
+
+/// Spreads a run's size over the merge seed's bits (the golden-ratio increment of SplitMix).
+const SEED_MIX: u64 = 0x9E37_79B9_7F4A_7C15;
 
 #[cfg(test)]
 mod tests {

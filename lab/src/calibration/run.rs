@@ -1,7 +1,8 @@
 //! Running `squall calibrate` over a pool: the positions are split into one chunk per job,
 //! each chunk runs in its own engine process, and the per-chunk files are merged bin-wise.
 //! Every position is searched from cleared state, so how the pool is split (into jobs or
-//! into shards) does not change the merged result.
+//! into shards) does not change the merged result, except for the replay samples: a uniform
+//! sample of the calls however the pool is split, but not the same one.
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -11,10 +12,12 @@ use std::thread;
 
 use anyhow::{anyhow, bail, Context, Result};
 
-use super::data::CalibrationFile;
+use super::data::{merge_samples, CalibrationFile, Samples};
 use crate::paths::{remove_if_exists, write_atomically};
+use crate::pool::SplitMix;
 use crate::process::{describe_status, spawn_in_group, tail_section, wait_and_end_group};
 use crate::progress::Progress;
+use squall::calibrate::Sampling;
 
 /// Progress lines the engine prints per chunk (`calibrate: i/n positions`, every 5%).
 const ENGINE_PROGRESS_STEPS: u64 = 20;
@@ -30,6 +33,22 @@ pub struct RunSettings {
     pub pool_digest: String,
     pub pool_positions: u64,
     pub shard: (u64, u64),
+    /// The samples mode's reservoir capacity per material bucket, and the run's seed.
+    pub sampling: Sampling,
+}
+
+impl RunSettings {
+    /// Index in the whole pool of position `index` of this run's (sharded) positions.
+    pub fn pool_index(&self, index: usize) -> u64 {
+        let (shard, count) = self.shard;
+        index as u64 * count + shard - 1
+    }
+}
+
+/// The engine's seed for the chunk that starts at pool position `first`: chunks of one run,
+/// and of the shards of one pool, draw apart.
+fn chunk_seed(seed: u64, first: u64) -> u64 {
+    SplitMix::new(seed ^ first.rotate_left(32)).next_u64()
 }
 
 /// Parses `I/N` with `1 <= I <= N`.
@@ -105,7 +124,16 @@ pub fn run_pool(
             .arg("--positions")
             .arg(&chunk)
             .arg("--depth")
-            .arg(settings.depth.to_string())
+            .arg(settings.depth.to_string());
+        if settings.modes.iter().any(|mode| mode == "samples") {
+            let first = settings.pool_index(indices[0]);
+            command
+                .arg("--samples-per-bucket")
+                .arg(settings.sampling.per_bucket.to_string())
+                .arg("--seed")
+                .arg(chunk_seed(settings.sampling.seed, first).to_string());
+        }
+        command
             .arg("--out")
             .arg(&out)
             .stdin(Stdio::null())
@@ -143,7 +171,7 @@ pub fn run_pool(
         let status = wait_and_end_group(&mut child).context("waiting for the engine")?;
         let stderr = reader.join().unwrap_or_default();
         if status.success() {
-            outputs.push(out);
+            outputs.push((job, out));
         } else {
             failures.push(format!(
                 "calibration process {job} failed ({}){}",
@@ -155,16 +183,37 @@ pub fn run_pool(
     if !failures.is_empty() {
         bail!("{}", failures.join("\n"));
     }
+    // The samples merge apart: their positions become pool indices, which only the whole
+    // run's record (set by the caller) validates.
     let mut merged: Option<CalibrationFile> = None;
-    for out in &outputs {
-        let file = CalibrationFile::load(out)?;
+    let mut samples: Option<Samples> = None;
+    for (job, out) in &outputs {
+        let mut file = CalibrationFile::load(out)?;
+        if let Some(mut chunk) = file.samples.take() {
+            for sample in chunk.by_material_bucket.iter_mut().flatten() {
+                let index = *chunks[*job]
+                    .get(sample.position as usize)
+                    .with_context(|| format!("{}: a sample of no position", out.display()))?;
+                sample.position = u32::try_from(settings.pool_index(index))
+                    .context("a pool of more than 2^32 positions cannot be sampled")?;
+            }
+            samples = Some(match samples {
+                None => chunk,
+                Some(all) => merge_samples(&all, &chunk)?,
+            });
+        }
         match &mut merged {
             None => merged = Some(file),
             Some(all) => all.merge(&file)?,
         }
     }
     remove_if_exists(work)?;
-    merged.context("no calibration output")
+    let mut merged = merged.context("no calibration output")?;
+    merged.samples = samples.map(|samples| Samples {
+        seed: settings.sampling.seed,
+        ..samples
+    });
+    Ok(merged)
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Result};
+use squall::calibrate::Sampling;
 
 use crate::calibration::calibrate::{calibrate_revision, default_results_dir, run_settings, save};
 use crate::calibration::data::merge_shards;
@@ -36,6 +37,10 @@ fn calibrate(lab: &Lab, args: &CalibrateRunArgs) -> Result<Outcome> {
         args.jobs,
         &args.modes,
         args.shard.as_deref(),
+        Sampling {
+            per_bucket: args.samples_per_bucket,
+            seed: args.seed,
+        },
     )?;
     let results = match &args.results {
         Some(dir) => dir.clone(),

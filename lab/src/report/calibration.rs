@@ -1,5 +1,6 @@
 //! Calibration reports: percentile tables, margin safety with Wilson intervals, exit rates,
-//! QSearch futility recommendations, and the A/B section of `compare --calibrate`.
+//! QSearch futility recommendations, what the replay samples hold, and the A/B section of
+//! `compare --calibrate`.
 
 use std::path::Path;
 
@@ -305,6 +306,52 @@ pub fn futility_section(
     ))
 }
 
+/// What the replay samples hold per material bucket: calls, samples kept, the positions they
+/// come from, and the share from quiescence and with a pawn race possible.
+pub fn samples_section(file: &CalibrationFile, style: Style) -> Option<String> {
+    let samples = file.samples.as_ref()?;
+    let mut t = Table::new([
+        "material bucket",
+        "eval calls",
+        "samples",
+        "positions",
+        "quiescence",
+        "pawn race",
+    ]);
+    for (bucket, (kept, seen)) in samples
+        .by_material_bucket
+        .iter()
+        .zip(&samples.seen)
+        .enumerate()
+    {
+        let positions: std::collections::BTreeSet<u32> = kept.iter().map(|s| s.position).collect();
+        let count = |f: fn(&crate::calibration::data::Sample) -> bool| {
+            kept.iter().filter(|s| f(s)).count() as u64
+        };
+        let n = kept.len() as u64;
+        t.row([
+            bucket.to_string(),
+            seen.to_string(),
+            n.to_string(),
+            positions.len().to_string(),
+            format!("{:.1}%", percent(count(|s| s.search == 1), n)),
+            format!("{:.1}%", percent(count(|s| s.race == 1), n)),
+        ]);
+    }
+    Some(format!(
+        "{}{}
+",
+        heading(
+            &format!(
+                "Replay samples per material bucket (at most {} each, seed {})",
+                samples.capacity, samples.seed
+            ),
+            style
+        ),
+        t.render(style)
+    ))
+}
+
 /// Everything `lab calibrate` and `lab calibrate merge` print.
 pub fn full_report(report: &CalibrationReport, style: Style) -> String {
     let file = &report.calibration;
@@ -318,6 +365,9 @@ pub fn full_report(report: &CalibrationReport, style: Style) -> String {
         text.push_str(&section);
     }
     text.push_str(&exit_rate_section(file, style));
+    if let Some(section) = samples_section(file, style) {
+        text.push_str(&section);
+    }
     if let Some(section) = futility_section(file, report.futility_current, report.percentile, style)
     {
         text.push_str(&section);

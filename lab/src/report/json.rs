@@ -9,7 +9,11 @@ pub fn render(report: &Report) -> String {
         Report::Baseline(baseline) => serde_json::to_string_pretty(baseline),
         Report::Profile(output) => serde_json::to_string_pretty(output),
         Report::Match(report) => serde_json::to_string_pretty(report),
-        Report::Calibration(report) => serde_json::to_string_pretty(report),
+        // A calibration's samples and bins: one line per array of numbers.
+        Report::Calibration(report) => {
+            return crate::calibration::data::to_json_text(report)
+                .unwrap_or_else(|error| format!("{{\"error\": \"{error}\"}}\n"));
+        }
         Report::History(report) => serde_json::to_string_pretty(report),
         Report::Bisect(report) => serde_json::to_string_pretty(report),
         // Commands that print text take no --format; as JSON their text is one string.

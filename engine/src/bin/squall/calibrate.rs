@@ -1,5 +1,5 @@
 //! `squall calibrate MODE... --positions FILE`: real searches over a position pool with the
-//! calibration sampler on. Modes: `residual`, `marginsafety`, `qfutility` (need the
+//! calibration sampler on. Modes: `residual`, `marginsafety`, `qfutility`, `samples` (need the
 //! `calibrate` feature) and `exitrate` (always available). One run can take several modes.
 
 use crate::bench_output::engine_json;
@@ -7,17 +7,20 @@ use crate::cli::{once, parse_count, MAX_HASH_MB, MAX_SEARCH_DEPTH};
 use crate::json::Json;
 use crate::output::{errln, out, outln};
 use squall::bench;
-use squall::calibrate::{passes, run_pool, stats, Modes, PoolRun};
+use squall::calibrate::{passes, run_pool, stats, Modes, PoolRun, Sampling};
 use squall::tier::TIERS;
 use std::io::Write;
 
 pub const USAGE: &str = "usage: squall calibrate MODE... --positions FILE [--depth N] [--hash MB] \
-[--out FILE.json] [--json] [--percentile P]  (MODE: residual, marginsafety, exitrate, qfutility)";
+[--out FILE.json] [--json] [--percentile P] [--samples-per-bucket N] [--seed S]  \
+(MODE: residual, marginsafety, exitrate, qfutility, samples)";
 
 pub const SCHEMA_VERSION: u64 = 1;
 const DEFAULT_DEPTH: i32 = 6;
 const DEFAULT_PERCENTILE: f64 = 98.0;
 const SPREAD: [f64; 7] = [2.0, 5.0, 10.0, 50.0, 90.0, 95.0, 98.0];
+/// The largest `--samples-per-bucket`: 8 buckets of it stay within a few hundred MB.
+const MAX_SAMPLES_PER_BUCKET: u64 = 10_000_000;
 
 struct Options {
     modes: Modes,
@@ -54,6 +57,8 @@ fn parse(args: &[String]) -> Result<Options, String> {
     let mut out = None;
     let mut json = false;
     let mut percentile = DEFAULT_PERCENTILE;
+    let mut samples = false;
+    let mut sampling = Sampling::default();
     let mut seen = Vec::new();
     let mut args = args.iter();
     while let Some(arg) = args.next() {
@@ -63,6 +68,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
             "marginsafety" => modes.margin_safety = true,
             "qfutility" => modes.qfutility = true,
             "exitrate" => exit_rate = true,
+            "samples" => samples = true,
             "--positions" => {
                 once(&mut seen, "--positions")?;
                 positions_file = Some(value("--positions")?);
@@ -87,9 +93,26 @@ fn parse(args: &[String]) -> Result<Options, String> {
                 let text = value("--percentile")?;
                 percentile = parse_percentile(&text)?;
             }
+            "--samples-per-bucket" => {
+                once(&mut seen, "--samples-per-bucket")?;
+                let text = value("--samples-per-bucket")?;
+                sampling.per_bucket =
+                    parse_count("--samples-per-bucket", &text, 1, MAX_SAMPLES_PER_BUCKET)? as usize;
+            }
+            "--seed" => {
+                once(&mut seen, "--seed")?;
+                let text = value("--seed")?;
+                sampling.seed = parse_count("--seed", &text, 0, u64::MAX)?;
+            }
             other => return Err(format!("unknown calibrate argument `{other}`; {USAGE}")),
         }
     }
+    if !samples && (seen.contains(&"--samples-per-bucket") || seen.contains(&"--seed")) {
+        return Err(format!(
+            "--samples-per-bucket and --seed are settings of the samples mode; {USAGE}"
+        ));
+    }
+    modes.samples = samples.then_some(sampling);
     if modes == Modes::default() && !exit_rate {
         return Err(format!("calibrate needs at least one MODE; {USAGE}"));
     }
@@ -169,6 +192,7 @@ fn to_json(options: &Options, run: &PoolRun) -> Json {
         (options.modes.margin_safety, "marginsafety"),
         (options.modes.qfutility, "qfutility"),
         (options.exit_rate, "exitrate"),
+        (options.modes.samples.is_some(), "samples"),
     ] {
         if on {
             modes.push(Json::Str(name.to_string()));
@@ -251,7 +275,7 @@ fn print_text(options: &Options, run: &PoolRun) {
 mod sampled {
     use super::{Json, SPREAD};
     use crate::output::outln;
-    use squall::calibrate::{stats, Calibration, ExitTally, Histogram};
+    use squall::calibrate::{stats, Calibration, ExitTally, Histogram, Sample, Samples};
     use squall::eval::margins::FUTILITY_BASE_MARGIN_BY_SOURCE;
     use squall::tier::Tier;
 
@@ -284,6 +308,45 @@ mod sampled {
             fields.push(("max_from_one_position", Json::UInt(t.max_from_one_position)));
         }
         Json::Object(fields)
+    }
+
+    /// One sample as a compact array: position, search, my bucket, opponent's bucket, alpha,
+    /// beta, super-lazy, lazy and full scores, race (docs/calibration.md).
+    fn sample(s: &Sample) -> Json {
+        let int = |v: i32| Json::Int(i64::from(v));
+        Json::Array(vec![
+            Json::UInt(u64::from(s.position)),
+            Json::UInt(s.search as u64),
+            Json::UInt(u64::from(s.my_bucket)),
+            Json::UInt(u64::from(s.opp_bucket)),
+            int(s.alpha),
+            int(s.beta),
+            int(s.super_lazy),
+            int(s.lazy),
+            int(s.full),
+            Json::UInt(u64::from(s.race)),
+        ])
+    }
+
+    fn samples(samples: &Samples) -> Json {
+        let reservoirs = &samples.by_material_bucket;
+        Json::Object(vec![
+            ("capacity", Json::UInt(samples.sampling.per_bucket as u64)),
+            ("seed", Json::UInt(samples.sampling.seed)),
+            (
+                "seen",
+                Json::Array(reservoirs.iter().map(|r| Json::UInt(r.seen())).collect()),
+            ),
+            (
+                "by_material_bucket",
+                Json::Array(
+                    reservoirs
+                        .iter()
+                        .map(|r| Json::Array(r.items().iter().map(sample).collect()))
+                        .collect(),
+                ),
+            ),
+        ])
     }
 
     pub fn add_json(fields: &mut Vec<(&'static str, Json)>, c: &Calibration) {
@@ -334,6 +397,9 @@ mod sampled {
                 "margin_safety",
                 Json::Object(vec![("super_lazy", tier(0)), ("lazy", tier(1))]),
             ));
+        }
+        if let Some(s) = &c.samples {
+            fields.push(("samples", samples(s)));
         }
     }
 
@@ -395,6 +461,20 @@ mod sampled {
                         x.positions
                     );
                 }
+            }
+        }
+        if let Some(samples) = &c.samples {
+            outln!(
+                "\nReplay samples by material bucket (capacity {}, seed {}): kept / calls",
+                samples.sampling.per_bucket,
+                samples.sampling.seed
+            );
+            for (bucket, r) in samples.by_material_bucket.iter().enumerate() {
+                outln!(
+                    "  bucket {bucket}: {:>9} / {:>10}",
+                    r.items().len(),
+                    r.seen()
+                );
             }
         }
         if c.modes.qfutility {
