@@ -93,6 +93,15 @@ pub enum Command {
     /// With --apply this rewrites the marked block of engine/src/eval/margins.rs in the
     /// repository's working tree: the one lab command that intentionally edits a source file.
     Tables(TablesArgs),
+    /// Predict, with no search, what candidate margin tables do: replays a calibration's
+    /// sampled evaluation calls (`--modes samples`) and reports each tier's exit share and the
+    /// exceeded rate of its exits per material bucket, with Wilson 95% intervals and distinct
+    /// positions; bench-weighted overall.
+    ///
+    /// `--search` picks the per-table, per-bucket percentiles that maximise the cheap exits
+    /// while every exceeded rate's upper bound stays within --max-exceeded, and prints the
+    /// `lab tables` command that writes them. Exit 0, or 2 on error.
+    Tune(TuneArgs),
     /// Play games between two engines and say which is stronger: W/D/L, pentanomial, Elo and
     /// nElo with 95% CIs, LOS, and an SPRT that stops the match once it decides.
     ///
@@ -517,33 +526,76 @@ pub struct HistArgs {
 }
 
 #[derive(Debug, Args)]
+// --lo and --hi are optional in `lab tune`, so `lab tables` asks for them here.
+#[command(group(clap::ArgGroup::new("residual_percentiles").args(["lo"]).required(true)))]
 pub struct TablesArgs {
     /// A calibration file with residual histograms.
     pub file: PathBuf,
-    /// Low percentile of the residual tables.
-    #[arg(long)]
-    pub lo: f64,
-    /// High percentile of the residual tables.
-    #[arg(long)]
-    pub hi: f64,
-    /// Low percentile of the king tables (default: --lo).
-    #[arg(long)]
-    pub king_lo: Option<f64>,
-    /// High percentile of the king tables (default: --hi).
-    #[arg(long)]
-    pub king_hi: Option<f64>,
-    /// Per-bucket override, [TABLE:]BUCKET=LO:HI (repeatable). TABLE is king, lazy,
-    /// super-lazy or residual (both residual tables; the default), e.g. 6=5:95,
-    /// super-lazy:4=2:98, king:5=3:97.
-    #[arg(long = "bucket", value_name = "[TABLE:]B=LO:HI")]
-    pub buckets: Vec<String>,
-    /// Allow low/high pairs that are not symmetric (lo + hi != 100).
-    #[arg(long)]
-    pub allow_asymmetric: bool,
+    #[command(flatten)]
+    pub percentiles: PercentileArgs,
     /// Rewrite the block between `// BEGIN MARGIN TABLES` and `// END MARGIN TABLES` in the
     /// working tree's engine/src/eval/margins.rs (atomically). Edits your source file.
     #[arg(long)]
     pub apply: bool,
+}
+
+/// The percentiles of the margin tables, per table and per-side bucket (`lab tables`, and
+/// `lab tune`'s candidate tables).
+#[derive(Debug, Clone, Args)]
+pub struct PercentileArgs {
+    /// Low percentile of the residual tables.
+    #[arg(long, requires = "hi")]
+    pub lo: Option<f64>,
+    /// High percentile of the residual tables.
+    #[arg(long, requires = "lo")]
+    pub hi: Option<f64>,
+    /// Low percentile of the king tables (default: --lo).
+    #[arg(long, requires = "lo")]
+    pub king_lo: Option<f64>,
+    /// High percentile of the king tables (default: --hi).
+    #[arg(long, requires = "lo")]
+    pub king_hi: Option<f64>,
+    /// Per-bucket override, [TABLE:]BUCKET=LO:HI (repeatable). TABLE is king, lazy,
+    /// super-lazy or residual (both residual tables; the default), e.g. 6=5:95,
+    /// super-lazy:4=2:98, king:5=3:97.
+    #[arg(long = "bucket", value_name = "[TABLE:]B=LO:HI", requires = "lo")]
+    pub buckets: Vec<String>,
+    /// Allow low/high pairs that are not symmetric (lo + hi != 100).
+    #[arg(long, requires = "lo")]
+    pub allow_asymmetric: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct TuneArgs {
+    /// A calibration file with a `samples` field (`lab calibrate REV --modes samples`; with
+    /// `residual` too for percentile tables and --search).
+    pub file: PathBuf,
+    /// Candidate tables: a margins.rs file, or its marked block as `lab tables` prints it
+    /// (default: the working tree's engine/src/eval/margins.rs).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["search", "PercentileArgs"])]
+    pub tables: Option<PathBuf>,
+    /// Candidate tables at these percentiles of FILE's histograms, as `lab tables` takes them.
+    #[command(flatten)]
+    pub percentiles: Option<PercentileArgs>,
+    /// Search the percentiles that maximise the bench-weighted cheap-exit share while every
+    /// cheap tier's exceeded rate keeps its Wilson upper bound within --max-exceeded in every
+    /// material bucket; prints the `lab tables` command that writes them.
+    #[arg(long, conflicts_with = "PercentileArgs")]
+    pub search: bool,
+    /// The limit of --search on every exceeded rate's Wilson 95% upper bound, in percent.
+    #[arg(long, default_value_t = 1.0, value_name = "PCT", requires = "search", value_parser = parse_percent_limit)]
+    pub max_exceeded: f64,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+fn parse_percent_limit(text: &str) -> Result<f64, String> {
+    let value: f64 = text.parse().map_err(|e| format!("{e}"))?;
+    if value > 0.0 && value < 100.0 {
+        Ok(value)
+    } else {
+        Err("a percentage above 0 and below 100".to_string())
+    }
 }
 
 #[derive(Debug, Clone, Args)]

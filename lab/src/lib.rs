@@ -25,3 +25,4 @@ pub mod profile;
 pub mod progress;
 pub mod report;
 pub mod schema;
+pub mod tune;

@@ -21,6 +21,7 @@ pub enum Kind {
     Calibration,
     History,
     Bisect,
+    Tune,
 }
 
 impl Kind {
@@ -37,6 +38,7 @@ impl Kind {
             Kind::Calibration => "calibration",
             Kind::History => "history",
             Kind::Bisect => "bisect",
+            Kind::Tune => "tune",
         }
     }
 }
@@ -64,6 +66,7 @@ mod tests {
             Kind::Calibration,
             Kind::History,
             Kind::Bisect,
+            Kind::Tune,
         ] {
             assert_eq!(
                 serde_json::to_string(&kind).unwrap(),

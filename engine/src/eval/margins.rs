@@ -54,6 +54,26 @@ impl Margins {
     }
 }
 
+/// Both margins of one (my bucket, opponent bucket) pair from any king and residual tables:
+/// fail-high assumes the side to move's king term at its worst and residual at its lowest,
+/// the opponent's at their best; fail-low the mirror image; neither margin is negative. The
+/// engine's own pair tables and the lab's replay of candidate tables (`lab tune`) share it.
+pub const fn pair_margins(
+    king_lo: &[i32; SIDE_BUCKETS],
+    king_hi: &[i32; SIDE_BUCKETS],
+    resid_lo: &[i32; SIDE_BUCKETS],
+    resid_hi: &[i32; SIDE_BUCKETS],
+    my: usize,
+    opp: usize,
+) -> Margins {
+    let fail_high = (king_hi[my] - king_lo[opp]) + (resid_hi[opp] - resid_lo[my]);
+    let fail_low = (king_hi[opp] - king_lo[my]) + (resid_hi[my] - resid_lo[opp]);
+    Margins {
+        fail_high: if fail_high > 0 { fail_high } else { 0 },
+        fail_low: if fail_low > 0 { fail_low } else { 0 },
+    }
+}
+
 /// Both margins of every (my bucket, opponent bucket) pair, computed at compile time from the
 /// tables above, so a node reads one entry instead of doing four lookups and the arithmetic.
 const fn pair_table(
@@ -68,12 +88,7 @@ const fn pair_table(
     while my < SIDE_BUCKETS {
         let mut opp = 0;
         while opp < SIDE_BUCKETS {
-            let fail_high = (KING_HI[my] - KING_LO[opp]) + (resid_hi[opp] - resid_lo[my]);
-            let fail_low = (KING_HI[opp] - KING_LO[my]) + (resid_hi[my] - resid_lo[opp]);
-            table[my][opp] = Margins {
-                fail_high: if fail_high > 0 { fail_high } else { 0 },
-                fail_low: if fail_low > 0 { fail_low } else { 0 },
-            };
+            table[my][opp] = pair_margins(&KING_LO, &KING_HI, resid_lo, resid_hi, my, opp);
             opp += 1;
         }
         my += 1;
@@ -132,5 +147,32 @@ mod tests {
                 assert_eq!(lz.fail_low, b(&LAZY_RESID_LO, &LAZY_RESID_HI));
             }
         }
+    }
+
+    #[test]
+    fn pair_margins_work_on_any_tables() {
+        let king_lo = [0, -10, -20, -30, -40, -50, -60, -70];
+        let king_hi = [0, 5, 0, 0, 0, 0, 0, 0];
+        let resid_lo = [-100, -1, -2, -3, -4, -5, -6, -7];
+        let resid_hi = [50, 1, 2, 3, 4, 5, 6, 300];
+        // fail-high: (KING_HI[1] - KING_LO[7]) + (RESID_HI[7] - RESID_LO[1]) = 75 + 301;
+        // fail-low: (KING_HI[7] - KING_LO[1]) + (RESID_HI[1] - RESID_LO[7]) = 10 + 8.
+        assert_eq!(
+            pair_margins(&king_lo, &king_hi, &resid_lo, &resid_hi, 1, 7),
+            Margins {
+                fail_high: 376,
+                fail_low: 18
+            }
+        );
+        // A pair whose sums are negative gets no margin, never a negative one.
+        let low = [10; SIDE_BUCKETS];
+        let high = [-10; SIDE_BUCKETS];
+        assert_eq!(
+            pair_margins(&low, &high, &low, &high, 2, 3),
+            Margins {
+                fail_high: 0,
+                fail_low: 0
+            }
+        );
     }
 }

@@ -131,9 +131,7 @@ pub fn parse_override(text: &str, allow_asymmetric: bool) -> anyhow::Result<(Tar
     Ok((target, bucket, Pair::new(lo, hi, allow_asymmetric)?))
 }
 
-/// One table row: the percentile `pick(bucket)` of each bucket, refused unless the bucket has
-/// enough samples, the percentile lies inside the recorded range, and the value is within
-/// [`MARGIN_LIMIT`].
+/// One table row: the percentile `pick(bucket)` of each bucket, each checked by [`entry`].
 fn row(
     name: &str,
     set: &str,
@@ -146,51 +144,58 @@ fn row(
             hists.len()
         );
     }
-    let mut values = Vec::with_capacity(SIDE_BUCKETS);
-    for (bucket, h) in hists.iter().enumerate() {
-        let p = pick(bucket);
-        let n = h.count();
-        let place = format!("{name} bucket {bucket} (`{set}` histogram, {n} samples)");
-        if n < MIN_SAMPLES_PER_BUCKET {
-            bail!(
-                "{place}: too few samples, at least {MIN_SAMPLES_PER_BUCKET} per bucket \
-                 (MIN_SAMPLES_PER_BUCKET); calibrate on a larger pool or a deeper search"
-            );
-        }
-        let tail = n as f64 * p.min(100.0 - p) / 100.0;
-        if p != 50.0 && tail < MIN_TAIL_SAMPLES {
-            bail!(
-                "{place}: p{p} rests on {tail:.1} samples beyond it, at least \
-                 {MIN_TAIL_SAMPLES} needed (MIN_TAIL_SAMPLES); pick a percentile nearer p50 \
-                 or calibrate on more positions"
-            );
-        }
-        let value = h.percentile(p).context("empty histogram")?;
-        let hi = h.lo + h.bins.len() as i32;
-        if value < h.lo || value >= hi {
-            bail!(
-                "{place}: p{p} lies in the histogram's {} (outside [{}, {hi})), so its value \
-                 is unknown; pick a percentile nearer p50",
-                if value < h.lo {
-                    "underflow"
-                } else {
-                    "overflow"
-                },
-                h.lo
-            );
-        }
-        if value.abs() > MARGIN_LIMIT {
-            bail!(
-                "{place}: p{p} is {value} cp, beyond the sane range of +-{MARGIN_LIMIT} cp \
-                 (MARGIN_LIMIT) for a margin entry"
-            );
-        }
-        values.push(value.to_string());
-    }
+    let values = hists
+        .iter()
+        .enumerate()
+        .map(|(bucket, h)| Ok(entry(name, set, bucket, h, pick(bucket))?.to_string()))
+        .collect::<anyhow::Result<Vec<_>>>()?;
     Ok(format!(
         "pub const {name}: [i32; SIDE_BUCKETS] = [{}];",
         values.join(", ")
     ))
+}
+
+/// The entry of table `name` for `bucket`: percentile `p` of its histogram `h` (of the set
+/// `set`), refused unless the bucket has enough samples, the percentile lies inside the
+/// recorded range, and the value is within [`MARGIN_LIMIT`].
+pub fn entry(name: &str, set: &str, bucket: usize, h: &Histogram, p: f64) -> anyhow::Result<i32> {
+    let n = h.count();
+    let place = format!("{name} bucket {bucket} (`{set}` histogram, {n} samples)");
+    if n < MIN_SAMPLES_PER_BUCKET {
+        bail!(
+            "{place}: too few samples, at least {MIN_SAMPLES_PER_BUCKET} per bucket \
+             (MIN_SAMPLES_PER_BUCKET); calibrate on a larger pool or a deeper search"
+        );
+    }
+    let tail = n as f64 * p.min(100.0 - p) / 100.0;
+    if p != 50.0 && tail < MIN_TAIL_SAMPLES {
+        bail!(
+            "{place}: p{p} rests on {tail:.1} samples beyond it, at least \
+             {MIN_TAIL_SAMPLES} needed (MIN_TAIL_SAMPLES); pick a percentile nearer p50 \
+             or calibrate on more positions"
+        );
+    }
+    let value = h.percentile(p).context("empty histogram")?;
+    let hi = h.lo + h.bins.len() as i32;
+    if value < h.lo || value >= hi {
+        bail!(
+            "{place}: p{p} lies in the histogram's {} (outside [{}, {hi})), so its value \
+             is unknown; pick a percentile nearer p50",
+            if value < h.lo {
+                "underflow"
+            } else {
+                "overflow"
+            },
+            h.lo
+        );
+    }
+    if value.abs() > MARGIN_LIMIT {
+        bail!(
+            "{place}: p{p} is {value} cp, beyond the sane range of +-{MARGIN_LIMIT} cp \
+             (MARGIN_LIMIT) for a margin entry"
+        );
+    }
+    Ok(value)
 }
 
 /// The calibration file's name as it may appear in a source comment: letters, digits and
@@ -213,6 +218,14 @@ pub fn safe_origin(name: &str) -> String {
     } else {
         safe
     }
+}
+
+/// The name a calibration file goes by in the tables' source comment: its file name.
+pub fn origin(path: &Path) -> String {
+    path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
 }
 
 fn describe(pairs: &[Pair; SIDE_BUCKETS]) -> String {

@@ -14,6 +14,7 @@ pub mod profile;
 pub mod report;
 pub mod tables;
 pub mod tiers;
+pub mod tune;
 
 use std::time::Duration;
 
@@ -105,6 +106,7 @@ fn output(command: &Command) -> (Format, Option<&ExportArgs>) {
         Command::Profile(args) => with(&args.output),
         Command::History(args) => with(&args.output),
         Command::Bisect(args) => with(&args.output),
+        Command::Tune(args) => with(&args.output),
         Command::Baseline {
             action: BaselineCommand::Check { output, .. } | BaselineCommand::Show { output, .. },
         } => with(output),
@@ -140,6 +142,7 @@ fn dispatch(lab: &Lab, command: &Command) -> Result<Outcome> {
         Command::Profile(args) => profile::run(lab, args),
         Command::History(args) => history::run(lab, args),
         Command::Bisect(args) => bisect::run(lab, args),
+        Command::Tune(args) => tune::run(lab, args),
         Command::Report(args) => report::run(args),
     }
 }

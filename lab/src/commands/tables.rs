@@ -5,7 +5,7 @@ use anyhow::Result;
 
 use crate::calibration::tables::{self, Choice, Pair};
 use crate::calibration::CalibrationFile;
-use crate::cli::TablesArgs;
+use crate::cli::{PercentileArgs, TablesArgs};
 use crate::engine::adapter::ProtocolFeature;
 use crate::lab::Lab;
 use crate::outcome::Outcome;
@@ -14,22 +14,8 @@ use crate::report::Report;
 
 pub fn run(lab: &Lab, args: &TablesArgs) -> Result<Outcome> {
     let file = CalibrationFile::load(&args.file)?;
-    let residual = Pair::new(args.lo, args.hi, args.allow_asymmetric)?;
-    let king = Pair::new(
-        args.king_lo.unwrap_or(args.lo),
-        args.king_hi.unwrap_or(args.hi),
-        args.allow_asymmetric,
-    )?;
-    let mut choice = Choice::uniform(residual, king);
-    for text in &args.buckets {
-        let (target, bucket, pair) = tables::parse_override(text, args.allow_asymmetric)?;
-        choice.set(target, bucket, pair);
-    }
-    let origin = args.file.file_name().map_or_else(
-        || args.file.display().to_string(),
-        |n| n.to_string_lossy().into_owned(),
-    );
-    let block = tables::render(&file, &origin, &choice)?;
+    let choice = choice(&args.percentiles)?;
+    let block = tables::render(&file, &tables::origin(&args.file), &choice)?;
     let applied = if args.apply {
         // Edits the working tree's source, not the cache: no lock.
         let workdir = lab.workdir()?;
@@ -42,4 +28,23 @@ pub fn run(lab: &Lab, args: &TablesArgs) -> Result<Outcome> {
         &block,
         applied.as_deref(),
     ))))
+}
+
+/// The percentile choice of `--lo/--hi/--king-lo/--king-hi/--bucket`, checked.
+pub fn choice(args: &PercentileArgs) -> Result<Choice> {
+    let (Some(lo), Some(hi)) = (args.lo, args.hi) else {
+        anyhow::bail!("--lo and --hi are needed: the residual tables' percentiles");
+    };
+    let residual = Pair::new(lo, hi, args.allow_asymmetric)?;
+    let king = Pair::new(
+        args.king_lo.unwrap_or(lo),
+        args.king_hi.unwrap_or(hi),
+        args.allow_asymmetric,
+    )?;
+    let mut choice = Choice::uniform(residual, king);
+    for text in &args.buckets {
+        let (target, bucket, pair) = tables::parse_override(text, args.allow_asymmetric)?;
+        choice.set(target, bucket, pair);
+    }
+    Ok(choice)
 }

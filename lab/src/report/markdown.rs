@@ -33,6 +33,7 @@ pub fn render(report: &Report) -> String {
         ),
         Report::History(report) => super::history::render(report, Style::Markdown),
         Report::Bisect(report) => super::bisect::render(report, Style::Markdown),
+        Report::Tune(report) => super::tune::render(report, Style::Markdown),
         Report::Text(text) => text.clone(),
     }
 }

@@ -14,6 +14,7 @@ pub mod pool;
 pub mod profile;
 pub mod table;
 pub mod terminal;
+pub mod tune;
 
 use std::path::Path;
 
@@ -60,6 +61,7 @@ pub enum Report {
     Calibration(Box<calibration::CalibrationReport>),
     History(Box<crate::history::HistoryReport>),
     Bisect(Box<crate::history::bisect::BisectReport>),
+    Tune(Box<crate::tune::TuneReport>),
     /// The one-layout text of a command without `--format` (pool, hist, tables).
     Text(String),
 }

@@ -24,6 +24,7 @@ pub fn render(report: &Report) -> String {
         Report::Calibration(report) => super::calibration::full_report(report, Style::Terminal),
         Report::History(report) => super::history::render(report, Style::Terminal),
         Report::Bisect(report) => super::bisect::render(report, Style::Terminal),
+        Report::Tune(report) => super::tune::render(report, Style::Terminal),
         Report::Text(text) => text.clone(),
     }
 }

@@ -66,6 +66,27 @@ pub struct LabRun {
     pub stderr: String,
 }
 
+/// `lab --quiet ARGS` in no repository of the test's: for commands that read files only.
+pub fn lab(args: &[&str]) -> LabRun {
+    LabRun::from(
+        Command::new(env!("CARGO_BIN_EXE_lab"))
+            .arg("--quiet")
+            .args(args)
+            .output()
+            .expect("running lab"),
+    )
+}
+
+impl From<Output> for LabRun {
+    fn from(output: Output) -> Self {
+        LabRun {
+            code: output.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        }
+    }
+}
+
 impl LabRun {
     pub fn json(&self) -> serde_json::Value {
         serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
@@ -188,12 +209,7 @@ impl FakeRepo {
         for (key, value) in env {
             command.env(key, value);
         }
-        let output: Output = command.output().expect("running lab");
-        LabRun {
-            code: output.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-        }
+        LabRun::from(command.output().expect("running lab"))
     }
 
     pub fn cache(&self, sub: &str) -> PathBuf {

@@ -1,0 +1,211 @@
+//! The `lab tune` section: the predicted exits of candidate tables per tier and material
+//! bucket, and with `--search` the frontier, the chosen percentiles and the `lab tables`
+//! command that writes them.
+
+use super::table::{Style, Table};
+use super::thousands;
+use crate::tune::predict::{BucketPrediction, Rate, TierPrediction};
+use crate::tune::search::SearchResult;
+use crate::tune::{TuneReport, TuneSearch};
+
+/// `rate% [low, high]`, or `-` without trials.
+fn rate(rate: Option<Rate>, decimals: usize) -> String {
+    rate.map_or_else(
+        || "-".to_string(),
+        |r| {
+            format!(
+                "{:.d$}% [{:.d$}, {:.d$}]",
+                100.0 * r.rate,
+                100.0 * r.low,
+                100.0 * r.high,
+                d = decimals
+            )
+        },
+    )
+}
+
+fn pct(fraction: f64) -> String {
+    format!("{:.2}%", 100.0 * fraction)
+}
+
+fn heading(text: &str, style: Style) -> String {
+    match style {
+        Style::Terminal => format!("\n{text}\n"),
+        Style::Markdown => format!("\n#### {text}\n\n"),
+    }
+}
+
+const TIER_HEADER: [&str; 9] = [
+    "material bucket",
+    "weight",
+    "calls",
+    "exits",
+    "share [95% CI]",
+    "positions",
+    "exceeded / exits",
+    "exceeded [95% CI]",
+    "positions",
+];
+
+fn tier_row(scope: String, weight: String, calls: String, t: &TierPrediction) -> [String; 9] {
+    let (exceeded, exceeded_rate, exceeded_positions) = if t.tier == "full" {
+        ("-".to_string(), "-".to_string(), "-".to_string())
+    } else {
+        (
+            format!("{} / {}", thousands(t.exceeded), thousands(t.exits)),
+            rate(t.exceeded_rate, 2),
+            thousands(t.exceeded_positions),
+        )
+    };
+    [
+        scope,
+        weight,
+        calls,
+        thousands(t.exits),
+        rate(t.share, 1),
+        thousands(t.exit_positions),
+        exceeded,
+        exceeded_rate,
+        exceeded_positions,
+    ]
+}
+
+/// One table per tier: each material bucket, then the run bench-weighted.
+fn tier_tables(report: &TuneReport, style: Style) -> String {
+    let prediction = &report.prediction;
+    let mut out = String::new();
+    for (index, overall) in prediction.overall.iter().enumerate() {
+        let rows = prediction
+            .by_material_bucket
+            .iter()
+            .map(|b: &BucketPrediction| {
+                tier_row(
+                    b.bucket.to_string(),
+                    format!("{:.1}%", 100.0 * b.weight),
+                    thousands(b.calls),
+                    &b.tiers[index],
+                )
+            })
+            .chain([tier_row(
+                "all (weighted)".to_string(),
+                "100%".to_string(),
+                thousands(prediction.by_material_bucket.iter().map(|b| b.calls).sum()),
+                overall,
+            )]);
+        out.push_str(&heading(
+            &format!("Predicted {} exits", overall.tier),
+            style,
+        ));
+        out.push_str(&Table::new(TIER_HEADER).with_rows(rows).render(style));
+        if style == Style::Terminal {
+            out.push('\n');
+        }
+    }
+    out
+}
+
+fn summary_line(report: &TuneReport) -> String {
+    let p = &report.prediction;
+    format!(
+        "Cheap exits (super-lazy + lazy), bench-weighted: {}; worst exceeded upper bound of a \
+         cheap tier in a bucket: {}",
+        pct(p.cheap_share),
+        pct(p.worst_exceeded_upper)
+    )
+}
+
+fn samples_line(report: &TuneReport) -> String {
+    let s = &report.samples;
+    format!(
+        "{} sampled calls of {} seen (reservoirs of {} per material bucket, seed {}), {} \
+         distinct positions; the run: {} positions at depth {}",
+        thousands(s.sampled.iter().sum()),
+        thousands(s.seen.iter().sum()),
+        thousands(s.capacity),
+        s.seed,
+        thousands(s.positions),
+        thousands(s.run_positions),
+        s.depth
+    )
+}
+
+fn frontier_table(result: &SearchResult, style: Style) -> String {
+    Table::new(["step", "change", "cheap exits", "worst exceeded upper"])
+        .with_rows(result.frontier.iter().map(|p| {
+            [
+                p.step.to_string(),
+                p.change
+                    .clone()
+                    .unwrap_or_else(|| "start: widest pairs".to_string()),
+                pct(p.cheap_share),
+                pct(p.worst_exceeded_upper),
+            ]
+        }))
+        .render(style)
+}
+
+fn choice_table(result: &SearchResult, style: Style) -> String {
+    let mut header = vec!["table".to_string()];
+    header.extend((0..result.king.len()).map(|b| format!("bucket {b}")));
+    let row = |name: &str, pairs: &[[f64; 2]]| {
+        std::iter::once(name.to_string())
+            .chain(pairs.iter().map(|[lo, hi]| format!("p{lo}/p{hi}")))
+            .collect::<Vec<_>>()
+    };
+    Table::new(header)
+        .with_rows([
+            row("king", &result.king),
+            row("lazy", &result.lazy),
+            row("super-lazy", &result.super_lazy),
+        ])
+        .render(style)
+}
+
+fn search_section(search: &TuneSearch, style: Style) -> String {
+    let result = &search.result;
+    let grid = &result.low_percentile_grid;
+    let mut out = heading(
+        &format!(
+            "Search: greedy over symmetric pairs p{}/p{} .. p{}/p{}, every exceeded upper bound \
+             <= {}%; steps: {} (the frontier: cheap-exit share against the worst bound)",
+            grid[0],
+            100.0 - grid[0],
+            grid[grid.len() - 1],
+            100.0 - grid[grid.len() - 1],
+            100.0 * result.max_exceeded,
+            result.steps
+        ),
+        style,
+    );
+    out.push_str(&frontier_table(result, style));
+    if style == Style::Terminal {
+        out.push('\n');
+    }
+    out.push_str(&heading("Chosen percentiles", style));
+    out.push_str(&choice_table(result, style));
+    let (code_open, code_close) = match style {
+        Style::Terminal => ("", ""),
+        Style::Markdown => ("```\n", "```\n"),
+    };
+    out.push_str(&format!(
+        "\n\nWrite them into engine/src/eval/margins.rs with (add --apply):\n\n{code_open}{}\n\
+         {code_close}\nThe tables (what that command prints; saved to a file, `lab tune FILE \
+         --tables IT` predicts them again) are the ones predicted above.\n",
+        search.lab_tables_command
+    ));
+    out
+}
+
+pub fn render(report: &TuneReport, style: Style) -> String {
+    let title = format!("lab tune {}: tables {}", report.file, report.candidate);
+    let mut out = match style {
+        Style::Terminal => format!("{title}\n{}\n", samples_line(report)),
+        Style::Markdown => format!("## {title}\n\n{}\n", samples_line(report)),
+    };
+    out.push_str(&tier_tables(report, style));
+    out.push_str(&format!("\n{}\n", summary_line(report)));
+    if let Some(search) = &report.search {
+        out.push_str(&search_section(search, style));
+    }
+    out
+}

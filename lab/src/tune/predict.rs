@@ -1,0 +1,515 @@
+//! The replay: which tier each sampled call would exit at under candidate margin tables, and
+//! whether the full evaluation contradicts that exit, with no search. The pair margins come
+//! from the engine's own formula (`squall::eval::margins::pair_margins`), the exit test from
+//! its `Margins::exit`, and "exceeded" is the engine's `marginsafety` definition.
+
+use std::collections::HashSet;
+
+use serde::Serialize;
+use squall::calibrate::stats::{wilson_interval, Z95};
+use squall::eval::margins::{pair_margins, Margins};
+use squall::tier::{Tier, MATERIAL_BUCKETS, SIDE_BUCKETS, TIERS};
+
+use super::samples::{Sample, Samples};
+use crate::calibration::in_force::MarginsInForce;
+
+/// A table's low and high rows: what the exits read (the P50 rows feed QSearch futility only).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Bounds {
+    pub lo: [i32; SIDE_BUCKETS],
+    pub hi: [i32; SIDE_BUCKETS],
+}
+
+/// The six rows of the margin tables the exits read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct ExitTables {
+    pub king: Bounds,
+    pub lazy: Bounds,
+    pub super_lazy: Bounds,
+}
+
+impl From<&MarginsInForce> for ExitTables {
+    fn from(margins: &MarginsInForce) -> Self {
+        let bounds = |t: &crate::calibration::in_force::TableInForce| Bounds { lo: t.lo, hi: t.hi };
+        ExitTables {
+            king: bounds(&margins.king),
+            lazy: bounds(&margins.lazy_residual),
+            super_lazy: bounds(&margins.super_lazy_residual),
+        }
+    }
+}
+
+/// Both cheap tiers' margins of every (my bucket, opponent bucket) pair.
+pub struct PairTables {
+    super_lazy: [[Margins; SIDE_BUCKETS]; SIDE_BUCKETS],
+    lazy: [[Margins; SIDE_BUCKETS]; SIDE_BUCKETS],
+}
+
+impl PairTables {
+    pub fn new(tables: &ExitTables) -> PairTables {
+        let pairs = |resid: &Bounds| {
+            std::array::from_fn(|my| {
+                std::array::from_fn(|opp| {
+                    pair_margins(
+                        &tables.king.lo,
+                        &tables.king.hi,
+                        &resid.lo,
+                        &resid.hi,
+                        my,
+                        opp,
+                    )
+                })
+            })
+        };
+        PairTables {
+            super_lazy: pairs(&tables.super_lazy),
+            lazy: pairs(&tables.lazy),
+        }
+    }
+}
+
+/// The tier a sampled call exits at under `pairs`, and whether the full score contradicts the
+/// exit (a fail-high with full <= beta, a fail-low with full >= alpha; never for the full
+/// tier). The super-lazy tier stands aside when a passer race is possible, as in the engine.
+pub fn replay(sample: &Sample, pairs: &PairTables) -> (Tier, bool) {
+    let (my, opp) = (sample.my_bucket, sample.opp_bucket);
+    let (alpha, beta) = (sample.alpha, sample.beta);
+    let contradicted = |failed_high: bool| {
+        if failed_high {
+            sample.full <= beta
+        } else {
+            sample.full >= alpha
+        }
+    };
+    if !sample.race {
+        if let Some(failed_high) = pairs.super_lazy[my][opp].exit(sample.super_lazy, alpha, beta) {
+            return (Tier::SuperLazy, contradicted(failed_high));
+        }
+    }
+    if let Some(failed_high) = pairs.lazy[my][opp].exit(sample.lazy, alpha, beta) {
+        return (Tier::Lazy, contradicted(failed_high));
+    }
+    (Tier::Full, false)
+}
+
+/// Exits and exceeded exits of each tier in one material bucket.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub calls: u64,
+    pub exits: [u64; TIERS],
+    pub exceeded: [u64; TIERS],
+}
+
+impl Counts {
+    pub fn add(&mut self, other: &Counts) {
+        self.calls += other.calls;
+        for tier in 0..TIERS {
+            self.exits[tier] += other.exits[tier];
+            self.exceeded[tier] += other.exceeded[tier];
+        }
+    }
+
+    fn record(&mut self, (tier, exceeded): (Tier, bool)) {
+        self.calls += 1;
+        self.exits[tier as usize] += 1;
+        self.exceeded[tier as usize] += u64::from(exceeded);
+    }
+}
+
+/// The counts of `samples` replayed under `pairs`, per material bucket.
+pub fn count<'a>(
+    samples: impl IntoIterator<Item = (usize, &'a Sample)>,
+    pairs: &PairTables,
+) -> [Counts; MATERIAL_BUCKETS] {
+    let mut counts = [Counts::default(); MATERIAL_BUCKETS];
+    for (bucket, sample) in samples {
+        counts[bucket].record(replay(sample, pairs));
+    }
+    counts
+}
+
+/// Each bucket's share of the calls of the run: its reservoir's population `seen`.
+pub fn bucket_weights(seen: &[u64; MATERIAL_BUCKETS]) -> [f64; MATERIAL_BUCKETS] {
+    let total: u64 = seen.iter().sum();
+    seen.map(|n| {
+        if total == 0 {
+            0.0
+        } else {
+            n as f64 / total as f64
+        }
+    })
+}
+
+/// The bench-weighted share of the calls that exit at a cheap tier: each bucket's share
+/// weighted by its population.
+pub fn cheap_share(counts: &[Counts; MATERIAL_BUCKETS], weights: &[f64; MATERIAL_BUCKETS]) -> f64 {
+    counts
+        .iter()
+        .zip(weights)
+        .filter(|(c, _)| c.calls > 0)
+        .map(|(c, w)| w * (c.exits[0] + c.exits[1]) as f64 / c.calls as f64)
+        .sum()
+}
+
+/// The cheap tier and bucket whose exceeded rate has the largest Wilson 95% upper bound,
+/// among those with exits, and that bound; `None` when the cheap tiers never exit.
+pub fn worst_cell(counts: &[Counts; MATERIAL_BUCKETS]) -> Option<(Tier, usize, f64)> {
+    let mut worst: Option<(Tier, usize, f64)> = None;
+    for (bucket, c) in counts.iter().enumerate() {
+        for tier in [Tier::SuperLazy, Tier::Lazy] {
+            let (exceeded, exits) = (c.exceeded[tier as usize], c.exits[tier as usize]);
+            if exits == 0 {
+                continue;
+            }
+            let upper = wilson_interval(exceeded, exits, Z95).1;
+            if worst.is_none_or(|(_, _, w)| upper > w) {
+                worst = Some((tier, bucket, upper));
+            }
+        }
+    }
+    worst
+}
+
+/// The bound of [`worst_cell`]; 0 when the cheap tiers never exit.
+pub fn worst_upper(counts: &[Counts; MATERIAL_BUCKETS]) -> f64 {
+    worst_cell(counts).map_or(0.0, |(_, _, upper)| upper)
+}
+
+/// A rate with its Wilson 95% interval, fractions in [0, 1].
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Rate {
+    pub rate: f64,
+    pub low: f64,
+    pub high: f64,
+}
+
+impl Rate {
+    /// `None` without trials.
+    pub fn wilson(successes: u64, n: u64) -> Option<Rate> {
+        (n > 0).then(|| {
+            let (low, high) = wilson_interval(successes, n, Z95);
+            Rate {
+                rate: successes as f64 / n as f64,
+                low,
+                high,
+            }
+        })
+    }
+
+    /// A population rate from strata of `(weight of each unit, units, successes)`: the
+    /// weighted proportion, its interval the Wilson interval at Kish's effective sample size
+    /// `(sum w n)^2 / sum w^2 n` (successes and size rounded to whole units for the interval).
+    pub fn weighted(strata: &[(f64, u64, u64)]) -> Option<Rate> {
+        let strata: Vec<_> = strata.iter().filter(|s| s.0 > 0.0 && s.1 > 0).collect();
+        let total: f64 = strata.iter().map(|&&(w, n, _)| w * n as f64).sum();
+        if total <= 0.0 {
+            return None;
+        }
+        let rate = strata.iter().map(|&&(w, _, k)| w * k as f64).sum::<f64>() / total;
+        let squares: f64 = strata.iter().map(|&&(w, n, _)| w * w * n as f64).sum();
+        let effective = (total * total / squares).max(1.0);
+        let (low, high) = wilson_interval(
+            (rate * effective).round() as u64,
+            effective.round() as u64,
+            Z95,
+        );
+        Some(Rate { rate, low, high })
+    }
+}
+
+/// One tier's predicted exits in a scope (a material bucket, or the whole run).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TierPrediction {
+    pub tier: &'static str,
+    /// Sampled calls that exit at this tier.
+    pub exits: u64,
+    /// The exits' share of the scope's calls (bench-weighted for the whole run).
+    pub share: Option<Rate>,
+    /// Distinct positions of those exits.
+    pub exit_positions: u64,
+    /// Exits the full evaluation contradicts (always 0 for the full tier).
+    pub exceeded: u64,
+    /// exceeded / exits; `None` for the full tier and without exits.
+    pub exceeded_rate: Option<Rate>,
+    /// Distinct positions of the exceeded exits.
+    pub exceeded_positions: u64,
+}
+
+/// The prediction for one material bucket.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct BucketPrediction {
+    pub bucket: usize,
+    /// Calls offered to the bucket's reservoir in the run.
+    pub seen: u64,
+    /// seen / all calls seen: the bucket's weight in the run's figures.
+    pub weight: f64,
+    /// Sampled calls in the bucket.
+    pub calls: u64,
+    /// Distinct positions among them.
+    pub positions: u64,
+    pub tiers: Vec<TierPrediction>,
+}
+
+/// The prediction for a set of candidate tables.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Prediction {
+    pub tables: ExitTables,
+    pub by_material_bucket: Vec<BucketPrediction>,
+    /// The whole run, bench-weighted: each bucket by its population.
+    pub overall: Vec<TierPrediction>,
+    /// Super-lazy plus lazy exits, bench-weighted.
+    pub cheap_share: f64,
+    /// The largest Wilson upper bound of a cheap tier's exceeded rate in a bucket with exits.
+    pub worst_exceeded_upper: f64,
+}
+
+/// Positions behind each tier's exits and exceeded exits.
+#[derive(Default)]
+struct Positions {
+    exits: [HashSet<u32>; TIERS],
+    exceeded: [HashSet<u32>; TIERS],
+}
+
+/// Replays every sample under `tables`.
+pub fn predict(samples: &Samples, tables: &ExitTables) -> Prediction {
+    let pairs = PairTables::new(tables);
+    let weights = bucket_weights(&samples.seen);
+    let mut counts = [Counts::default(); MATERIAL_BUCKETS];
+    let mut positions: [Positions; MATERIAL_BUCKETS] = Default::default();
+    let mut calls_positions: [HashSet<u32>; MATERIAL_BUCKETS] = Default::default();
+    for (bucket, bucket_samples) in samples.by_material_bucket.iter().enumerate() {
+        for sample in bucket_samples {
+            let (tier, exceeded) = replay(sample, &pairs);
+            counts[bucket].record((tier, exceeded));
+            calls_positions[bucket].insert(sample.position);
+            positions[bucket].exits[tier as usize].insert(sample.position);
+            if exceeded {
+                positions[bucket].exceeded[tier as usize].insert(sample.position);
+            }
+        }
+    }
+    let tier_prediction = |tier: Tier, c: &Counts, share: Option<Rate>, p: &Positions| {
+        let t = tier as usize;
+        TierPrediction {
+            tier: tier.name(),
+            exits: c.exits[t],
+            share,
+            exit_positions: p.exits[t].len() as u64,
+            exceeded: c.exceeded[t],
+            exceeded_rate: (tier != Tier::Full)
+                .then(|| Rate::wilson(c.exceeded[t], c.exits[t]))
+                .flatten(),
+            exceeded_positions: p.exceeded[t].len() as u64,
+        }
+    };
+    let by_material_bucket = (0..MATERIAL_BUCKETS)
+        .map(|b| {
+            let c = &counts[b];
+            BucketPrediction {
+                bucket: b,
+                seen: samples.seen[b],
+                weight: weights[b],
+                calls: c.calls,
+                positions: calls_positions[b].len() as u64,
+                tiers: Tier::ALL
+                    .iter()
+                    .map(|&tier| {
+                        let share = Rate::wilson(c.exits[tier as usize], c.calls);
+                        tier_prediction(tier, c, share, &positions[b])
+                    })
+                    .collect(),
+            }
+        })
+        .collect();
+    // Each sampled call of bucket b stands for seen[b] / calls[b] calls of the run.
+    let unit_weight = |b: usize| {
+        let c = counts[b].calls;
+        if c == 0 {
+            0.0
+        } else {
+            weights[b] / c as f64
+        }
+    };
+    let mut all = Positions::default();
+    for p in &positions {
+        for t in 0..TIERS {
+            all.exits[t].extend(&p.exits[t]);
+            all.exceeded[t].extend(&p.exceeded[t]);
+        }
+    }
+    let mut total = Counts::default();
+    counts.iter().for_each(|c| total.add(c));
+    let overall = Tier::ALL
+        .iter()
+        .map(|&tier| {
+            let t = tier as usize;
+            let share_strata: Vec<_> = (0..MATERIAL_BUCKETS)
+                .map(|b| (unit_weight(b), counts[b].calls, counts[b].exits[t]))
+                .collect();
+            let exceeded_strata: Vec<_> = (0..MATERIAL_BUCKETS)
+                .map(|b| (unit_weight(b), counts[b].exits[t], counts[b].exceeded[t]))
+                .collect();
+            let mut prediction = tier_prediction(tier, &total, Rate::weighted(&share_strata), &all);
+            if tier != Tier::Full {
+                prediction.exceeded_rate = Rate::weighted(&exceeded_strata);
+            }
+            prediction
+        })
+        .collect();
+    Prediction {
+        tables: *tables,
+        by_material_bucket,
+        overall,
+        cheap_share: cheap_share(&counts, &weights),
+        worst_exceeded_upper: worst_upper(&counts),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use squall::tier::SearchKind;
+
+    /// Tables whose pair margins are `margin` on both sides for every pair: king rows zero,
+    /// residual rows -margin/2 and +margin/2.
+    fn flat(super_lazy: i32, lazy: i32) -> ExitTables {
+        let bounds = |m: i32| Bounds {
+            lo: [-m / 2; SIDE_BUCKETS],
+            hi: [m / 2; SIDE_BUCKETS],
+        };
+        ExitTables {
+            king: Bounds {
+                lo: [0; SIDE_BUCKETS],
+                hi: [0; SIDE_BUCKETS],
+            },
+            lazy: bounds(lazy),
+            super_lazy: bounds(super_lazy),
+        }
+    }
+
+    fn call(position: u32, scores: (i32, i32, i32), race: bool) -> Sample {
+        Sample {
+            position,
+            search: SearchKind::Main,
+            my_bucket: 3,
+            opp_bucket: 4,
+            alpha: -50,
+            beta: 50,
+            super_lazy: scores.0,
+            lazy: scores.1,
+            full: scores.2,
+            race,
+        }
+    }
+
+    fn samples(bucket: Vec<Sample>, seen: u64) -> Samples {
+        let mut by_material_bucket: [Vec<Sample>; MATERIAL_BUCKETS] = Default::default();
+        by_material_bucket[2] = bucket;
+        let mut all_seen = [0; MATERIAL_BUCKETS];
+        all_seen[2] = seen;
+        Samples {
+            capacity: 100,
+            seed: 1,
+            seen: all_seen,
+            by_material_bucket,
+        }
+    }
+
+    #[test]
+    fn a_call_exits_at_the_first_tier_whose_margin_clears_the_window() {
+        let pairs = PairTables::new(&flat(100, 40));
+        // 200 - 100 > 50: super-lazy fails high, and the full score agrees.
+        assert_eq!(
+            replay(&call(0, (200, 0, 60), false), &pairs),
+            (Tier::SuperLazy, false)
+        );
+        // The full score is not above beta: the exit is exceeded.
+        assert_eq!(
+            replay(&call(0, (200, 0, 50), false), &pairs),
+            (Tier::SuperLazy, true)
+        );
+        // A fail-low: -200 + 100 < -50, contradicted by a full score at alpha.
+        assert_eq!(
+            replay(&call(0, (-200, 0, -50), false), &pairs),
+            (Tier::SuperLazy, true)
+        );
+        // 140 - 100 is not above beta; the lazy score 100 - 40 is.
+        assert_eq!(
+            replay(&call(0, (140, 100, 0), false), &pairs),
+            (Tier::Lazy, true)
+        );
+        // The race rule: the super-lazy tier stands aside, the lazy tier may still exit.
+        assert_eq!(
+            replay(&call(0, (900, 100, 60), true), &pairs),
+            (Tier::Lazy, false)
+        );
+        assert_eq!(
+            replay(&call(0, (900, 0, 60), true), &pairs),
+            (Tier::Full, false)
+        );
+        // Inside the window for both tiers.
+        assert_eq!(
+            replay(&call(0, (0, 0, 900), false), &pairs),
+            (Tier::Full, false)
+        );
+    }
+
+    #[test]
+    fn the_prediction_counts_exits_exceeded_and_positions() {
+        let calls = vec![
+            call(1, (200, 0, 60), false),  // super-lazy, sound
+            call(1, (200, 0, 40), false),  // super-lazy, exceeded
+            call(2, (200, 0, 60), false),  // super-lazy, sound
+            call(3, (900, 100, 60), true), // lazy (race), sound
+            call(4, (0, 0, 0), false),     // full
+        ];
+        let prediction = predict(&samples(calls, 50), &flat(100, 40));
+        let bucket = &prediction.by_material_bucket[2];
+        assert_eq!((bucket.calls, bucket.positions, bucket.seen), (5, 4, 50));
+        assert_eq!(bucket.weight, 1.0);
+        let super_lazy = &bucket.tiers[0];
+        assert_eq!((super_lazy.exits, super_lazy.exit_positions), (3, 2));
+        assert_eq!((super_lazy.exceeded, super_lazy.exceeded_positions), (1, 1));
+        let share = super_lazy.share.unwrap();
+        let (low, high) = wilson_interval(3, 5, Z95);
+        assert_eq!((share.rate, share.low, share.high), (0.6, low, high));
+        let exceeded = super_lazy.exceeded_rate.unwrap();
+        assert_eq!(exceeded.high, wilson_interval(1, 3, Z95).1);
+        assert_eq!(bucket.tiers[1].exits, 1);
+        assert_eq!(bucket.tiers[2].exits, 1);
+        assert_eq!(bucket.tiers[2].exceeded_rate, None);
+        // An empty bucket has no rates.
+        assert_eq!(prediction.by_material_bucket[0].tiers[0].share, None);
+        // One bucket: the weighted overall is the bucket's own figure.
+        assert!((prediction.overall[0].share.unwrap().rate - 0.6).abs() < 1e-12);
+        assert!((prediction.cheap_share - 0.8).abs() < 1e-12);
+        // The worst bound is the lazy tier's: one exit, none exceeded, says little.
+        let lazy_upper = wilson_interval(0, 1, Z95).1;
+        assert!(lazy_upper > exceeded.high);
+        assert_eq!(prediction.worst_exceeded_upper, lazy_upper);
+    }
+
+    #[test]
+    fn the_overall_share_weights_buckets_by_their_population() {
+        // Bucket 2: 4 calls, all super-lazy exits, 900 seen; bucket 5: 4 calls, none, 100 seen.
+        let mut s = samples((0..4).map(|p| call(p, (200, 0, 60), false)).collect(), 900);
+        s.by_material_bucket[5] = (10..14).map(|p| call(p, (0, 0, 0), false)).collect();
+        s.seen[5] = 100;
+        let prediction = predict(&s, &flat(100, 40));
+        let share = prediction.overall[0].share.unwrap();
+        assert!((share.rate - 0.9).abs() < 1e-12, "{share:?}");
+        assert!(share.low < 0.9 && share.high > 0.9);
+        assert_eq!(prediction.overall[0].exit_positions, 4);
+        // The same calls unweighted would say 50%.
+        assert!((prediction.cheap_share - 0.9).abs() < 1e-12);
+    }
+
+    #[test]
+    fn weighted_rates_reduce_to_wilson_for_one_stratum() {
+        let rate = Rate::weighted(&[(0.25, 200, 30)]).unwrap();
+        let (low, high) = wilson_interval(30, 200, Z95);
+        assert!((rate.rate - 0.15).abs() < 1e-12);
+        assert!((rate.low - low).abs() < 1e-12 && (rate.high - high).abs() < 1e-12);
+        assert_eq!(Rate::weighted(&[(0.0, 10, 1), (1.0, 0, 0)]), None);
+    }
+}

@@ -1,0 +1,460 @@
+//! `lab tune --search`: per-table, per-bucket percentile choices that maximise the
+//! bench-weighted cheap-exit share while every cheap tier's exceeded rate, in every material
+//! bucket where it exits, keeps its Wilson 95% upper bound at or below a limit.
+//!
+//! Greedy steepest ascent over a grid of symmetric pairs (`LOW_PERCENTILE_GRID`, pLO/p(100-LO)).
+//! The coordinates are the 24 (table, side bucket) choices of the king, lazy and super-lazy
+//! tables. It starts with every coordinate at the widest pair its histogram allows (the
+//! checks of `lab tables`); each step tries every narrower pair of every coordinate, replays
+//! the samples, and takes the feasible move that raises the cheap-exit share most (ties: the
+//! smaller move). It stops when no feasible move raises it. A coordinate only touches the
+//! pairs with that bucket on one side, so a move replays only their samples.
+
+use anyhow::{bail, Context, Result};
+use serde::Serialize;
+use squall::calibrate::Histogram;
+use squall::tier::{MATERIAL_BUCKETS, SIDE_BUCKETS};
+
+use super::predict::{
+    bucket_weights, cheap_share, count, worst_cell, Bounds, Counts, ExitTables, PairTables,
+};
+use super::samples::{Sample, Samples};
+use crate::calibration::tables::{self, Choice, Pair, Target};
+use crate::calibration::CalibrationFile;
+
+/// The low percentiles the search tries; each pairs with its mirror, 100 - LO.
+pub const LOW_PERCENTILE_GRID: [f64; 14] = [
+    0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 12.0, 15.0, 20.0,
+];
+
+/// Frontier points a report shows: the first, the last and evenly spaced steps between.
+pub const FRONTIER_POINTS: usize = 12;
+
+/// The tables the search chooses for, with the names `lab tables` uses.
+const TABLES: [(Target, &str, &str, &str); 3] = [
+    (Target::King, "king", "king", "KING"),
+    (Target::Lazy, "lazy", "lazy_residual", "LAZY_RESID"),
+    (
+        Target::SuperLazy,
+        "super-lazy",
+        "super_lazy_residual",
+        "SUPER_LAZY_RESID",
+    ),
+];
+
+/// A grid pair a bucket's histogram allows, and the table entries it gives.
+#[derive(Clone, Copy, Debug)]
+struct GridPoint {
+    low_percentile: f64,
+    lo: i32,
+    hi: i32,
+}
+
+/// The search's state after a step: cheap-exit share against the worst exceeded bound.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FrontierPoint {
+    pub step: usize,
+    /// What the step changed (`lazy 3: p2/p98 -> p5/p95`); `None` at the start.
+    pub change: Option<String>,
+    pub cheap_share: f64,
+    pub worst_exceeded_upper: f64,
+}
+
+/// What the search found.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SearchResult {
+    /// The limit on every Wilson upper bound, as a fraction.
+    pub max_exceeded: f64,
+    pub low_percentile_grid: Vec<f64>,
+    pub steps: usize,
+    /// The start, thinned steps, and the end.
+    pub frontier: Vec<FrontierPoint>,
+    /// `[lo, hi]` percentiles per side bucket of each table.
+    pub king: [[f64; 2]; SIDE_BUCKETS],
+    pub lazy: [[f64; 2]; SIDE_BUCKETS],
+    pub super_lazy: [[f64; 2]; SIDE_BUCKETS],
+}
+
+impl SearchResult {
+    /// The choice in the form `lab tables` takes.
+    pub fn choice(&self) -> Choice {
+        let pairs = |rows: &[[f64; 2]; SIDE_BUCKETS]| rows.map(|[lo, hi]| Pair { lo, hi });
+        Choice {
+            king: pairs(&self.king),
+            lazy: pairs(&self.lazy),
+            super_lazy: pairs(&self.super_lazy),
+        }
+    }
+}
+
+/// A feasible move of one coordinate to a narrower pair, and what it gives.
+struct Move {
+    gain: f64,
+    /// Grid steps moved.
+    size: usize,
+    table: usize,
+    bucket: usize,
+    option: usize,
+    /// The new counts of the pairs the move touches.
+    recounted: Vec<(usize, [Counts; MATERIAL_BUCKETS])>,
+    share: f64,
+    worst: f64,
+}
+
+impl Move {
+    /// The larger gain; on a tie, the smaller move.
+    fn beats(&self, other: &Move) -> bool {
+        self.gain > other.gain + f64::EPSILON
+            || ((self.gain - other.gain).abs() <= f64::EPSILON && self.size < other.size)
+    }
+}
+
+/// Samples grouped by (my bucket, opponent bucket), each with its material bucket.
+struct Grouped {
+    by_pair: Vec<Vec<(usize, Sample)>>,
+}
+
+impl Grouped {
+    fn new(samples: &Samples) -> Grouped {
+        let mut by_pair = vec![Vec::new(); SIDE_BUCKETS * SIDE_BUCKETS];
+        for (bucket, list) in samples.by_material_bucket.iter().enumerate() {
+            for s in list {
+                by_pair[s.my_bucket * SIDE_BUCKETS + s.opp_bucket].push((bucket, *s));
+            }
+        }
+        Grouped { by_pair }
+    }
+
+    fn count(&self, pair: usize, pairs: &PairTables) -> [Counts; MATERIAL_BUCKETS] {
+        count(self.by_pair[pair].iter().map(|(b, s)| (*b, s)), pairs)
+    }
+}
+
+fn total(pair_counts: &[[Counts; MATERIAL_BUCKETS]]) -> [Counts; MATERIAL_BUCKETS] {
+    let mut total = [Counts::default(); MATERIAL_BUCKETS];
+    for counts in pair_counts {
+        for (t, c) in total.iter_mut().zip(counts) {
+            t.add(c);
+        }
+    }
+    total
+}
+
+fn label(low: f64) -> String {
+    format!("p{low}/p{}", 100.0 - low)
+}
+
+/// Runs the search on `samples` with the residual histograms of `file`; `max_exceeded` is a
+/// fraction.
+pub fn search(
+    file: &CalibrationFile,
+    samples: &Samples,
+    max_exceeded: f64,
+) -> Result<SearchResult> {
+    let options = grid_options(file)?;
+    let weights = bucket_weights(&samples.seen);
+    let grouped = Grouped::new(samples);
+    // state[table][bucket]: index into options[table][bucket], widest first.
+    let mut state = [[0usize; SIDE_BUCKETS]; 3];
+    let tables_of = |state: &[[usize; SIDE_BUCKETS]; 3]| {
+        let bounds = |t: usize| Bounds {
+            lo: std::array::from_fn(|b| options[t][b][state[t][b]].lo),
+            hi: std::array::from_fn(|b| options[t][b][state[t][b]].hi),
+        };
+        ExitTables {
+            king: bounds(0),
+            lazy: bounds(1),
+            super_lazy: bounds(2),
+        }
+    };
+    let pairs = PairTables::new(&tables_of(&state));
+    let mut pair_counts: Vec<_> = (0..SIDE_BUCKETS * SIDE_BUCKETS)
+        .map(|pair| grouped.count(pair, &pairs))
+        .collect();
+    let counts = total(&pair_counts);
+    if let Some((tier, bucket, upper)) = worst_cell(&counts).filter(|w| w.2 > max_exceeded) {
+        bail!(
+            "even the widest margins of the grid leave the {} exits of material bucket {bucket} \
+             at an exceeded upper bound of {:.2}% (limit {:.2}%): no tables meet \
+             --max-exceeded on these samples",
+            tier.name(),
+            100.0 * upper,
+            100.0 * max_exceeded
+        );
+    }
+    let mut current = cheap_share(&counts, &weights);
+    let mut frontier = vec![FrontierPoint {
+        step: 0,
+        change: None,
+        cheap_share: current,
+        worst_exceeded_upper: worst_cell(&counts).map_or(0.0, |w| w.2),
+    }];
+    loop {
+        let mut best: Option<Move> = None;
+        for t in 0..3 {
+            for b in 0..SIDE_BUCKETS {
+                let touched: Vec<usize> = (0..SIDE_BUCKETS * SIDE_BUCKETS)
+                    .filter(|p| p / SIDE_BUCKETS == b || p % SIDE_BUCKETS == b)
+                    .collect();
+                for option in state[t][b] + 1..options[t][b].len() {
+                    let mut moved = state;
+                    moved[t][b] = option;
+                    let pairs = PairTables::new(&tables_of(&moved));
+                    let recounted: Vec<_> = touched
+                        .iter()
+                        .map(|&p| (p, grouped.count(p, &pairs)))
+                        .collect();
+                    let mut candidate = pair_counts.clone();
+                    for (p, c) in &recounted {
+                        candidate[*p] = *c;
+                    }
+                    let counts = total(&candidate);
+                    let worst = worst_cell(&counts).map_or(0.0, |w| w.2);
+                    if worst > max_exceeded {
+                        continue;
+                    }
+                    let share = cheap_share(&counts, &weights);
+                    let step = Move {
+                        gain: share - current,
+                        size: option - state[t][b],
+                        table: t,
+                        bucket: b,
+                        option,
+                        recounted,
+                        share,
+                        worst,
+                    };
+                    if step.gain > f64::EPSILON && best.as_ref().is_none_or(|m| step.beats(m)) {
+                        best = Some(step);
+                    }
+                }
+            }
+        }
+        let Some(step) = best else {
+            break;
+        };
+        let (t, b) = (step.table, step.bucket);
+        let change = format!(
+            "{} {b}: {} -> {}",
+            TABLES[t].1,
+            label(options[t][b][state[t][b]].low_percentile),
+            label(options[t][b][step.option].low_percentile)
+        );
+        state[t][b] = step.option;
+        for (p, c) in step.recounted {
+            pair_counts[p] = c;
+        }
+        current = step.share;
+        frontier.push(FrontierPoint {
+            step: frontier.len(),
+            change: Some(change),
+            cheap_share: current,
+            worst_exceeded_upper: step.worst,
+        });
+    }
+    let steps = frontier.len() - 1;
+    let chosen = |t: usize| {
+        std::array::from_fn(|b| {
+            let low = options[t][b][state[t][b]].low_percentile;
+            [low, 100.0 - low]
+        })
+    };
+    Ok(SearchResult {
+        max_exceeded,
+        low_percentile_grid: LOW_PERCENTILE_GRID.to_vec(),
+        steps,
+        frontier: thin(frontier),
+        king: chosen(0),
+        lazy: chosen(1),
+        super_lazy: chosen(2),
+    })
+}
+
+/// The grid pairs each (table, bucket) histogram allows, widest first, with their entries.
+fn grid_options(file: &CalibrationFile) -> Result<Vec<Vec<Vec<GridPoint>>>> {
+    TABLES
+        .iter()
+        .map(|&(_, _, set, name)| {
+            let hists: Vec<Histogram> = file.histogram_set(set).with_context(|| {
+                format!("the samples file has no `{set}` histograms: {NEEDS_HISTOGRAMS}")
+            })?;
+            if hists.len() != SIDE_BUCKETS {
+                bail!(
+                    "`{set}`: expected {SIDE_BUCKETS} buckets, found {}",
+                    hists.len()
+                );
+            }
+            hists
+                .iter()
+                .enumerate()
+                .map(|(bucket, h)| {
+                    let mut last_error = None;
+                    let mut allowed = Vec::new();
+                    for &low in &LOW_PERCENTILE_GRID {
+                        let entries = tables::entry(&format!("{name}_LO"), set, bucket, h, low)
+                            .and_then(|lo| {
+                                Ok((
+                                    lo,
+                                    tables::entry(
+                                        &format!("{name}_HI"),
+                                        set,
+                                        bucket,
+                                        h,
+                                        100.0 - low,
+                                    )?,
+                                ))
+                            });
+                        match entries {
+                            Ok((lo, hi)) => allowed.push(GridPoint {
+                                low_percentile: low,
+                                lo,
+                                hi,
+                            }),
+                            Err(e) => last_error = Some(e),
+                        }
+                    }
+                    match (allowed.is_empty(), last_error) {
+                        (true, Some(e)) => Err(e.context("no percentile of the search's grid")),
+                        _ => Ok(allowed),
+                    }
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Said when a samples file lacks the histograms that percentiles are read from.
+pub const NEEDS_HISTOGRAMS: &str = "percentiles are read from the residual histograms of the \
+     same run; record both with `lab calibrate REV --modes residual,samples`";
+
+/// At most [`FRONTIER_POINTS`] of the path: the first, the last, evenly spaced between.
+fn thin(points: Vec<FrontierPoint>) -> Vec<FrontierPoint> {
+    let n = points.len();
+    if n <= FRONTIER_POINTS {
+        return points;
+    }
+    let keep: Vec<usize> = (0..FRONTIER_POINTS)
+        .map(|i| i * (n - 1) / (FRONTIER_POINTS - 1))
+        .collect();
+    points
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| keep.contains(i))
+        .map(|(_, p)| p)
+        .collect()
+}
+
+/// The arguments after `lab tables FILE` that give `choice`: the most common residual pair as
+/// `--lo/--hi`, the most common king pair as `--king-lo/--king-hi`, and a `--bucket` for every
+/// table and bucket that differs (`B=LO:HI` when both residual tables agree on it).
+pub fn tables_args(choice: &Choice) -> Vec<String> {
+    let most_common = |pairs: &[Pair]| -> Pair {
+        let mut best = (pairs[0], 0);
+        for p in pairs {
+            let n = pairs.iter().filter(|q| *q == p).count();
+            if n > best.1 {
+                best = (*p, n);
+            }
+        }
+        best.0
+    };
+    let residuals: Vec<Pair> = choice
+        .lazy
+        .iter()
+        .chain(&choice.super_lazy)
+        .copied()
+        .collect();
+    let base = most_common(&residuals);
+    let king = most_common(&choice.king);
+    let mut args: Vec<String> = [
+        ("--lo", base.lo),
+        ("--hi", base.hi),
+        ("--king-lo", king.lo),
+        ("--king-hi", king.hi),
+    ]
+    .iter()
+    .flat_map(|(flag, p)| [flag.to_string(), p.to_string()])
+    .collect();
+    let mut bucket = |table: &str, b: usize, p: &Pair| {
+        args.push("--bucket".to_string());
+        args.push(format!("{table}{b}={}:{}", p.lo, p.hi));
+    };
+    for b in 0..SIDE_BUCKETS {
+        if choice.king[b] != king {
+            bucket("king:", b, &choice.king[b]);
+        }
+    }
+    for b in 0..SIDE_BUCKETS {
+        let (lazy, super_lazy) = (&choice.lazy[b], &choice.super_lazy[b]);
+        if lazy == super_lazy {
+            if *lazy != base {
+                bucket("", b, lazy);
+            }
+            continue;
+        }
+        if *lazy != base {
+            bucket("lazy:", b, lazy);
+        }
+        if *super_lazy != base {
+            bucket("super-lazy:", b, super_lazy);
+        }
+    }
+    args
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_command_line_gives_back_the_choice() {
+        let pair = |low: f64| Pair {
+            lo: low,
+            hi: 100.0 - low,
+        };
+        let mut choice = Choice::uniform(pair(2.0), pair(5.0));
+        choice.set(Target::Lazy, 3, pair(8.0));
+        choice.set(Target::Residual, 5, pair(0.5));
+        choice.set(Target::SuperLazy, 7, pair(12.0));
+        choice.set(Target::King, 0, pair(1.0));
+        let args = tables_args(&choice);
+        // Read back as `lab tables` reads its flags.
+        let value = |flag: &str| -> f64 {
+            let i = args.iter().position(|a| a == flag).unwrap();
+            args[i + 1].parse().unwrap()
+        };
+        let mut read = Choice::uniform(
+            Pair::new(value("--lo"), value("--hi"), false).unwrap(),
+            Pair::new(value("--king-lo"), value("--king-hi"), false).unwrap(),
+        );
+        for window in args.windows(2).filter(|w| w[0] == "--bucket") {
+            let (target, bucket, pair) = tables::parse_override(&window[1], false).unwrap();
+            read.set(target, bucket, pair);
+        }
+        assert_eq!(format!("{read:?}"), format!("{choice:?}"));
+        assert!(args.contains(&"5=0.5:99.5".to_string()), "{args:?}");
+        assert_eq!(
+            args.iter().filter(|a| *a == "--bucket").count(),
+            4,
+            "{args:?}"
+        );
+    }
+
+    #[test]
+    fn thinning_keeps_both_ends() {
+        let points: Vec<_> = (0..40)
+            .map(|step| FrontierPoint {
+                step,
+                change: None,
+                cheap_share: 0.0,
+                worst_exceeded_upper: 0.0,
+            })
+            .collect();
+        let thinned = thin(points);
+        assert_eq!(thinned.len(), FRONTIER_POINTS);
+        assert_eq!(
+            (thinned[0].step, thinned[FRONTIER_POINTS - 1].step),
+            (0, 39)
+        );
+    }
+}

@@ -1,0 +1,342 @@
+//! `lab tune` on synthetic samples files: the search finds the percentile a known trap allows,
+//! its `lab tables` command writes the tables it predicted, the CLI's candidates agree, and bad
+//! input ends with one error line and exit 2.
+
+use std::path::{Path, PathBuf};
+
+mod common;
+
+use common::{lab, LabRun};
+use squall::calibrate::Histogram;
+use squall::tier::{SearchKind, MATERIAL_BUCKETS};
+use squall_lab::calibration::data::{
+    CalibrationFile, EngineInfo, ExitRate, Histograms, SparseHistogram,
+};
+use squall_lab::calibration::tables::MARGINS_FILE;
+use squall_lab::tune::samples::{Sample, Samples};
+use squall_lab::tune::search::search;
+use squall_lab::tune::Replay;
+
+const LO: i32 = -1500;
+const HI: i32 = 1500;
+/// The side bucket of both sides in every sample, and the material bucket of every sample.
+const SIDE: usize = 3;
+const MATERIAL: usize = 4;
+
+/// Residuals uniform over -100..=100, 100 samples each: percentile p is about -100 + 2p.
+fn uniform() -> Histogram {
+    let mut h = Histogram::new(LO, HI);
+    for v in -100..=100 {
+        for _ in 0..100 {
+            h.record(v);
+        }
+    }
+    h
+}
+
+/// The margin of the pair (SIDE, SIDE) at pLOW/p(100-LOW) of `uniform`, with king terms 0.
+fn margin(low: f64) -> i32 {
+    let h = uniform();
+    h.percentile(100.0 - low).unwrap() - h.percentile(low).unwrap()
+}
+
+fn calibration(with_histograms: bool) -> CalibrationFile {
+    let residual = || Some(vec![SparseHistogram::from_dense(&uniform()); 8]);
+    let mut king = Histogram::new(LO, HI);
+    for _ in 0..20_000 {
+        king.record(0);
+    }
+    CalibrationFile {
+        schema_version: 1,
+        kind: "squall-calibration".to_string(),
+        engine: EngineInfo {
+            name: "squall".to_string(),
+            version: "0.1.0".to_string(),
+            features: vec!["calibrate".to_string()],
+        },
+        depth: 6,
+        hash_mb: 16,
+        positions: 3000,
+        modes: vec!["residual".to_string(), "samples".to_string()],
+        nodes: 1_000_000,
+        exit_rate: ExitRate {
+            calls: 1000,
+            exits: [300, 200, 500],
+            by_material_bucket: vec![[0, 0, 0]; 8],
+        },
+        histograms: with_histograms.then(|| Histograms {
+            lo: LO,
+            hi: HI,
+            lazy_residual: residual(),
+            super_lazy_residual: residual(),
+            king: Some(vec![SparseHistogram::from_dense(&king); 8]),
+            qfutility_excess: None,
+        }),
+        margin_safety: None,
+        lab: None,
+    }
+}
+
+/// Null-window calls (alpha -1, beta 0) in one material bucket, all with a passer race so only
+/// the lazy tier can exit: 2,000 sound calls (full = lazy, lazy 1..=400) and 50 traps whose
+/// full score is 0 at lazy `margin(10)`. A lazy exit needs lazy > M, so the traps exit, all
+/// exceeded, exactly when the margin is narrower than at p10/p90: the largest safe pair.
+fn samples() -> Samples {
+    let call = |position: u32, lazy: i32, full: i32| Sample {
+        position,
+        search: if position.is_multiple_of(3) {
+            SearchKind::Main
+        } else {
+            SearchKind::Quiescence
+        },
+        my_bucket: SIDE,
+        opp_bucket: SIDE,
+        alpha: -1,
+        beta: 0,
+        super_lazy: lazy,
+        lazy,
+        full,
+        race: true,
+    };
+    let mut bucket: Vec<Sample> = (0..2000)
+        .map(|i| call(i % 700, 1 + (i as i32 % 400), 1 + (i as i32 % 400)))
+        .collect();
+    bucket.extend((0..50).map(|i| call(1000 + i, margin(10.0), 0)));
+    let mut by_material_bucket: [Vec<Sample>; MATERIAL_BUCKETS] = Default::default();
+    by_material_bucket[MATERIAL] = bucket;
+    let mut seen = [0; MATERIAL_BUCKETS];
+    seen[MATERIAL] = 40_000;
+    Samples {
+        capacity: 20_000,
+        seed: 1,
+        seen,
+        by_material_bucket,
+    }
+}
+
+fn write(dir: &Path, name: &str, value: &serde_json::Value) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, serde_json::to_string(value).unwrap()).unwrap();
+    path.to_string_lossy().into_owned()
+}
+
+fn samples_file(with_histograms: bool) -> serde_json::Value {
+    let mut value = serde_json::to_value(calibration(with_histograms)).unwrap();
+    value["samples"] = samples().to_value();
+    value
+}
+
+/// The JSON a successful run printed.
+fn json(run: &LabRun) -> serde_json::Value {
+    assert_eq!(run.code, 0, "{run}");
+    run.json()
+}
+
+fn workspace_margins() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../engine/src/eval/margins.rs")
+}
+
+#[test]
+fn the_search_finds_the_largest_safe_percentile() {
+    assert!(
+        margin(12.0) < margin(10.0),
+        "the grid steps must change the margin"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), "samples.json", &samples_file(true));
+    let replay = Replay::load(Path::new(&path)).unwrap();
+    let result = search(&replay.file, &replay.samples, 0.01).unwrap();
+    assert_eq!(result.lazy[SIDE], [10.0, 90.0], "{result:#?}");
+    // Nothing else changes the exits, so nothing else moves from the widest pair.
+    for b in (0..8).filter(|&b| b != SIDE) {
+        assert_eq!(result.lazy[b], [0.5, 99.5]);
+    }
+    assert!(result
+        .king
+        .iter()
+        .chain(&result.super_lazy)
+        .all(|p| *p == [0.5, 99.5]));
+    let (first, last) = (&result.frontier[0], result.frontier.last().unwrap());
+    assert!(first.change.is_none() && last.change.is_some());
+    assert!(last.cheap_share > first.cheap_share);
+    assert!(last.worst_exceeded_upper <= 0.01);
+    // Calls with lazy > margin(10) exit, all soundly, out of 2,050.
+    let exits = (1..=400).filter(|&l| l > margin(10.0)).count() as f64 * 5.0;
+    assert!((last.cheap_share - exits / 2050.0).abs() < 1e-9, "{last:?}");
+    // A stricter limit than the sound exits allow has no answer at all.
+    let error = search(&replay.file, &replay.samples, 0.0001).unwrap_err();
+    assert!(
+        format!("{error:#}").contains("no tables meet --max-exceeded"),
+        "{error:#}"
+    );
+}
+
+#[test]
+fn the_cli_predicts_searches_and_writes_what_it_predicted() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), "samples.json", &samples_file(true));
+
+    // --search: the frontier, the choice and the `lab tables` command.
+    let found = json(&lab(&["tune", &path, "--search", "--format", "json"]));
+    assert_eq!(found["kind"], "tune");
+    let search = &found["search"];
+    assert_eq!(search["lazy"][SIDE], serde_json::json!([10.0, 90.0]));
+    let predicted = found["prediction"]["cheap_share"].as_f64().unwrap();
+    let last = search["frontier"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert!((last["cheap_share"].as_f64().unwrap() - predicted).abs() < 1e-9);
+    let command = search["lab_tables_command"].as_str().unwrap();
+    assert!(
+        command.starts_with(&format!("lab tables {path} --lo 0.5 --hi 99.5")),
+        "{command}"
+    );
+    assert!(
+        command.contains(&format!("--bucket lazy:{SIDE}=10:90")),
+        "{command}"
+    );
+
+    // The printed arguments make `lab tables` write exactly the searched block ...
+    let mut args = vec!["tables".to_string(), path.clone()];
+    args.extend(
+        search["lab_tables_args"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a.as_str().unwrap().to_string()),
+    );
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let tables = lab(&args);
+    assert_eq!(tables.code, 0, "{tables}");
+    let printed = tables.stdout;
+    assert!(
+        printed.contains(search["block"].as_str().unwrap()),
+        "{printed}"
+    );
+    // ... which `--tables` reads back to the same prediction.
+    let saved = dir.path().join("tables.rs");
+    std::fs::write(&saved, &printed).unwrap();
+    let again = json(&lab(&[
+        "tune",
+        &path,
+        "--tables",
+        &saved.to_string_lossy(),
+        "--format",
+        "json",
+    ]));
+    assert_eq!(again["prediction"], found["prediction"]);
+
+    // --lo/--hi: the same tables as percentiles.
+    let at = json(&lab(&[
+        "tune",
+        &path,
+        "--lo",
+        "0.5",
+        "--hi",
+        "99.5",
+        "--bucket",
+        "lazy:3=10:90",
+        "--format",
+        "json",
+    ]));
+    assert_eq!(at["prediction"], found["prediction"]);
+
+    // The terminal and markdown layouts carry the same figures.
+    for format in ["terminal", "markdown"] {
+        let output = lab(&["tune", &path, "--search", "--format", format]);
+        assert_eq!(output.code, 0, "{output}");
+        let out = &output.stdout;
+        for needle in [
+            "Predicted lazy exits",
+            "all (weighted)",
+            "Chosen percentiles",
+            "p10/p90",
+            command,
+        ] {
+            assert!(out.contains(needle), "{format}: no {needle:?}:\n{out}");
+        }
+    }
+}
+
+#[test]
+fn the_default_candidate_is_the_working_tree_s_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    git2::Repository::init(dir.path()).unwrap();
+    let margins = dir.path().join(MARGINS_FILE);
+    std::fs::create_dir_all(margins.parent().unwrap()).unwrap();
+    std::fs::copy(workspace_margins(), &margins).unwrap();
+    let path = write(dir.path(), "samples.json", &samples_file(false));
+    let repo = dir.path().to_string_lossy().into_owned();
+    let in_force = json(&lab(&["--repo", &repo, "tune", &path, "--format", "json"]));
+    assert!(in_force["candidate"]
+        .as_str()
+        .unwrap()
+        .starts_with("in force"));
+    let given = json(&lab(&[
+        "tune",
+        &path,
+        "--tables",
+        &margins.to_string_lossy(),
+        "--format",
+        "json",
+    ]));
+    assert_eq!(in_force["prediction"], given["prediction"]);
+    let buckets = in_force["prediction"]["by_material_bucket"]
+        .as_array()
+        .unwrap();
+    assert_eq!(buckets[MATERIAL]["calls"], 2050);
+    assert_eq!(buckets[MATERIAL]["positions"], 750);
+    assert_eq!(buckets[MATERIAL]["weight"], 1.0);
+    assert_eq!(buckets[0]["calls"], 0);
+}
+
+#[test]
+fn bad_input_ends_with_one_line_and_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let no_samples = write(
+        dir.path(),
+        "plain.json",
+        &serde_json::to_value(calibration(true)).unwrap(),
+    );
+    let mut wrong_kind = samples_file(true);
+    wrong_kind["kind"] = serde_json::json!("bench");
+    let wrong_kind = write(dir.path(), "kind.json", &wrong_kind);
+    let mut bad_sample = samples_file(true);
+    bad_sample["samples"]["by_material_bucket"][MATERIAL][0][2] = serde_json::json!(9);
+    let bad_sample = write(dir.path(), "bucket.json", &bad_sample);
+    let no_histograms = write(dir.path(), "samples-only.json", &samples_file(false));
+    let margins = workspace_margins().to_string_lossy().into_owned();
+    let cases: [(Vec<&str>, &str); 6] = [
+        (
+            vec!["tune", &no_samples, "--tables", &margins],
+            "no `samples` field",
+        ),
+        (
+            vec!["tune", &wrong_kind, "--tables", &margins],
+            "not a schema-1 squall-calibration file",
+        ),
+        (
+            vec!["tune", &bad_sample, "--tables", &margins],
+            "my_bucket 9",
+        ),
+        (vec!["tune", &no_histograms, "--search"], "no histograms"),
+        (
+            vec!["tune", &no_histograms, "--lo", "5", "--hi", "95"],
+            "no histograms",
+        ),
+        (
+            vec!["tune", &no_histograms, "--tables", &no_histograms],
+            "no margin tables",
+        ),
+    ];
+    for (args, message) in cases {
+        let output = lab(&args);
+        assert_eq!(output.code, 2, "{args:?}: {output}");
+        assert_eq!(output.stderr.lines().count(), 1, "{args:?}: {output}");
+        assert!(output.stderr.contains(message), "{args:?}: {output}");
+        assert!(output.stdout.is_empty(), "{output}");
+    }
+}
