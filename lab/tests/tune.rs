@@ -59,10 +59,19 @@ fn calibration(with_histograms: bool) -> CalibrationFile {
         positions: 3000,
         modes: vec!["residual".to_string(), "samples".to_string()],
         nodes: 1_000_000,
+        // The calls the samples' reservoir saw (`seen`), all in one material bucket.
         exit_rate: ExitRate {
-            calls: 1000,
-            exits: [300, 200, 500],
-            by_material_bucket: vec![[0, 0, 0]; 8],
+            calls: 40_000,
+            exits: [12_000, 8_000, 20_000],
+            by_material_bucket: (0..8)
+                .map(|b| {
+                    if b == MATERIAL {
+                        [12_000, 8_000, 20_000]
+                    } else {
+                        [0, 0, 0]
+                    }
+                })
+                .collect(),
         },
         histograms: with_histograms.then(|| Histograms {
             lo: LO,
@@ -73,6 +82,7 @@ fn calibration(with_histograms: bool) -> CalibrationFile {
             qfutility_excess: None,
         }),
         margin_safety: None,
+        samples: None,
         lab: None,
     }
 }
@@ -107,7 +117,7 @@ fn samples() -> Samples {
     let mut seen = [0; MATERIAL_BUCKETS];
     seen[MATERIAL] = 40_000;
     Samples {
-        capacity: 20_000,
+        capacity: 2_050,
         seed: 1,
         seen,
         by_material_bucket,
@@ -121,9 +131,9 @@ fn write(dir: &Path, name: &str, value: &serde_json::Value) -> String {
 }
 
 fn samples_file(with_histograms: bool) -> serde_json::Value {
-    let mut value = serde_json::to_value(calibration(with_histograms)).unwrap();
-    value["samples"] = samples().to_value();
-    value
+    let mut file = calibration(with_histograms);
+    file.samples = Some(samples().to_file());
+    serde_json::to_value(file).unwrap()
 }
 
 /// The JSON a successful run printed.

@@ -36,12 +36,14 @@ impl Replay {
     pub fn load(path: &Path) -> Result<Replay> {
         let origin = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|e| anyhow::anyhow!("{origin}: {e}"))?;
-        let mut value: serde_json::Value = serde_json::from_str(&text)
+        let value: serde_json::Value = serde_json::from_str(&text)
             .map_err(|e| anyhow::anyhow!("{origin}: not a calibration file: {e}"))?;
-        let field = value.as_object_mut().and_then(|o| o.remove("samples"));
         let file = CalibrationFile::from_value(value, &origin)?;
-        let field = field.with_context(|| format!("{origin}: {NO_SAMPLES}"))?;
-        let samples = Samples::from_value(field).map_err(|e| anyhow::anyhow!("{origin}: {e:#}"))?;
+        let field = file
+            .samples
+            .as_ref()
+            .with_context(|| format!("{origin}: {NO_SAMPLES}"))?;
+        let samples = Samples::from_file(field).map_err(|e| anyhow::anyhow!("{origin}: {e:#}"))?;
         Ok(Replay { file, samples })
     }
 }
