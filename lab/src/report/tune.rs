@@ -104,6 +104,30 @@ fn tier_tables(report: &TuneReport, style: Style) -> String {
     out
 }
 
+/// Main search and quiescence apart, as `lab compare` shows the measured split.
+fn search_table(report: &TuneReport, style: Style) -> String {
+    let rows = report.prediction.by_search.iter().map(|s| {
+        let [super_lazy, lazy, full] = s.tier_shares.map(pct);
+        [
+            s.search.to_string(),
+            pct(s.calls_share),
+            super_lazy,
+            lazy,
+            full,
+        ]
+    });
+    let mut out = heading(
+        "Predicted exits by search (bench-weighted; share of the search's calls)",
+        style,
+    );
+    out.push_str(
+        &Table::new(["search", "calls", "super-lazy", "lazy", "full"])
+            .with_rows(rows)
+            .render(style),
+    );
+    out
+}
+
 fn summary_line(report: &TuneReport) -> String {
     let p = &report.prediction;
     format!(
@@ -203,6 +227,7 @@ pub fn render(report: &TuneReport, style: Style) -> String {
         Style::Markdown => format!("## {title}\n\n{}\n", samples_line(report)),
     };
     out.push_str(&tier_tables(report, style));
+    out.push_str(&search_table(report, style));
     out.push_str(&format!("\n{}\n", summary_line(report)));
     if let Some(search) = &report.search {
         out.push_str(&search_section(search, style));

@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use serde::Serialize;
 use squall::calibrate::stats::{wilson_interval, Z95};
 use squall::eval::margins::{pair_margins, Margins};
-use squall::tier::{Tier, MATERIAL_BUCKETS, SIDE_BUCKETS, TIERS};
+use squall::tier::{SearchKind, Tier, MATERIAL_BUCKETS, SEARCH_KINDS, SIDE_BUCKETS, TIERS};
 
 use super::samples::{Sample, Samples};
 use crate::calibration::in_force::MarginsInForce;
@@ -250,11 +250,23 @@ pub struct BucketPrediction {
     pub tiers: Vec<TierPrediction>,
 }
 
+/// The predicted exits of one search's calls (main search or quiescence), bench-weighted.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SearchPrediction {
+    pub search: &'static str,
+    /// The search's share of all calls.
+    pub calls_share: f64,
+    /// Of the search's calls, the share exiting at each tier (super-lazy, lazy, full).
+    pub tier_shares: [f64; TIERS],
+}
+
 /// The prediction for a set of candidate tables.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Prediction {
     pub tables: ExitTables,
     pub by_material_bucket: Vec<BucketPrediction>,
+    /// Main search and quiescence apart: the counters' `eval.by_search` of `squall bench`.
+    pub by_search: Vec<SearchPrediction>,
     /// The whole run, bench-weighted: each bucket by its population.
     pub overall: Vec<TierPrediction>,
     /// Super-lazy plus lazy exits, bench-weighted.
@@ -277,10 +289,12 @@ pub fn predict(samples: &Samples, tables: &ExitTables) -> Prediction {
     let mut counts = [Counts::default(); MATERIAL_BUCKETS];
     let mut positions: [Positions; MATERIAL_BUCKETS] = Default::default();
     let mut calls_positions: [HashSet<u32>; MATERIAL_BUCKETS] = Default::default();
+    let mut by_search = [[Counts::default(); MATERIAL_BUCKETS]; SEARCH_KINDS];
     for (bucket, bucket_samples) in samples.by_material_bucket.iter().enumerate() {
         for sample in bucket_samples {
             let (tier, exceeded) = replay(sample, &pairs);
             counts[bucket].record((tier, exceeded));
+            by_search[sample.search as usize][bucket].record((tier, exceeded));
             calls_positions[bucket].insert(sample.position);
             positions[bucket].exits[tier as usize].insert(sample.position);
             if exceeded {
@@ -337,6 +351,25 @@ pub fn predict(samples: &Samples, tables: &ExitTables) -> Prediction {
             all.exceeded[t].extend(&p.exceeded[t]);
         }
     }
+    let weighted = |c: &[Counts; MATERIAL_BUCKETS], count: &dyn Fn(&Counts) -> u64| {
+        (0..MATERIAL_BUCKETS)
+            .map(|b| unit_weight(b) * count(&c[b]) as f64)
+            .sum::<f64>()
+    };
+    let all_calls = weighted(&counts, &|c| c.calls);
+    let by_search = SearchKind::ALL
+        .iter()
+        .map(|&search| {
+            let c = &by_search[search as usize];
+            let calls = weighted(c, &|c| c.calls);
+            let share = |part: f64, whole: f64| if whole > 0.0 { part / whole } else { 0.0 };
+            SearchPrediction {
+                search: search.name(),
+                calls_share: share(calls, all_calls),
+                tier_shares: std::array::from_fn(|t| share(weighted(c, &|c| c.exits[t]), calls)),
+            }
+        })
+        .collect();
     let mut total = Counts::default();
     counts.iter().for_each(|c| total.add(c));
     let overall = Tier::ALL
@@ -359,6 +392,7 @@ pub fn predict(samples: &Samples, tables: &ExitTables) -> Prediction {
     Prediction {
         tables: *tables,
         by_material_bucket,
+        by_search,
         overall,
         cheap_share: cheap_share(&counts, &weights),
         worst_exceeded_upper: worst_upper(&counts),
@@ -413,6 +447,25 @@ mod tests {
             seen: all_seen,
             by_material_bucket,
         }
+    }
+
+    #[test]
+    fn exits_are_split_by_the_search_that_asked() {
+        // Margins 100: a score of 500 clears the window (-50, 50) at super-lazy, 0 nowhere.
+        let main = (0..3).map(|i| call(i, (500, 500, 500), false));
+        let quiescence = (3..4).map(|i| Sample {
+            search: SearchKind::Quiescence,
+            ..call(i, (0, 0, 0), false)
+        });
+        let prediction = predict(
+            &samples(main.chain(quiescence).collect(), 8),
+            &flat(100, 100),
+        );
+        let [m, q] = [&prediction.by_search[0], &prediction.by_search[1]];
+        assert_eq!((m.search, q.search), ("main", "quiescence"));
+        assert!((m.calls_share - 0.75).abs() < 1e-12 && (q.calls_share - 0.25).abs() < 1e-12);
+        assert_eq!(m.tier_shares, [1.0, 0.0, 0.0]);
+        assert_eq!(q.tier_shares, [0.0, 0.0, 1.0]);
     }
 
     #[test]
