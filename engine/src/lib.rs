@@ -11,6 +11,7 @@ pub mod eval;
 pub mod huge_table;
 pub mod movegen;
 pub mod perft;
+pub mod placement;
 pub mod prefetch;
 pub mod search;
 pub mod tier;

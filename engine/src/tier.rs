@@ -64,7 +64,7 @@ pub const MATERIAL_BUCKETS: usize = 8;
 /// A side's army scaler: non-pawn material in units of 100 cp, 0..=`MAX_ARMY_SCALER`.
 #[inline(always)]
 pub fn army_scaler(board: &Board, color: Color) -> usize {
-    ((board.material(color).non_pawn / 100) as usize).min(MAX_ARMY_SCALER)
+    ((board.material(color).non_pawn() / 100) as usize).min(MAX_ARMY_SCALER)
 }
 
 /// Per-side bucket: min(7, scaler / 4).

@@ -1,5 +1,6 @@
 //! Board: the key hints the search prefetches with, and the move tests it runs without
-//! playing (`gives_check`) or generating (`movegen::is_legal`).
+//! playing (`gives_check`) or generating (`movegen::is_legal`), and the material and placement
+//! every move keeps up to date.
 
 use squall::types::{Move, MoveKind, PieceType, Square};
 use squall::{movegen, Board};
@@ -158,4 +159,26 @@ fn a_full_move_list_drops_moves_instead_of_overflowing() {
     }
     assert_eq!(list.len(), movegen::MAX_MOVES);
     assert!(list.iter().all(|&m| m == mv));
+}
+
+#[test]
+fn material_and_placement_kept_by_moves_match_a_board_built_from_scratch() {
+    let mut checked = 0;
+    for board in suite_and_children() {
+        for &mv in movegen::legal_moves(&board).iter() {
+            let mut child = board;
+            child.play(mv);
+            let rebuilt = Board::from_fen(&child.to_fen()).unwrap();
+            for color in squall::Color::BOTH {
+                assert_eq!(
+                    child.material(color),
+                    rebuilt.material(color),
+                    "{} then {mv}",
+                    board.to_fen()
+                );
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked > 30_000, "{checked}");
 }

@@ -80,7 +80,8 @@ fn a_queen_up_fails_high_in_the_super_lazy_tier() {
 
 #[test]
 fn margins_decide_the_exit_tier() {
-    // Equal material: the super-lazy tier exits only when the window is beyond its margin.
+    // Equal material: the super-lazy tier (material and placement) exits only when the window
+    // is beyond its margin.
     let board =
         Board::from_fen("r1bqk2r/pppp1ppp/2n2n2/2b1p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4")
             .unwrap();
@@ -91,36 +92,32 @@ fn margins_decide_the_exit_tier() {
     let sl = margins::super_lazy(my, opp);
     let mut eval = Evaluator::new();
     let mut counters = Counters::default();
-    // Beta just below score - margin_a: super-lazy fail high.
-    let e = eval.evaluate(
-        &board,
-        -30000,
-        -sl.fail_high - 1,
-        SearchKind::Main,
-        &mut counters,
+    let score = squall::eval::super_lazy_only(&board);
+    assert!(score.abs() < 50, "equal material, placement only: {score}");
+    let tier = |eval: &mut Evaluator, counters: &mut Counters, alpha, beta| {
+        eval.evaluate(&board, alpha, beta, SearchKind::Main, counters)
+            .tier
+    };
+    // Beta just below score - margin_a: super-lazy fail high; exactly at it: no exit.
+    let beta = score - sl.fail_high;
+    assert_eq!(
+        tier(&mut eval, &mut counters, -30000, beta - 1),
+        Tier::SuperLazy
     );
-    assert_eq!(e.tier, Tier::SuperLazy);
-    // Beta exactly at score - margin_a: no super-lazy exit.
-    let e = eval.evaluate(
-        &board,
-        -30000,
-        -sl.fail_high,
-        SearchKind::Main,
-        &mut counters,
+    assert_ne!(
+        tier(&mut eval, &mut counters, -30000, beta),
+        Tier::SuperLazy
     );
-    assert_ne!(e.tier, Tier::SuperLazy);
-    // Alpha just above score + margin_b: super-lazy fail low.
-    let e = eval.evaluate(
-        &board,
-        sl.fail_low + 1,
-        30000,
-        SearchKind::Main,
-        &mut counters,
+    // Alpha just above score + margin_b: super-lazy fail low; exactly at it: no exit.
+    let alpha = score + sl.fail_low;
+    assert_eq!(
+        tier(&mut eval, &mut counters, alpha + 1, 30000),
+        Tier::SuperLazy
     );
-    assert_eq!(e.tier, Tier::SuperLazy);
-    // Alpha exactly at score + margin_b: no super-lazy exit.
-    let e = eval.evaluate(&board, sl.fail_low, 30000, SearchKind::Main, &mut counters);
-    assert_ne!(e.tier, Tier::SuperLazy);
+    assert_ne!(
+        tier(&mut eval, &mut counters, alpha, 30000),
+        Tier::SuperLazy
+    );
 
     // The lazy tier's own boundaries, where the super-lazy tier stands aside (black has no
     // pieces): its score is the lazy score, its margins the lazy tables'.
@@ -164,9 +161,8 @@ fn drawish_material_scales_every_tier() {
     let ocb = Board::from_fen("8/5k2/8/3b4/8/2B1P3/5K2/8 w - - 0 1").unwrap();
     let scale = squall::eval::drawish_scale(&ocb);
     assert!(scale < squall::eval::SCALE_NORMAL, "{scale}");
-    let e = eval.evaluate(&ocb, -10, 10, SearchKind::Main, &mut counters);
-    assert_eq!(e.tier, Tier::Full);
-    assert!(e.score.abs() < 60, "{}", e.score);
+    let full = eval.full(&ocb);
+    assert!(full.abs() < 60, "{full}");
     // Far from the window, the super-lazy tier exits on the material scaled the same way,
     // failing high below the window and low above it.
     let material = squall::eval::scaled(squall::eval::super_lazy_only(&ocb), scale);

@@ -11,6 +11,7 @@ pub mod zobrist;
 pub use fen::FenError;
 
 use crate::attacks;
+use crate::placement::{self, Placement};
 use crate::types::{Bitboard, Color, Move, MoveKind, Piece, PieceType, Square};
 
 /// The largest halfmove clock and fullmove number: both are 16-bit (the board stays within
@@ -31,20 +32,36 @@ pub mod castle {
 pub const ARMY_VALUE: [i32; 6] = [100, 300, 300, 500, 975, 0];
 
 /// `ARMY_VALUE` without the pawn: what a piece adds to `Material::non_pawn`.
-const NON_PAWN_VALUE: [i32; 6] = [0, 300, 300, 500, 975, 0];
+const NON_PAWN_VALUE: [i16; 6] = [0, 300, 300, 500, 975, 0];
 
 /// Which piece keys also go into the pawn key (branch-free update).
 const PAWN_KEY_MASK: [u64; 6] = [!0, 0, 0, 0, 0, 0];
 
-/// One side's material, kept up to date by every move so evaluation reads it in O(1).
+/// One side's material and piece placement, kept up to date by every move so evaluation reads
+/// them in O(1).
 #[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
 pub struct Material {
     pub counts: [u8; 6],
-    /// Knights, bishops, rooks and queens valued by `ARMY_VALUE`.
-    pub non_pawn: i32,
+    /// Knights, bishops, rooks and queens valued by `ARMY_VALUE` (`i16` keeps the board in
+    /// 128 bytes: nine queens and the rest stay far below its range).
+    non_pawn: i16,
+    /// The sum of this side's pieces' `placement::PLACEMENT` values (middlegame, endgame).
+    placement: Placement,
 }
 
 impl Material {
+    /// Knights, bishops, rooks and queens valued by `ARMY_VALUE`.
+    #[inline(always)]
+    pub fn non_pawn(&self) -> i32 {
+        i32::from(self.non_pawn)
+    }
+
+    /// The placement values of this side's pieces, middlegame and endgame.
+    #[inline(always)]
+    pub fn placement(&self) -> [i32; 2] {
+        [i32::from(self.placement[0]), i32::from(self.placement[1])]
+    }
+
     #[inline(always)]
     pub fn count(&self, kind: PieceType) -> u8 {
         self.counts[kind.index()]
@@ -257,6 +274,9 @@ impl Board {
         let m = &mut self.material[color.index()];
         m.counts[kind.index()] += 1;
         m.non_pawn += NON_PAWN_VALUE[kind.index()];
+        let [mg, eg] = placement::value(color.is_white(), kind, sq);
+        m.placement[0] += mg;
+        m.placement[1] += eg;
     }
 
     /// Takes a piece off its square.
@@ -269,6 +289,9 @@ impl Board {
         let m = &mut self.material[color.index()];
         m.counts[kind.index()] -= 1;
         m.non_pawn -= NON_PAWN_VALUE[kind.index()];
+        let [mg, eg] = placement::value(color.is_white(), kind, sq);
+        m.placement[0] -= mg;
+        m.placement[1] -= eg;
     }
 
     #[inline(always)]
@@ -287,6 +310,12 @@ impl Board {
             zobrist::colored_piece(color, kind, from) ^ zobrist::colored_piece(color, kind, to);
         self.key ^= delta;
         self.pawn_key ^= delta & PAWN_KEY_MASK[kind.index()];
+        let white = color.is_white();
+        let [from_mg, from_eg] = placement::value(white, kind, from);
+        let [to_mg, to_eg] = placement::value(white, kind, to);
+        let m = &mut self.material[color.index()];
+        m.placement[0] += to_mg - from_mg;
+        m.placement[1] += to_eg - from_eg;
     }
 
     /// The key after `mv`, to start loading its TT slot before the move is played. Exact for

@@ -21,7 +21,9 @@ pub fn bare_king_either_side(board: &Board) -> bool {
 /// super-lazy margin, so the super-lazy tier does not exit on material alone here.
 #[inline(never)]
 pub fn pawn_race_possible(board: &Board) -> bool {
-    Color::BOTH.iter().any(|&c| board.material(c).non_pawn == 0)
+    Color::BOTH
+        .iter()
+        .any(|&c| board.material(c).non_pawn() == 0)
 }
 
 /// How much of the full score to keep (`SCALE_NORMAL` = all of it) given drawish material.
@@ -34,7 +36,7 @@ pub fn drawish_scale(board: &Board) -> i32 {
     let pawns = [white.count(PieceType::Pawn), black.count(PieceType::Pawn)];
     // Every drawish pattern below needs a pawnless side, a lone minor piece, or a single
     // bishop on each side; most positions have none of these.
-    let lone_minor = white.non_pawn == 300 || black.non_pawn == 300;
+    let lone_minor = white.non_pawn() == 300 || black.non_pawn() == 300;
     let single_bishops = white.count(PieceType::Bishop) == 1 && black.count(PieceType::Bishop) == 1;
     if pawns[0] > 0 && pawns[1] > 0 && !lone_minor && !single_bishops {
         return SCALE_NORMAL;
@@ -46,18 +48,18 @@ pub fn drawish_scale(board: &Board) -> i32 {
     for (strong, weak) in [(Color::White, Color::Black), (Color::Black, Color::White)] {
         let s = board.material(strong);
         let w = board.material(weak);
-        if s.non_pawn < w.non_pawn
-            || (s.non_pawn == w.non_pawn && pawns[strong.index()] <= pawns[weak.index()])
+        if s.non_pawn() < w.non_pawn()
+            || (s.non_pawn() == w.non_pawn() && pawns[strong.index()] <= pawns[weak.index()])
         {
             continue;
         }
         let strong_pawns = board.colored(strong, PieceType::Pawn);
         // Without pawns, an advantage of less than a rook rarely wins (KR v KB, KRB v KR).
-        if strong_pawns.is_empty() && s.non_pawn - w.non_pawn < 500 {
-            scale = scale.min(if s.non_pawn <= 300 { 0 } else { 12 });
+        if strong_pawns.is_empty() && s.non_pawn() - w.non_pawn() < 500 {
+            scale = scale.min(if s.non_pawn() <= 300 { 0 } else { 12 });
         }
         // Bishop and rook pawns on one file whose queening square the bishop cannot cover.
-        if s.non_pawn == 300
+        if s.non_pawn() == 300
             && s.count(PieceType::Bishop) == 1
             && wrong_bishop_rook_pawn(board, strong)
         {
@@ -65,7 +67,7 @@ pub fn drawish_scale(board: &Board) -> i32 {
         }
     }
     if opposite_bishops(board) {
-        let only_bishops = white.non_pawn == 300 && black.non_pawn == 300;
+        let only_bishops = white.non_pawn() == 300 && black.non_pawn() == 300;
         let pawn_gap = (pawns[0] as i32 - pawns[1] as i32).abs();
         scale = scale.min(if only_bishops {
             16 + 8 * pawn_gap.min(3)

@@ -11,7 +11,7 @@ use crate::types::Color;
 #[inline]
 pub fn mop_up(board: &Board, color: Color) -> S {
     let enemy = !color;
-    if board.color(enemy).count() != 1 || board.material(color).non_pawn < 500 {
+    if board.color(enemy).count() != 1 || board.material(color).non_pawn() < 500 {
         return S::ZERO;
     }
     let edge = board.king(enemy).center_ring() as i32;

@@ -1,5 +1,6 @@
-//! The full tier: piece placement, mobility, attack-based king safety, trapped pieces,
-//! rook and queen terms, detailed passed-pawn terms and threats. Every term is kept
+//! The full tier: mobility, attack-based king safety, trapped pieces, rook and queen terms,
+//! detailed passed-pawn terms and threats by pieces. (Placement by square alone is kept
+//! incrementally by the board, `crate::placement`; threats by pawns are the lazy tier's.) Every term is kept
 //! per side, so calibration can measure each side's residual and king term separately.
 
 use super::pawns::passed_span;
@@ -33,7 +34,6 @@ const KNIGHT_OUTPOST: S = S(28, 16);
 const BISHOP_OUTPOST: S = S(14, 8);
 const BAD_BISHOP_PAWN: S = S(-2, -5);
 const KING_PROTECTOR: S = S(-3, -1);
-const THREAT_BY_PAWN: S = S(-40, -30);
 const THREAT_BY_MINOR: S = S(28, 24);
 const THREAT_BY_ROOK: S = S(24, 30);
 const HANGING: S = S(-12, -10);
@@ -49,9 +49,6 @@ const WEAK_ZONE_SQUARE: i32 = 1;
 /// Share of the attack kept by number of attackers (out of 100).
 const ATTACKER_SCALE: [i32; 8] = [0, 15, 55, 80, 95, 100, 100, 100];
 const MAX_KING_DANGER: i32 = 300;
-
-/// Centralisation bonus by distance from the centre (0..=3, Chebyshev rings).
-const CENTRALITY: [i32; 4] = [4, 2, 0, -3];
 
 /// Attack maps built in one pass over the pieces, shared by every full-tier term.
 struct AttackInfo {
@@ -106,18 +103,6 @@ pub fn full_terms(board: &Board, passed: [Bitboard; 2]) -> FullTerms {
         rest += passed_pawn_terms(board, color, passed[us]);
         rest += rook_terms(board, color, passed[us]);
         rest += trapped_pieces(board, color);
-        let king = board.king(color);
-        let white = color.is_white();
-        let ring = king.center_ring() as i32;
-        let back_rank = king.relative_rank(white) == 0;
-        rest += S(
-            if back_rank {
-                10
-            } else {
-                -10 - 4 * king.relative_rank(white) as i32
-            },
-            (3 - ring) * 10,
-        );
         if board.side_to_move() == color {
             rest += TEMPO;
         }
@@ -127,7 +112,7 @@ pub fn full_terms(board: &Board, passed: [Bitboard; 2]) -> FullTerms {
     terms
 }
 
-/// Mobility, placement, outposts and bad bishops of one side's pieces; gathers attack maps
+/// Mobility, outposts, king protectors and bad bishops of one side's pieces; gathers attack maps
 /// and king-attack units on the way.
 fn pieces(board: &Board, color: Color, info: &mut AttackInfo) -> S {
     let us = color.index();
@@ -160,12 +145,11 @@ fn pieces(board: &Board, color: Color, info: &mut AttackInfo) -> S {
                 info.king_attackers[us] += 1;
                 info.king_units[us] += ATTACK_WEIGHT[kind.index()];
             }
-            let ring = CENTRALITY[sq.center_ring()];
             score += match kind {
-                PieceType::Knight => KNIGHT_MOBILITY * mobility + S(ring * 5, ring * 4),
-                PieceType::Bishop => BISHOP_MOBILITY * mobility + S(ring * 3, ring * 2),
+                PieceType::Knight => KNIGHT_MOBILITY * mobility,
+                PieceType::Bishop => BISHOP_MOBILITY * mobility,
                 PieceType::Rook => ROOK_MOBILITY * mobility,
-                _ => QUEEN_MOBILITY * mobility + S(ring, ring * 3),
+                _ => QUEEN_MOBILITY * mobility,
             };
             if matches!(kind, PieceType::Knight | PieceType::Bishop) {
                 let rank = sq.relative_rank(white);
@@ -196,8 +180,8 @@ fn pieces(board: &Board, color: Color, info: &mut AttackInfo) -> S {
     score
 }
 
-/// Bonuses for attacking enemy pieces with cheaper ones, penalties for our pieces left hanging
-/// or attacked by pawns.
+/// Bonuses for attacking enemy pieces with cheaper ones, penalties for our pieces left
+/// hanging.
 fn threats(board: &Board, color: Color, info: &AttackInfo) -> S {
     let us = color.index();
     let them = (!color).index();
@@ -210,7 +194,6 @@ fn threats(board: &Board, color: Color, info: &AttackInfo) -> S {
     let mut score = S::ZERO;
     score += THREAT_BY_MINOR * (minors_attack & majors).count() as i32;
     score += THREAT_BY_ROOK * (info.by[us][PieceType::Rook.index()] & queens).count() as i32;
-    score += THREAT_BY_PAWN * (ours & info.by[them][PieceType::Pawn.index()]).count() as i32;
     score += HANGING * (ours & info.all[them] & !info.all[us]).count() as i32;
     score
 }

@@ -17,16 +17,16 @@
 use crate::tier::{SIDE_BUCKETS, TIERS};
 
 // BEGIN MARGIN TABLES
-// source: calibration.json (30000 positions, depth 6); king p2/p98 p2.5/p97.5 p6/p94 p8/p92 p5/p95 p6/p94 p5/p95 p3/p97; lazy p10/p90 p6/p94 p6/p94 p5/p95 p3/p97 p3/p97 p4/p96 p6/p94; super-lazy p0.5/p99.5 p2/p98 p1/p99 p2/p98 p2/p98 p2/p98 p3/p97 p12/p88; medians p50
-pub const KING_LO: [i32; SIDE_BUCKETS] = [0, -5, -15, -36, -47, -75, -85, -87];
+// source: cal_applied.json (30000 positions, depth 6); king p0.5/p99.5 p0.5/p99.5 p0.5/p99.5 p3/p97 p0.5/p99.5 p20/p80 p8/p92 p0.5/p99.5; lazy p15/p85 p10/p90 p20/p80 p20/p80 p20/p80 p0.5/p99.5 p0.5/p99.5 p20/p80; super-lazy p0.5/p99.5 p1/p99 p0.5/p99.5 p0.5/p99.5 p0.5/p99.5 p0.5/p99.5 p10/p90 p20/p80; medians p50
+pub const KING_LO: [i32; SIDE_BUCKETS] = [-1, -10, -39, -55, -121, -25, -63, -183];
 pub const KING_HI: [i32; SIDE_BUCKETS] = [0, 0, 0, 0, 0, 0, 0, 0];
 pub const KING_P50: [i32; SIDE_BUCKETS] = [0, 0, 0, -1, 0, -2, -2, 0];
-pub const LAZY_RESID_LO: [i32; SIDE_BUCKETS] = [-6, -15, -49, -71, -118, -143, -125, -162];
-pub const LAZY_RESID_HI: [i32; SIDE_BUCKETS] = [39, 72, 77, 75, 72, 56, 40, -13];
-pub const LAZY_RESID_P50: [i32; SIDE_BUCKETS] = [13, 34, 17, 10, -23, -36, -43, -88];
-pub const SUPER_LAZY_RESID_LO: [i32; SIDE_BUCKETS] = [-92, -61, -102, -95, -115, -117, -109, -78];
-pub const SUPER_LAZY_RESID_HI: [i32; SIDE_BUCKETS] = [269, 227, 241, 165, 128, 115, 109, 55];
-pub const SUPER_LAZY_RESID_P50: [i32; SIDE_BUCKETS] = [5, 27, 16, 12, -1, -4, -2, -10];
+pub const LAZY_RESID_LO: [i32; SIDE_BUCKETS] = [-2, -7, -15, -27, -61, -139, -130, -108];
+pub const LAZY_RESID_HI: [i32; SIDE_BUCKETS] = [19, 54, 41, 39, 14, 79, 68, -53];
+pub const LAZY_RESID_P50: [i32; SIDE_BUCKETS] = [6, 28, 14, 8, -25, -36, -44, -83];
+pub const SUPER_LAZY_RESID_LO: [i32; SIDE_BUCKETS] = [-93, -75, -112, -118, -133, -135, -70, -48];
+pub const SUPER_LAZY_RESID_HI: [i32; SIDE_BUCKETS] = [255, 252, 267, 216, 167, 152, 60, 32];
+pub const SUPER_LAZY_RESID_P50: [i32; SIDE_BUCKETS] = [-4, 22, 12, 9, -5, -5, -5, -7];
 /// QSearch futility's base margin by stand-pat tier (see above).
 pub const FUTILITY_BASE_MARGIN_BY_SOURCE: [i32; TIERS] = [350, 175, 100];
 // END MARGIN TABLES

@@ -1,4 +1,5 @@
-//! Material: the super-lazy tier's whole score, read from the board's incremental counts.
+//! Material and placement: the super-lazy tier's whole score, read from the board's
+//! incremental counts and placement sums.
 
 use super::score::{MAX_PHASE, S};
 use crate::board::Board;
@@ -29,25 +30,34 @@ pub fn phase(board: &Board) -> i32 {
     phase.min(MAX_PHASE)
 }
 
-/// Tapered material balance for `color`: one pass over the count differences.
+/// Tapered material and placement balance for `color`: one pass over the count differences.
 #[inline(always)]
 pub fn balance(board: &Board, color: Color, phase: i32) -> i32 {
-    let ours = &board.material(color).counts;
-    let theirs = &board.material(!color).counts;
+    let ours = board.material(color);
+    let theirs = board.material(!color);
     let mut total = S::ZERO;
-    for kind in 0..5 {
-        total += PIECE_VALUE[kind] * (ours[kind] as i32 - theirs[kind] as i32);
+    // The king's entry is zero: five kinds are enough.
+    for ((&value, &mine), &their) in PIECE_VALUE
+        .iter()
+        .zip(&ours.counts)
+        .zip(&theirs.counts)
+        .take(5)
+    {
+        total += value * (i32::from(mine) - i32::from(their));
     }
+    let ([our_mg, our_eg], [their_mg, their_eg]) = (ours.placement(), theirs.placement());
+    total += S(our_mg - their_mg, our_eg - their_eg);
     total.taper(phase)
 }
 
-/// One side's tapered material.
+/// One side's material and placement, untapered.
 #[inline(always)]
 pub fn side_material(board: &Board, color: Color) -> S {
-    let counts = &board.material(color).counts;
-    let mut total = S::ZERO;
+    let material = board.material(color);
+    let [mg, eg] = material.placement();
+    let mut total = S(mg, eg);
     for kind in PieceType::ALL {
-        total += PIECE_VALUE[kind.index()] * counts[kind.index()] as i32;
+        total += PIECE_VALUE[kind.index()] * material.counts[kind.index()] as i32;
     }
     total
 }

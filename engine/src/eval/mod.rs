@@ -1,14 +1,16 @@
 //! Tiered evaluation. One entry point, `Evaluator::evaluate(board, alpha, beta, search, ..)`
 //! (`search`: which search asked, for the exit counters):
 //!
-//! 1. **super-lazy**: material only, before any pawn work; exits when the score is outside
+//! 1. **super-lazy**: material and piece placement, both kept incrementally by the board
+//!    (`crate::placement`), before any pawn work; exits when the score is outside
 //!    the window by the super-lazy margins (not when a side has no pieces: pawn races and
 //!    mop-up decide those endings, and only the lazy tier sees them);
 //! 2. **lazy**: + pawn structure (pawn hash: structure, passers, space, each king's pawn
 //!    shelter and the storm against it), the passers' race against the kings, bad trades,
-//!    bishop pair, mop-up against a bare king; exits by the lazy margins;
+//!    bishop pair, pieces attacked by pawns, mop-up against a bare king; exits by the lazy
+//!    margins;
 //! 3. **full**: + mobility, attack-based king safety, trapped pieces, rook/queen terms, what
-//!    pieces do to passers (blockades, free paths), threats, tapered.
+//!    pieces do to passers (blockades, free paths), threats by pieces, tapered.
 //!
 //! Every tier's score is scaled by drawish-material detection (`drawish_scale`), computed
 //! before the first exit.
@@ -27,6 +29,7 @@ pub use drawish::{bare_king_either_side, drawish_scale, pawn_race_possible, SCAL
 pub use pawns::PawnTable;
 pub use score::S;
 
+use crate::attacks;
 use crate::board::Board;
 use crate::counters::Counters;
 use crate::tier::{material_bucket, side_bucket, SearchKind, Tier, TIERS};
@@ -44,15 +47,18 @@ pub struct Evaluation {
 const BISHOP_PAIR: S = S(30, 50);
 /// An extra minor piece against pawns (a piece traded for pawns is usually a bad trade).
 const BAD_TRADE: S = S(40, 20);
+/// Each of a side's knights, bishops, rooks and queens attacked by an enemy pawn.
+const ATTACKED_BY_PAWN: S = S(-40, -30);
 
 /// Every per-side component of the evaluation, each from that side's own point of view.
 /// Calibration and tests read it; the search only sees the combined score.
 #[derive(Clone, Copy, Debug)]
 pub struct Breakdown {
     pub phase: i32,
-    /// Tapered material of each side.
+    /// Tapered material and placement of each side (the super-lazy tier).
     pub material: [i32; 2],
-    /// Lazy-tier terms beyond material: pawns, passers, space, shelter, bad trades, bishop pair.
+    /// Lazy-tier terms beyond material: pawns, passers, space, shelter, bad trades, bishop pair,
+    /// pieces attacked by pawns.
     pub lazy: [i32; 2],
     /// The danger to each side's own king from the enemy's attack (the full tier's king term).
     pub king: [i32; 2],
@@ -369,7 +375,7 @@ fn fixed_cost_checks(board: &Board) -> i32 {
     drawish::drawish_scale(board) + i32::from(drawish::pawn_race_possible(board))
 }
 
-/// The super-lazy tier: tapered material balance for the side to move.
+/// The super-lazy tier: tapered material and placement balance for the side to move.
 #[inline(never)]
 fn super_lazy_score(board: &Board, phase: i32) -> i32 {
     material::balance(board, board.side_to_move(), phase)
@@ -427,6 +433,10 @@ fn lazy_terms(board: &Board, entry: &pawns::PawnEntry) -> [S; 2] {
         if majors(ours) == majors(theirs) && minors(ours) > minors(theirs) {
             terms[color.index()] += BAD_TRADE;
         }
+        let pieces =
+            board.color(color) & !board.pieces(PieceType::Pawn) & !board.pieces(PieceType::King);
+        let pawn_attacks = attacks::pawn_set(!color, board.colored(!color, PieceType::Pawn));
+        terms[color.index()] += ATTACKED_BY_PAWN * (pieces & pawn_attacks).count() as i32;
     }
     terms
 }

@@ -279,7 +279,7 @@ pub fn passer_race(board: &Board, color: Color, passed: Bitboard) -> S {
     let white = color.is_white();
     let own_king = board.king(color);
     let enemy_king = board.king(!color);
-    let enemy_has_pieces = board.material(!color).non_pawn > 0;
+    let enemy_has_pieces = board.material(!color).non_pawn() > 0;
     // The square rule counts one move more when the enemy king moves first.
     let tempo = i32::from(board.side_to_move() != color);
     let mut score = S::ZERO;

@@ -436,7 +436,7 @@ impl Searcher {
             if depth >= NULL_MOVE_MIN_DEPTH
                 && static_eval >= beta
                 && !self.after_null[ply]
-                && board.material(board.side_to_move()).non_pawn >= NULL_MOVE_MIN_NON_PAWN
+                && board.material(board.side_to_move()).non_pawn() >= NULL_MOVE_MIN_NON_PAWN
             {
                 let reduction =
                     NULL_MOVE_BASE_REDUCTION + depth / NULL_MOVE_DEPTH_PER_EXTRA_REDUCTION;
