@@ -14,7 +14,7 @@ use squall_lab::calibration::data::{
 };
 use squall_lab::calibration::tables::MARGINS_FILE;
 use squall_lab::tune::samples::{Sample, Samples};
-use squall_lab::tune::search::search;
+use squall_lab::tune::search::{search, GREEDY_LIMIT_SHARES};
 use squall_lab::tune::Replay;
 
 const LO: i32 = -1500;
@@ -170,6 +170,15 @@ fn the_search_finds_the_largest_safe_percentile() {
     assert!(first.change.is_none() && last.change.is_some());
     assert!(last.cheap_share > first.cheap_share);
     assert!(last.worst_exceeded_upper <= 0.01);
+    // The run kept is one of the ascents under the smaller limits, and within the real one.
+    assert!(
+        GREEDY_LIMIT_SHARES
+            .iter()
+            .any(|share| (share * 0.01 - result.greedy_limit).abs() < 1e-12),
+        "{}",
+        result.greedy_limit
+    );
+    assert!(last.worst_exceeded_upper <= result.greedy_limit + 1e-12);
     // Calls with lazy > margin(10) exit, all soundly, out of 2,050.
     let exits = (1..=400).filter(|&l| l > margin(10.0)).count() as f64 * 5.0;
     assert!((last.cheap_share - exits / 2050.0).abs() < 1e-9, "{last:?}");

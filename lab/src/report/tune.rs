@@ -191,12 +191,14 @@ fn search_section(search: &TuneSearch, style: Style) -> String {
     let mut out = heading(
         &format!(
             "Search: greedy over symmetric pairs p{}/p{} .. p{}/p{}, every exceeded upper bound \
-             <= {}%; steps: {} (the frontier: cheap-exit share against the worst bound)",
+             <= {}%; kept: the run under {}%; steps: {} (the frontier: cheap-exit share against \
+             the worst bound)",
             grid[0],
             100.0 - grid[0],
             grid[grid.len() - 1],
             100.0 - grid[grid.len() - 1],
             100.0 * result.max_exceeded,
+            fmt_percent_limit(result.greedy_limit),
             result.steps
         ),
         style,
@@ -233,4 +235,10 @@ pub fn render(report: &TuneReport, style: Style) -> String {
         out.push_str(&search_section(search, style));
     }
     out
+}
+
+/// A limit in percent with at most three decimals and no trailing zeros (0.85, 1, 0.95).
+fn fmt_percent_limit(fraction: f64) -> String {
+    let text = format!("{:.3}", 100.0 * fraction);
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
 }

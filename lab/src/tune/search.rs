@@ -11,9 +11,11 @@
 //! the limit (the exceeded rate is a share of the exits, so a bucket with few exits can keep a
 //! fixed set of misses), steps are first chosen for how far they lower the worst bound, until
 //! every bound is within the limit; if none can, it says where. A coordinate only touches the
-//! pairs with that bucket on one side, so a move replays only their samples.
+//! pairs with that bucket on one side, so a move replays only their samples. The ascent also
+//! runs under smaller limits (`GREEDY_LIMIT_SHARES`), and the best result is kept.
 
 use anyhow::{bail, Context, Result};
+use rayon::prelude::*;
 use serde::Serialize;
 use squall::calibrate::Histogram;
 use squall::tier::{MATERIAL_BUCKETS, SIDE_BUCKETS};
@@ -29,6 +31,11 @@ use crate::calibration::CalibrationFile;
 pub const LOW_PERCENTILE_GRID: [f64; 14] = [
     0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 12.0, 15.0, 20.0,
 ];
+
+/// The limits the greedy ascent runs under, as shares of `--max-exceeded`: a steepest ascent can
+/// spend the headroom early on a step that blocks better ones later, so it also runs with less
+/// headroom and the best result within the real limit is kept.
+pub const GREEDY_LIMIT_SHARES: [f64; 5] = [1.0, 0.95, 0.9, 0.85, 0.8];
 
 /// Frontier points a report shows: the first, the last and evenly spaced steps between.
 pub const FRONTIER_POINTS: usize = 12;
@@ -68,6 +75,8 @@ pub struct FrontierPoint {
 pub struct SearchResult {
     /// The limit on every Wilson upper bound, as a fraction.
     pub max_exceeded: f64,
+    /// The limit of the greedy run whose result was kept (at most `max_exceeded`), a fraction.
+    pub greedy_limit: f64,
     pub low_percentile_grid: Vec<f64>,
     pub steps: usize,
     /// The start, thinned steps, and the end.
@@ -148,7 +157,8 @@ fn label(low: f64) -> String {
 }
 
 /// Runs the search on `samples` with the residual histograms of `file`; `max_exceeded` is a
-/// fraction.
+/// fraction. The greedy ascent runs once per `GREEDY_LIMIT_SHARES` (in parallel) and the run
+/// with the most cheap exits is kept (on a tie, the one with the larger limit).
 pub fn search(
     file: &CalibrationFile,
     samples: &Samples,
@@ -157,6 +167,46 @@ pub fn search(
     let options = grid_options(file)?;
     let weights = bucket_weights(&samples.seen);
     let grouped = Grouped::new(samples);
+    let runs: Vec<Result<SearchResult>> = GREEDY_LIMIT_SHARES
+        .par_iter()
+        .map(|share| {
+            let mut result = greedy(&options, &weights, &grouped, share * max_exceeded)?;
+            result.max_exceeded = max_exceeded;
+            Ok(result)
+        })
+        .collect();
+    let final_share = |r: &SearchResult| r.frontier.last().map_or(0.0, |p| p.cheap_share);
+    let mut best: Option<SearchResult> = None;
+    let mut first_error = None;
+    for run in runs {
+        match run {
+            Ok(result) => {
+                if best
+                    .as_ref()
+                    .is_none_or(|b| final_share(&result) > final_share(b) + f64::EPSILON)
+                {
+                    best = Some(result);
+                }
+            }
+            Err(e) => {
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    match (best, first_error) {
+        (Some(result), _) => Ok(result),
+        (None, Some(e)) => Err(e),
+        (None, None) => unreachable!("GREEDY_LIMIT_SHARES is not empty"),
+    }
+}
+
+/// One greedy ascent under `max_exceeded` (a fraction).
+fn greedy(
+    options: &[Vec<Vec<GridPoint>>],
+    weights: &[f64; MATERIAL_BUCKETS],
+    grouped: &Grouped,
+    max_exceeded: f64,
+) -> Result<SearchResult> {
     // state[table][bucket]: index into options[table][bucket], widest first.
     let mut state = [[0usize; SIDE_BUCKETS]; 3];
     let tables_of = |state: &[[usize; SIDE_BUCKETS]; 3]| {
@@ -175,7 +225,7 @@ pub fn search(
         .map(|pair| grouped.count(pair, &pairs))
         .collect();
     let counts = total(&pair_counts);
-    let mut current = cheap_share(&counts, &weights);
+    let mut current = cheap_share(&counts, weights);
     let mut current_worst = worst_cell(&counts).map_or(0.0, |w| w.2);
     let mut frontier = vec![FrontierPoint {
         step: 0,
@@ -213,7 +263,7 @@ pub fn search(
                     {
                         continue;
                     }
-                    let share = cheap_share(&counts, &weights);
+                    let share = cheap_share(&counts, weights);
                     let step = Move {
                         gain: if repairing {
                             current_worst - worst
@@ -279,6 +329,7 @@ pub fn search(
     };
     Ok(SearchResult {
         max_exceeded,
+        greedy_limit: max_exceeded,
         low_percentile_grid: LOW_PERCENTILE_GRID.to_vec(),
         steps,
         frontier: thin(frontier),
