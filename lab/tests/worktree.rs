@@ -39,7 +39,7 @@ fn collect(root: &Path, dir: &Path, files: &mut BTreeMap<String, Vec<u8>>) {
 fn worktree_measures_a_dirty_tree_and_touches_nothing() {
     let repo = FakeRepo::new();
     // Dirty: a modified tracked file (slower engine) and an untracked, unignored file.
-    repo.set_constant("WORK_PER_NODE", "300");
+    repo.set_constant("WORK_PER_NODE", "1200");
     repo.write("notes.txt", "untracked scratch\n");
     let before = snapshot(repo.path());
     let status_before = status_lines(&repo);
