@@ -541,7 +541,11 @@ fn ratio_change(ratio: f64) -> String {
     signed_pct(percent_change(ratio))
 }
 
+/// A signed percentage at two decimals; a value that rounds to zero prints as +0.00%, never
+/// -0.00%.
 pub fn signed_pct(value: f64) -> String {
+    let rounded = (value * 100.0).round() / 100.0;
+    let value = if rounded == 0.0 { 0.0 } else { value };
     format!("{value:+.2}%")
 }
 
