@@ -1,7 +1,8 @@
 //! The full tier: mobility, attack-based king safety, trapped pieces, rook and queen terms,
 //! detailed passed-pawn terms and threats by pieces. (Placement by square alone is kept
-//! incrementally by the board, `crate::placement`; threats by pawns are the lazy tier's.) Every term is kept
-//! per side, so calibration can measure each side's residual and king term separately.
+//! incrementally by the board, `crate::placement`; threats by pawns are the lazy tier's.)
+//! Every term is kept per side, so calibration can measure each side's residual and king term
+//! separately.
 
 use super::pawns::passed_span;
 use super::score::S;

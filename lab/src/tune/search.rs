@@ -176,28 +176,16 @@ pub fn search(
         })
         .collect();
     let final_share = |r: &SearchResult| r.frontier.last().map_or(0.0, |p| p.cheap_share);
-    let mut best: Option<SearchResult> = None;
-    let mut first_error = None;
-    for run in runs {
-        match run {
-            Ok(result) => {
-                if best
-                    .as_ref()
-                    .is_none_or(|b| final_share(&result) > final_share(b) + f64::EPSILON)
-                {
-                    best = Some(result);
-                }
-            }
-            Err(e) => {
-                first_error.get_or_insert(e);
-            }
+    // The first run is under the whole limit: when it cannot get within it, no smaller limit
+    // can, and its error names the real limit. A smaller limit that fails is passed over.
+    let mut runs = runs.into_iter();
+    let mut best = runs.next().expect("GREEDY_LIMIT_SHARES is not empty")?;
+    for result in runs.flatten() {
+        if final_share(&result) > final_share(&best) + f64::EPSILON {
+            best = result;
         }
     }
-    match (best, first_error) {
-        (Some(result), _) => Ok(result),
-        (None, Some(e)) => Err(e),
-        (None, None) => unreachable!("GREEDY_LIMIT_SHARES is not empty"),
-    }
+    Ok(best)
 }
 
 /// One greedy ascent under `max_exceeded` (a fraction).
