@@ -2,14 +2,17 @@
 //! Wilson intervals against published references, `lab hist`, `lab tables --apply` on a
 //! temporary copy of margins.rs, error handling, and the pool's stratification.
 
+mod common;
+
+use common::calibration::calibration_file;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use squall::calibrate::stats::{wilson_interval, Z95};
 use squall::calibrate::Histogram;
 use squall_lab::calibration::data::{
-    merge_samples, merge_shards, CalibrationFile, EngineInfo, ExitRate, Histograms, MarginSafety,
-    Provenance, Sample, Samples as ReplaySamples, SparseHistogram, Tally, TierSafety,
+    merge_samples, merge_shards, CalibrationFile, ExitRate, Histograms, MarginSafety, Provenance,
+    Sample, Samples as ReplaySamples, SparseHistogram, Tally, TierSafety,
 };
 use squall_lab::calibration::tables;
 use squall_lab::pool::{self, SplitMix};
@@ -88,26 +91,12 @@ fn file(samples: &Samples, positions: u64, scale: u64) -> CalibrationFile {
             .map(|_| (0..8).map(|b| tally(100 + b, b % 3, 0, 0)).collect())
             .collect(),
     };
+    let exit_rate = ExitRate {
+        calls: 3000 * scale,
+        exits: [1000 * scale, 500 * scale, 1500 * scale],
+        by_material_bucket: (0..8).map(|b| [100 * scale + b, 50, 200]).collect(),
+    };
     CalibrationFile {
-        schema_version: 1,
-        kind: "squall-calibration".to_string(),
-        engine: EngineInfo {
-            name: "squall".to_string(),
-            version: "0.1.0".to_string(),
-            features: vec!["calibrate".to_string()],
-        },
-        depth: 6,
-        hash_mb: 16,
-        positions,
-        modes: ["residual", "marginsafety", "qfutility"]
-            .map(String::from)
-            .to_vec(),
-        nodes: 12345 * scale,
-        exit_rate: ExitRate {
-            calls: 3000 * scale,
-            exits: [1000 * scale, 500 * scale, 1500 * scale],
-            by_material_bucket: (0..8).map(|b| [100 * scale + b, 50, 200]).collect(),
-        },
         histograms: Some(Histograms {
             lo: LO,
             hi: HI,
@@ -120,8 +109,13 @@ fn file(samples: &Samples, positions: u64, scale: u64) -> CalibrationFile {
             super_lazy: tier(0),
             lazy: tier(1),
         }),
-        samples: None,
-        lab: None,
+        ..calibration_file(
+            positions,
+            6,
+            &["residual", "marginsafety", "qfutility"],
+            12345 * scale,
+            exit_rate,
+        )
     }
 }
 

@@ -5,12 +5,15 @@
 //! The case counts are fixed and modest (a few seconds in all with the optimised test profile);
 //! `PROPTEST_CASES` overrides them for a longer hunt. Failing inputs are printed, not saved.
 
+mod common;
+
+use common::calibration::calibration_file;
 use proptest::prelude::*;
 use serde_json::Value;
 use squall::calibrate::Histogram;
 use squall_lab::calibration::data::{
-    merge_shards, CalibrationFile, EngineInfo, ExitRate, Histograms, MarginSafety, Provenance,
-    SparseHistogram, Tally, TierSafety, HISTOGRAM_LIMIT,
+    merge_shards, CalibrationFile, ExitRate, Histograms, MarginSafety, Provenance, SparseHistogram,
+    Tally, TierSafety, HISTOGRAM_LIMIT,
 };
 use squall_lab::calibration::summary::{CalibratedSide, CalibrationComparison};
 use squall_lab::calibration::tables::{self, Choice, Pair};
@@ -77,24 +80,12 @@ fn build(
         by_material_bucket: (0..8).map(tally).collect(),
         by_side_buckets: (0..8).map(|_| (0..8).map(tally).collect()).collect(),
     };
+    let exit_rate = ExitRate {
+        calls: 300 * scale,
+        exits: [100 * scale, 50 * scale, 25 * scale],
+        by_material_bucket: (0..8).map(|b| [10 * scale + b, scale, b]).collect(),
+    };
     CalibrationFile {
-        schema_version: 1,
-        kind: "squall-calibration".to_string(),
-        engine: EngineInfo {
-            name: "squall".to_string(),
-            version: "0.1.0".to_string(),
-            features: vec!["calibrate".to_string()],
-        },
-        depth: 5,
-        hash_mb: 16,
-        positions,
-        modes: vec!["residual".to_string(), "qfutility".to_string()],
-        nodes: 1000 * scale,
-        exit_rate: ExitRate {
-            calls: 300 * scale,
-            exits: [100 * scale, 50 * scale, 25 * scale],
-            by_material_bucket: (0..8).map(|b| [10 * scale + b, scale, b]).collect(),
-        },
         histograms: Some(Histograms {
             lo,
             hi,
@@ -107,8 +98,13 @@ fn build(
             super_lazy: tier(),
             lazy: tier(),
         }),
-        samples: None,
-        lab: None,
+        ..calibration_file(
+            positions,
+            5,
+            &["residual", "qfutility"],
+            1000 * scale,
+            exit_rate,
+        )
     }
 }
 

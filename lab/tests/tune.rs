@@ -9,9 +9,7 @@ mod common;
 use common::{lab, LabRun};
 use squall::calibrate::Histogram;
 use squall::tier::{SearchKind, MATERIAL_BUCKETS};
-use squall_lab::calibration::data::{
-    CalibrationFile, EngineInfo, ExitRate, Histograms, SparseHistogram,
-};
+use squall_lab::calibration::data::{CalibrationFile, ExitRate, Histograms, SparseHistogram};
 use squall_lab::calibration::tables::MARGINS_FILE;
 use squall_lab::tune::samples::{Sample, Samples};
 use squall_lab::tune::search::{search, GREEDY_LIMIT_SHARES};
@@ -46,33 +44,21 @@ fn calibration(with_histograms: bool) -> CalibrationFile {
     for _ in 0..20_000 {
         king.record(0);
     }
+    // The calls the samples' reservoir saw (`seen`), all in one material bucket.
+    let exit_rate = ExitRate {
+        calls: 40_000,
+        exits: [12_000, 8_000, 20_000],
+        by_material_bucket: (0..8)
+            .map(|b| {
+                if b == MATERIAL {
+                    [12_000, 8_000, 20_000]
+                } else {
+                    [0, 0, 0]
+                }
+            })
+            .collect(),
+    };
     CalibrationFile {
-        schema_version: 1,
-        kind: "squall-calibration".to_string(),
-        engine: EngineInfo {
-            name: "squall".to_string(),
-            version: "0.1.0".to_string(),
-            features: vec!["calibrate".to_string()],
-        },
-        depth: 6,
-        hash_mb: 16,
-        positions: 3000,
-        modes: vec!["residual".to_string(), "samples".to_string()],
-        nodes: 1_000_000,
-        // The calls the samples' reservoir saw (`seen`), all in one material bucket.
-        exit_rate: ExitRate {
-            calls: 40_000,
-            exits: [12_000, 8_000, 20_000],
-            by_material_bucket: (0..8)
-                .map(|b| {
-                    if b == MATERIAL {
-                        [12_000, 8_000, 20_000]
-                    } else {
-                        [0, 0, 0]
-                    }
-                })
-                .collect(),
-        },
         histograms: with_histograms.then(|| Histograms {
             lo: LO,
             hi: HI,
@@ -81,9 +67,13 @@ fn calibration(with_histograms: bool) -> CalibrationFile {
             king: Some(vec![SparseHistogram::from_dense(&king); 8]),
             qfutility_excess: None,
         }),
-        margin_safety: None,
-        samples: None,
-        lab: None,
+        ..common::calibration::calibration_file(
+            3000,
+            6,
+            &["residual", "samples"],
+            1_000_000,
+            exit_rate,
+        )
     }
 }
 
