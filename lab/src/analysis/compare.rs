@@ -456,7 +456,10 @@ pub fn compare(
         _ => None,
     };
     let verdict = overall_verdict(speed.verdict, instructions.verdict);
-    let notes = notes(&signature, &criteria);
+    let mut notes = notes(&signature, &criteria);
+    if kind == Kind::BaselineCheck {
+        notes.extend(drift_note(a, b, &signature, &speed, &instructions));
+    }
     let warnings = warnings(
         &signature,
         &speed,
@@ -483,6 +486,33 @@ pub fn compare(
         calibration: None,
         measured: None,
     }
+}
+
+/// A baseline check whose wall clock moved while the work per node did not: the stored runs
+/// come from another session, so the move may be the machine's, and only a paired run can say.
+fn drift_note(
+    a: &Measurement,
+    b: &Measurement,
+    signature: &SignatureComparison,
+    speed: &SpeedComparison,
+    instructions: &InstructionsComparison,
+) -> Option<String> {
+    let estimate = speed.cost_ratio.as_ref()?;
+    let moved = estimate.ci_low > 1.0 || estimate.ci_high < 1.0;
+    let same_work = instructions.per_node_ratio.is_some() && !instructions.flagged;
+    if !speed.comparable || signature.changed || !moved || !same_work {
+        return None;
+    }
+    let baseline = a.revision.commit.as_deref().unwrap_or(&a.revision.spec);
+    let short = &baseline[..baseline.len().min(10)];
+    Some(format!(
+        "time per node moved {:+.2}% against the baseline with the same signature and the same \
+         instructions per node: the baseline's runs come from another session, and the machine's \
+         speed drifts between sessions (the interval covers this session's rounds only); `lab \
+         compare {short} {}` measures both in the same rounds.",
+        (estimate.estimate - 1.0) * 100.0,
+        b.revision.spec
+    ))
 }
 
 fn compare_signatures(
@@ -760,4 +790,76 @@ pub fn describe_depth(depth: Option<u32>) -> String {
         || "the engine's default".to_string(),
         |depth| depth.to_string(),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::measure::Instructions;
+
+    /// The shipped baseline against a copy whose runs take `factor` times as long, its
+    /// instructions per node 5% higher when `more_work`.
+    fn check_against_slower(kind: Kind, factor: f64, more_work: bool) -> Comparison {
+        let stored: serde_json::Value =
+            serde_json::from_str(include_str!("../../../baselines/main.json")).unwrap();
+        let a: Measurement = serde_json::from_value(stored["measurement"].clone()).unwrap();
+        let mut b = a.clone();
+        for run in &mut b.runs_time_ns {
+            for time in run.iter_mut() {
+                *time = (*time as f64 * factor) as u64;
+            }
+        }
+        if let (true, Instructions::Measured { total, .. }) = (more_work, &mut b.instructions) {
+            *total += *total / 20;
+        }
+        let settings = Settings {
+            rounds: 6,
+            depth: None,
+            instr_depth: 6,
+            thresholds: Thresholds {
+                // `baseline check`'s default.
+                threshold_pct: 15.0,
+                instr_threshold_pct: 0.5,
+            },
+            positions: None,
+        };
+        compare(
+            kind,
+            settings,
+            &Measured::new("baseline main", a),
+            &Measured::new("revision", b),
+            Criteria::local(false),
+        )
+    }
+
+    fn drift_noted(comparison: &Comparison) -> bool {
+        comparison.notes.iter().any(|n| n.contains("drifts"))
+    }
+
+    #[test]
+    fn a_baseline_check_tells_drift_from_regression() {
+        // 8% slower with the same work: within the drift allowance, and said to be possible drift.
+        let drift = check_against_slower(Kind::BaselineCheck, 1.08, false);
+        assert_eq!(drift.speed.verdict, Verdict::NoChange);
+        assert!(drift_noted(&drift), "{:?}", drift.notes);
+        assert!(
+            drift.notes[0].contains("`lab compare "),
+            "{:?}",
+            drift.notes
+        );
+        // 25% slower: a regression even so, still with the note (the work per node is the same).
+        let slow = check_against_slower(Kind::BaselineCheck, 1.25, false);
+        assert_eq!(slow.verdict, Verdict::Regression);
+        assert!(drift_noted(&slow));
+        // More instructions per node: real extra work, no drift note.
+        let work = check_against_slower(Kind::BaselineCheck, 1.08, true);
+        assert_eq!(work.verdict, Verdict::Regression);
+        assert!(!drift_noted(&work), "{:?}", work.notes);
+        // A paired compare measures both sides in the same rounds: no such note.
+        assert!(!drift_noted(&check_against_slower(
+            Kind::Compare,
+            1.08,
+            false
+        )));
+    }
 }

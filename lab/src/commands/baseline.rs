@@ -26,7 +26,8 @@ pub fn run(lab: &Lab, action: &BaselineCommand) -> Result<Outcome> {
             rounds,
             no_instructions,
             timeout,
-            verdict,
+            threshold,
+            instr_threshold,
             ..
         } => check(
             lab,
@@ -36,7 +37,10 @@ pub fn run(lab: &Lab, action: &BaselineCommand) -> Result<Outcome> {
                 rounds: *rounds,
                 no_instructions: *no_instructions,
                 timeout: *timeout,
-                verdict,
+                verdict: &VerdictArgs {
+                    threshold: *threshold,
+                    instr_threshold: *instr_threshold,
+                },
             },
         ),
         BaselineCommand::Show { name, .. } => show(lab, name),
