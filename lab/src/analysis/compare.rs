@@ -25,6 +25,9 @@ pub struct Criteria {
     /// True when A and B are one binary run two ways (`lab tiers`): their trees may differ by
     /// design, so the node ratio is a note and a changed signature no warning.
     pub same_binary: bool,
+    /// False when A's runs come from another session (a baseline): the machine's drift between
+    /// the sessions is in the speed ratio but not in its interval.
+    pub paired_in_time: bool,
     /// Why NPS is not comparable (a baseline's machine or toolchain), one entry per setting.
     pub machine_differences: Vec<String>,
     /// Settings the baseline did not record.
@@ -38,6 +41,7 @@ impl Criteria {
             nps_comparable: true,
             toolchain_comparable: true,
             same_binary,
+            paired_in_time: true,
             machine_differences: Vec::new(),
             machine_unknown: Vec::new(),
         }
@@ -456,10 +460,7 @@ pub fn compare(
         _ => None,
     };
     let verdict = overall_verdict(speed.verdict, instructions.verdict);
-    let mut notes = notes(&signature, &criteria);
-    if kind == Kind::BaselineCheck {
-        notes.extend(drift_note(a, b, &signature, &speed, &instructions));
-    }
+    let notes = notes(a, b, &signature, &speed, &instructions, &criteria);
     let warnings = warnings(
         &signature,
         &speed,
@@ -488,8 +489,8 @@ pub fn compare(
     }
 }
 
-/// A baseline check whose wall clock moved while the work per node did not: the stored runs
-/// come from another session, so the move may be the machine's, and only a paired run can say.
+/// Runs from another session whose wall clock moved while the work per node did not: the move
+/// may be the machine's, and only a paired run can say.
 fn drift_note(
     a: &Measurement,
     b: &Measurement,
@@ -503,13 +504,15 @@ fn drift_note(
     if !speed.comparable || signature.changed || !moved || !same_work {
         return None;
     }
-    let baseline = a.revision.commit.as_deref().unwrap_or(&a.revision.spec);
-    let short = &baseline[..baseline.len().min(10)];
+    let baseline = match &a.revision.commit {
+        Some(commit) => commit.get(..10).unwrap_or(commit),
+        None => &a.revision.spec,
+    };
     Some(format!(
         "time per node moved {:+.2}% against the baseline with the same signature and the same \
          instructions per node: the baseline's runs come from another session, and the machine's \
          speed drifts between sessions (the interval covers this session's rounds only); `lab \
-         compare {short} {}` measures both in the same rounds.",
+         compare {baseline} {}` measures both in the same rounds.",
         (estimate.estimate - 1.0) * 100.0,
         b.revision.spec
     ))
@@ -687,17 +690,28 @@ fn overall_verdict(speed: Verdict, instructions: Verdict) -> Verdict {
     }
 }
 
-fn notes(signature: &SignatureComparison, criteria: &Criteria) -> Vec<String> {
-    if !criteria.same_binary {
-        return Vec::new();
+fn notes(
+    a: &Measurement,
+    b: &Measurement,
+    signature: &SignatureComparison,
+    speed: &SpeedComparison,
+    instructions: &InstructionsComparison,
+    criteria: &Criteria,
+) -> Vec<String> {
+    let mut notes = Vec::new();
+    if criteria.same_binary {
+        notes.push(format!(
+            "A and B run one binary two ways, whose trees may differ by design: B searched {} \
+             nodes, A {} (node ratio {:.4}); speed is compared per node.",
+            signature.b,
+            signature.a,
+            signature.b as f64 / signature.a.max(1) as f64
+        ));
     }
-    vec![format!(
-        "A and B run one binary two ways, whose trees may differ by design: B searched {} \
-         nodes, A {} (node ratio {:.4}); speed is compared per node.",
-        signature.b,
-        signature.a,
-        signature.b as f64 / signature.a.max(1) as f64
-    )]
+    if !criteria.paired_in_time {
+        notes.extend(drift_note(a, b, signature, speed, instructions));
+    }
+    notes
 }
 
 fn warnings(
@@ -828,7 +842,10 @@ mod tests {
             settings,
             &Measured::new("baseline main", a),
             &Measured::new("revision", b),
-            Criteria::local(false),
+            Criteria {
+                paired_in_time: kind != Kind::BaselineCheck,
+                ..Criteria::local(false)
+            },
         )
     }
 

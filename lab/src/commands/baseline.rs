@@ -124,6 +124,7 @@ fn check(lab: &Lab, request: &CheckRequest) -> Result<Outcome> {
         toolchain_comparable: setting.toolchain,
         machine_differences: setting.differences,
         machine_unknown: setting.unknown,
+        paired_in_time: false,
         ..Criteria::local(false)
     };
     let stored_side = Measured {
