@@ -22,13 +22,21 @@
 //!   - `spawn-sleeper`: like `hang`; in addition, setting this behaviour spawns `sleep 120`,
 //!     which inherits stdout, to test that the referee kills the whole process group.
 //!
+//! `setoption name Gate value <DIR>` makes games wait at a gate, so a test can stop a match after
+//! a known number of games without racing the clock: each `ucinewgame` takes the next ticket
+//! (creating `DIR/ticket-<k>`), and while `DIR/limit` holds a number N, a game whose ticket is
+//! N or more waits before its `readyok` until that file is removed (`quit` still ends it at once).
+//! Give it to one side only: a game takes one ticket from each engine that has it.
+//!
 //! Every move is announced by `info depth 1 score cp <S> nodes 1 pv <move>` where S is the
 //! material balance (P=100, N=B=300, R=500, Q=900) for the side to move. With no legal move the
 //! answer is `bestmove (none)`. Errors in input are reported as `info string error: ...` and
 //! leave the previous state unchanged; unknown commands are ignored.
 
 use std::collections::VecDeque;
-use std::io::{self, BufRead, Write};
+use std::fs::OpenOptions;
+use std::io::{self, BufRead, ErrorKind, Write};
+use std::path::PathBuf;
 use std::process::{self, Child, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::thread;
@@ -47,6 +55,8 @@ struct Engine {
     behaviour: &'static str,
     fault_after: u64,
     seed: u64,
+    /// The directory of the `Gate` option.
+    gate: Option<PathBuf>,
     /// `go` commands received so far by this process.
     gos: u64,
     pos: Chess,
@@ -79,6 +89,7 @@ fn main() {
         behaviour: "first-legal",
         fault_after: 0,
         seed: 0,
+        gate: None,
         gos: 0,
         pos: Chess::default(),
         moves: Vec::new(),
@@ -136,6 +147,7 @@ impl Engine {
                 ));
                 send("option name FaultAfter type spin default 0 min 0 max 10000");
                 send("option name Seed type spin default 0 min 0 max 1000000");
+                send("option name Gate type string default <empty>");
                 send("option name Hash type spin default 16 min 1 max 1024");
                 send("option name Threads type spin default 1 min 1 max 1");
                 send("uciok");
@@ -144,6 +156,7 @@ impl Engine {
             "ucinewgame" => {
                 self.pos = Chess::default();
                 self.moves.clear();
+                self.wait_at_gate();
             }
             "setoption" => {
                 if let Err(error) = self.set_option(args) {
@@ -193,6 +206,7 @@ impl Engine {
             }
             "faultafter" => self.fault_after = number()?,
             "seed" => self.seed = number()?,
+            "gate" => self.gate = (!value.is_empty()).then(|| PathBuf::from(&value)),
             "hash" | "threads" => {}
             _ => return Err(format!("unknown option '{name}'")),
         }
@@ -264,6 +278,40 @@ impl Engine {
         let uci = chosen.to_uci(CastlingMode::Standard);
         send(format!("info depth 1 score cp {score} nodes 1 pv {uci}"));
         send(format!("bestmove {uci}"));
+    }
+
+    /// Takes the next ticket at the gate and, while the gate's limit is at or below it, waits.
+    fn wait_at_gate(&mut self) {
+        let Some(gate) = self.gate.clone() else {
+            return;
+        };
+        let mut ticket = 0u64;
+        loop {
+            let taken = OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(gate.join(format!("ticket-{ticket}")));
+            match taken {
+                Ok(_) => break,
+                Err(error) if error.kind() == ErrorKind::AlreadyExists => ticket += 1,
+                Err(error) => return send(format!("info string error: gate: {error}")),
+            }
+        }
+        let limit = gate.join("limit");
+        while let Some(n) = std::fs::read_to_string(&limit)
+            .ok()
+            .and_then(|text| text.trim().parse::<u64>().ok())
+        {
+            if ticket < n {
+                return;
+            }
+            match self.lines.recv_timeout(Duration::from_millis(10)) {
+                Ok(line) if line.split_whitespace().next() == Some("quit") => process::exit(0),
+                Ok(line) => self.pending.push_back(line),
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => process::exit(0),
+            }
+        }
     }
 
     /// Sleeps past the time this move may take, still honouring `quit`.

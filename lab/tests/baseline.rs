@@ -7,14 +7,7 @@ use common::FakeRepo;
 #[test]
 fn saved_baseline_catches_a_slower_revision() {
     let repo = FakeRepo::new();
-    let save = repo.lab(&[
-        "baseline",
-        "save",
-        "main",
-        "--rounds",
-        "6",
-        "--no-instructions",
-    ]);
+    let save = repo.lab(&["baseline", "save", "main", "--rounds", "6"]);
     assert_eq!(save.code, 0, "{save}");
     let file = repo.path().join("baselines/main.json");
     let stored: serde_json::Value =
@@ -37,11 +30,17 @@ fn saved_baseline_catches_a_slower_revision() {
     assert_eq!(same.json()["signature"]["changed"], false, "{same}");
     assert_ne!(same.code, 2, "{same}");
 
-    // Six times the work: a baseline check compares against runs saved earlier, not paired in
-    // time, so the slowdown must stay visible through any change of machine load in between.
+    // Six times the work. A baseline check compares against runs saved earlier, not paired in
+    // time, so machine load in between can move time per node either way; instructions per
+    // node cannot move, and they alone must catch it.
     repo.commit_constant("WORK_PER_NODE", "1200");
-    let slower = repo.lab(&["baseline", "check", "main", "--no-instructions"]);
+    let slower = repo.lab(&["baseline", "check", "main", "--format", "json"]);
     assert_eq!(slower.code, 1, "{slower}");
+    assert_eq!(
+        slower.json()["instructions"]["verdict"],
+        "regression",
+        "{slower}"
+    );
 
     let show = repo.lab(&["baseline", "show", "main", "--format", "markdown"]);
     assert_eq!(show.code, 0, "{show}");

@@ -11,7 +11,8 @@ const ROUNDS: &str = "6";
 #[test]
 fn slowed_commit_is_a_regression() {
     let repo = FakeRepo::new();
-    repo.commit_constant("WORK_PER_NODE", "300");
+    // Three times the work per node: paired rounds see it through any load a CI runner has.
+    repo.commit_constant("WORK_PER_NODE", "600");
     let run = repo.lab(&[
         "compare",
         "HEAD~1",

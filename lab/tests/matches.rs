@@ -505,6 +505,13 @@ fn resume_after_an_interrupt_loses_no_game_and_plays_none_twice() {
     let repo = FakeRepo::new();
     let serial = common::serial();
     let out = repo.path().join("resumed.jsonl");
+    // The first GAMES_BEFORE games pass the fake engine's gate; every later one waits at it, so
+    // the interrupt lands after exactly that many games however fast the machine is.
+    const GAMES_BEFORE: usize = 5;
+    let gate = repo.path().join("gate");
+    std::fs::create_dir(&gate).unwrap();
+    std::fs::write(gate.join("limit"), GAMES_BEFORE.to_string()).unwrap();
+    let gate_option = format!("Gate={}", gate.display());
     let fake = fake_uci();
     let base = [
         "--repo",
@@ -520,6 +527,8 @@ fn resume_after_an_interrupt_loses_no_game_and_plays_none_twice() {
         "2",
         "--option-a",
         "Behaviour=random",
+        "--option-a",
+        &gate_option,
         "--option-b",
         "Behaviour=random",
         "--out",
@@ -531,8 +540,14 @@ fn resume_after_an_interrupt_loses_no_game_and_plays_none_twice() {
         .stderr(Stdio::null())
         .spawn()
         .expect("lab starts");
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while results_lines(&out).len() < 5 && Instant::now() < deadline {
+    // Generous: the games are short, and the gated ones wait for the interrupt (up to the
+    // lab's 10 s handshake deadline, far beyond this loop's 20 ms polling).
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while results_lines(&out).len() < 1 + GAMES_BEFORE {
+        assert!(
+            Instant::now() < deadline,
+            "the ungated games did not finish"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
     // SAFETY: kill(2) with the pid of our own child; no memory is involved.
@@ -542,11 +557,9 @@ fn resume_after_an_interrupt_loses_no_game_and_plays_none_twice() {
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(130), "an interrupted lab exits 130");
     let before = results_lines(&out).len() - 1;
-    assert!(
-        (4..24).contains(&before),
-        "{before} games before the interrupt"
-    );
+    assert_eq!(before, GAMES_BEFORE, "games recorded before the interrupt");
     drop(serial);
+    std::fs::remove_file(gate.join("limit")).unwrap();
 
     let mut resumed = base[2..].to_vec();
     resumed.extend(["--resume", "--format", "json"]);
