@@ -9,6 +9,8 @@ const ROUNDS: &str = "6";
 #[test]
 fn tiers_report_what_the_cheap_tiers_buy() {
     let repo = FakeRepo::new();
+    // The fake's clock reads its work, so the verdict is the same on any machine and load.
+    repo.commit_constant("SIMULATED_NS_PER_KILOWORK", "500");
     let run = repo.lab(&[
         "tiers",
         "HEAD",
@@ -59,6 +61,7 @@ fn tiers_report_what_the_cheap_tiers_buy() {
 #[test]
 fn tiers_that_cost_more_than_they_save_are_a_regression() {
     let repo = FakeRepo::new();
+    repo.set_constant("SIMULATED_NS_PER_KILOWORK", "500");
     repo.commit_constant("FULL_EVAL_WORK_PERCENT", "50");
     let run = repo.lab(&["tiers", "HEAD", "--rounds", ROUNDS, "--no-instructions"]);
     assert_eq!(run.code, 1, "{run}");
