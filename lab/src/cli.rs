@@ -739,7 +739,8 @@ pub struct MatchPlayArgs {
     /// Clock per game, BASE+INC in seconds (fastchess notation); the default limit.
     #[arg(long, value_name = "BASE+INC", conflicts_with_all = ["nodes", "depth", "movetime"])]
     pub tc: Option<String>,
-    /// Nodes per move instead of a clock (games are then reproducible).
+    /// Nodes per move instead of a clock: between deterministic single-threaded engines the
+    /// games replay exactly, on any machine, at any concurrency or shard split.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..), conflicts_with_all = ["depth", "movetime"])]
     pub nodes: Option<u64>,
     /// Depth per move instead of a clock.
@@ -748,6 +749,20 @@ pub struct MatchPlayArgs {
     /// Milliseconds per move instead of a clock.
     #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..=86_400_000))]
     pub movetime: Option<u64>,
+    /// A's own clock, BASE+INC (fastchess's per-engine tc=): overrides the match-wide limit
+    /// for A only.
+    #[arg(long, value_name = "BASE+INC", conflicts_with = "nodes_a")]
+    pub tc_a: Option<String>,
+    /// B's own clock, as --tc-a.
+    #[arg(long, value_name = "BASE+INC", conflicts_with = "nodes_b")]
+    pub tc_b: Option<String>,
+    /// A's own nodes per move (fastchess's per-engine nodes=): overrides the match-wide limit
+    /// for A only.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub nodes_a: Option<u64>,
+    /// B's own nodes per move, as --nodes-a.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub nodes_b: Option<u64>,
     /// How far past its clock (or movetime) an engine may answer before it loses on time.
     #[arg(long, value_name = "MS", default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=60_000))]
     pub timemargin: u64,
