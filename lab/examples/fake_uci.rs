@@ -11,6 +11,9 @@
 //!   opponent the fewest legal replies (checks last).
 //! - `repeat`: undoes its own previous move when legal, otherwise plays the first knight move:
 //!   from the start position two `repeat` engines reach a threefold repetition after 8 plies.
+//! - `ignore-limits`: ignores every limit of `go` (as Toga II ignores `go nodes`): searches
+//!   until `stop`, printing `info depth D score cp 0 nodes <D × 50000>` every 10 ms, then
+//!   answers like `first-legal`.
 //! - Faults, from the `FaultAfter`-th `go` onward (counted from 0 per process; before it they
 //!   play `first-legal`):
 //!   - `crash`: exits with code 3 without answering;
@@ -49,7 +52,7 @@ use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Move, Position, Role, 
 
 /// The values of the `Behaviour` option.
 const BEHAVIOURS: &str = "first-legal random crash illegal hang slow garbage resign \
-                          stalemate-seeker spawn-sleeper repeat";
+                          stalemate-seeker spawn-sleeper repeat ignore-limits";
 
 struct Engine {
     behaviour: &'static str,
@@ -233,6 +236,7 @@ impl Engine {
                 return send("bestmove zzzz");
             }
             "slow" => self.sleep_out(args),
+            "ignore-limits" => self.search_until_stop(),
             _ => {}
         }
         let legal = self.pos.legal_moves();
@@ -308,6 +312,26 @@ impl Engine {
             match self.lines.recv_timeout(Duration::from_millis(10)) {
                 Ok(line) if line.split_whitespace().next() == Some("quit") => process::exit(0),
                 Ok(line) => self.pending.push_back(line),
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => process::exit(0),
+            }
+        }
+    }
+
+    /// Reports a deeper iteration every 10 ms until `stop` (or `quit`, which ends it).
+    fn search_until_stop(&mut self) {
+        const NODES_PER_DEPTH: u64 = 50_000;
+        for depth in 1u64.. {
+            send(format!(
+                "info depth {depth} score cp 0 nodes {}",
+                depth * NODES_PER_DEPTH
+            ));
+            match self.lines.recv_timeout(Duration::from_millis(10)) {
+                Ok(line) => match line.split_whitespace().next() {
+                    Some("quit") => process::exit(0),
+                    Some("stop") => return,
+                    _ => self.pending.push_back(line),
+                },
                 Err(RecvTimeoutError::Timeout) => {}
                 Err(RecvTimeoutError::Disconnected) => process::exit(0),
             }

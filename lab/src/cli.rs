@@ -20,6 +20,13 @@ Exit codes:
   2  error (bad option or book, failed build, an engine that faults game after game, ...)
   3  the game budget was spent without an SPRT decision";
 
+pub const VERDICT_EXIT_CODES_HELP: &str = "\
+Exit codes:
+  0  H1 accepted: B's total Elo (speed + search) is at least elo1
+  1  H0 accepted: B's total Elo is below elo0
+  2  error (bad option, failed build, no speed-Elo model for this machine and clock, ...)
+  3  undecided within --max-rounds (same signature) or --max-games (games)";
+
 pub const BISECT_EXIT_CODES_HELP: &str = "\
 Exit codes:
   0  no regression: BAD is not beyond the threshold relative to GOOD
@@ -117,6 +124,23 @@ pub enum Command {
     /// flag fall loses the game and is written into the PGN.
     #[command(after_help = MATCH_EXIT_CODES_HELP, args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
     Match(Box<MatchArgs>),
+    /// Fit what speed is worth in Elo for one engine at one clock: self-play in which B has
+    /// `odds ×` A's clock, Elo = k·log2(odds) fitted through the origin with a 95% CI.
+    ///
+    /// The model is stored under target/lab/speed-elo/, keyed by engine binary, time control
+    /// and machine; `lab compare`, `lab tiers` and `lab verdict` read it. `--show` lists the
+    /// stored models. Exit 0, or 2 on error.
+    SpeedElo(SpeedEloArgs),
+    /// One decision for speed and strength: is B at least as good as A at a time control?
+    ///
+    /// Measures A and B as `lab compare` does (signature, paired speed, instructions) and turns
+    /// the speed change into Elo with the stored speed-Elo model (`lab speed-elo`). With the
+    /// same signature no game is played: the speed's Elo is judged against the SPRT bounds,
+    /// with more rounds while undecided. With different signatures, a fixed-node SPRT between
+    /// A and B (nodes per move: A's NPS × the clock's typical time per move) decides, its bounds
+    /// shifted by the speed's Elo. Prints search, speed and total Elo with 95% CIs.
+    #[command(after_help = VERDICT_EXIT_CODES_HELP)]
+    Verdict(VerdictCommandArgs),
     /// Profile a revision's bench under pprof: flamegraph SVG and sample shares of key frames.
     ///
     /// Builds REV with `--features profile` and `-C force-frame-pointers=yes`, runs
@@ -380,6 +404,60 @@ pub struct MeasureArgs {
     /// With --positions: bench every Nth position of the file (1: all of them).
     #[arg(long, value_name = "N", requires = "positions", value_parser = clap::value_parser!(u32).range(1..))]
     pub every: Option<u32>,
+}
+
+#[derive(Debug, Args)]
+pub struct SpeedEloArgs {
+    /// The revision (or `exe:PATH`) to fit the model for.
+    #[arg(required_unless_present = "show")]
+    pub rev: Option<String>,
+    /// A's clock, BASE+INC in seconds; B gets odds × it (base and increment alike).
+    #[arg(long, value_name = "BASE+INC", required_unless_present = "show")]
+    pub tc: Option<String>,
+    /// The time odds to play, comma-separated: each above 0 and not 1.
+    #[arg(long, value_delimiter = ',', default_value = "2")]
+    pub odds: Vec<f64>,
+    /// Games per odds (even: each opening is a pair).
+    #[arg(long, default_value_t = 400, value_parser = clap::value_parser!(u64).range(2..=1_000_000))]
+    pub games: u64,
+    /// Games played at once (default: the number of cores).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub concurrency: Option<u32>,
+    /// List the stored models and exit.
+    #[arg(long, conflicts_with_all = ["rev", "tc"])]
+    pub show: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct VerdictCommandArgs {
+    /// The base revision (anything git understands, or WORKTREE).
+    pub a: String,
+    /// The revision under test.
+    pub b: String,
+    /// The clock the verdict is for, BASE+INC in seconds: it picks the speed-Elo model and
+    /// sets the fixed-node budget.
+    #[arg(long, value_name = "BASE+INC")]
+    pub tc: String,
+    /// The bounds in logistic Elo of B's total over A, e.g. elo0=-5,elo1=0 (a non-regression
+    /// test); alpha and beta default to 0.05.
+    #[arg(long, value_name = "SPEC", default_value = "elo0=-5,elo1=0")]
+    pub sprt: String,
+    /// With the same signature: the most measurement rounds spent before the speed's Elo is
+    /// called undecided (the rounds double from --rounds).
+    #[arg(long, default_value_t = 48, value_parser = clap::value_parser!(u32).range(2..=10_000))]
+    pub max_rounds: u32,
+    /// With different signatures: the most fixed-node games before the SPRT is undecided.
+    #[arg(long, default_value_t = 20_000, value_parser = clap::value_parser!(u64).range(2..=1_000_000))]
+    pub max_games: u64,
+    /// Games played at once (default: the number of cores).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub concurrency: Option<u32>,
+    #[command(flatten)]
+    pub measure: MeasureArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 #[derive(Debug, Clone, Copy, Args)]
@@ -661,7 +739,8 @@ pub struct MatchPlayArgs {
     /// Clock per game, BASE+INC in seconds (fastchess notation); the default limit.
     #[arg(long, value_name = "BASE+INC", conflicts_with_all = ["nodes", "depth", "movetime"])]
     pub tc: Option<String>,
-    /// Nodes per move instead of a clock (games are then reproducible).
+    /// Nodes per move instead of a clock: between deterministic single-threaded engines the
+    /// games replay exactly, on any machine, at any concurrency or shard split.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..), conflicts_with_all = ["depth", "movetime"])]
     pub nodes: Option<u64>,
     /// Depth per move instead of a clock.
@@ -670,6 +749,20 @@ pub struct MatchPlayArgs {
     /// Milliseconds per move instead of a clock.
     #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..=86_400_000))]
     pub movetime: Option<u64>,
+    /// A's own clock, BASE+INC (fastchess's per-engine tc=): overrides the match-wide limit
+    /// for A only.
+    #[arg(long, value_name = "BASE+INC", conflicts_with = "nodes_a")]
+    pub tc_a: Option<String>,
+    /// B's own clock, as --tc-a.
+    #[arg(long, value_name = "BASE+INC", conflicts_with = "nodes_b")]
+    pub tc_b: Option<String>,
+    /// A's own nodes per move (fastchess's per-engine nodes=): overrides the match-wide limit
+    /// for A only.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub nodes_a: Option<u64>,
+    /// B's own nodes per move, as --nodes-a.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub nodes_b: Option<u64>,
     /// How far past its clock (or movetime) an engine may answer before it loses on time.
     #[arg(long, value_name = "MS", default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=60_000))]
     pub timemargin: u64,

@@ -26,3 +26,4 @@ pub mod progress;
 pub mod report;
 pub mod schema;
 pub mod tune;
+pub mod verdict;

@@ -22,6 +22,8 @@ pub enum Kind {
     History,
     Bisect,
     Tune,
+    SpeedElo,
+    Verdict,
 }
 
 impl Kind {
@@ -39,6 +41,8 @@ impl Kind {
             Kind::History => "history",
             Kind::Bisect => "bisect",
             Kind::Tune => "tune",
+            Kind::SpeedElo => "speed-elo",
+            Kind::Verdict => "verdict",
         }
     }
 }
@@ -67,6 +71,8 @@ mod tests {
             Kind::History,
             Kind::Bisect,
             Kind::Tune,
+            Kind::SpeedElo,
+            Kind::Verdict,
         ] {
             assert_eq!(
                 serde_json::to_string(&kind).unwrap(),

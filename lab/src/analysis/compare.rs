@@ -114,6 +114,29 @@ pub struct Comparison {
     /// a report rendered later from the JSON can say so.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub measured: Option<crate::analysis::provenance::Provenance>,
+    /// The speed change in Elo, when a speed-Elo model exists for this machine (`lab
+    /// speed-elo`); filled by the command, which reads the stored models.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub speed_elo: Option<SpeedEloEstimate>,
+}
+
+/// What a speed change is worth in Elo under a stored speed-Elo model.
+#[derive(Debug, Clone, Serialize)]
+pub struct SpeedEloEstimate {
+    pub value: f64,
+    pub ci_low: f64,
+    pub ci_high: f64,
+    /// B's NPS over A's (paired), the figure converted.
+    pub speed_ratio: f64,
+    /// The model's clock, `BASE+INC`.
+    pub tc: String,
+    /// Elo per doubling of time.
+    pub elo_per_doubling: f64,
+    /// The revision (or executable) the model was fitted on.
+    pub model_of: String,
+    /// Whether the model was fitted on A's own binary.
+    pub same_binary: bool,
+    pub games: u64,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -486,6 +509,7 @@ pub fn compare(
         functions: None,
         calibration: None,
         measured: None,
+        speed_elo: None,
     }
 }
 

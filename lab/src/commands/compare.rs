@@ -66,5 +66,6 @@ pub fn run(lab: &Lab, args: &CompareArgs) -> Result<Outcome> {
             args.calibration.calib_depth,
         )?);
     }
+    comparison.speed_elo = crate::verdict::comparison_speed_elo(&comparison, paths);
     Ok(comparison_outcome(comparison))
 }

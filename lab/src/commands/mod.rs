@@ -12,9 +12,11 @@ pub mod matches;
 pub mod pool;
 pub mod profile;
 pub mod report;
+pub mod speed_elo;
 pub mod tables;
 pub mod tiers;
 pub mod tune;
+pub mod verdict;
 
 use std::time::Duration;
 
@@ -107,6 +109,8 @@ fn output(command: &Command) -> (Format, Option<&ExportArgs>) {
         Command::History(args) => with(&args.output),
         Command::Bisect(args) => with(&args.output),
         Command::Tune(args) => with(&args.output),
+        Command::SpeedElo(args) => with(&args.output),
+        Command::Verdict(args) => with(&args.output),
         Command::Baseline {
             action: BaselineCommand::Check { output, .. } | BaselineCommand::Show { output, .. },
         } => with(output),
@@ -143,6 +147,8 @@ fn dispatch(lab: &Lab, command: &Command) -> Result<Outcome> {
         Command::History(args) => history::run(lab, args),
         Command::Bisect(args) => bisect::run(lab, args),
         Command::Tune(args) => tune::run(lab, args),
+        Command::SpeedElo(args) => speed_elo::run(lab, args),
+        Command::Verdict(args) => verdict::run(lab, args),
         Command::Report(args) => report::run(args),
     }
 }

@@ -32,12 +32,13 @@ pub fn run(lab: &Lab, args: &TiersArgs) -> Result<Outcome> {
         session.paths(),
         session.progress(),
     )?;
-    let comparison = compare(
+    let mut comparison = compare(
         Kind::Tiers,
         settings(&args.measure, thresholds(&args.verdict), positions),
         &full_eval,
         &tiers,
         Criteria::local(true),
     );
+    comparison.speed_elo = crate::verdict::comparison_speed_elo(&comparison, session.paths());
     Ok(comparison_outcome(comparison))
 }

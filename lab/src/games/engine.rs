@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use super::rules::Score;
+use super::rules::{Ceiling, Score};
 use crate::process::{kill_group, spawn_in_group};
 
 /// How long an engine may take to answer `uci` and `isready` (hash allocation included).
@@ -41,12 +41,20 @@ pub enum Fault {
     Startup { detail: String },
     /// The process exited or closed its output.
     Crash { detail: String },
-    /// No answer before the deadline (a time forfeit when a clock was running).
-    Timeout { waited_ms: u64 },
+    /// No answer before the deadline (a time forfeit when a clock was running): the wait since
+    /// `command` was sent.
+    Timeout {
+        waited_ms: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        command: Option<String>,
+    },
     /// `bestmove` was missing its move, or the move is not a move at all.
     Garbage { line: String },
     /// A well-formed move that is not legal in the position.
     IllegalMove { uci: String },
+    /// The engine searched past its `go nodes` or `go depth` limit: `reported` is the `info`
+    /// figure that showed it.
+    IgnoredLimit { command: String, reported: String },
 }
 
 impl Fault {
@@ -54,9 +62,19 @@ impl Fault {
         match self {
             Fault::Startup { detail } => format!("failed to start: {detail}"),
             Fault::Crash { detail } => format!("crashed: {detail}"),
-            Fault::Timeout { waited_ms } => format!("no move within {waited_ms} ms"),
+            Fault::Timeout {
+                waited_ms,
+                command: None,
+            } => format!("no move within {waited_ms} ms"),
+            Fault::Timeout {
+                waited_ms,
+                command: Some(command),
+            } => format!("no move within {waited_ms} ms of `{command}`"),
             Fault::Garbage { line } => format!("garbage output: `{line}`"),
             Fault::IllegalMove { uci } => format!("illegal move {uci}"),
+            Fault::IgnoredLimit { command, reported } => {
+                format!("ignored `{command}`: it reported {reported} before its move")
+            }
         }
     }
 }
@@ -67,6 +85,8 @@ pub struct Reply {
     pub bestmove: String,
     pub score: Option<Score>,
     pub depth: Option<u32>,
+    /// The last `info ... nodes N` of the search.
+    pub nodes: Option<u64>,
     /// From writing `go` to reading `bestmove`: what the clock is charged.
     pub elapsed: Duration,
     /// When `go` was written: the referee's own work since the last reply ends here.
@@ -180,25 +200,59 @@ impl Engine {
         Ok(())
     }
 
-    /// Prepares for a new game: `ucinewgame` and a synchronising `isready`.
+    /// Prepares for a new game: `ucinewgame` (and `Clear Hash` where the engine has that
+    /// button, so no game inherits another's table) and a synchronising `isready`.
     pub fn new_game(&mut self) -> Result<(), Fault> {
         self.send("ucinewgame")?;
+        if self.has_option("Clear Hash") {
+            self.send("setoption name Clear Hash")?;
+        }
         self.sync(HANDSHAKE_TIMEOUT)
     }
 
     /// Sends the position and `go`, and waits for `bestmove` until `deadline`. The engine's
-    /// last `info ... score` before `bestmove` is its score for the move.
-    pub fn search(&mut self, position: &str, go: &str, deadline: Instant) -> Result<Reply, Fault> {
+    /// last `info ... score` before `bestmove` is its score for the move. An `info` line past
+    /// `ceiling` ends the wait at once: the engine is not honouring its limit.
+    pub fn search(
+        &mut self,
+        position: &str,
+        go: &str,
+        deadline: Instant,
+        ceiling: Ceiling,
+    ) -> Result<Reply, Fault> {
         self.send(position)?;
         let start = Instant::now();
         self.send(go)?;
         let mut score = None;
         let mut depth = None;
+        let mut nodes = None;
         loop {
-            let line = self.receive(deadline)?;
+            let line = match self.receive(deadline) {
+                Ok(line) => line,
+                Err(Fault::Timeout { .. }) => {
+                    return Err(Fault::Timeout {
+                        waited_ms: start.elapsed().as_millis() as u64,
+                        command: Some(go.to_string()),
+                    })
+                }
+                Err(fault) => return Err(fault),
+            };
             let mut tokens = line.split_whitespace();
             match tokens.next() {
-                Some("info") => read_info(tokens, &mut score, &mut depth),
+                Some("info") => {
+                    let mut line_depth = None;
+                    let mut line_nodes = None;
+                    read_info(tokens, &mut score, &mut line_depth, &mut line_nodes);
+                    if let Some(reported) = ceiling.broken_by(line_nodes, line_depth) {
+                        let _ = self.send("stop");
+                        return Err(Fault::IgnoredLimit {
+                            command: go.to_string(),
+                            reported,
+                        });
+                    }
+                    depth = line_depth.or(depth);
+                    nodes = line_nodes.or(nodes);
+                }
                 Some("bestmove") => {
                     let received = Instant::now();
                     let Some(bestmove) = tokens.next() else {
@@ -208,6 +262,7 @@ impl Engine {
                         bestmove: bestmove.to_string(),
                         score,
                         depth,
+                        nodes,
                         elapsed: received - start,
                         sent: start,
                         received,
@@ -239,6 +294,7 @@ impl Engine {
             }),
             Err(RecvTimeoutError::Timeout) => Err(Fault::Timeout {
                 waited_ms: started.elapsed().as_millis() as u64,
+                command: None,
             }),
         }
     }
@@ -319,12 +375,18 @@ fn read_info<'a>(
     mut tokens: impl Iterator<Item = &'a str>,
     score: &mut Option<Score>,
     depth: &mut Option<u32>,
+    nodes: &mut Option<u64>,
 ) {
     while let Some(token) = tokens.next() {
         match token {
             "depth" => {
                 if let Some(value) = tokens.next().and_then(|t| t.parse().ok()) {
                     *depth = Some(value);
+                }
+            }
+            "nodes" => {
+                if let Some(value) = tokens.next().and_then(|t| t.parse().ok()) {
+                    *nodes = Some(value);
                 }
             }
             "score" => match (tokens.next(), tokens.next().and_then(|t| t.parse().ok())) {
@@ -344,25 +406,41 @@ mod tests {
     use super::*;
 
     #[test]
-    fn info_lines_give_the_score_and_depth() {
-        let (mut score, mut depth) = (None, None);
+    fn info_lines_give_the_score_depth_and_nodes() {
+        let (mut score, mut depth, mut nodes) = (None, None, None);
         read_info(
             "depth 12 seldepth 18 score cp -35 nodes 1000 pv e2e4 e7e5".split_whitespace(),
             &mut score,
             &mut depth,
+            &mut nodes,
         );
         assert_eq!((score, depth), (Some(Score::Centipawns(-35)), Some(12)));
+        assert_eq!(nodes, Some(1000));
         read_info(
-            "depth 20 score mate -3 upperbound".split_whitespace(),
+            "depth 20 score mate -3 upperbound nodes x".split_whitespace(),
             &mut score,
             &mut depth,
+            &mut nodes,
         );
         assert_eq!((score, depth), (Some(Score::Mate(-3)), Some(20)));
+        assert_eq!(nodes, Some(1000));
         read_info(
-            "string score cp 999 is not a score".split_whitespace(),
+            "string score cp 999 nodes 5 is not a score".split_whitespace(),
             &mut score,
             &mut depth,
+            &mut nodes,
         );
-        assert_eq!(score, Some(Score::Mate(-3)));
+        assert_eq!((score, nodes), (Some(Score::Mate(-3)), Some(1000)));
+    }
+
+    #[test]
+    fn a_timeout_without_its_command_reads_as_before() {
+        let old: Fault = serde_json::from_str(r#"{"kind":"timeout","waited_ms":395}"#).unwrap();
+        assert_eq!(old.describe(), "no move within 395 ms");
+        let now = Fault::Timeout {
+            waited_ms: 60_004,
+            command: Some("go nodes 5000".to_string()),
+        };
+        assert_eq!(now.describe(), "no move within 60004 ms of `go nodes 5000`");
     }
 }

@@ -8,10 +8,10 @@ use serde::{Deserialize, Serialize};
 
 use super::book::Opening;
 use super::engine::{Engine, Fault};
-use super::pgn::{self, PgnGame};
+use super::pgn::{self, PgnGame, TimeControlTags};
 use super::referee::{MoveError, Referee, RuleEnding};
 use super::rules::{
-    Adjudication, Adjudicator, DrawAdjudication, Limit, ResignAdjudication, Score,
+    Adjudication, Adjudicator, DrawAdjudication, Limit, ResignAdjudication, Score, SideLimits,
     UNTIMED_MOVE_DEADLINE,
 };
 
@@ -153,7 +153,8 @@ impl GameRecord {
 
 /// What stays the same for every game of a match.
 pub struct GameSettings {
-    pub limit: Limit,
+    /// A's limit, then B's: each engine searches under its own (a clock is its own clock).
+    pub limits: SideLimits,
     pub timemargin: Duration,
     pub draw: Option<DrawAdjudication>,
     pub resign: Option<ResignAdjudication>,
@@ -204,7 +205,10 @@ pub fn play(
         .filter(|record| {
             matches!(
                 record.fault,
-                Fault::Startup { .. } | Fault::Crash { .. } | Fault::Timeout { .. }
+                Fault::Startup { .. }
+                    | Fault::Crash { .. }
+                    | Fault::Timeout { .. }
+                    | Fault::IgnoredLimit { .. }
             )
         })
         .map(|record| record.side);
@@ -268,6 +272,16 @@ impl Finished<'_> {
     ) -> GameRecord {
         let (result, termination, reason, fault) = outcome;
         let white = self.id.white();
+        let time_controls =
+            [white, white.other()].map(|side| settings.limits[side.index()].pgn_time_control());
+        let time_control = if settings.limits[0] == settings.limits[1] {
+            TimeControlTags::Shared(&time_controls[0])
+        } else {
+            TimeControlTags::PerColour {
+                white: &time_controls[0],
+                black: &time_controls[1],
+            }
+        };
         let pgn = pgn::render(&PgnGame {
             event: "lab match",
             site: &settings.site,
@@ -277,7 +291,7 @@ impl Finished<'_> {
             black: &settings.names[white.other().index()],
             result: result.pgn(),
             fen: &self.opening.fen,
-            time_control: &settings.limit.pgn_time_control(),
+            time_control,
             termination: termination.pgn(),
             start_fullmove: referee.start_fullmove(),
             start_black: referee.start_black(),
@@ -321,10 +335,12 @@ fn referee_game(
         }
     }
     let mut adjudicator = Adjudicator::new(settings.draw, settings.resign);
-    let mut clocks = match settings.limit {
-        Limit::Clock { base_ms, .. } => [Duration::from_millis(base_ms); 2],
-        _ => [Duration::ZERO; 2],
-    };
+    // By colour, each under its engine's own limit.
+    let limits = sides.map(|side| settings.limits[side.index()]);
+    let mut clocks = limits.map(|limit| match limit {
+        Limit::Clock { base_ms, .. } => Duration::from_millis(base_ms),
+        _ => Duration::ZERO,
+    });
     let mut last_reply: Option<Instant> = None;
     loop {
         if stop.load(Ordering::Relaxed) {
@@ -344,9 +360,15 @@ fn referee_game(
         }
         let mover = referee.side_to_move();
         let side = sides[mover];
-        let (go, wait) = go_command(settings, clocks, mover);
+        let (go, wait) = go_command(&limits, clocks, mover, settings.timemargin);
         let engine = &mut *by_side[side.index()];
-        let reply = match engine.search(referee.position_command(), &go, Instant::now() + wait) {
+        let ceiling = limits[mover].ceiling();
+        let reply = match engine.search(
+            referee.position_command(),
+            &go,
+            Instant::now() + wait,
+            ceiling,
+        ) {
             Ok(reply) => reply,
             Err(fault) => return Some(fault_outcome(mover, side, fault, referee, engine)),
         };
@@ -356,7 +378,7 @@ fn referee_game(
         }
         last_reply = Some(reply.received);
         // The clock is the lab's: what the engine took is measured here, not reported by it.
-        let over_time = match settings.limit {
+        let over_time = match limits[mover] {
             Limit::Clock { increment_ms, .. } => {
                 let over = reply.elapsed > clocks[mover] + settings.timemargin;
                 clocks[mover] = clocks[mover].saturating_sub(reply.elapsed)
@@ -371,6 +393,7 @@ fn referee_game(
         if over_time {
             let fault = Fault::Timeout {
                 waited_ms: reply.elapsed.as_millis() as u64,
+                command: Some(go),
             };
             return Some(fault_outcome(mover, side, fault, referee, engine));
         }
@@ -429,7 +452,9 @@ fn fault_outcome(
 ) -> Outcome {
     let termination = match fault {
         Fault::Timeout { .. } => Termination::TimeForfeit,
-        Fault::Garbage { .. } | Fault::IllegalMove { .. } => Termination::RulesInfraction,
+        Fault::Garbage { .. } | Fault::IllegalMove { .. } | Fault::IgnoredLimit { .. } => {
+            Termination::RulesInfraction
+        }
         Fault::Startup { .. } | Fault::Crash { .. } => Termination::Abandoned,
     };
     let result = if termination == Termination::TimeForfeit && !referee.can_mate(1 - color) {
@@ -465,22 +490,35 @@ fn side_name(side: Side) -> &'static str {
     }
 }
 
-/// The `go` line for the limit, and how long to wait for the mover's answer.
-fn go_command(settings: &GameSettings, clocks: [Duration; 2], mover: usize) -> (String, Duration) {
-    match settings.limit {
-        Limit::Clock { increment_ms, .. } => (
-            format!(
-                "go wtime {} btime {} winc {increment_ms} binc {increment_ms}",
-                clocks[0].as_millis(),
-                clocks[1].as_millis()
-            ),
-            clocks[mover] + settings.timemargin,
-        ),
+/// The `go` line for the mover's limit (`limits` and `clocks` by colour), and how long to wait
+/// for its answer. A mover on a clock is told each clock that runs: its own, and its
+/// opponent's when the opponent has one.
+fn go_command(
+    limits: &[Limit; 2],
+    clocks: [Duration; 2],
+    mover: usize,
+    timemargin: Duration,
+) -> (String, Duration) {
+    match limits[mover] {
+        Limit::Clock { .. } => {
+            let mut go = String::from("go");
+            for (color, time) in ["wtime", "btime"].into_iter().enumerate() {
+                if matches!(limits[color], Limit::Clock { .. }) {
+                    go.push_str(&format!(" {time} {}", clocks[color].as_millis()));
+                }
+            }
+            for (color, increment) in ["winc", "binc"].into_iter().enumerate() {
+                if let Limit::Clock { increment_ms, .. } = limits[color] {
+                    go.push_str(&format!(" {increment} {increment_ms}"));
+                }
+            }
+            (go, clocks[mover] + timemargin)
+        }
         Limit::Nodes { nodes } => (format!("go nodes {nodes}"), UNTIMED_MOVE_DEADLINE),
         Limit::Depth { depth } => (format!("go depth {depth}"), UNTIMED_MOVE_DEADLINE),
         Limit::MoveTime { movetime_ms } => (
             format!("go movetime {movetime_ms}"),
-            Duration::from_millis(movetime_ms) + settings.timemargin,
+            Duration::from_millis(movetime_ms) + timemargin,
         ),
     }
 }
@@ -494,4 +532,47 @@ fn move_comment(score: Option<Score>, depth: Option<u32>, elapsed: Duration) -> 
     };
     let depth = depth.map_or_else(String::new, |d| format!("/{d}"));
     format!("{score}{depth} {:.3}s", elapsed.as_secs_f64())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_mover_is_sent_its_own_limit_and_the_clocks_that_run() {
+        let clock = |base_ms, increment_ms| Limit::Clock {
+            base_ms,
+            increment_ms,
+        };
+        let clocks = [Duration::from_millis(9_000), Duration::from_millis(4_000)];
+        let margin = Duration::from_millis(50);
+        // Both on clocks of their own: each its own base and increment.
+        let both = [clock(10_000, 100), clock(5_000, 50)];
+        assert_eq!(
+            go_command(&both, clocks, 1, margin),
+            (
+                "go wtime 9000 btime 4000 winc 100 binc 50".to_string(),
+                Duration::from_millis(4_050)
+            )
+        );
+        // White on nodes, black on a clock: white gets `go nodes`, black only its clock.
+        let mixed = [Limit::Nodes { nodes: 5000 }, clock(5_000, 50)];
+        assert_eq!(
+            go_command(&mixed, clocks, 0, margin),
+            ("go nodes 5000".to_string(), UNTIMED_MOVE_DEADLINE)
+        );
+        assert_eq!(
+            go_command(&mixed, clocks, 1, margin).0,
+            "go btime 4000 binc 50"
+        );
+        let depth = [
+            Limit::Depth { depth: 7 },
+            Limit::MoveTime { movetime_ms: 300 },
+        ];
+        assert_eq!(go_command(&depth, clocks, 0, margin).0, "go depth 7");
+        assert_eq!(
+            go_command(&depth, clocks, 1, margin),
+            ("go movetime 300".to_string(), Duration::from_millis(350))
+        );
+    }
 }

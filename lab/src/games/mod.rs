@@ -34,7 +34,7 @@ use self::game::{GameRecord, GameSettings, Side};
 use self::results::{
     differences, schedule, EngineIdentity, Header, MatchSettings, ResultsFile, Shard,
 };
-use self::rules::{DrawAdjudication, Limit, ResignAdjudication};
+use self::rules::{describe_limits, DrawAdjudication, Limit, ResignAdjudication, SideLimits};
 use self::runner::{Arena, PgnFile, Stop};
 use self::sprt::{EloModel, Sprt, SprtDecision};
 use self::summary::{summarize, Summary};
@@ -56,8 +56,12 @@ pub struct MatchReport {
     pub kind: Kind,
     /// A, then B.
     pub engines: [EngineIdentity; 2],
+    /// Both sides' limits in words: `tc 10+0.1`, or `A nodes 5000, B tc 10+0.1`.
     pub tc: String,
+    /// A's limit (the match's, when both sides share it).
     pub limit: Limit,
+    /// A's limit, then B's.
+    pub limits: SideLimits,
     pub book: BookIdentity,
     pub seed: u64,
     /// The budget of the whole match.
@@ -91,7 +95,8 @@ pub struct MatchOptions {
     pub uci_options: [Vec<(String, String)>; 2],
     /// Hash in MB, sent to an engine that has the option.
     pub hash: Option<u32>,
-    pub limit: Limit,
+    /// A's limit, then B's; the game loop gives each engine its own.
+    pub limits: SideLimits,
     /// How far past its clock (or movetime) an engine may answer before it loses on time.
     pub timemargin_ms: u64,
     pub draw: Option<DrawAdjudication>,
@@ -123,7 +128,7 @@ pub fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
         engines: specs,
         uci_options,
         hash,
-        limit,
+        limits,
         timemargin_ms,
         draw,
         resign,
@@ -166,7 +171,7 @@ pub fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
             &specs[index],
             binary,
             &uci_options[index],
-            hash,
+            (hash, limits[index]),
             progress,
         )?;
         identities.push(identity);
@@ -180,7 +185,7 @@ pub fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
     let identities: [EngineIdentity; 2] = [identities[0].clone(), identities[1].clone()];
     let settings = MatchSettings {
         engines: identities.clone(),
-        limit,
+        limits,
         book: book.identity.clone(),
         seed,
         draw_adjudication: draw,
@@ -262,7 +267,7 @@ pub fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
     let arena = Arc::new(Arena {
         setups: [Arc::clone(&setups[0]), Arc::clone(&setups[1])],
         settings: GameSettings {
-            limit,
+            limits,
             timemargin: Duration::from_millis(timemargin_ms),
             draw,
             resign,
@@ -274,9 +279,10 @@ pub fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
         concurrency: concurrency.min(jobs.len().max(1)),
     });
     progress.line(&format!(
-        "lab match: {} vs {}, {limit}, {} games to play ({} recorded), concurrency {}; results {}, PGN {}",
+        "lab match: {} vs {}, {}, {} games to play ({} recorded), concurrency {}; results {}, PGN {}",
         identities[0].name,
         identities[1].name,
+        describe_limits(&limits),
         jobs.len(),
         recorded.len(),
         arena.concurrency,
@@ -294,6 +300,16 @@ pub fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
         progress,
     )?;
     let elapsed = started.elapsed();
+    if let Stop::IgnoredLimit { side, reason } = &stop {
+        bail!(
+            "stopped: engine {} ignores its limit ({}): every game would be lost the same way, so the match ends at its first move (last: {reason}); the {} finished games are in {} and {}",
+            side_label(*side),
+            limits[side.index()],
+            recorded.len(),
+            results.path().display(),
+            pgn.path().display()
+        );
+    }
     if let Stop::Faults { side, reason } = &stop {
         bail!(
             "stopped: engine {} faulted in {} games in a row (last: {reason}); the {} finished games are in {} and {}",
@@ -436,8 +452,9 @@ fn build_report(
         schema_version: MATCH_JSON_SCHEMA_VERSION,
         kind: Kind::Match,
         engines: settings.engines.clone(),
-        tc: settings.limit.to_string(),
-        limit: settings.limit,
+        tc: describe_limits(&settings.limits),
+        limit: settings.limits[0],
+        limits: settings.limits,
         book: settings.book.clone(),
         seed: settings.seed,
         games_budget: settings.games,
@@ -446,7 +463,7 @@ fn build_report(
         stopped_by: match stop {
             Stop::Budget => "budget",
             Stop::Sprt(_) => "sprt",
-            Stop::Faults { .. } => "faults",
+            Stop::Faults { .. } | Stop::IgnoredLimit { .. } => "faults",
         },
         verdict,
         exit_code,
@@ -520,13 +537,15 @@ fn find_executable(name: &str) -> Result<PathBuf> {
 }
 
 /// Starts the engine once before any game: a binary that is not a UCI engine, or an option it
-/// does not have, is an error now rather than a string of lost games.
+/// does not have, is an error now rather than a string of lost games. Under a limit that makes
+/// games reproducible (nodes, depth), an engine that declares `Threads` is asked for one
+/// thread unless the user set it: a parallel search is not deterministic.
 fn preflight(
     label: &'static str,
     spec: &str,
     binary: Binary,
     options: &[(String, String)],
-    hash: Option<u32>,
+    (hash, limit): (Option<u32>, Limit),
     progress: &Progress,
 ) -> Result<(EngineIdentity, EngineSetup)> {
     let probe = EngineSetup {
@@ -544,6 +563,18 @@ fn preflight(
             progress.line(&format!(
                 "note: engine {label} ({spec}) has no Hash option; --hash is not sent to it"
             ));
+        }
+    }
+    let user_threads = options
+        .iter()
+        .find(|(name, _)| name.eq_ignore_ascii_case("Threads"));
+    if limit.is_reproducible() && engine.has_option("Threads") {
+        match user_threads {
+            None => sent.push(("Threads".to_string(), "1".to_string())),
+            Some((_, value)) if value.trim() != "1" => progress.line(&format!(
+                "note: engine {label} ({spec}) searches with Threads={value}: games under {limit} replay exactly only with one thread"
+            )),
+            Some(_) => {}
         }
     }
     for (name, value) in options {

@@ -1,5 +1,6 @@
-//! PGN export: the seven-tag roster, FEN and SetUp for book positions, TimeControl and
-//! Termination, a `{score/depth time}` comment after each move (the fastchess convention), and
+//! PGN export: the seven-tag roster, FEN and SetUp for book positions, TimeControl (or
+//! WhiteTimeControl and BlackTimeControl when the engines' limits differ, as cutechess writes
+//! them) and Termination, a `{score/depth time}` comment after each move (the fastchess convention), and
 //! a closing comment that says why the game ended.
 
 use std::fmt::Write as _;
@@ -19,7 +20,7 @@ pub struct PgnGame<'a> {
     /// `1-0`, `0-1` or `1/2-1/2`.
     pub result: &'a str,
     pub fen: &'a str,
-    pub time_control: &'a str,
+    pub time_control: TimeControlTags<'a>,
     /// A PGN Termination value: normal, adjudication, time forfeit, rules infraction,
     /// abandoned.
     pub termination: &'a str,
@@ -30,11 +31,20 @@ pub struct PgnGame<'a> {
     pub closing_comment: &'a str,
 }
 
+/// The PGN TimeControl values of a game (`-` for a limit without a clock).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimeControlTags<'a> {
+    /// Both players under one limit: the standard's TimeControl tag.
+    Shared(&'a str),
+    /// Each player under a limit of its own.
+    PerColour { white: &'a str, black: &'a str },
+}
+
 const LINE_WIDTH: usize = 79;
 
 pub fn render(game: &PgnGame) -> String {
     let mut text = String::new();
-    let tags = [
+    let mut tags = vec![
         ("Event", game.event.to_string()),
         ("Site", game.site.to_string()),
         ("Date", game.date.to_string()),
@@ -44,10 +54,16 @@ pub fn render(game: &PgnGame) -> String {
         ("Result", game.result.to_string()),
         ("FEN", game.fen.to_string()),
         ("SetUp", "1".to_string()),
-        ("TimeControl", game.time_control.to_string()),
-        ("Termination", game.termination.to_string()),
-        ("PlyCount", game.moves.len().to_string()),
     ];
+    match game.time_control {
+        TimeControlTags::Shared(value) => tags.push(("TimeControl", value.to_string())),
+        TimeControlTags::PerColour { white, black } => {
+            tags.push(("WhiteTimeControl", white.to_string()));
+            tags.push(("BlackTimeControl", black.to_string()));
+        }
+    }
+    tags.push(("Termination", game.termination.to_string()));
+    tags.push(("PlyCount", game.moves.len().to_string()));
     for (name, value) in tags {
         let _ = writeln!(text, "[{name} \"{}\"]", escape_tag(&value));
     }
@@ -142,7 +158,7 @@ mod tests {
             black: "B",
             result: "1/2-1/2",
             fen: "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
-            time_control: "10+0.1",
+            time_control: TimeControlTags::Shared("10+0.1"),
             termination: "adjudication",
             start_fullmove: 1,
             start_black: true,
@@ -157,5 +173,34 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("[Round \"3\"]\n"), "{text}");
+        assert!(text.contains("[TimeControl \"10+0.1\"]\n"), "{text}");
+    }
+
+    #[test]
+    fn players_under_limits_of_their_own_get_a_tag_each() {
+        let text = render(&PgnGame {
+            event: "lab match",
+            site: "here",
+            date: "2026.12.01",
+            round: 1,
+            white: "A",
+            black: "B",
+            result: "1-0",
+            fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            time_control: TimeControlTags::PerColour {
+                white: "-",
+                black: "10+0.1",
+            },
+            termination: "normal",
+            start_fullmove: 1,
+            start_black: false,
+            moves: &[],
+            closing_comment: "",
+        });
+        assert!(
+            text.contains("[SetUp \"1\"]\n[WhiteTimeControl \"-\"]\n[BlackTimeControl \"10+0.1\"]\n[Termination"),
+            "{text}"
+        );
+        assert!(!text.contains("[TimeControl"), "{text}");
     }
 }

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use super::book::BookIdentity;
 use super::game::{GameId, GameRecord};
-use super::rules::{DrawAdjudication, Limit, ResignAdjudication};
+use super::rules::{one_or_per_side, DrawAdjudication, ResignAdjudication, SideLimits};
 use super::sprt::{EloModel, Sprt};
 
 pub const RESULTS_KIND: &str = "lab-match-results";
@@ -42,7 +42,10 @@ pub struct EngineIdentity {
 pub struct MatchSettings {
     /// A, then B.
     pub engines: [EngineIdentity; 2],
-    pub limit: Limit,
+    /// A's limit, then B's; a file written before sides had limits of their own has one
+    /// `limit`, read as both.
+    #[serde(alias = "limit", deserialize_with = "one_or_per_side")]
+    pub limits: SideLimits,
     pub book: BookIdentity,
     pub seed: u64,
     pub draw_adjudication: Option<DrawAdjudication>,
@@ -207,7 +210,7 @@ pub fn read(path: &Path) -> Result<(Header, Vec<GameRecord>, u64)> {
 }
 
 /// The settings fields in which `other` differs from `base`, by name (`engines[B].binary`,
-/// `limit`, ...): empty when the two describe the same match.
+/// `limits[A]`, ...): empty when the two describe the same match.
 pub fn differences(base: &MatchSettings, other: &MatchSettings) -> Vec<String> {
     let (Ok(base), Ok(other)) = (serde_json::to_value(base), serde_json::to_value(other)) else {
         return vec!["settings (unreadable)".to_string()];
@@ -218,7 +221,13 @@ pub fn differences(base: &MatchSettings, other: &MatchSettings) -> Vec<String> {
     let other_fields = other.as_object().unwrap_or(&empty);
     for (key, value) in base_fields {
         let theirs = other_fields.get(key);
-        if key == "engines" {
+        if key == "limits" {
+            for (index, label) in ["A", "B"].iter().enumerate() {
+                if value.get(index) != theirs.and_then(|t| t.get(index)) {
+                    names.push(format!("limits[{label}]"));
+                }
+            }
+        } else if key == "engines" {
             for (index, label) in ["A", "B"].iter().enumerate() {
                 let mine = value.get(index);
                 let theirs = theirs.and_then(|t| t.get(index));
@@ -256,6 +265,35 @@ pub fn schedule(games: u64, shard: Shard) -> Vec<GameId> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A header line as results files were written when both sides shared one `limit`.
+    const ONE_LIMIT_HEADER: &str = r#"{"kind":"lab-match-results","schema_version":1,"shard":{"index":1,"count":1},"settings":{"engines":[{"spec":"HEAD","name":"squall A","binary":"k1","commit":"c1","options":[]},{"spec":"HEAD","name":"squall B","binary":"k1","commit":"c1","options":[["Hash","16"]]}],"limit":{"kind":"nodes","nodes":5000},"book":{"source":"built-in","digest":"d","openings":2000,"plies":null},"seed":1,"draw_adjudication":null,"resign_adjudication":null,"timemargin_ms":0,"games":100,"sprt":null,"elo_model":"logistic"}}"#;
+
+    #[test]
+    fn a_header_with_one_limit_reads_as_both_sides_limit_and_resumes_as_such() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("old.jsonl");
+        std::fs::write(&path, format!("{ONE_LIMIT_HEADER}\n")).unwrap();
+        let (header, games, _) = read(&path).unwrap();
+        assert!(games.is_empty());
+        let nodes = super::super::rules::Limit::Nodes { nodes: 5000 };
+        assert_eq!(header.settings.limits, [nodes; 2]);
+        // The same match today: nothing differs, so --resume and merge accept it.
+        let mut today = header.settings.clone();
+        today.limits = [nodes; 2];
+        assert!(differences(&header.settings, &today).is_empty());
+        // B on a limit of its own is another match, named by side.
+        today.limits[1] = super::super::rules::Limit::Nodes { nodes: 10_000 };
+        assert_eq!(differences(&header.settings, &today), ["limits[B]"]);
+        // Written again, the header holds both sides' limits.
+        let line = serde_json::to_string(&Header::new(today, Shard::WHOLE)).unwrap();
+        assert!(
+            line.contains(
+                r#""limits":[{"kind":"nodes","nodes":5000},{"kind":"nodes","nodes":10000}]"#
+            ),
+            "{line}"
+        );
+    }
 
     #[test]
     fn shards_split_the_pairs_without_overlap() {

@@ -31,20 +31,25 @@ pub enum Limit {
 impl Limit {
     /// `10+0.1`, `60`, `0.5+0.005`: seconds of base time and optional increment.
     pub fn parse_tc(spec: &str) -> Result<Limit> {
+        Self::parse_tc_flag("--tc", spec)
+    }
+
+    /// [`Limit::parse_tc`] of the value of `flag` (`--tc-a`, ...), which errors name.
+    pub fn parse_tc_flag(flag: &str, spec: &str) -> Result<Limit> {
         let (base, increment) = spec.split_once('+').unwrap_or((spec, "0"));
         let seconds = |text: &str, what: &str| -> Result<u64> {
             let value: f64 = text.trim().parse().with_context(|| {
-                format!("--tc {spec}: {what} `{text}` is not a number of seconds")
+                format!("{flag} {spec}: {what} `{text}` is not a number of seconds")
             })?;
             if !value.is_finite() || !(0.0..=MAX_TC_SECONDS).contains(&value) {
-                bail!("--tc {spec}: {what} must be between 0 and {MAX_TC_SECONDS} seconds");
+                bail!("{flag} {spec}: {what} must be between 0 and {MAX_TC_SECONDS} seconds");
             }
             Ok((value * 1000.0).round() as u64)
         };
         let base_ms = seconds(base, "base time")?;
         let increment_ms = seconds(increment, "increment")?;
         if base_ms == 0 {
-            bail!("--tc {spec}: the clock needs a base time above 0 (the increment comes after each move)");
+            bail!("{flag} {spec}: the clock needs a base time above 0 (the increment comes after each move)");
         }
         Ok(Limit::Clock {
             base_ms,
@@ -71,6 +76,97 @@ impl Limit {
 }
 
 const MAX_TC_SECONDS: f64 = 86_400.0;
+
+/// The limits of the two engines, A then B (fastchess's per-engine `tc=` and `nodes=`): each
+/// engine searches under its own, and a clock is its own clock. Equal unless a side was given
+/// a limit of its own.
+pub type SideLimits = [Limit; 2];
+
+/// `tc 10+0.1` when both sides play under one limit, `A nodes 5000, B tc 10+0.1` otherwise.
+pub fn describe_limits(limits: &SideLimits) -> String {
+    if limits[0] == limits[1] {
+        limits[0].to_string()
+    } else {
+        format!("A {}, B {}", limits[0], limits[1])
+    }
+}
+
+/// Reads the per-side limits of a results file, or the one `limit` of a file written before
+/// engines had limits of their own (both sides played under it).
+pub fn one_or_per_side<'de, D>(deserializer: D) -> Result<SideLimits, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum OneOrPerSide {
+        PerSide(SideLimits),
+        One(Limit),
+    }
+    Ok(match OneOrPerSide::deserialize(deserializer)? {
+        OneOrPerSide::PerSide(limits) => limits,
+        OneOrPerSide::One(limit) => [limit; 2],
+    })
+}
+
+/// Nodes an engine may report beyond `go nodes N` and still honour it: engines poll the node
+/// count every few thousand nodes, and some count the last iteration whole. An engine that
+/// ignores the limit passes this within a fraction of a second.
+const NODE_SLACK_FACTOR: u64 = 2;
+const NODE_SLACK: u64 = 65_536;
+
+/// What an engine that honours its limit never reports: more nodes than `go nodes N` allows
+/// (with slack), or a deeper iteration than `go depth N`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Ceiling {
+    pub nodes: Option<u64>,
+    pub depth: Option<u32>,
+}
+
+impl Ceiling {
+    /// The reported figure that breaks the ceiling (`nodes 1200000`), if one does.
+    pub fn broken_by(&self, nodes: Option<u64>, depth: Option<u32>) -> Option<String> {
+        if let (Some(most), Some(nodes)) = (self.nodes, nodes) {
+            if nodes > most {
+                return Some(format!("nodes {nodes}"));
+            }
+        }
+        if let (Some(most), Some(depth)) = (self.depth, depth) {
+            if depth > most {
+                return Some(format!("depth {depth}"));
+            }
+        }
+        None
+    }
+}
+
+impl Limit {
+    /// The ceiling of a search under this limit; clocks and movetime have none (the lab's clock
+    /// catches an engine that overruns them).
+    pub fn ceiling(&self) -> Ceiling {
+        match *self {
+            Limit::Nodes { nodes } => Ceiling {
+                nodes: Some(
+                    nodes
+                        .saturating_mul(NODE_SLACK_FACTOR)
+                        .saturating_add(NODE_SLACK),
+                ),
+                depth: None,
+            },
+            Limit::Depth { depth } => Ceiling {
+                nodes: None,
+                depth: Some(depth),
+            },
+            Limit::Clock { .. } | Limit::MoveTime { .. } => Ceiling::default(),
+        }
+    }
+
+    /// Whether a single-threaded deterministic engine plays the same moves under this limit on
+    /// any machine: nodes and depth do not depend on the clock.
+    pub fn is_reproducible(&self) -> bool {
+        matches!(self, Limit::Nodes { .. } | Limit::Depth { .. })
+    }
+}
 
 fn seconds_text(ms: u64) -> String {
     if ms.is_multiple_of(1000) {
@@ -297,6 +393,60 @@ mod tests {
         ] {
             assert!(Limit::parse_tc(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn results_files_with_one_limit_read_as_that_limit_for_both_sides() {
+        #[derive(Deserialize)]
+        struct Settings {
+            #[serde(alias = "limit", deserialize_with = "one_or_per_side")]
+            limits: SideLimits,
+        }
+        let nodes = Limit::Nodes { nodes: 5000 };
+        let old: Settings =
+            serde_json::from_str(r#"{"limit": {"kind": "nodes", "nodes": 5000}}"#).unwrap();
+        assert_eq!(old.limits, [nodes; 2]);
+        let clock = Limit::parse_tc("10+0.1").unwrap();
+        let new: Settings = serde_json::from_str(&format!(
+            r#"{{"limits": {}}}"#,
+            serde_json::to_string(&[nodes, clock]).unwrap()
+        ))
+        .unwrap();
+        assert_eq!(new.limits, [nodes, clock]);
+        for bad in [
+            r#"{"limits": [{"kind": "nodes", "nodes": 1}]}"#,
+            r#"{"limits": "nodes 5000"}"#,
+            r#"{"limit": {"kind": "nodes"}}"#,
+        ] {
+            assert!(serde_json::from_str::<Settings>(bad).is_err(), "{bad}");
+        }
+        assert_eq!(describe_limits(&[nodes; 2]), "nodes 5000");
+        assert_eq!(
+            describe_limits(&[nodes, clock]),
+            "A nodes 5000, B tc 10+0.1"
+        );
+    }
+
+    #[test]
+    fn the_ceiling_allows_polling_slack_and_nothing_like_an_endless_search() {
+        let ceiling = Limit::Nodes { nodes: 5000 }.ceiling();
+        assert_eq!(ceiling.broken_by(Some(5000 + 4096), Some(40)), None);
+        assert_eq!(
+            ceiling.broken_by(Some(2_000_000), None).as_deref(),
+            Some("nodes 2000000")
+        );
+        assert_eq!(ceiling.broken_by(None, None), None);
+        let depth = Limit::Depth { depth: 6 }.ceiling();
+        assert_eq!(depth.broken_by(Some(u64::MAX), Some(6)), None);
+        assert_eq!(depth.broken_by(None, Some(7)).as_deref(), Some("depth 7"));
+        assert_eq!(
+            Limit::parse_tc("1+0").unwrap().ceiling(),
+            Ceiling::default()
+        );
+        assert_eq!(
+            Limit::Nodes { nodes: u64::MAX }.ceiling().nodes,
+            Some(u64::MAX)
+        );
     }
 
     #[test]

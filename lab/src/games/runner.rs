@@ -50,6 +50,11 @@ pub enum Stop {
         side: Side,
         reason: String,
     },
+    /// An engine searched past its nodes or depth limit: every game would be lost the same way.
+    IgnoredLimit {
+        side: Side,
+        reason: String,
+    },
 }
 
 /// The PGN of a match, appended game by game.
@@ -145,6 +150,19 @@ pub fn play(
             stop.store(true, Ordering::Relaxed);
             failure = Some(error);
             break;
+        }
+        if let Some(FaultRecord {
+            side,
+            fault: Fault::IgnoredLimit { .. },
+        }) = &game.fault
+        {
+            if ending == Stop::Budget {
+                stop.store(true, Ordering::Relaxed);
+                ending = Stop::IgnoredLimit {
+                    side: *side,
+                    reason: game.reason.clone(),
+                };
+            }
         }
         for side in [Side::A, Side::B] {
             match &game.fault {

@@ -17,6 +17,8 @@ pub fn render(report: &Report) -> String {
         Report::History(report) => serde_json::to_string_pretty(report),
         Report::Bisect(report) => serde_json::to_string_pretty(report),
         Report::Tune(report) => serde_json::to_string_pretty(report),
+        Report::SpeedElo(report) => serde_json::to_string_pretty(report),
+        Report::Verdict(report) => serde_json::to_string_pretty(report),
         // Commands that print text take no --format; as JSON their text is one string.
         Report::Text(text) => serde_json::to_string_pretty(text),
     };

@@ -3,7 +3,7 @@
 use super::table::{Style, Table};
 use super::{
     bucket_rows, comparison_rows, describe_machine, describe_settings, exit_rate_rows,
-    instructions_line, no_search_split, search_split_missing_line, search_split_rows,
+    instructions_line, speed_elo_line, no_search_split, search_split_missing_line, search_split_rows,
     side_exit_rows, side_rows, side_search_rows, speed_line, verdict_line, verdict_word,
     BaselineOutput, Report, NO_EVAL_EXITS, SEARCH_SPLIT_HEADER, SIDE_SEARCH_HEADER,
 };
@@ -34,6 +34,8 @@ pub fn render(report: &Report) -> String {
         Report::History(report) => super::history::render(report, Style::Markdown),
         Report::Bisect(report) => super::bisect::render(report, Style::Markdown),
         Report::Tune(report) => super::tune::render(report, Style::Markdown),
+        Report::SpeedElo(report) => super::verdict::render_speed_elo(report, Style::Markdown),
+        Report::Verdict(report) => super::verdict::render_verdict(report, Style::Markdown),
         Report::Text(text) => text.clone(),
     }
 }
@@ -63,11 +65,11 @@ fn render_comparison(comparison: &Comparison) -> String {
         ["figure", "A", "B", "B vs A"],
         comparison_rows(comparison),
     ));
-    out.push_str(&format!(
-        "\n{}\n\n{}\n\n",
-        speed_line(comparison),
-        instructions_line(comparison)
-    ));
+    out.push_str(&format!("\n{}\n\n", speed_line(comparison)));
+    if let Some(line) = speed_elo_line(comparison) {
+        out.push_str(&format!("{line}\n\n"));
+    }
+    out.push_str(&format!("{}\n\n", instructions_line(comparison)));
     match (exit_rate_rows(comparison), bucket_rows(comparison)) {
         (Some(rates), Some(buckets)) => {
             out.push_str("### Eval exits\n\n");

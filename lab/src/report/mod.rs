@@ -15,6 +15,7 @@ pub mod profile;
 pub mod table;
 pub mod terminal;
 pub mod tune;
+pub mod verdict;
 
 use std::path::Path;
 
@@ -62,6 +63,8 @@ pub enum Report {
     History(Box<crate::history::HistoryReport>),
     Bisect(Box<crate::history::bisect::BisectReport>),
     Tune(Box<crate::tune::TuneReport>),
+    SpeedElo(Box<crate::verdict::SpeedEloReport>),
+    Verdict(Box<crate::verdict::VerdictReport>),
     /// The one-layout text of a command without `--format` (pool, hist, tables).
     Text(String),
 }
@@ -226,6 +229,29 @@ fn instructions_label(a: &SideSummary, b: &SideSummary) -> String {
 
 /// The change column of a timing figure measured on another machine.
 pub const NOT_COMPARABLE: &str = "not comparable";
+
+/// `speed: +2.1% NPS ≈ +1.9 Elo at 10+0.1 (95% CI +1.2 to +2.7; model of <rev>, N games)`,
+/// when a speed-Elo model was found.
+pub fn speed_elo_line(comparison: &Comparison) -> Option<String> {
+    let elo = comparison.speed_elo.as_ref()?;
+    let other_tree = if elo.same_binary {
+        ""
+    } else {
+        "; a model of another engine tree"
+    };
+    Some(format!(
+        "Speed in Elo: {} NPS ≈ {:+.1} Elo at {} (95% CI {:+.1} to {:+.1}; model of {}, {} games, \
+         {:.1} Elo per doubling{other_tree})",
+        signed_pct((elo.speed_ratio - 1.0) * 100.0),
+        elo.value + 0.0,
+        elo.tc,
+        elo.ci_low + 0.0,
+        elo.ci_high + 0.0,
+        elo.model_of,
+        thousands(elo.games),
+        elo.elo_per_doubling
+    ))
+}
 
 /// The interval's sample size is the rounds: every pair of a round shares its machine state.
 pub fn speed_line(comparison: &Comparison) -> String {

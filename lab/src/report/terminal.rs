@@ -3,7 +3,7 @@
 use super::table::{Style, Table};
 use super::{
     bucket_rows, comparison_rows, describe_machine, describe_settings, exit_rate_rows,
-    instructions_line, no_search_split, search_split_missing_line, search_split_rows,
+    instructions_line, speed_elo_line, no_search_split, search_split_missing_line, search_split_rows,
     side_exit_rows, side_rows, side_search_rows, speed_line, verdict_line, BaselineOutput,
     BenchOutput, Report, NO_EVAL_EXITS, SEARCH_SPLIT_HEADER, SIDE_SEARCH_HEADER,
 };
@@ -25,6 +25,8 @@ pub fn render(report: &Report) -> String {
         Report::History(report) => super::history::render(report, Style::Terminal),
         Report::Bisect(report) => super::bisect::render(report, Style::Terminal),
         Report::Tune(report) => super::tune::render(report, Style::Terminal),
+        Report::SpeedElo(report) => super::verdict::render_speed_elo(report, Style::Terminal),
+        Report::Verdict(report) => super::verdict::render_verdict(report, Style::Terminal),
         Report::Text(text) => text.clone(),
     }
 }
@@ -54,11 +56,11 @@ fn render_comparison(comparison: &Comparison) -> String {
         ["figure", "A", "B", "B vs A"],
         comparison_rows(comparison),
     ));
-    out.push_str(&format!(
-        "\n{}\n{}\n\n",
-        speed_line(comparison),
-        instructions_line(comparison)
-    ));
+    out.push_str(&format!("\n{}\n", speed_line(comparison)));
+    if let Some(line) = speed_elo_line(comparison) {
+        out.push_str(&format!("{line}\n"));
+    }
+    out.push_str(&format!("{}\n\n", instructions_line(comparison)));
     match (exit_rate_rows(comparison), bucket_rows(comparison)) {
         (Some(rates), Some(buckets)) => {
             out.push_str("Eval exits (share of eval calls)\n");

@@ -1,0 +1,243 @@
+//! `lab speed-elo REV --tc T [--odds 1.5,2] [--games N]`: time-odds self-play, the fit of Elo
+//! per doubling of time, stored for the machine; `--show` lists the stored models.
+
+use anyhow::{bail, Context, Result};
+
+use crate::cli::SpeedEloArgs;
+use crate::games::book::Book;
+use crate::games::results::Shard;
+use crate::games::rules::Limit;
+use crate::games::sprt::EloModel;
+use crate::games::{self, MatchOptions};
+use crate::history::store::machine_id;
+use crate::lab::Lab;
+use crate::machine::Machine;
+use crate::outcome::Outcome;
+use crate::paths::LabPaths;
+use crate::report::Report;
+use crate::schema::{Kind, LAB_JSON_SCHEMA_VERSION};
+use crate::verdict::models::{
+    self, ModelEngine, SpeedEloModel, SPEED_ELO_KIND, SPEED_ELO_SCHEMA_VERSION,
+};
+use crate::verdict::speed_elo::{fit, FitError, OddsPoint};
+use crate::verdict::SpeedEloReport;
+
+/// The opening order's seed: each odds plays the same openings.
+const GAMES_SEED: u64 = 1;
+
+/// The largest time odds: beyond, the clock of B leaves the range `--tc` accepts anyway.
+const MAX_ODDS: f64 = 64.0;
+
+pub fn run(lab: &Lab, args: &SpeedEloArgs) -> Result<Outcome> {
+    let paths = lab_paths(lab)?;
+    let dir = models::models_dir(&paths);
+    if args.show {
+        return Ok(Outcome::clean(Report::SpeedElo(Box::new(show(&dir)))));
+    }
+    let (Some(rev), Some(tc)) = (&args.rev, &args.tc) else {
+        bail!("lab speed-elo needs REV and --tc (or --show)");
+    };
+    let base = Limit::parse_tc(tc)?;
+    let all_odds = checked_odds(&args.odds)?;
+    if !args.games.is_multiple_of(2) {
+        bail!(
+            "--games {}: a game pair is 2 games, so the budget must be even",
+            args.games
+        );
+    }
+    let mut points = Vec::new();
+    let mut results_files = Vec::new();
+    let mut engine = None;
+    for (index, &odds) in all_odds.iter().enumerate() {
+        lab.progress().line(&format!(
+            "speed-elo: odds {odds} ({} of {}): B gets {}",
+            index + 1,
+            all_odds.len(),
+            scaled(&base, odds)?
+        ));
+        let report = games::run(
+            lab,
+            MatchOptions {
+                engines: [rev.clone(), rev.clone()],
+                uci_options: [Vec::new(), Vec::new()],
+                hash: None,
+                limits: [base, scaled(&base, odds)?],
+                timemargin_ms: 0,
+                draw: None,
+                resign: None,
+                sprt: None,
+                elo_model: EloModel::Logistic,
+                games: args.games,
+                shard: Shard::WHOLE,
+                book: Book::load(None, None)?,
+                seed: GAMES_SEED,
+                concurrency: args.concurrency,
+                out: None,
+                pgn: None,
+                resume: false,
+            },
+        )?;
+        let elo = report.summary.elo.with_context(|| {
+            format!(
+                "odds {odds}: the Elo is unbounded after {} games (every pair won or lost): \
+                 play more games or smaller odds",
+                report.summary.games
+            )
+        })?;
+        points.push(OddsPoint {
+            odds,
+            elo,
+            games: report.summary.games,
+        });
+        results_files.extend(report.results_file.clone());
+        engine.get_or_insert_with(|| report.engines[0].clone());
+    }
+    let elo_per_doubling = fit(&points).map_err(|error| match error {
+        FitError::NoUsablePoint => anyhow::anyhow!(
+            "no odds gave an Elo with a usable interval: play more games per odds"
+        ),
+        FitError::BadOdds(odds) => anyhow::anyhow!("odds {odds} is not above 0"),
+    })?;
+    let engine = engine.context("no odds were played")?;
+    let machine = Machine::current();
+    let model = SpeedEloModel {
+        kind: SPEED_ELO_KIND.to_string(),
+        schema_version: SPEED_ELO_SCHEMA_VERSION,
+        engine: ModelEngine {
+            spec: engine.spec.clone(),
+            commit: engine.commit.clone(),
+            binary: engine.binary.clone(),
+        },
+        limit: base,
+        machine_id: machine_id(&machine),
+        machine,
+        games: points.iter().map(|p| p.games).sum(),
+        elo_per_doubling: elo_per_doubling.clone(),
+        date: today(),
+    };
+    let stored = models::save(&dir, &model)?;
+    Ok(Outcome::clean(Report::SpeedElo(Box::new(SpeedEloReport {
+        schema_version: LAB_JSON_SCHEMA_VERSION,
+        kind: Kind::SpeedElo,
+        elo_per_doubling: Some(elo_per_doubling),
+        models: vec![model],
+        unusable: Vec::new(),
+        stored: Some(stored.display().to_string()),
+        results_files,
+    }))))
+}
+
+/// Every stored model, and the files that are not one.
+fn show(dir: &std::path::Path) -> SpeedEloReport {
+    let mut report = SpeedEloReport {
+        schema_version: LAB_JSON_SCHEMA_VERSION,
+        kind: Kind::SpeedElo,
+        elo_per_doubling: None,
+        models: Vec::new(),
+        unusable: Vec::new(),
+        stored: None,
+        results_files: Vec::new(),
+    };
+    for (path, model) in models::list(dir) {
+        match model {
+            Ok(model) => report.models.push(model),
+            Err(error) => report
+                .unusable
+                .push((path.display().to_string(), format!("{error:#}"))),
+        }
+    }
+    report
+}
+
+/// The cache of the lab's repository, or of the current directory without one.
+fn lab_paths(lab: &Lab) -> Result<LabPaths> {
+    match lab.workdir() {
+        Ok(workdir) => Ok(workdir.paths),
+        Err(_) => Ok(LabPaths::new(
+            &std::env::current_dir().context("reading the current directory")?,
+        )),
+    }
+}
+
+/// Today's date, `YYYY-MM-DD` (UTC).
+fn today() -> String {
+    let days = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |since| since.as_secs() / 86_400);
+    let (year, month, day) = crate::calendar::civil_from_days(days as i64);
+    format!("{year:04}-{month:02}-{day:02}")
+}
+
+/// The odds as given, each finite, above 0, not 1 and at most [`MAX_ODDS`], none twice.
+fn checked_odds(odds: &[f64]) -> Result<Vec<f64>> {
+    if odds.is_empty() {
+        bail!("--odds: give at least one time odds, e.g. --odds 2 or --odds 1.5,2");
+    }
+    let mut checked: Vec<f64> = Vec::with_capacity(odds.len());
+    for &value in odds {
+        if !(value.is_finite() && value > 0.0 && value <= MAX_ODDS) {
+            bail!("--odds {value}: each odds must be above 0 and at most {MAX_ODDS}");
+        }
+        if value == 1.0 {
+            bail!("--odds 1: equal clocks say nothing of what time is worth");
+        }
+        if checked.contains(&value) {
+            bail!("--odds {value} is given twice");
+        }
+        checked.push(value);
+    }
+    Ok(checked)
+}
+
+/// `base` with its base time and increment multiplied by `odds`, in whole milliseconds.
+fn scaled(base: &Limit, odds: f64) -> Result<Limit> {
+    let Limit::Clock {
+        base_ms,
+        increment_ms,
+    } = *base
+    else {
+        bail!("--tc must be a clock (BASE+INC)");
+    };
+    let scale = |ms: u64| (ms as f64 * odds).round() as u64;
+    let scaled_base = scale(base_ms);
+    if scaled_base == 0 {
+        bail!("--odds {odds}: B's base time rounds to 0 ms");
+    }
+    Ok(Limit::Clock {
+        base_ms: scaled_base,
+        increment_ms: scale(increment_ms),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn odds_scale_both_parts_of_the_clock() {
+        let base = Limit::parse_tc("2+0.02").unwrap();
+        assert_eq!(
+            scaled(&base, 2.0).unwrap(),
+            Limit::Clock {
+                base_ms: 4000,
+                increment_ms: 40
+            }
+        );
+        assert_eq!(
+            scaled(&base, 1.5).unwrap(),
+            Limit::Clock {
+                base_ms: 3000,
+                increment_ms: 30
+            }
+        );
+        assert!(scaled(&Limit::Nodes { nodes: 5 }, 2.0).is_err());
+    }
+
+    #[test]
+    fn odds_are_checked() {
+        assert_eq!(checked_odds(&[1.5, 2.0]).unwrap(), vec![1.5, 2.0]);
+        for bad in [vec![], vec![1.0], vec![0.0], vec![-2.0], vec![f64::NAN], vec![2.0, 2.0]] {
+            assert!(checked_odds(&bad).is_err(), "{bad:?}");
+        }
+    }
+}

@@ -1,0 +1,223 @@
+//! The `lab verdict` and `lab speed-elo` sections: the Elo split (search, speed, total) with
+//! the decision, and the fitted Elo per doubling with its points. Terminal and markdown lay out
+//! the same rows.
+
+use super::matches::estimate;
+use super::table::{Style, Table};
+use super::{speed_line, thousands};
+use crate::games::sprt::Estimate;
+use crate::verdict::speed_elo::EloPerDoubling;
+use crate::verdict::{Decision, SpeedEloReport, VerdictReport};
+
+/// The decision in words, with its exit code.
+pub fn decision(decision: Decision) -> &'static str {
+    match decision {
+        Decision::H1 => "H1 accepted: B is at least as good as the bounds ask (exit 0)",
+        Decision::H0 => "H0 accepted: B is worse than the bounds allow (exit 1)",
+        Decision::Undecided => "undecided within the rounds or games allowed (exit 3)",
+    }
+}
+
+/// `1m 12s`, `48s`.
+fn wall_time(seconds: f64) -> String {
+    let whole = seconds.round() as u64;
+    if whole >= 60 {
+        format!("{}m {:02}s", whole / 60, whole % 60)
+    } else {
+        format!("{whole}s")
+    }
+}
+
+fn percent(ratio: Estimate) -> String {
+    let pct = |r: f64| (r - 1.0) * 100.0 + 0.0;
+    format!(
+        "{:+.2}% (95% CI {:+.2}% to {:+.2}%)",
+        pct(ratio.value),
+        pct(ratio.ci_low),
+        pct(ratio.ci_high)
+    )
+}
+
+fn per_doubling(k: &Estimate) -> String {
+    format!(
+        "{:.1} Elo per doubling (95% CI {:.1} to {:.1})",
+        k.value, k.ci_low, k.ci_high
+    )
+}
+
+fn heading(text: &str, style: Style) -> String {
+    match style {
+        Style::Terminal => format!("{text}\n"),
+        Style::Markdown => format!("### {text}\n\n"),
+    }
+}
+
+pub fn render_verdict(report: &VerdictReport, style: Style) -> String {
+    let c = &report.comparison;
+    let side = |s: &crate::analysis::compare::SideSummary| {
+        let commit = s.revision.commit.as_deref().unwrap_or("worktree");
+        format!("{} ({})", s.revision.spec, commit.get(..10).unwrap_or(commit))
+    };
+    let mut out = heading(
+        &format!(
+            "lab verdict: A = {}  B = {}  at {}, SPRT elo0 {:+} elo1 {:+} (alpha {}, beta {})",
+            side(&c.a),
+            side(&c.b),
+            report.tc,
+            report.sprt.elo0,
+            report.sprt.elo1,
+            report.sprt.alpha,
+            report.sprt.beta
+        ),
+        style,
+    );
+    out.push('\n');
+    let signature = if c.signature.changed {
+        format!(
+            "changed: {} → {} nodes",
+            thousands(c.a.signature),
+            thousands(c.b.signature)
+        )
+    } else {
+        format!("same ({} nodes): the same search", thousands(c.a.signature))
+    };
+    let mut rows = vec![
+        ["signature".to_string(), signature],
+        [
+            "speed (B vs A, paired NPS)".to_string(),
+            format!("{} over {} rounds", percent(report.speed_ratio), report.rounds),
+        ],
+        [
+            "model".to_string(),
+            format!(
+                "{} at {}, fitted on {}{} ({} games, {})",
+                per_doubling(&report.model.elo_per_doubling),
+                report.tc,
+                report.model.fitted_on,
+                if report.model.same_binary {
+                    ""
+                } else {
+                    ", another engine tree"
+                },
+                thousands(report.model.games),
+                report.model.date
+            ),
+        ],
+        ["speed Elo".to_string(), estimate(Some(report.speed_elo))],
+    ];
+    match &report.search {
+        None => rows.push([
+            "search Elo".to_string(),
+            "+0.0 (same signature: no games needed)".to_string(),
+        ]),
+        Some(search) => {
+            rows.push([
+                "search Elo (fixed nodes)".to_string(),
+                estimate(Some(report.search_elo)),
+            ]);
+            rows.push([
+                "node budget".to_string(),
+                format!(
+                    "{} nodes per move (A's {} NPS × {} ms, the clock's typical move)",
+                    thousands(search.nodes_per_move),
+                    thousands(search.nps.round() as u64),
+                    search.typical_move_ms
+                ),
+            ]);
+            rows.push([
+                "games' SPRT bounds".to_string(),
+                format!(
+                    "elo0 {:+.2}, elo1 {:+.2} (shifted by the speed's 95% lower bound {:+.2})",
+                    search.shifted_sprt.elo0, search.shifted_sprt.elo1, report.speed_elo.ci_low
+                ),
+            ]);
+        }
+    }
+    rows.push(["total Elo".to_string(), estimate(Some(report.total_elo))]);
+    rows.push([
+        "LLR".to_string(),
+        format!(
+            "{:.2} (bounds {:.2}, {:.2})",
+            report.llr, report.llr_lower, report.llr_upper
+        ),
+    ]);
+    rows.push(["games".to_string(), thousands(report.games)]);
+    rows.push(["wall time".to_string(), wall_time(report.wall_time_s)]);
+    out.push_str(
+        &Table::new(["figure", "value"])
+            .with_rows(rows)
+            .render(style),
+    );
+    out.push('\n');
+    if style == Style::Terminal {
+        out.push('\n');
+    }
+    out.push_str(&format!("{}\n", speed_line(c)));
+    for note in &report.notes {
+        out.push_str(&format!("Note: {note}\n"));
+    }
+    out.push_str(&format!("Decision: {}\n", decision(report.decision)));
+    out
+}
+
+fn points_rows(k: &EloPerDoubling) -> Vec<[String; 4]> {
+    k.points
+        .iter()
+        .map(|point| {
+            [
+                format!("{}", point.odds),
+                format!("{:+.2}", point.odds.log2()),
+                thousands(point.games),
+                estimate(Some(point.elo)),
+            ]
+        })
+        .collect()
+}
+
+pub fn render_speed_elo(report: &SpeedEloReport, style: Style) -> String {
+    let mut out = String::new();
+    for model in &report.models {
+        out.push_str(&heading(
+            &format!(
+                "lab speed-elo: {} [{}] at {}, machine {} ({})",
+                model.engine.spec,
+                model
+                    .engine
+                    .commit
+                    .as_deref()
+                    .map_or("exe", |c| c.get(..10).unwrap_or(c)),
+                model.limit.pgn_time_control(),
+                model.machine_id,
+                model.date
+            ),
+            style,
+        ));
+        out.push('\n');
+        out.push_str(
+            &Table::new(["odds (B's clock)", "log2", "games", "Elo of B"])
+                .with_rows(points_rows(&model.elo_per_doubling))
+                .render(style),
+        );
+        out.push('\n');
+        let k = &model.elo_per_doubling;
+        out.push_str(&format!(
+            "{}Fit: Elo = k·log2(odds), k = {}\n\n",
+            if style == Style::Terminal { "\n" } else { "" },
+            per_doubling(&Estimate {
+                value: k.value,
+                ci_low: k.ci_low,
+                ci_high: k.ci_high
+            })
+        ));
+    }
+    if report.models.is_empty() {
+        out.push_str("No speed-Elo model is stored: fit one with `lab speed-elo REV --tc T`.\n");
+    }
+    for (path, problem) in &report.unusable {
+        out.push_str(&format!("Skipped {path}: {problem}\n"));
+    }
+    if let Some(path) = &report.stored {
+        out.push_str(&format!("Stored as {path}\n"));
+    }
+    out
+}

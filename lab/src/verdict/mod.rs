@@ -1,0 +1,294 @@
+//! `lab verdict A B`: one decision for speed and strength. A change does two things: it changes
+//! the search tree (its node signature), and it changes how fast nodes are searched. The speed
+//! is measured by paired rounds and turned into Elo by the engine's exchange rate
+//! ([`speed_elo`]); the search is measured by fixed-node games, which replay exactly and do
+//! not feel the machine's load. No formatting.
+//!
+//! The rules, stated once (docs/verdict.md says the same):
+//! - **Same signature**: the same tree, so no games. The speed's Elo `X ± σ` (σ read from its
+//!   95% interval) is judged as an SPRT on a normal observation would judge it:
+//!   `LLR = (elo1 - elo0)·(2X - elo0 - elo1) / (2σ²)` against Wald's bounds at α and β. An
+//!   undecided LLR asks for more rounds.
+//! - **Different signatures**: a fixed-node SPRT between A and B, at a node budget matching the
+//!   time control, whose bounds are shifted by the speed's Elo: B's total is `search + speed`,
+//!   so `total ≥ elo1` is `search ≥ elo1 - speed`. The shift is the lower end of the speed's
+//!   95% interval: the speed is credited only what it surely gives, so a change is never
+//!   accepted on a speed gain the measurement cannot vouch for.
+
+pub mod models;
+pub mod speed_elo;
+
+use serde::Serialize;
+
+use crate::analysis::compare::{Comparison, SpeedEloEstimate};
+use crate::paths::LabPaths;
+use crate::games::rules::Limit;
+use crate::games::sprt::{Estimate, Sprt, SprtDecision};
+use crate::games::MatchReport;
+use crate::schema::Kind;
+
+/// Moves a clock's base time is spread over for the typical time of one move: the node budget
+/// of a fixed-node verdict is NPS × (base / this + increment).
+pub const TYPICAL_MOVES_PER_CLOCK: u64 = 40;
+
+/// The two-sided 95% normal quantile.
+const Z_95: f64 = 1.959_963_984_540_054;
+
+/// The typical thinking time of one move under `limit`, in milliseconds; `None` for limits
+/// without a clock.
+pub fn typical_move_ms(limit: &Limit) -> Option<f64> {
+    match *limit {
+        Limit::Clock {
+            base_ms,
+            increment_ms,
+        } => Some(base_ms as f64 / TYPICAL_MOVES_PER_CLOCK as f64 + increment_ms as f64),
+        Limit::MoveTime { movetime_ms } => Some(movetime_ms as f64),
+        Limit::Nodes { .. } | Limit::Depth { .. } => None,
+    }
+}
+
+/// The nodes per move that match `limit` for an engine searching `nps` nodes per second; at
+/// least 1. `None` for limits without a clock or an unusable NPS.
+pub fn node_budget(nps: f64, limit: &Limit) -> Option<u64> {
+    let ms = typical_move_ms(limit)?;
+    let nodes = nps * ms / 1000.0;
+    (nodes.is_finite() && nodes > 0.0).then(|| (nodes.round() as u64).max(1))
+}
+
+/// The speed term's decision when the signatures are equal: the LLR of the speed's Elo as one
+/// normal observation, and what Wald's bounds make of it. A zero-width interval is a certain
+/// observation: the nearer hypothesis is accepted.
+pub fn speed_decision(speed_elo: &Estimate, sprt: &Sprt) -> (f64, SprtDecision) {
+    let sigma = (speed_elo.ci_high - speed_elo.ci_low) / (2.0 * Z_95);
+    let centred = 2.0 * speed_elo.value - sprt.elo0 - sprt.elo1;
+    let llr = if sigma > 0.0 {
+        (sprt.elo1 - sprt.elo0) * centred / (2.0 * sigma * sigma)
+    } else if centred > 0.0 {
+        f64::INFINITY
+    } else if centred < 0.0 {
+        f64::NEG_INFINITY
+    } else {
+        0.0
+    };
+    (llr, sprt.decide(llr))
+}
+
+/// The SPRT the fixed-node games play when the signatures differ: the bounds less the lower end
+/// of the speed's 95% interval.
+pub fn shifted_sprt(sprt: &Sprt, speed_elo: &Estimate) -> Sprt {
+    Sprt {
+        elo0: sprt.elo0 - speed_elo.ci_low,
+        elo1: sprt.elo1 - speed_elo.ci_low,
+        ..*sprt
+    }
+}
+
+/// The decision of a verdict, as the exit code says it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Decision {
+    /// H1 accepted: B is at least as good as the upper bound says (exit 0).
+    H1,
+    /// H0 accepted: B is worse than the lower bound allows (exit 1).
+    H0,
+    /// Neither, within the rounds or games allowed (exit 3).
+    Undecided,
+}
+
+impl Decision {
+    pub fn from_sprt(decision: SprtDecision) -> Decision {
+        match decision {
+            SprtDecision::AcceptH1 => Decision::H1,
+            SprtDecision::AcceptH0 => Decision::H0,
+            SprtDecision::Continue => Decision::Undecided,
+        }
+    }
+}
+
+/// The speed-Elo model a verdict used, and whose it is.
+#[derive(Debug, Clone, Serialize)]
+pub struct ModelUse {
+    /// Elo per doubling of time with its 95% interval.
+    pub elo_per_doubling: Estimate,
+    /// The revision or executable it was fitted on.
+    pub fitted_on: String,
+    /// Whether it was fitted on A's own binary; otherwise another engine tree's model.
+    pub same_binary: bool,
+    pub games: u64,
+    pub date: String,
+    pub path: String,
+}
+
+/// The fixed-node games of a verdict whose signatures differ.
+#[derive(Debug, Clone, Serialize)]
+pub struct SearchGames {
+    /// Nodes per move: A's measured NPS × the time control's typical time per move.
+    pub nodes_per_move: u64,
+    pub nps: f64,
+    pub typical_move_ms: f64,
+    /// The SPRT the games played: the user's bounds less the speed's surely gained Elo.
+    pub shifted_sprt: Sprt,
+    #[serde(rename = "match")]
+    pub games: Box<MatchReport>,
+}
+
+/// `lab verdict A B`: one decision for speed and strength.
+#[derive(Debug, Clone, Serialize)]
+pub struct VerdictReport {
+    pub schema_version: u32,
+    pub kind: Kind,
+    /// The clock the verdict is for.
+    pub limit: Limit,
+    pub tc: String,
+    /// The bounds as given.
+    pub sprt: Sprt,
+    /// Signature, paired speed and instructions of A and B.
+    pub comparison: Box<Comparison>,
+    pub model: ModelUse,
+    /// B's speed as a ratio of A's: nodes per second, paired, with its 95% interval.
+    pub speed_ratio: Estimate,
+    pub speed_elo: Estimate,
+    /// 0 ± 0 when the signatures are equal: the same search.
+    pub search_elo: Estimate,
+    pub total_elo: Estimate,
+    /// The LLR that decided (the speed's when no game was played, else the games') and its
+    /// bounds.
+    pub llr: f64,
+    pub llr_lower: f64,
+    pub llr_upper: f64,
+    pub games: u64,
+    /// Measured rounds of the paired speed runs behind `speed_ratio`.
+    pub rounds: u32,
+    pub search: Option<SearchGames>,
+    pub decision: Decision,
+    pub wall_time_s: f64,
+    pub notes: Vec<String>,
+}
+
+/// `lab speed-elo`: the model just fitted (and stored), or with `--show` every stored one.
+#[derive(Debug, Clone, Serialize)]
+pub struct SpeedEloReport {
+    pub schema_version: u32,
+    pub kind: Kind,
+    /// The fitted model's slope, with its points; `None` for `--show`.
+    pub elo_per_doubling: Option<speed_elo::EloPerDoubling>,
+    pub models: Vec<models::SpeedEloModel>,
+    /// Stored files that could not be read, with why.
+    pub unusable: Vec<(String, String)>,
+    /// Where the fitted model was stored.
+    pub stored: Option<String>,
+    /// The results file of each odds' games.
+    pub results_files: Vec<String>,
+}
+
+/// What the comparison's speed change is worth in Elo under this machine's stored model (one
+/// fitted on A's binary first); `None` without a model or a paired speed interval.
+pub fn comparison_speed_elo(comparison: &Comparison, paths: &LabPaths) -> Option<SpeedEloEstimate> {
+    let machine = crate::history::store::machine_id(&crate::machine::Machine::current());
+    let dir = models::models_dir(paths);
+    let (model, same_binary) =
+        models::find(&dir, &machine, &comparison.a.revision.binary_key, None)?;
+    let ratio = speed_ratio(comparison)?;
+    let elo = speed_elo::speed_elo(&model.elo_per_doubling, ratio)?;
+    Some(SpeedEloEstimate {
+        value: elo.value,
+        ci_low: elo.ci_low,
+        ci_high: elo.ci_high,
+        speed_ratio: ratio.value,
+        tc: model.limit.pgn_time_control(),
+        elo_per_doubling: model.elo_per_doubling.value,
+        model_of: model.engine.commit.unwrap_or(model.engine.spec),
+        same_binary,
+        games: model.games,
+    })
+}
+
+/// B's speed over A's, from the comparison's paired time-per-node ratio (B/A, above 1 slower).
+pub fn speed_ratio(comparison: &Comparison) -> Option<Estimate> {
+    let cost = comparison.speed.cost_ratio?;
+    let ratio = Estimate {
+        value: 1.0 / cost.estimate,
+        ci_low: 1.0 / cost.ci_high,
+        ci_high: 1.0 / cost.ci_low,
+    };
+    let usable = [ratio.value, ratio.ci_low, ratio.ci_high]
+        .iter()
+        .all(|x| x.is_finite() && *x > 0.0);
+    usable.then_some(ratio)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::sprt::EloModel;
+
+    fn sprt() -> Sprt {
+        Sprt::new(-5.0, 0.0, 0.05, 0.05, EloModel::Logistic).unwrap()
+    }
+
+    fn estimate(value: f64, half_width: f64) -> Estimate {
+        Estimate {
+            value,
+            ci_low: value - half_width,
+            ci_high: value + half_width,
+        }
+    }
+
+    #[test]
+    fn node_budgets_follow_the_clock() {
+        let clock = Limit::parse_tc("2+0.02").unwrap();
+        assert_eq!(typical_move_ms(&clock), Some(70.0));
+        assert_eq!(node_budget(5_000_000.0, &clock), Some(350_000));
+        let tc = Limit::parse_tc("10+0.1").unwrap();
+        assert_eq!(node_budget(4_000_000.0, &tc), Some(1_400_000));
+        assert_eq!(node_budget(4_000_000.0, &Limit::Nodes { nodes: 5 }), None);
+        assert_eq!(node_budget(f64::NAN, &tc), None);
+        assert_eq!(node_budget(0.0, &tc), None);
+        assert_eq!(node_budget(1e-9, &tc), Some(1), "at least one node");
+    }
+
+    #[test]
+    fn a_clear_slowdown_is_rejected_and_a_clear_gain_accepted() {
+        // -20 ± 4 Elo is far below elo0 = -5.
+        let (llr, decision) = speed_decision(&estimate(-20.0, 4.0), &sprt());
+        assert!(llr < sprt().lower(), "{llr}");
+        assert_eq!(decision, SprtDecision::AcceptH0);
+        let (_, decision) = speed_decision(&estimate(3.0, 2.0), &sprt());
+        assert_eq!(decision, SprtDecision::AcceptH1);
+    }
+
+    #[test]
+    fn a_wide_interval_between_the_bounds_is_undecided() {
+        let (llr, decision) = speed_decision(&estimate(-2.0, 30.0), &sprt());
+        assert!(llr.abs() < 1.0, "{llr}");
+        assert_eq!(decision, SprtDecision::Continue);
+    }
+
+    #[test]
+    fn the_llr_is_the_normal_gsprt_and_certain_observations_decide() {
+        // X = elo1: LLR = (elo1 - elo0)² / (2σ²); σ = 1 here.
+        let half = Z_95;
+        let (llr, _) = speed_decision(&estimate(0.0, half), &sprt());
+        assert!((llr - 12.5).abs() < 1e-9, "{llr}");
+        // The midpoint of the bounds is no evidence either way.
+        let (llr, decision) = speed_decision(&estimate(-2.5, half), &sprt());
+        assert!(llr.abs() < 1e-12);
+        assert_eq!(decision, SprtDecision::Continue);
+        let exact = Estimate {
+            value: -1.0,
+            ci_low: -1.0,
+            ci_high: -1.0,
+        };
+        assert_eq!(speed_decision(&exact, &sprt()).1, SprtDecision::AcceptH1);
+    }
+
+    #[test]
+    fn the_games_bounds_move_by_the_surely_gained_speed() {
+        let shifted = shifted_sprt(&sprt(), &estimate(3.0, 2.0));
+        assert_eq!((shifted.elo0, shifted.elo1), (-6.0, -1.0));
+        assert_eq!(shifted.alpha, sprt().alpha);
+        // A slowdown raises the bar the search must clear.
+        let slower = shifted_sprt(&sprt(), &estimate(-4.0, 1.0));
+        assert_eq!((slower.elo0, slower.elo1), (0.0, 5.0));
+    }
+}
