@@ -114,7 +114,7 @@ impl std::error::Error for InputError {}
 
 /// `bytes` as the docs state the caps: whole MiB when it is a multiple, else bytes.
 pub fn size_text(bytes: u64) -> String {
-    if bytes >= MIB && bytes % MIB == 0 {
+    if bytes >= MIB && bytes.is_multiple_of(MIB) {
         format!("{} MiB", bytes / MIB)
     } else {
         format!("{bytes} bytes")

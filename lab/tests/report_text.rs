@@ -250,7 +250,8 @@ fn fixtures() -> &'static [Fixture] {
                 let probe = [PROBE.to_string()];
                 let (free, other) = pointers.into_iter().partition(|pointer| {
                     pointer != "/kind"
-                        && from_json(&with(&document, &[pointer.clone()], &probe)).is_ok()
+                        && from_json(&with(&document, std::slice::from_ref(pointer), &probe))
+                            .is_ok()
                 });
                 Fixture {
                     name,

@@ -11,6 +11,9 @@ use tempfile::TempDir;
 
 use squall_lab::engine::revision::{check_tree_entries, unsafe_entry_name, Revision};
 
+/// A tree entry as written into a tree object: mode, name, id.
+type Entry<'a> = (&'a str, &'a [u8], Oid);
+
 const BLOB: &str = "100644";
 const LINK: &str = "120000";
 const DIR: &str = "40000";
@@ -241,7 +244,7 @@ fn git_directories_duplicates_and_links_written_through_are_refused() {
         .get_name("engine")
         .unwrap()
         .id();
-    let cases: Vec<(Vec<(&str, &[u8], Oid)>, &str, &str)> = vec![
+    let cases: Vec<(Vec<Entry>, &str, &str)> = vec![
         (
             vec![(DIR, b"engine", engine), (DIR, b".GIT", git_dir)],
             "\".GIT\"",
