@@ -1,7 +1,6 @@
 //! Stored baselines: `baselines/NAME.json`, one measured revision with the machine and
 //! toolchain it was measured on.
 
-use std::fs;
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context, Result};
@@ -46,8 +45,7 @@ pub fn baseline_path(paths: &LabPaths, name: &str) -> Result<PathBuf> {
 }
 
 pub fn load(path: &Path) -> Result<Baseline> {
-    let text = fs::read_to_string(path)
-        .map_err(|e| anyhow!("cannot read baseline {}: {e}", path.display()))?;
+    let text = crate::input::read_text(path, crate::input::BASELINE)?;
     let value: serde_json::Value = serde_json::from_str(&text)
         .map_err(|e| anyhow!("baseline {} is corrupt: {e}", path.display()))?;
     match value
@@ -151,6 +149,7 @@ pub fn save(path: &Path, baseline: &Baseline) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     #[test]
     fn refuses_bad_names() {

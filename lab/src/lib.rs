@@ -14,6 +14,7 @@ pub mod engine;
 pub mod flamegraph_diff;
 pub mod games;
 pub mod history;
+pub mod input;
 pub mod lab;
 pub mod machine;
 pub mod outcome;

@@ -5,9 +5,10 @@
 //! Generation is deterministic for a given seed and count: games run in parallel, but each
 //! game has its own seed and results are merged in game order.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use crate::input::{Limit, Problem};
 use anyhow::{bail, Context, Result};
 use rayon::prelude::*;
 use squall::movegen::{legal_moves, noisy_moves};
@@ -468,25 +469,30 @@ pub fn pool_text(positions: &[PoolPosition], count: usize, seed: u64) -> String 
     text
 }
 
-/// A text file, decompressed when its name ends in `.gz`; `what` names it in errors.
-pub fn read_text(path: &Path, what: &str) -> Result<String> {
-    let raw =
-        std::fs::read(path).with_context(|| format!("cannot read {what} {}", path.display()))?;
-    if is_gzip(path) {
-        let mut text = String::new();
-        flate2::read::GzDecoder::new(&raw[..])
-            .read_to_string(&mut text)
-            .with_context(|| {
-                format!(
+/// A text file, decompressed when its name ends in `.gz`, read as `limit` allows (a regular
+/// file, at most its cap before and after decompression; see [`crate::input`]).
+pub fn read_text(path: &Path, limit: Limit) -> Result<String> {
+    let raw = crate::input::read_bytes(path, limit)?;
+    let what = limit.what;
+    let bytes = if is_gzip(path) {
+        crate::input::read_capped(flate2::read::GzDecoder::new(&raw[..]), limit.cap).map_err(
+            |problem| match problem {
+                Problem::TooLarge => anyhow::anyhow!(
+                    "{what} {} is larger than the {} cap on a {what} once decompressed",
+                    path.display(),
+                    crate::input::size_text(limit.cap)
+                ),
+                _ => anyhow::anyhow!(
                     "{what} {} is not valid gzip-compressed text",
                     path.display()
-                )
-            })?;
-        Ok(text)
+                ),
+            },
+        )?
     } else {
-        String::from_utf8(raw)
-            .with_context(|| format!("{what} {} is not UTF-8 text", path.display()))
-    }
+        raw
+    };
+    String::from_utf8(bytes)
+        .map_err(|_| anyhow::anyhow!("{what} {} is not UTF-8 text", path.display()))
 }
 
 fn is_gzip(path: &Path) -> bool {
@@ -512,7 +518,7 @@ pub fn write_pool(path: &Path, text: &str) -> Result<()> {
 /// skipped, EPD operations after `;` dropped. Every FEN is checked; a bad line is reported
 /// with its number. Returns the FENs.
 pub fn read_pool(path: &Path) -> Result<Vec<String>> {
-    let text = read_text(path, "pool")?;
+    let text = read_text(path, crate::input::POOL)?;
     let mut fens = Vec::new();
     for (index, line) in text.lines().enumerate() {
         let line = line.trim();

@@ -23,7 +23,7 @@ fn a_tree_materialised_before_another_build_still_gets_its_own_binary() {
     let a = resolve(&repo, "HEAD~1", &paths).unwrap();
     let b = resolve(&repo, "HEAD", &paths).unwrap();
     // B's sources are written first, then A is built, then B.
-    materialize(&repo, b.tree, &paths).unwrap();
+    materialize(&repo, &b, &paths).unwrap();
     std::thread::sleep(std::time::Duration::from_millis(1100));
     let built_a = build_engine(&repo, &a, &[], &paths, &progress).unwrap();
     let built_b = build_engine(&repo, &b, &[], &paths, &progress).unwrap();

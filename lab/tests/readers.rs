@@ -513,3 +513,146 @@ proptest! {
         prop_assert!(ratio.estimate == 1.0 && ratio.ci_low <= 1.0 && 1.0 <= ratio.ci_high);
     }
 }
+
+// Books, history store files, calibration files (with replay samples) and pools: outside data
+// never panics a reader, and out-of-range values are refused, never replaced.
+
+mod outside_files {
+    use proptest::prelude::*;
+    use shakmaty::Position;
+
+    use squall_lab::calibration::data::CalibrationFile;
+    use squall_lab::games::book::Book;
+    use squall_lab::history::store::{Series, SeriesSettings, Stored};
+    use squall_lab::machine::{Machine, Toolchain};
+
+    const BOARD: &str = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -";
+
+    /// Lines a book or pool might hold: noise, FEN pieces, counters and EPD operations.
+    fn book_text() -> impl Strategy<Value = String> {
+        let piece = prop_oneof![
+            Just(BOARD.to_string()),
+            Just("4k3/8/8/8/8/8/8/4K3 w - -".to_string()),
+            Just("[FEN \"".to_string()),
+            Just("\"]".to_string()),
+            Just("1. e4 e5".to_string()),
+            Just("hmvc".to_string()),
+            Just("fmvn".to_string()),
+            Just(";".to_string()),
+            "[0-9]{1,25}",
+            "-?[0-9]{1,3}",
+            "\\PC{0,12}",
+        ];
+        prop::collection::vec(prop::collection::vec(piece, 0..6), 0..6).prop_map(|lines| {
+            lines
+                .iter()
+                .map(|words| words.join(" "))
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+    }
+
+    fn series(store: &std::path::Path) -> Series {
+        Series::new(
+            store,
+            Machine {
+                cpu_model: "cpu".to_string(),
+                cores: 2,
+                kernel: None,
+                transparent_hugepages: None,
+                governor: None,
+            },
+            Toolchain {
+                rustc: "rustc 1.0".to_string(),
+                rustflags: String::new(),
+                target_features: Vec::new(),
+            },
+            SeriesSettings {
+                engine: "squall".to_string(),
+                depth: None,
+                rounds: 2,
+                instr_depth: 6,
+                instructions: false,
+                features: Vec::new(),
+            },
+        )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(96))]
+
+        #[test]
+        fn book_readers_never_panic_and_keep_only_playable_openings(
+            text in book_text(),
+            pgn in any::<bool>(),
+        ) {
+            let name = if pgn { "b.pgn" } else { "b.epd" };
+            if let Ok(book) = Book::parse(name, &text, None) {
+                for opening in &book.openings {
+                    prop_assert!(opening.position.halfmoves() < 100);
+                    prop_assert!(!opening.position.is_insufficient_material());
+                    prop_assert!(!opening.position.legal_moves().is_empty());
+                }
+            }
+        }
+
+        #[test]
+        fn epd_counters_are_kept_or_refused_never_replaced(
+            halfmove in prop_oneof![0u64..120, any::<u64>()],
+            fullmove in prop_oneof![0u64..3, any::<u64>()],
+        ) {
+            let line = format!("{BOARD} {halfmove} {fullmove}");
+            let parsed = Book::parse("b.epd", &line, None);
+            let in_range = halfmove < 100 && (1..=u64::from(u32::MAX)).contains(&fullmove);
+            match parsed {
+                Ok(book) => {
+                    prop_assert!(in_range, "{line} accepted");
+                    let expected = format!(" {halfmove} {fullmove}");
+                    prop_assert!(book.openings[0].fen.ends_with(&expected));
+                }
+                Err(error) => {
+                    prop_assert!(!in_range, "{line}: {error:#}");
+                    prop_assert!(format!("{error:#}").contains(&line), "{error:#}");
+                }
+            }
+        }
+
+        #[test]
+        fn store_files_never_panic_the_history(
+            value in super::any_json(),
+            bytes in prop::collection::vec(any::<u8>(), 0..64),
+        ) {
+            let dir = tempfile::tempdir().unwrap();
+            let series = series(dir.path());
+            std::fs::create_dir_all(&series.dir).unwrap();
+            for (commit, contents) in [("a", value.to_string().into_bytes()), ("b", bytes)] {
+                std::fs::write(series.path(commit), contents).unwrap();
+                prop_assert!(!matches!(series.load(commit), Stored::Found(_)));
+            }
+        }
+
+        #[test]
+        fn calibration_and_sample_readers_never_panic(
+            value in super::any_json(),
+            samples in super::any_json(),
+        ) {
+            let dir = tempfile::tempdir().unwrap();
+            let _ = CalibrationFile::parse(&value.to_string(), "case");
+            let mut document = value;
+            if let Some(map) = document.as_object_mut() {
+                map.insert("samples".to_string(), samples);
+            }
+            let path = dir.path().join("calibration.json");
+            std::fs::write(&path, document.to_string()).unwrap();
+            let _ = squall_lab::tune::Replay::load(&path);
+        }
+
+        #[test]
+        fn pool_reader_never_panics(text in book_text()) {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("pool.epd");
+            std::fs::write(&path, text).unwrap();
+            let _ = squall_lab::pool::read_pool(&path);
+        }
+    }
+}

@@ -285,8 +285,7 @@ impl CalibrationFile {
     }
 
     pub fn load(path: &std::path::Path) -> Result<CalibrationFile> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        let text = crate::input::read_text(path, crate::input::CALIBRATION)?;
         Self::parse(&text, &path.display().to_string())
     }
 

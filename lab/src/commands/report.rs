@@ -9,8 +9,7 @@ use crate::report::Report;
 
 pub fn run(args: &ReportArgs) -> Result<Outcome> {
     crate::paths::check_writable(&args.out)?;
-    let text = std::fs::read_to_string(&args.file)
-        .with_context(|| format!("cannot read the JSON report {}", args.file.display()))?;
+    let text = crate::input::read_text(&args.file, crate::input::REPORT)?;
     let value: serde_json::Value = serde_json::from_str(&text).with_context(|| {
         format!(
             "{} is not JSON (a lab report from --format json or --export-json)",

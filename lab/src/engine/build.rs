@@ -63,7 +63,7 @@ pub fn build_engine_with_rustflags(
     if entry_id(repo, revision.tree, "engine")?.is_none() {
         bail!("revision '{}' has no engine/ directory", revision.spec);
     }
-    let sources = materialize(repo, revision.tree, paths)?;
+    let sources = materialize(repo, revision, paths)?;
     let key = binary_key(repo, revision.tree, features, extra_rustflags, &sources)?;
     let binary_dir = paths.binaries.join(&key);
     let path = binary_dir.join(ENGINE_PACKAGE);

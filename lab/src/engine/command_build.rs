@@ -20,7 +20,8 @@ use git2::{FileMode, IndexTime, ObjectType, Oid, Repository, Tree};
 
 use crate::engine::build::{check_cached, digest, DIGEST_FILE};
 use crate::engine::config::OpenBenchEngine;
-use crate::engine::revision::Revision;
+use crate::engine::revision::{check_tree_entries, Revision};
+use crate::engine::snapshot::write_new_file;
 use crate::paths::{remove_if_exists, temp_sibling, LabPaths};
 use crate::process::{run_with_timeout, tail_section};
 
@@ -193,7 +194,8 @@ pub fn snapshot_head(repo: &Repository, revision: &Revision) -> Option<Oid> {
 ///   `git status` shows a clean checkout for a commit, and for `WORKTREE` the uncommitted
 ///   changes as unstaged modifications and untracked files, as in the user's own checkout.
 ///
-/// Nothing is written to the user's repository: no worktree registration, object, ref, index
+/// A tree git would not check out is refused before anything is written (see
+/// [`check_tree_entries`]). Nothing is written to the user's repository: no worktree registration, object, ref, index
 /// or config. A shallow repository's `shallow` file is copied, so history stops where it does
 /// there. Submodules are left as empty directories. Returns the HEAD commit.
 pub fn write_git_snapshot(
@@ -207,6 +209,7 @@ pub fn write_git_snapshot(
             dir.display()
         );
     }
+    check_tree_entries(repo, revision)?;
     fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let tree = repo.find_tree(revision.tree)?;
     write_tree(repo, &tree, dir)?;
@@ -310,7 +313,7 @@ fn write_tree(repo: &Repository, tree: &Tree, dir: &Path) -> Result<()> {
                     std::os::unix::fs::symlink(std::ffi::OsStr::from_bytes(blob.content()), &path)?;
                     continue;
                 }
-                fs::write(&path, blob.content())
+                write_new_file(&path, blob.content())
                     .with_context(|| format!("writing {}", path.display()))?;
                 if entry.filemode() == i32::from(FileMode::BlobExecutable) {
                     fs::set_permissions(&path, fs::Permissions::from_mode(0o755))?;

@@ -85,6 +85,108 @@ pub fn resolve(repo: &Repository, spec: &str, paths: &LabPaths) -> Result<Revisi
     })
 }
 
+/// The deepest directory nesting of a tree the lab writes out, as git's `core.maxTreeDepth`.
+pub const MAX_TREE_DEPTH: usize = 2048;
+/// The most files, links and directories a tree the lab writes out may hold, counted along
+/// every path (a subtree named twice counts twice): far above any engine's source, far below
+/// a crafted tree whose directories repeat one subtree to fill the disk.
+pub const MAX_TREE_ENTRIES: u64 = 1_000_000;
+
+/// Why git's checkout would refuse to write a tree entry named `name`, if it would: a name that
+/// is empty, `.` or `..`, `.git` in any case, or holds `/` or NUL could write outside the
+/// directory being filled, or into a repository's own files.
+pub fn unsafe_entry_name(name: &[u8]) -> Option<&'static str> {
+    if name.is_empty() {
+        Some("an empty name")
+    } else if name == b"." || name == b".." {
+        Some("a name that leaves its directory")
+    } else if name.eq_ignore_ascii_case(b".git") {
+        Some("the name of git's own directory")
+    } else if name.contains(&b'/') {
+        Some("a name with '/'")
+    } else if name.contains(&0) {
+        Some("a name with a NUL byte")
+    } else {
+        None
+    }
+}
+
+/// Refuses the revision when its tree holds an entry that git's checkout would refuse to write
+/// (see [`unsafe_entry_name`]), two entries of one name in a directory, directories nested
+/// deeper than [`MAX_TREE_DEPTH`] or more than [`MAX_TREE_ENTRIES`] entries: such a tree comes
+/// from a crafted object, never from git itself, and writing it could reach outside the cache
+/// or fill the disk. Called before anything is written; the error names the revision, its
+/// commit and the entry. Each distinct subtree is read once.
+pub fn check_tree_entries(repo: &Repository, revision: &Revision) -> Result<()> {
+    let refuse = |path: &str, why: &str| {
+        let of = match revision.commit {
+            Some(commit) => format!("commit {commit}"),
+            None => format!("tree {}", revision.tree),
+        };
+        anyhow!(
+            "refusing revision '{}' ({of}): its tree has the entry {path:?}, {why}, which git \
+             would not check out; nothing was written",
+            revision.spec
+        )
+    };
+    let too_deep = format!("a directory nested deeper than {MAX_TREE_DEPTH} levels");
+    let too_many = format!("where the tree passes {MAX_TREE_ENTRIES} entries");
+    // Per subtree already checked: its height in directories and its entries along every path.
+    let mut checked: std::collections::HashMap<Oid, (usize, u64)> = Default::default();
+    // Depth-first, children before their parent's total: (tree, its path, its depth, whether
+    // its children were already pushed).
+    let mut pending = vec![(revision.tree, String::new(), 1usize, false)];
+    while let Some((tree_id, path, depth, expanded)) = pending.pop() {
+        if let Some(&(height, _)) = checked.get(&tree_id) {
+            if depth + height - 1 > MAX_TREE_DEPTH {
+                return Err(refuse(&path, &too_deep));
+            }
+            continue;
+        }
+        if depth > MAX_TREE_DEPTH {
+            return Err(refuse(&path, &too_deep));
+        }
+        let tree = repo.find_tree(tree_id)?;
+        if expanded {
+            let mut height = 1;
+            let mut entries = 0u64;
+            for entry in tree.iter() {
+                entries = entries.saturating_add(1);
+                if let Some(&(below, count)) = checked.get(&entry.id()) {
+                    if entry.kind() == Some(git2::ObjectType::Tree) {
+                        height = height.max(below + 1);
+                        entries = entries.saturating_add(count);
+                    }
+                }
+            }
+            if entries > MAX_TREE_ENTRIES {
+                return Err(refuse(&path, &too_many));
+            }
+            checked.insert(tree_id, (height, entries));
+            continue;
+        }
+        pending.push((tree_id, path.clone(), depth, true));
+        let mut names = BTreeSet::new();
+        for entry in tree.iter() {
+            let name = entry.name_bytes();
+            let entry_path = join_relative(&path, &String::from_utf8_lossy(name));
+            if let Some(why) = unsafe_entry_name(name) {
+                return Err(refuse(&entry_path, why));
+            }
+            if !names.insert(name.to_vec()) {
+                return Err(refuse(
+                    &entry_path,
+                    "a name that appears twice in its directory",
+                ));
+            }
+            if entry.kind() == Some(git2::ObjectType::Tree) {
+                pending.push((entry.id(), entry_path, depth + 1, false));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The id of an entry (a subtree or blob) at `path` in the revision's tree, if present.
 pub fn entry_id(repo: &Repository, tree: Oid, path: &str) -> Result<Option<Oid>> {
     let tree = repo.find_tree(tree)?;
@@ -185,8 +287,8 @@ impl WorktreeWalker<'_> {
             .symlink_metadata()
             .with_context(|| format!("reading {}", absolute.display()))?;
         let kind = metadata.file_type();
-        let read =
-            || fs::read(&absolute).with_context(|| format!("reading {}", absolute.display()));
+        // The opened file is checked again: one swapped for a FIFO since is refused, not waited on.
+        let read = || crate::input::read_bytes(&absolute, crate::input::WORKTREE_FILE);
         let (mode, contents) = if kind.is_symlink() {
             let target = fs::read_link(&absolute)
                 .with_context(|| format!("reading the link {}", absolute.display()))?;

@@ -11,17 +11,20 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use git2::{FileMode, ObjectType, Oid, Repository, Tree};
 
-use super::revision::join_relative;
+use super::revision::{check_tree_entries, join_relative, Revision};
 use crate::paths::{remove_if_exists, temp_sibling, LabPaths};
 
-/// Writes the tree into `target/lab/src/<tree-id>/` and returns that directory.
+/// Writes the revision's tree into `target/lab/src/<tree-id>/` and returns that directory.
+/// A tree git would not check out is refused first (see [`check_tree_entries`]).
 ///
 /// A directory already there is first checked against the tree, file by file (contents, the
 /// executable bit, links, nothing missing, nothing extra): when anything differs, say an edit
 /// made under `target/lab/src/`, it is written again from the object database, with a note
 /// naming the first difference. The snapshot may differ from the tree in the ways the lab
 /// itself makes (see [`SnapshotLayout`]).
-pub fn materialize(repo: &Repository, tree_id: Oid, paths: &LabPaths) -> Result<PathBuf> {
+pub fn materialize(repo: &Repository, revision: &Revision, paths: &LabPaths) -> Result<PathBuf> {
+    check_tree_entries(repo, revision)?;
+    let tree_id = revision.tree;
     let destination = source_dir(paths, tree_id);
     let tree = repo.find_tree(tree_id)?;
     let layout = SnapshotLayout::of(repo, &tree)?;
@@ -81,7 +84,10 @@ impl SnapshotLayout {
     fn write(&self, dir: &Path) -> Result<()> {
         if let Some(manifest) = &self.root_manifest {
             let path = dir.join(ROOT_MANIFEST);
-            fs::write(&path, manifest).with_context(|| format!("writing {}", path.display()))?;
+            // Replaced, never written through: the tree's own may be a link out of the cache.
+            remove_if_exists(&path)?;
+            write_new_file(&path, manifest)
+                .with_context(|| format!("writing {}", path.display()))?;
         }
         Ok(())
     }
@@ -226,9 +232,19 @@ fn write_blob(repo: &Repository, id: Oid, filemode: i32, path: &Path) -> Result<
         std::os::unix::fs::symlink(OsStr::from_bytes(blob.content()), path)?;
         return Ok(());
     }
-    fs::write(path, blob.content())?;
+    write_new_file(path, blob.content())?;
     if filemode == i32::from(FileMode::BlobExecutable) {
         fs::set_permissions(path, fs::Permissions::from_mode(0o755))?;
     }
     Ok(())
+}
+
+/// Writes a file that must not exist yet: a link left at `path` is never followed.
+pub(super) fn write_new_file(path: &Path, contents: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)?
+        .write_all(contents)
 }

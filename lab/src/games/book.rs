@@ -2,17 +2,17 @@
 //! that `lab pool generate --book` made from self-play. Every opening is checked by the
 //! referee when the book is read, so a bad line fails before any engine starts.
 
-use std::io::Cursor;
 use std::ops::ControlFlow;
 use std::path::Path;
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{bail, Context, Result};
 use git2::{ObjectType, Oid};
 use pgn_reader::{RawTag, Reader, SanPlus, Skip, Visitor};
 use serde::{Deserialize, Serialize};
-use shakmaty::{Chess, Position};
+use shakmaty::fen::Fen;
+use shakmaty::{CastlingMode, Chess, Position};
 
-use super::referee::{fen_of, parse_position};
+use super::referee::fen_of;
 use crate::pool::SplitMix;
 
 /// The shipped book: openings 8 to 12 plies deep whose shallow search is level.
@@ -45,29 +45,32 @@ pub struct BookIdentity {
 
 impl Book {
     pub fn load(path: Option<&Path>, plies: Option<u32>) -> Result<Book> {
-        let (source, openings) = match path {
+        match path {
             None => {
                 if plies.is_some() {
                     bail!("--book-plies goes with a PGN --book");
                 }
-                (
-                    BUILT_IN_NAME.to_string(),
-                    read_epd(BUILT_IN, BUILT_IN_NAME)?,
-                )
+                Book::parse(BUILT_IN_NAME, BUILT_IN, None)
             }
             Some(path) => {
-                let text = crate::pool::read_text(path, "book")?;
-                let name = path.display().to_string();
-                let stem = name.trim_end_matches(".gz");
-                if stem.ends_with(".pgn") {
-                    (name.clone(), read_pgn(&text, &name, plies)?)
-                } else if plies.is_some() {
-                    bail!("--book-plies goes with a PGN book; {name} is read as EPD");
-                } else {
-                    (name.clone(), read_epd(&text, &name)?)
-                }
+                let text = crate::pool::read_text(path, crate::input::BOOK)?;
+                Book::parse(&path.display().to_string(), &text, plies)
             }
+        }
+    }
+
+    /// The book `text` read from `name`: PGN when the name ends in `.pgn` (or `.pgn.gz`), EPD
+    /// otherwise.
+    pub fn parse(name: &str, text: &str, plies: Option<u32>) -> Result<Book> {
+        let stem = name.trim_end_matches(".gz");
+        let openings = if stem.ends_with(".pgn") {
+            read_pgn(text, name, plies)?
+        } else if plies.is_some() {
+            bail!("--book-plies goes with a PGN book; {name} is read as EPD");
+        } else {
+            read_epd(text, name)?
         };
+        let source = name.to_string();
         if openings.is_empty() {
             bail!("book {source} has no openings");
         }
@@ -102,7 +105,11 @@ pub fn shuffled_order(len: usize, seed: u64) -> Vec<usize> {
     order
 }
 
-/// One position a line: the four FEN fields, then either the two counters or EPD operations.
+/// The most characters of a book's line quoted in an error.
+const QUOTED_CHARS: usize = 100;
+
+/// One position a line: the four FEN fields, then either the two counters or EPD operations
+/// (`hmvc` and `fmvn` set the counters). An error names the line and quotes it as written.
 fn read_epd(text: &str, name: &str) -> Result<Vec<Opening>> {
     let mut openings = Vec::new();
     for (index, line) in text.lines().enumerate() {
@@ -110,37 +117,117 @@ fn read_epd(text: &str, name: &str) -> Result<Vec<Opening>> {
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        let fields: Vec<&str> = line
-            .split(';')
-            .next()
-            .unwrap_or_default()
-            .split_whitespace()
-            .collect();
-        if fields.len() < 4 {
-            bail!(
-                "{name}:{}: expected a FEN or EPD line, got `{line}`",
-                index + 1
-            );
+        let checked = position_of_line(line).and_then(opening);
+        match checked {
+            Ok(opening) => openings.push(opening),
+            Err(why) => bail!(
+                "{name}:{}: `{}`: {why}",
+                index + 1,
+                crate::input::excerpt(line, QUOTED_CHARS)
+            ),
         }
-        let counters: Vec<&str> = fields[4..]
-            .iter()
-            .take(2)
-            .copied()
-            .take_while(|field| field.parse::<u32>().is_ok())
-            .collect();
-        let fen = match counters.as_slice() {
-            [halfmove, fullmove] => format!("{} {halfmove} {fullmove}", fields[..4].join(" ")),
-            _ => format!("{} 0 1", fields[..4].join(" ")),
-        };
-        let position = parse_position(&fen).with_context(|| format!("{name}:{}", index + 1))?;
-        openings.push(opening(position).with_context(|| format!("{name}:{}", index + 1))?);
     }
     Ok(openings)
 }
 
-fn opening(position: Chess) -> Result<Opening> {
+/// The position of a FEN or EPD line, its counters checked: a clock past the fifty-move rule,
+/// a fullmove number of 0 or a counter too large for a FEN is refused, never replaced.
+fn position_of_line(line: &str) -> Result<Chess, String> {
+    let fields: Vec<&str> = line
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .split_whitespace()
+        .collect();
+    if fields.len() < 4 {
+        return Err("expected a FEN or EPD line (board, side, castling, en passant)".into());
+    }
+    let starts_numeric = |field: &&str| field.starts_with(|c: char| c.is_ascii_digit() || c == '-');
+    let (halfmove, fullmove) = if fields.get(4).is_some_and(starts_numeric) {
+        // FEN counters.
+        let Some(fullmove) = fields.get(5) else {
+            return Err("a halfmove clock without a fullmove number".into());
+        };
+        (Some(fields[4]), Some(*fullmove))
+    } else {
+        epd_counters(line)
+    };
+    let halfmove = match halfmove {
+        None => 0,
+        Some(text) => match text.parse::<u32>() {
+            Ok(clock) if clock < 100 => clock,
+            Ok(_) => {
+                return Err(format!(
+                    "halfmove clock {text}: the fifty-move rule has already drawn the game (an \
+                     opening's clock is below 100)"
+                ))
+            }
+            Err(_) if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) => {
+                return Err(format!(
+                    "halfmove clock {}: out of range (an opening's clock is below 100)",
+                    crate::input::excerpt(text, 24)
+                ))
+            }
+            Err(_) => {
+                return Err(format!(
+                    "halfmove clock `{}` is not a number",
+                    crate::input::excerpt(text, 24)
+                ))
+            }
+        },
+    };
+    let fullmove = match fullmove {
+        None => 1,
+        Some(text) => match text.parse::<u32>() {
+            Ok(number) if number >= 1 => number,
+            _ => {
+                return Err(format!(
+                    "fullmove number `{}` is not a number from 1 to {}",
+                    crate::input::excerpt(text, 24),
+                    u32::MAX
+                ))
+            }
+        },
+    };
+    let fen = format!("{} {halfmove} {fullmove}", fields[..4].join(" "));
+    let parsed = Fen::from_ascii(fen.as_bytes()).map_err(|error| format!("not a FEN: {error}"))?;
+    parsed
+        .into_position(CastlingMode::Standard)
+        .map_err(|error| format!("not a legal position: {error}"))
+}
+
+/// The operands of an EPD line's `hmvc` (halfmove clock) and `fmvn` (fullmove number).
+fn epd_counters(line: &str) -> (Option<&str>, Option<&str>) {
+    let mut operations = line;
+    for _ in 0..4 {
+        let rest = operations.trim_start();
+        operations = &rest[rest.find(char::is_whitespace).unwrap_or(rest.len())..];
+    }
+    let (mut halfmove, mut fullmove) = (None, None);
+    for operation in operations.split(';') {
+        let mut words = operation.split_whitespace();
+        match (words.next(), words.next()) {
+            (Some("hmvc"), operand) => halfmove = Some(operand.unwrap_or_default()),
+            (Some("fmvn"), operand) => fullmove = Some(operand.unwrap_or_default()),
+            _ => {}
+        }
+    }
+    (halfmove, fullmove)
+}
+
+/// A position as an opening: one where the game can still be played and is not already drawn.
+fn opening(position: Chess) -> Result<Opening, String> {
     if position.legal_moves().is_empty() {
-        bail!("the opening is already over (no legal move)");
+        return Err("the opening is already over (no legal move)".into());
+    }
+    if position.halfmoves() >= 100 {
+        return Err(format!(
+            "the fifty-move rule has already drawn the opening (halfmove clock {})",
+            position.halfmoves()
+        ));
+    }
+    if position.is_insufficient_material() {
+        return Err("the opening is already drawn: neither side has the material to mate".into());
     }
     Ok(Opening {
         fen: fen_of(&position),
@@ -148,36 +235,90 @@ fn opening(position: Chess) -> Result<Opening> {
     })
 }
 
-/// The main line of every game, cut after `plies` plies when given.
+/// The main line of every game, cut after `plies` plies when given. A game is an opening only
+/// when it has moves or a FEN tag: text that holds neither (any file named `.pgn`) is refused.
+/// An error names the game and the line it starts on.
 fn read_pgn(text: &str, name: &str, plies: Option<u32>) -> Result<Vec<Opening>> {
-    let mut reader = Reader::new(Cursor::new(text.as_bytes()));
+    let consumed = std::cell::Cell::new(0usize);
+    let mut reader = Reader::new(CountedBytes {
+        rest: text.as_bytes(),
+        consumed: &consumed,
+    });
     let mut openings = Vec::new();
     let mut visitor = OpeningVisitor { plies };
     let mut game = 0;
-    while let Some(result) = reader
-        .read_game(&mut visitor)
-        .with_context(|| format!("reading {name}"))?
-    {
+    loop {
+        // Where the reader stands: what it took from the text less what it holds unread.
+        let offset = consumed.get().saturating_sub(reader.buffer().len());
+        let Some(result) = reader
+            .read_game(&mut visitor)
+            .with_context(|| format!("reading {name}"))?
+        else {
+            break;
+        };
         game += 1;
-        let position = result.map_err(|error| anyhow!("{name}: game {game}: {error}"))?;
-        openings.push(opening(position).with_context(|| format!("{name}: game {game}"))?);
+        let line = starting_line(text, offset);
+        let checked = result.and_then(|game| match game {
+            PgnGame::Empty => Err("neither moves nor a FEN tag: not a PGN game".into()),
+            PgnGame::Position(position) => opening(position),
+        });
+        match checked {
+            Ok(opening) => openings.push(opening),
+            Err(why) => bail!("{name}:{line}: game {game}: {why}"),
+        }
     }
     Ok(openings)
+}
+
+/// The 1-based line of the first character at or after byte `offset` that is not white space
+/// (where a game's text starts).
+fn starting_line(text: &str, offset: usize) -> usize {
+    let bytes = text.as_bytes();
+    let start = offset.min(bytes.len());
+    let first = bytes[start..]
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .map_or(bytes.len(), |skipped| start + skipped);
+    1 + bytes[..first].iter().filter(|&&b| b == b'\n').count()
+}
+
+/// A byte slice read in order, counting what was taken.
+struct CountedBytes<'a> {
+    rest: &'a [u8],
+    consumed: &'a std::cell::Cell<usize>,
+}
+
+impl std::io::Read for CountedBytes<'_> {
+    fn read(&mut self, buffer: &mut [u8]) -> std::io::Result<usize> {
+        let read = self.rest.read(buffer)?;
+        self.consumed.set(self.consumed.get() + read);
+        Ok(read)
+    }
 }
 
 struct OpeningVisitor {
     plies: Option<u32>,
 }
 
+/// What a game of a PGN book gives.
+enum PgnGame {
+    /// No FEN tag and no move.
+    Empty,
+    Position(Chess),
+}
+
 struct Movetext {
     position: Result<Chess, String>,
     played: u32,
+    /// Whether the movetext held a move, played or past the ply limit.
+    any_move: bool,
+    from_fen: bool,
 }
 
 impl Visitor for OpeningVisitor {
     type Tags = Option<String>;
     type Movetext = Movetext;
-    type Output = Result<Chess, String>;
+    type Output = Result<PgnGame, String>;
 
     fn begin_tags(&mut self) -> ControlFlow<Self::Output, Self::Tags> {
         ControlFlow::Continue(None)
@@ -196,21 +337,29 @@ impl Visitor for OpeningVisitor {
     }
 
     fn begin_movetext(&mut self, tags: Self::Tags) -> ControlFlow<Self::Output, Self::Movetext> {
+        let from_fen = tags.is_some();
         let position = match tags {
-            Some(fen) => parse_position(&fen).map_err(|error| error.to_string()),
+            Some(fen) => position_of_line(&fen).map_err(|why| {
+                format!(
+                    "FEN tag `{}`: {why}",
+                    crate::input::excerpt(&fen, QUOTED_CHARS)
+                )
+            }),
             None => Ok(Chess::default()),
         };
         ControlFlow::Continue(Movetext {
             position,
             played: 0,
+            any_move: false,
+            from_fen,
         })
     }
-
     fn san(
         &mut self,
         movetext: &mut Self::Movetext,
         san_plus: SanPlus,
     ) -> ControlFlow<Self::Output> {
+        movetext.any_move = true;
         if self.plies.is_some_and(|plies| movetext.played >= plies) {
             return ControlFlow::Continue(());
         }
@@ -240,7 +389,11 @@ impl Visitor for OpeningVisitor {
     }
 
     fn end_game(&mut self, movetext: Self::Movetext) -> Self::Output {
-        movetext.position
+        let position = movetext.position?;
+        if !movetext.any_move && !movetext.from_fen {
+            return Ok(PgnGame::Empty);
+        }
+        Ok(PgnGame::Position(position))
     }
 }
 

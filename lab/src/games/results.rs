@@ -162,7 +162,7 @@ impl ResultsFile {
 /// Reads a results file: its header, its games, and the length of its whole lines (a torn
 /// last line is not counted).
 pub fn read(path: &Path) -> Result<(Header, Vec<GameRecord>, u64)> {
-    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let bytes = crate::input::read_bytes(path, crate::input::RESULTS)?;
     let whole = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
     let text = std::str::from_utf8(&bytes[..whole])
         .with_context(|| format!("{} is not UTF-8 text", path.display()))?;

@@ -105,7 +105,8 @@ fn peer_line(
     let mut points = Vec::new();
     for commit in commits {
         let path = store.join(name).join(format!("{}.json", commit.id));
-        if !path.is_file() {
+        // Anything there but a regular file is read, and refused with a warning.
+        if path.symlink_metadata().is_err() {
             continue;
         }
         // The machine is known only from a file: the first one read names it, and every file
@@ -161,8 +162,8 @@ fn machine_in(path: &std::path::Path) -> Result<Machine, String> {
     struct Recorded {
         machine: Machine,
     }
-    let text = fs::read_to_string(path)
-        .map_err(|error| format!("cannot read {}: {error}", path.display()))?;
+    let text = crate::input::read_text(path, crate::input::STORE_FILE)
+        .map_err(|error| error.to_string())?;
     serde_json::from_str::<Recorded>(&text)
         .map(|recorded| recorded.machine)
         .map_err(|error| format!("{} is corrupt: {error}", path.display()))

@@ -7,7 +7,6 @@
 //! Files are written atomically; a file that cannot be read, or whose recorded key does not
 //! match its place, is measured again.
 
-use std::fs;
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
@@ -150,12 +149,10 @@ impl Series {
     /// The stored measurement of `commit`, checked against this series' key.
     pub fn load(&self, commit: &str) -> Stored {
         let path = self.path(commit);
-        let text = match fs::read_to_string(&path) {
+        let text = match crate::input::read_text(&path, crate::input::STORE_FILE) {
             Ok(text) => text,
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Stored::Missing,
-            Err(error) => {
-                return Stored::Unusable(format!("cannot read {}: {error}", path.display()))
-            }
+            Err(error) if error.is_not_found() => return Stored::Missing,
+            Err(error) => return Stored::Unusable(error.to_string()),
         };
         let entry: Entry = match serde_json::from_str(&text) {
             Ok(entry) => entry,

@@ -25,10 +25,7 @@ fn header(report: &HistoryReport) -> [String; 7] {
 }
 
 fn subject(text: &str, style: Style) -> String {
-    let mut shown: String = text.chars().take(SUBJECT_WIDTH).collect();
-    if text.chars().count() > SUBJECT_WIDTH {
-        shown.push('…');
-    }
+    let shown = crate::input::excerpt(text, SUBJECT_WIDTH + 1).into_owned();
     match style {
         Style::Terminal => shown,
         Style::Markdown => shown.replace('|', "\\|"),

@@ -36,10 +36,9 @@ fn rows(output: &ProfileOutput) -> Table {
 }
 
 fn describe_run(label: &str, run: &ProfileRun) -> String {
-    let commit = run
-        .commit
-        .as_deref()
-        .map_or(String::new(), |c| format!(" ({})", &c[..c.len().min(10)]));
+    let commit = run.commit.as_deref().map_or(String::new(), |c| {
+        format!(" ({})", crate::input::prefix_chars(c, 10))
+    });
     format!(
         "{label}{}{commit}: profile run time {:.2} s (engine: {} ms), {} samples by {} at {} ({} Hz requested), {} nodes\n  flamegraph: {}\n  folded stacks: {}",
         run.spec,

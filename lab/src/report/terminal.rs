@@ -115,7 +115,7 @@ fn describe_side(side: &SideSummary) -> String {
         .commit
         .as_deref()
         .unwrap_or(&side.revision.tree);
-    let short: String = id.chars().take(10).collect();
+    let short = crate::input::prefix_chars(id, 10);
     format!("{} ({short})", side.revision.spec)
 }
 

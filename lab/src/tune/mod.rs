@@ -35,7 +35,7 @@ impl Replay {
     /// Reads a calibration file (checked as `lab tables` checks it) and its `samples` field.
     pub fn load(path: &Path) -> Result<Replay> {
         let origin = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| anyhow::anyhow!("{origin}: {e}"))?;
+        let text = crate::input::read_text(path, crate::input::CALIBRATION)?;
         let value: serde_json::Value = serde_json::from_str(&text)
             .map_err(|e| anyhow::anyhow!("{origin}: not a calibration file: {e}"))?;
         let file = CalibrationFile::from_value(value, &origin)?;

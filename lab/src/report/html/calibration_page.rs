@@ -22,7 +22,7 @@ pub fn page(value: &serde_json::Value) -> Result<String> {
             format!(
                 "{} (tree {})",
                 lab.revision,
-                &lab.tree[..lab.tree.len().min(10)]
+                crate::input::prefix_chars(&lab.tree, 10)
             )
         },
     );

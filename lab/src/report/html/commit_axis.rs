@@ -40,7 +40,7 @@ impl CommitAxis {
         }
         self.commits
             .get(index as usize)
-            .map(|id| id.chars().take(TICK_ID).collect())
+            .map(|id| crate::input::prefix_chars(id, TICK_ID).to_string())
             .unwrap_or_default()
     }
 

@@ -36,6 +36,7 @@ use anyhow::{bail, Context, Result};
 
 use super::{json, Report, NO_EVAL_EXITS};
 use crate::analysis::bootstrap::bootstrap_geometric_means;
+use crate::schema::{LAB_JSON_SCHEMA_VERSION, MATCH_JSON_SCHEMA_VERSION};
 use model::Doc;
 use plot::Footer;
 
@@ -62,8 +63,53 @@ pub fn render(report: &Report) -> Result<String> {
 /// The reports that have a page, as errors name them.
 pub const PAGES: &str = "compare, tiers, baseline check, match, calibrate and history";
 
+/// The `schema_version` of each kind of document a page is drawn for: a document of another
+/// version may keep a field's name and change its meaning, so it is refused, not drawn.
+const READ_VERSIONS: [(&str, u64); 7] = [
+    ("compare", LAB_JSON_SCHEMA_VERSION as u64),
+    ("tiers", LAB_JSON_SCHEMA_VERSION as u64),
+    ("baseline-check", LAB_JSON_SCHEMA_VERSION as u64),
+    ("calibration", LAB_JSON_SCHEMA_VERSION as u64),
+    ("history", LAB_JSON_SCHEMA_VERSION as u64),
+    ("match", MATCH_JSON_SCHEMA_VERSION as u64),
+    (
+        crate::calibration::data::KIND,
+        crate::calibration::data::SCHEMA_VERSION,
+    ),
+];
+
+/// Refuses a document whose `schema_version` is not the one this lab reads for its kind,
+/// naming the versions it reads.
+fn check_version(kind: &str, value: &serde_json::Value) -> Result<()> {
+    let Some(&(_, expected)) = READ_VERSIONS.iter().find(|(known, _)| *known == kind) else {
+        return Ok(());
+    };
+    let found = value.get("schema_version");
+    if found.and_then(serde_json::Value::as_u64) == Some(expected) {
+        return Ok(());
+    }
+    let found = match found {
+        None => "no schema_version".to_string(),
+        Some(version) => format!(
+            "schema_version {}",
+            crate::input::excerpt(&version.to_string(), 40)
+        ),
+    };
+    let read: Vec<String> = READ_VERSIONS
+        .iter()
+        .map(|(kind, version)| format!("{kind} {version}"))
+        .collect();
+    bail!(
+        "a \"{kind}\" report of {found} is not drawn: this lab reads schema_version {}",
+        read.join(", ")
+    )
+}
+
 /// The page of a stored JSON report, chosen by its `kind`.
 pub fn from_json(value: &serde_json::Value) -> Result<String> {
+    if let Some(kind) = value.get("kind").and_then(|kind| kind.as_str()) {
+        check_version(kind, value)?;
+    }
     match value.get("kind").and_then(|kind| kind.as_str()) {
         Some("compare" | "tiers" | "baseline-check") => page(&Doc::from_json(value)?),
         Some("match") => match_page::page(&match_model::MatchDoc::from_json(value)?),
@@ -75,7 +121,10 @@ pub fn from_json(value: &serde_json::Value) -> Result<String> {
                 .context("a calibration report without its \"calibration\" file")?,
         ),
         Some("history") => history::page(value),
-        Some(kind) => bail!("an HTML report is drawn for {PAGES}, not for kind \"{kind}\""),
+        Some(kind) => bail!(
+            "an HTML report is drawn for {PAGES}, not for kind \"{}\"",
+            crate::input::excerpt(kind, 80)
+        ),
         None => bail!("not a lab JSON report (no \"kind\" field; see docs/lab-json.md)"),
     }
 }

@@ -156,7 +156,7 @@ impl Side {
             .commit
             .as_deref()
             .unwrap_or(&self.revision.tree);
-        let short: String = id.chars().take(7).collect();
+        let short = crate::input::prefix_chars(id, 7);
         format!("{} ({short})", self.revision.spec)
     }
 }

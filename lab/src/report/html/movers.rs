@@ -14,12 +14,7 @@ pub const LESS: RGBColor = RGBColor(0x3A, 0x8F, 0x3A);
 const NAME_CHARS: usize = 60;
 
 fn short(name: &str) -> String {
-    if name.chars().count() <= NAME_CHARS {
-        name.to_string()
-    } else {
-        let cut: String = name.chars().take(NAME_CHARS - 1).collect();
-        format!("{cut}…")
-    }
+    crate::input::excerpt(name, NAME_CHARS).into_owned()
 }
 
 pub fn draw(movers: &[Mover], depth: Option<u32>, footer: &Footer) -> Result<String> {
