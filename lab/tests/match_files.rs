@@ -150,11 +150,13 @@ fn a_results_file_held_by_another_process_is_refused_by_resume_and_by_a_new_matc
 fn two_resumes_at_once_play_each_remaining_game_once() {
     let repo = FakeRepo::new();
     let out = repo.path().join("twice.jsonl");
-    let mut args = match_args(12, &["--out", &text(&out)]);
+    let mut args = match_args(40, &["--out", &text(&out)]);
     let first = run(&repo, &args);
     assert_eq!(first.code, 0, "{first}");
     keep_games(&out, 2);
     args.push("--resume".into());
+    // With 38 games left, runs started together overlap on most machines; what is asserted
+    // holds for every interleaving.
 
     let runs = run_two_at_once(&repo, &args, &args);
     // Either both ran in turn (the later one found nothing left to play), or one found the
@@ -172,11 +174,11 @@ fn two_resumes_at_once_play_each_remaining_game_once() {
         runs[1]
     );
     let (ids, lines) = game_ids(&out);
-    assert_eq!((ids.len(), lines), (12, 12), "{}\n{}", runs[0], runs[1]);
-    assert_eq!(pgn_games(&out.with_extension("pgn")), 12);
+    assert_eq!((ids.len(), lines), (40, 40), "{}\n{}", runs[0], runs[1]);
+    assert_eq!(pgn_games(&out.with_extension("pgn")), 40);
     let merged = repo.lab(&["match", "merge", &text(&out), "--format", "json"]);
     assert_eq!(merged.code, 0, "{merged}");
-    assert_eq!(merged.json()["games"], 12, "{merged}");
+    assert_eq!(merged.json()["games"], 40, "{merged}");
 }
 
 #[test]
