@@ -196,7 +196,7 @@ pub fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
     };
 
     let match_dir = paths.root.join("match");
-    let (results, mut recorded, header_shard) = if resume {
+    let (mut results, mut recorded, header_shard) = if resume {
         let path = match &out {
             Some(path) => path.clone(),
             None => newest_match(&match_dir, &settings, shard)?,
@@ -264,7 +264,6 @@ pub fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
         }
         Err(error) => return Err(error),
     };
-    let mut results = results;
 
     let done: std::collections::HashSet<_> = recorded.iter().map(|game| game.id).collect();
     // A shard plays its share whatever its own LLR says: the test is judged on the pooled pairs.
