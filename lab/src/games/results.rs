@@ -335,8 +335,12 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<(Header, Vec<GameRecord>, u64)
             );
         }
         if pair >= pairs {
+            let scheduled = match pairs {
+                0 => "no pair".to_string(),
+                _ => format!("pairs 0 to {}", pairs - 1),
+            };
             bail!(
-                "{}:{number}: pair {pair} is outside the schedule: a budget of {} games has {pairs} pairs, numbered from 0",
+                "{}:{number}: pair {pair} is outside the schedule: a budget of {} games plays {scheduled}",
                 path.display(),
                 header.settings.games,
             );
