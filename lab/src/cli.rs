@@ -820,7 +820,8 @@ pub struct MatchPlayArgs {
     #[arg(long, value_name = "FILE")]
     pub pgn: Option<PathBuf>,
     /// Continue an interrupted match: --out FILE, or the newest match under target/lab/match/
-    /// with the same settings. Refused, by name of the setting, if anything differs.
+    /// with the same settings. Refused, by name of the setting, if anything differs, and while
+    /// another lab run writes that file (it holds a lock on it).
     #[arg(long)]
     pub resume: bool,
     #[command(flatten)]

@@ -12,6 +12,7 @@ use crate::games::sprt::{EloModel, Sprt};
 use crate::games::{self, MatchOptions, MatchReport};
 use crate::lab::Lab;
 use crate::outcome::{Exit, Outcome};
+use crate::paths::NamedPath;
 use crate::report::Report;
 
 /// The default limit: fishtest's short time control.
@@ -84,7 +85,37 @@ fn options(args: &MatchPlayArgs) -> Result<MatchOptions> {
         out: args.out.clone(),
         pgn: args.pgn.clone(),
         resume: args.resume,
+        exports: super::export_paths(&args.output.export),
     })
+}
+
+/// The files a match reads (its book; the results file it resumes) and writes (the results
+/// file, the PGN) as its flags name them.
+pub fn files(args: &MatchPlayArgs) -> (Vec<NamedPath>, Vec<NamedPath>) {
+    let mut inputs: Vec<NamedPath> = args
+        .book
+        .iter()
+        .map(|book| NamedPath::new("--book", book))
+        .collect();
+    let mut outputs = Vec::new();
+    if let Some(out) = &args.out {
+        let named = NamedPath::new("--out", out);
+        // A resumed results file is read and then appended to: an input no export may replace.
+        if args.resume {
+            inputs.push(named);
+        } else {
+            outputs.push(named);
+        }
+    }
+    match (&args.pgn, &args.out) {
+        (Some(pgn), _) => outputs.push(NamedPath::new("--pgn", pgn)),
+        (None, Some(out)) => outputs.push(NamedPath::new(
+            "the PGN beside --out",
+            &out.with_extension("pgn"),
+        )),
+        (None, None) => {}
+    }
+    (inputs, outputs)
 }
 
 /// A's and B's limits: a side's own flag (`--tc-a`, `--nodes-b`, ...) overrides the

@@ -31,6 +31,7 @@ use crate::cli::{
 use crate::engine::adapter::{bench_dir, ProtocolFeature};
 use crate::lab::{Lab, Session};
 use crate::outcome::{Exit, Outcome};
+use crate::paths::NamedPath;
 use crate::progress::Progress;
 use crate::report::{export, render, Report};
 
@@ -61,6 +62,9 @@ pub fn run(cli: Cli) -> Result<Printed> {
     {
         crate::paths::check_writable(path)?;
     }
+    let (inputs, mut outputs) = files(&cli.command);
+    outputs.extend(export_paths(&exports));
+    crate::paths::refuse_aliases(&inputs, &outputs)?;
     let lab = Lab::new(
         cli.repo.clone(),
         cli.config.clone(),
@@ -130,6 +134,50 @@ fn output(command: &Command) -> (Format, Option<&ExportArgs>) {
         | Command::Tables(_)
         | Command::Report(_) => (Format::Terminal, None),
     }
+}
+
+/// The files a command reads and the files it writes, as far as its arguments name them (its
+/// exports aside): no output may be the same file as another input or output.
+fn files(command: &Command) -> (Vec<NamedPath>, Vec<NamedPath>) {
+    match command {
+        Command::Match(args) => match &args.action {
+            Some(MatchCommand::Merge { files, pgn, .. }) => (
+                files
+                    .iter()
+                    .map(|file| NamedPath::new("the results file", file))
+                    .collect(),
+                pgn.iter().map(|pgn| NamedPath::new("--pgn", pgn)).collect(),
+            ),
+            None => matches::files(&args.play),
+        },
+        Command::Calibrate(args) => match &args.action {
+            Some(CalibrateCommand::Merge { files, out, .. }) => (
+                files
+                    .iter()
+                    .map(|file| NamedPath::new("the calibration file", file))
+                    .collect(),
+                out.iter().map(|out| NamedPath::new("--out", out)).collect(),
+            ),
+            None => (Vec::new(), Vec::new()),
+        },
+        Command::Report(args) => (
+            vec![NamedPath::new("the report", &args.file)],
+            vec![NamedPath::new("--out", &args.out)],
+        ),
+        _ => (Vec::new(), Vec::new()),
+    }
+}
+
+/// The exports asked for, by flag.
+fn export_paths(exports: &ExportArgs) -> Vec<NamedPath> {
+    [
+        ("--export-json", &exports.export_json),
+        ("--export-markdown", &exports.export_markdown),
+        ("--export-html", &exports.export_html),
+    ]
+    .into_iter()
+    .filter_map(|(flag, path)| path.as_deref().map(|path| NamedPath::new(flag, path)))
+    .collect()
 }
 
 fn dispatch(lab: &Lab, command: &Command) -> Result<Outcome> {

@@ -42,7 +42,7 @@ use self::trajectory::{trajectory, TrajectoryPoint};
 use crate::analysis::provenance::Provenance;
 use crate::engine::revision::resolve;
 use crate::lab::{Lab, Session};
-use crate::paths::LabPaths;
+use crate::paths::{refuse_aliases, same_file, LabPaths, NamedPath};
 use crate::progress::Progress;
 use crate::schema::{Kind, MATCH_JSON_SCHEMA_VERSION};
 
@@ -118,6 +118,9 @@ pub struct MatchOptions {
     pub pgn: Option<PathBuf>,
     /// Continue the games of an existing results file played with the same settings.
     pub resume: bool,
+    /// The other files this run writes (the report's exports): the match's files may not be
+    /// any of them.
+    pub exports: Vec<NamedPath>,
 }
 
 /// `lab match A B`. The revisions come from the lab's repository; two `exe:` engines need none
@@ -142,6 +145,7 @@ pub fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
         out,
         pgn,
         resume,
+        exports,
     } = options;
 
     // Build (or find) both engines with the cache locked, then let other lab runs go on.
@@ -202,6 +206,10 @@ pub fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
             Some(path) => path.clone(),
             None => newest_match(&match_dir, &settings, shard)?,
         };
+        refuse_aliases(
+            &[NamedPath::new("the resumed results file", &path)],
+            &exports,
+        )?;
         let (file, header, games) = ResultsFile::resume(&path)?;
         let changed = differences(&header.settings, &settings);
         if !changed.is_empty() {
@@ -228,18 +236,38 @@ pub fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
         ));
         (file, games, header.shard)
     } else {
-        let path = match &out {
-            Some(path) => path.clone(),
-            None => fresh_results_path(&match_dir, &specs)?,
+        let header = Header::new(settings.clone(), shard);
+        let file = match &out {
+            Some(path) => ResultsFile::create(path, &header)?,
+            None => {
+                let taken =
+                    |path: &Path| exports.iter().any(|export| same_file(path, &export.path));
+                ResultsFile::create_numbered(&match_dir, &results_stem(&specs), &header, taken)?
+            }
         };
-        let file = ResultsFile::create(&path, &Header::new(settings.clone(), shard))?;
         (file, Vec::new(), shard)
     };
     let pgn_path = pgn.unwrap_or_else(|| results.path().with_extension("pgn"));
-    let mut pgn = if resume {
-        PgnFile::rewrite(&pgn_path, &recorded)?
-    } else {
-        PgnFile::create(&pgn_path)?
+    let mut outputs = vec![
+        NamedPath::new("the results file", results.path()),
+        NamedPath::new("the PGN", &pgn_path),
+    ];
+    outputs.extend(exports);
+    let opened = refuse_aliases(&[], &outputs).and_then(|()| {
+        if resume {
+            PgnFile::rewrite(&pgn_path, &recorded)
+        } else {
+            PgnFile::create(&pgn_path)
+        }
+    });
+    let mut pgn = match opened {
+        Ok(pgn) => pgn,
+        Err(error) if !resume => {
+            // The new results file holds only its header: nothing is lost with it.
+            results.discard()?;
+            return Err(error);
+        }
+        Err(error) => return Err(error),
     };
 
     let done: std::collections::HashSet<_> = recorded.iter().map(|game| game.id).collect();
@@ -616,8 +644,9 @@ fn preflight(
     ))
 }
 
-/// `target/lab/match/A-vs-B.jsonl`, numbered when taken.
-fn fresh_results_path(dir: &Path, specs: &[String; 2]) -> Result<PathBuf> {
+/// `A-vs-B`: the name of a new results file under the match directory, numbered by
+/// `ResultsFile::create_numbered` when taken.
+fn results_stem(specs: &[String; 2]) -> String {
     let slug = |spec: &str| -> String {
         let name = spec
             .strip_prefix(EXE_PREFIX)
@@ -632,20 +661,7 @@ fn fresh_results_path(dir: &Path, specs: &[String; 2]) -> Result<PathBuf> {
             })
             .collect()
     };
-    let stem = format!("{}-vs-{}", slug(&specs[0]), slug(&specs[1]));
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    for number in 1u32.. {
-        let name = if number == 1 {
-            format!("{stem}.jsonl")
-        } else {
-            format!("{stem}-{number}.jsonl")
-        };
-        let path = dir.join(name);
-        if !path.exists() && !path.with_extension("pgn").exists() {
-            return Ok(path);
-        }
-    }
-    unreachable!("some number is free")
+    format!("{}-vs-{}", slug(&specs[0]), slug(&specs[1]))
 }
 
 /// The newest results file under `dir` played with `settings` as shard `shard`.

@@ -2,12 +2,15 @@
 //! the games, then one line per finished game, appended and flushed as the game ends. It is
 //! what `--resume` continues and what `lab match merge` pools; the PGN is derived from it.
 //!
-//! A line is written with a single `write` on a file opened for appending, so an interrupted
-//! lab leaves at most a torn last line, which readers ignore and `--resume` cuts off.
+//! A line is written with a single `write`, so an interrupted lab leaves at most a torn last
+//! line, which readers ignore and `--resume` cuts off. A match holds an advisory lock on its
+//! results file while it writes it, so no second run appends to the same file: a new file
+//! appears under its name already locked, with its header (never replacing a file), and
+//! `--resume` refuses a file another run holds.
 
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
-use std::io::Write;
+use std::io::{ErrorKind, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
@@ -17,9 +20,14 @@ use super::book::BookIdentity;
 use super::game::{GameId, GameRecord};
 use super::rules::{one_or_per_side, DrawAdjudication, ResignAdjudication, SideLimits};
 use super::sprt::{EloModel, Sprt};
+use crate::paths::{locked_by, try_lock_exclusive};
 
 pub const RESULTS_KIND: &str = "lab-match-results";
 pub const RESULTS_SCHEMA_VERSION: u32 = 1;
+/// The largest results file the lab reads: a 40 000-game match takes about 100 MB.
+pub const MAX_RESULTS_BYTES: u64 = 1 << 30;
+/// The most numbered names tried for a new results file before giving up.
+const MAX_NUMBERED_NAMES: u32 = 10_000;
 
 /// Who plays: enough to tell whether two results files played the same engines.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -102,52 +110,137 @@ impl Header {
     }
 }
 
-/// A results file open for appending games.
+/// A results file open for appending games, locked until dropped.
 pub struct ResultsFile {
     path: PathBuf,
     file: File,
 }
 
 impl ResultsFile {
-    /// Starts a new results file with its header; refuses to overwrite one.
+    /// Starts a new results file with its header; refuses a path that exists.
     pub fn create(path: &Path, header: &Header) -> Result<ResultsFile> {
-        if path.exists() {
-            bail!(
-                "{} already exists: --resume continues that match, or choose another --out",
-                path.display()
-            );
-        }
-        let line = serde_json::to_string(header)? + "\n";
-        crate::paths::write_atomically(path, line.as_bytes())?;
-        Self::open_append(path)
+        Self::create_with(path, &header_line(header)?)
     }
 
-    /// Opens an existing results file to continue it: a torn last line is cut off.
+    fn create_with(path: &Path, header_line: &str) -> Result<ResultsFile> {
+        if let Some(file) = Self::try_create(path, header_line)? {
+            return Ok(file);
+        }
+        match locked_by(path) {
+            Some(holder) => bail!(
+                "{} already exists and is in use by {holder}: another match is writing it; choose another --out",
+                path.display()
+            ),
+            None => bail!(
+                "{} already exists: --resume continues that match, or choose another --out",
+                path.display()
+            ),
+        }
+    }
+
+    /// Starts a new results file `STEM.jsonl` in `dir`, or `STEM-2.jsonl`, `STEM-3.jsonl`, ...:
+    /// the first name that no file takes, whose PGN (`.pgn` beside it) does not exist either,
+    /// and that `reserved` does not claim.
+    pub fn create_numbered(
+        dir: &Path,
+        stem: &str,
+        header: &Header,
+        reserved: impl Fn(&Path) -> bool,
+    ) -> Result<ResultsFile> {
+        Self::create_numbered_with(dir, stem, &header_line(header)?, reserved)
+    }
+
+    fn create_numbered_with(
+        dir: &Path,
+        stem: &str,
+        header_line: &str,
+        reserved: impl Fn(&Path) -> bool,
+    ) -> Result<ResultsFile> {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        for number in 1..=MAX_NUMBERED_NAMES {
+            let name = if number == 1 {
+                format!("{stem}.jsonl")
+            } else {
+                format!("{stem}-{number}.jsonl")
+            };
+            let path = dir.join(name);
+            if path.with_extension("pgn").exists() || reserved(&path) {
+                continue;
+            }
+            if let Some(file) = Self::try_create(&path, header_line)? {
+                return Ok(file);
+            }
+        }
+        bail!(
+            "{}: {MAX_NUMBERED_NAMES} results files named {stem}* already; choose a name with --out",
+            dir.display()
+        )
+    }
+
+    /// The file with its header, written and locked under a temporary name, then linked to
+    /// `path` only if nothing is there: `None` when the name is taken.
+    fn try_create(path: &Path, header_line: &str) -> Result<Option<ResultsFile>> {
+        let dir = match path.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir,
+            _ => Path::new("."),
+        };
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        let name = path
+            .file_name()
+            .map(|name| name.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let mut temporary = tempfile::Builder::new()
+            .prefix(&format!(".{name}."))
+            .suffix(".tmp")
+            .tempfile_in(dir)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        try_lock_exclusive(temporary.as_file(), path)?;
+        temporary
+            .write_all(header_line.as_bytes())
+            .and_then(|()| temporary.as_file().sync_data())
+            .with_context(|| format!("writing {}", path.display()))?;
+        match temporary.persist_noclobber(path) {
+            Ok(file) => Ok(Some(ResultsFile {
+                path: path.to_path_buf(),
+                file,
+            })),
+            Err(error) if error.error.kind() == ErrorKind::AlreadyExists => Ok(None),
+            Err(error) => Err(error.error).with_context(|| format!("writing {}", path.display())),
+        }
+    }
+
+    /// Opens an existing results file to continue it, locked against any other writer: a torn
+    /// last line is cut off.
     pub fn resume(path: &Path) -> Result<(ResultsFile, Header, Vec<GameRecord>)> {
-        let (header, games, whole_len) = read(path)?;
-        let file = OpenOptions::new()
+        let mut file = OpenOptions::new()
+            .read(true)
             .write(true)
             .open(path)
             .with_context(|| format!("opening {}", path.display()))?;
+        try_lock_exclusive(&file, path)?;
+        // Read through the locked handle: what another run appended before it let go is seen.
+        let bytes = read_bounded(&mut file, path)?;
+        let (header, games, whole_len) = parse(&bytes, path)?;
         file.set_len(whole_len)
+            .and_then(|()| file.seek(SeekFrom::End(0)))
             .with_context(|| format!("cutting the torn last line of {}", path.display()))?;
-        drop(file);
-        Ok((Self::open_append(path)?, header, games))
-    }
-
-    fn open_append(path: &Path) -> Result<ResultsFile> {
-        let file = OpenOptions::new()
-            .append(true)
-            .open(path)
-            .with_context(|| format!("opening {}", path.display()))?;
-        Ok(ResultsFile {
-            path: path.to_path_buf(),
-            file,
-        })
+        Ok((
+            ResultsFile {
+                path: path.to_path_buf(),
+                file,
+            },
+            header,
+            games,
+        ))
     }
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Removes a file this run created and has written no game to (its match could not start).
+    pub fn discard(self) -> Result<()> {
+        crate::paths::remove_if_exists(&self.path)
     }
 
     pub fn append(&mut self, game: &GameRecord) -> Result<()> {
@@ -159,17 +252,58 @@ impl ResultsFile {
     }
 }
 
+/// The first line of a results file.
+fn header_line(header: &Header) -> Result<String> {
+    Ok(serde_json::to_string(header)? + "\n")
+}
+
+/// At most [`MAX_RESULTS_BYTES`] of a regular file.
+fn read_bounded(file: &mut File, path: &Path) -> Result<Vec<u8>> {
+    let meta = file
+        .metadata()
+        .with_context(|| format!("reading {}", path.display()))?;
+    if !meta.is_file() {
+        bail!("{} is not a regular file", path.display());
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_RESULTS_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("reading {}", path.display()))?;
+    if bytes.len() as u64 > MAX_RESULTS_BYTES {
+        bail!(
+            "{} is larger than {} MB: not a lab match results file",
+            path.display(),
+            MAX_RESULTS_BYTES >> 20
+        );
+    }
+    Ok(bytes)
+}
+
 /// Reads a results file: its header, its games, and the length of its whole lines (a torn
 /// last line is not counted).
 pub fn read(path: &Path) -> Result<(Header, Vec<GameRecord>, u64)> {
     let bytes = crate::input::read_bytes(path, crate::input::RESULTS)?;
+    parse(&bytes, path)
+}
+
+/// The header and games of a results file's bytes (`path` names it in errors). Blank lines are
+/// skipped; every game must be one the header's schedule plays, once.
+pub fn parse(bytes: &[u8], path: &Path) -> Result<(Header, Vec<GameRecord>, u64)> {
     let whole = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
     let text = std::str::from_utf8(&bytes[..whole])
         .with_context(|| format!("{} is not UTF-8 text", path.display()))?;
-    let mut lines = text.lines().enumerate();
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .map(|(index, line)| (index + 1, line))
+        .filter(|(_, line)| !line.trim().is_empty());
     let header: Header = match lines.next() {
-        Some((_, line)) => serde_json::from_str(line)
-            .with_context(|| format!("{}:1: not a lab match results header", path.display()))?,
+        Some((number, line)) => serde_json::from_str(line).with_context(|| {
+            format!(
+                "{}:{number}: not a lab match results header",
+                path.display()
+            )
+        })?,
         None => bail!("{} is empty: not a lab match results file", path.display()),
     };
     if header.kind != RESULTS_KIND || header.schema_version != RESULTS_SCHEMA_VERSION {
@@ -180,28 +314,51 @@ pub fn read(path: &Path) -> Result<(Header, Vec<GameRecord>, u64)> {
             header.schema_version
         );
     }
+    let shard = header.shard;
+    if shard.count == 0 || !(1..=shard.count).contains(&shard.index) {
+        bail!(
+            "{}: shard {}/{} in the header: expected I/N with 1 <= I <= N",
+            path.display(),
+            shard.index,
+            shard.count
+        );
+    }
+    let pairs = header.settings.games / 2;
     let mut games: Vec<GameRecord> = Vec::new();
     let mut seen = BTreeMap::new();
-    for (index, line) in lines {
+    for (number, line) in lines {
         let game: GameRecord = serde_json::from_str(line)
-            .with_context(|| format!("{}:{}: not a game record", path.display(), index + 1))?;
-        if !header.shard.owns(game.id.pair) {
+            .with_context(|| format!("{}:{number}: not a game record", path.display()))?;
+        let GameId { pair, game: index } = game.id;
+        if index > 1 {
             bail!(
-                "{}:{}: pair {} does not belong to shard {}/{}",
-                path.display(),
-                index + 1,
-                game.id.pair,
-                header.shard.index,
-                header.shard.count
+                "{}:{number}: pair {pair} game {index}: a pair has games 0 and 1 only",
+                path.display()
             );
         }
-        if let Some(first) = seen.insert(game.id, index + 1) {
+        if pair >= pairs {
+            let scheduled = match pairs {
+                0 => "no pair".to_string(),
+                _ => format!("pairs 0 to {}", pairs - 1),
+            };
             bail!(
-                "{}:{}: pair {} game {} was already recorded on line {first}",
+                "{}:{number}: pair {pair} is outside the schedule: a budget of {} games plays {scheduled}",
                 path.display(),
-                index + 1,
-                game.id.pair,
-                game.id.game
+                header.settings.games,
+            );
+        }
+        if !shard.owns(pair) {
+            bail!(
+                "{}:{number}: pair {pair} does not belong to shard {}/{}",
+                path.display(),
+                shard.index,
+                shard.count
+            );
+        }
+        if let Some(first) = seen.insert(game.id, number) {
+            bail!(
+                "{}:{number}: pair {pair} game {index} was already recorded on line {first}",
+                path.display(),
             );
         }
         games.push(game);
@@ -308,5 +465,41 @@ mod tests {
         pooled.sort();
         assert_eq!(pooled, whole);
         assert_eq!(whole.len(), 40);
+    }
+
+    /// Choosing a free name and taking it are one step: two matches starting together cannot
+    /// both pick the same name.
+    #[test]
+    fn numbered_results_files_are_taken_as_they_are_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let taken = |_: &Path| false;
+        let first =
+            ResultsFile::create_numbered_with(dir.path(), "a-vs-b", "one\n", taken).unwrap();
+        let second =
+            ResultsFile::create_numbered_with(dir.path(), "a-vs-b", "two\n", taken).unwrap();
+        assert_eq!(first.path(), dir.path().join("a-vs-b.jsonl"));
+        assert_eq!(second.path(), dir.path().join("a-vs-b-2.jsonl"));
+        assert_eq!(std::fs::read_to_string(first.path()).unwrap(), "one\n");
+        assert_eq!(std::fs::read_to_string(second.path()).unwrap(), "two\n");
+        let refused = ResultsFile::create_with(first.path(), "three\n")
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            refused.contains(&format!("in use by pid {}", std::process::id())),
+            "{refused}"
+        );
+        assert_eq!(std::fs::read_to_string(first.path()).unwrap(), "one\n");
+        let reserved = dir.path().join("a-vs-b-3.jsonl");
+        let third =
+            ResultsFile::create_numbered_with(dir.path(), "a-vs-b", "", |path| path == reserved)
+                .unwrap();
+        assert_eq!(third.path(), dir.path().join("a-vs-b-4.jsonl"));
+        let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+            .filter(|name| name.ends_with(".tmp"))
+            .collect();
+        assert!(leftovers.is_empty(), "{leftovers:?}");
     }
 }

@@ -64,16 +64,23 @@ pub struct PgnFile {
 }
 
 impl PgnFile {
-    /// A new PGN; refuses to overwrite a file, which may hold someone's games.
+    /// A new PGN, created exclusively: a file there may hold someone's games.
     pub fn create(path: &Path) -> Result<PgnFile> {
-        if path.exists() {
-            anyhow::bail!(
+        if let Some(dir) = path.parent().filter(|dir| !dir.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        }
+        let created = OpenOptions::new().append(true).create_new(true).open(path);
+        match created {
+            Ok(file) => Ok(PgnFile {
+                path: path.to_path_buf(),
+                file,
+            }),
+            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => anyhow::bail!(
                 "{} already exists: a match's PGN holds only its own games (so --resume can rewrite it); remove it or choose another --pgn",
                 path.display()
-            );
+            ),
+            Err(error) => Err(error).with_context(|| format!("creating {}", path.display())),
         }
-        crate::paths::write_atomically(path, b"")?;
-        Self::append_to(path)
     }
 
     /// Rewrites the PGN from the games already recorded (the results file is the truth), then
