@@ -75,6 +75,7 @@ pub fn run(lab: &Lab, args: &SpeedEloArgs) -> Result<Outcome> {
                 out: None,
                 pgn: None,
                 resume: false,
+                exports: super::export_paths(&args.output.export),
             },
         )?;
         let elo = report.summary.elo.with_context(|| {

@@ -169,6 +169,7 @@ pub fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
             out: None,
             pgn: None,
             resume: false,
+            exports: super::export_paths(&args.output.export),
         },
     )?;
     let state = report
