@@ -706,6 +706,9 @@ fn count_instructions<const N: usize>(
     }))
 }
 
+/// One callgrind count and the note of a process counted that is not the built binary.
+type NotedCount = (InstructionCount, Option<String>);
+
 /// Counts per subject, in the order of `depths`, each with the note of a process counted that
 /// is not the built binary.
 fn run_callgrind(
@@ -714,7 +717,7 @@ fn run_callgrind(
     valgrind: &Path,
     plan: &Plan,
     paths: &LabPaths,
-) -> Result<Vec<Vec<(InstructionCount, Option<String>)>>> {
+) -> Result<Vec<Vec<NotedCount>>> {
     thread::scope(|scope| {
         let handles: Vec<Vec<_>> = subjects
             .iter()
