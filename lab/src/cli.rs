@@ -179,6 +179,10 @@ pub struct HistoryArgs {
     /// keeps a project's history.
     #[arg(long, value_name = "DIR")]
     pub store: Option<PathBuf>,
+    /// Build and measure again the commits the store holds as failed points (a commit that did
+    /// not build or measure is otherwise stored as failed and not tried again).
+    #[arg(long)]
+    pub retry_failed: bool,
     #[command(flatten)]
     pub measure: SeriesMeasureArgs,
     #[command(flatten)]

@@ -305,6 +305,7 @@ fn instructions() -> impl Strategy<Value = Instructions> {
                     total,
                     nodes,
                 }),
+                note: None,
             }
         }),
     ]

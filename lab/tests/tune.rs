@@ -349,3 +349,73 @@ fn bad_input_ends_with_one_line_and_exit_2() {
         assert!(output.stdout.is_empty(), "{output}");
     }
 }
+
+/// Scores and tables the engine could not have would wrap in the replay's `i32` arithmetic
+/// and predict nonsense; they are refused with the field, exit 2.
+#[test]
+fn out_of_range_scores_and_tables_are_refused_with_the_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let margins = workspace_margins().to_string_lossy().into_owned();
+    // A sample row: [position, search, my_bucket, opp_bucket, alpha, beta, super_lazy, lazy,
+    // full, race].
+    let with_sample = |column: usize, value: i64, name: &str| {
+        let mut file = samples_file(true);
+        file["samples"]["by_material_bucket"][MATERIAL][5][column] = serde_json::json!(value);
+        write(dir.path(), name, &file)
+    };
+    let min_full = with_sample(8, i64::from(i32::MIN), "min-full.json");
+    let inverted = with_sample(4, 5, "inverted.json");
+    let source = std::fs::read_to_string(workspace_margins()).unwrap();
+    let wrapping = source
+        .replace(
+            "pub const KING_HI: [i32; SIDE_BUCKETS] = [",
+            "pub const KING_HI: [i32; SIDE_BUCKETS] = [2147483647, ",
+        )
+        .replace(
+            "pub const KING_LO: [i32; SIDE_BUCKETS] = [",
+            "pub const KING_LO: [i32; SIDE_BUCKETS] = [-2147483648, ",
+        );
+    let wrapping_tables = dir.path().join("wrapping.rs");
+    std::fs::write(&wrapping_tables, drop_last_entries(&wrapping)).unwrap();
+    let wrapping_tables = wrapping_tables.to_string_lossy().into_owned();
+    let good = write(dir.path(), "good.json", &samples_file(true));
+    let cases: [(Vec<&str>, &str); 3] = [
+        (
+            vec!["tune", &min_full, "--tables", &margins],
+            "samples.by_material_bucket[4][5].full: -2147483648 is outside the engine's scores \
+             [-32000, 32000]",
+        ),
+        (
+            vec!["tune", &inverted, "--tables", &margins],
+            "samples.by_material_bucket[4][5].alpha: 5 is above beta 0",
+        ),
+        (
+            vec!["tune", &good, "--tables", &wrapping_tables],
+            "(KING_HI[0] - KING_LO[0])",
+        ),
+    ];
+    for (args, message) in cases {
+        let output = lab(&args);
+        assert_eq!(output.code, 2, "{args:?}: {output}");
+        assert_eq!(output.stderr.lines().count(), 1, "{args:?}: {output}");
+        assert!(output.stderr.contains(message), "{args:?}: {output}");
+        assert!(output.stdout.is_empty(), "{output}");
+    }
+}
+
+/// The KING_LO and KING_HI rows with the entry the test prepended and their last one dropped,
+/// so each still has eight entries.
+fn drop_last_entries(source: &str) -> String {
+    source
+        .lines()
+        .map(|line| {
+            if line.starts_with("pub const KING_HI:") || line.starts_with("pub const KING_LO:") {
+                let (head, _) = line.rsplit_once(", ").unwrap();
+                format!("{head}];")
+            } else {
+                line.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}

@@ -369,6 +369,7 @@ fn summarize_instructions(instructions: &Instructions) -> InstructionsSummary {
             total,
             nodes,
             base,
+            ..
         } => InstructionsSummary {
             measured: true,
             skipped_reason: None,
@@ -734,6 +735,14 @@ fn notes(
     }
     if !criteria.paired_in_time {
         notes.extend(drift_note(a, b, signature, speed, instructions));
+    }
+    for (side, measurement) in [("A", a), ("B", b)] {
+        if let Instructions::Measured {
+            note: Some(note), ..
+        } = &measurement.instructions
+        {
+            notes.push(format!("{side}'s instructions: {note}"));
+        }
     }
     notes
 }

@@ -117,7 +117,8 @@ pub fn measure_functions(
         let handles: Vec<_> = commands
             .iter()
             .zip(["A", "B"])
-            .map(|(command, label)| {
+            .zip(binaries)
+            .map(|((command, label), binary)| {
                 let out_file = paths.scratch.join(format!(
                     "callgrind-functions-{}-{label}.out",
                     std::process::id()
@@ -127,6 +128,7 @@ pub fn measure_functions(
                     Callgrind {
                         valgrind,
                         command,
+                        binary,
                         out_file: &out_file,
                         timeout,
                         detail: Detail::Functions,

@@ -12,7 +12,7 @@ use squall::tier::{MATERIAL_BUCKETS, SIDE_BUCKETS};
 use crate::engine::adapter::{run_bench, BenchRequest, BenchResult, EngineAdapter};
 use crate::engine::bench::EvalCounters;
 use crate::engine::build::EngineBinary;
-use crate::engine::callgrind::{find_valgrind, Callgrind, Detail};
+use crate::engine::callgrind::{find_valgrind, Callgrind, CannotExecute, Detail};
 use crate::engine::revision::Revision;
 use crate::paths::LabPaths;
 use crate::progress::Progress;
@@ -149,6 +149,9 @@ pub enum Instructions {
         nodes: u64,
         /// The same count at a minimal depth, subtracted to leave the per-node search cost.
         base: Option<InstructionCount>,
+        /// Set when the process counted is not the built binary (`engine::callgrind`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        note: Option<String>,
     },
     Skipped {
         reason: String,
@@ -170,6 +173,7 @@ impl Instructions {
             total,
             nodes,
             base,
+            ..
         } = self
         else {
             return Ok(());
@@ -674,23 +678,46 @@ fn count_instructions<const N: usize>(
     ));
     let counts = run_callgrind(&subjects, &depths, &valgrind, plan, paths);
     task.finish();
-    let counts = counts?;
+    let counts = match counts {
+        Ok(counts) => counts,
+        Err(error) => {
+            // A binary valgrind cannot run leaves the speed to judge: instructions are skipped.
+            let Some(cannot) = error
+                .chain()
+                .find_map(|e| e.downcast_ref::<CannotExecute>())
+            else {
+                return Err(error);
+            };
+            progress.line(&format!("instructions: skipped ({cannot})"));
+            return skipped(&cannot.reason);
+        }
+    };
+    for (subject, count) in subjects.iter().zip(&counts) {
+        for note in count.iter().filter_map(|(_, note)| note.as_ref()) {
+            progress.line(&format!("instructions of {}: {note}", subject.label));
+        }
+    }
     Ok(std::array::from_fn(|i| Instructions::Measured {
-        depth: counts[i][0].depth,
-        total: counts[i][0].total,
-        nodes: counts[i][0].nodes,
-        base: counts[i].get(1).copied(),
+        depth: counts[i][0].0.depth,
+        total: counts[i][0].0.total,
+        nodes: counts[i][0].0.nodes,
+        base: counts[i].get(1).map(|(count, _)| *count),
+        note: counts[i].iter().find_map(|(_, note)| note.clone()),
     }))
 }
 
-/// Counts per subject, in the order of `depths`.
+/// One callgrind count and the note of a process counted that is not the built binary.
+type NotedCount = (InstructionCount, Option<String>);
+
+/// Counts per subject, in the order of `depths`, each with the note of a process counted that
+/// is not the built binary.
 fn run_callgrind(
     subjects: &[&Subject],
     depths: &[Option<u32>],
     valgrind: &Path,
     plan: &Plan,
     paths: &LabPaths,
-) -> Result<Vec<Vec<InstructionCount>>> {
+) -> Result<Vec<Vec<NotedCount>>> {
     thread::scope(|scope| {
         let handles: Vec<Vec<_>> = subjects
             .iter()
@@ -712,9 +739,10 @@ fn run_callgrind(
                         };
                         scope.spawn(move || {
                             let command = adapter.bench_command(&subject.binary.path, &request)?;
-                            let (total, finished) = Callgrind {
+                            let (total, finished, note) = Callgrind {
                                 valgrind,
                                 command: &command,
+                                binary: &subject.binary.path,
                                 out_file: &out_file,
                                 timeout: plan.timeout,
                                 detail: Detail::Total,
@@ -722,11 +750,14 @@ fn run_callgrind(
                             .total()?;
                             let report =
                                 adapter.read_bench(&finished.stdout, &finished.stderr, &request)?;
-                            Ok(InstructionCount {
-                                depth: report.depth,
-                                total,
-                                nodes: report.total_nodes,
-                            })
+                            Ok((
+                                InstructionCount {
+                                    depth: report.depth,
+                                    total,
+                                    nodes: report.total_nodes,
+                                },
+                                note,
+                            ))
                         })
                     })
                     .collect()
@@ -775,6 +806,7 @@ mod tests {
             total: 1_000_000 + 50 * 10_000,
             nodes: 100 + 10_000,
             base: Some(base),
+            note: None,
         };
         assert_eq!(with_base.per_node(), Some(50.0));
         let without_base = Instructions::Measured {
@@ -782,6 +814,7 @@ mod tests {
             total: 1_000,
             nodes: 10,
             base: None,
+            note: None,
         };
         assert_eq!(without_base.per_node(), Some(100.0));
         let skipped = Instructions::Skipped {

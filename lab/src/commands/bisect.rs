@@ -56,7 +56,7 @@ pub fn run(lab: &Lab, args: &BisectArgs) -> Result<Outcome> {
         },
     )?;
     Ok(Outcome {
-        exit: Exit::regression_if(report.first_bad.is_some()),
+        exit: Exit::regression_if(report.first_bad.is_some() || !report.first_bad_among.is_empty()),
         report: Report::Bisect(Box::new(report)),
     })
 }

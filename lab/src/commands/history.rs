@@ -28,6 +28,7 @@ pub fn run(lab: &Lab, args: &HistoryArgs) -> Result<Outcome> {
             store,
             plan: &plan,
             features: &measure.features,
+            retry_failed: args.retry_failed,
         },
     )?;
     let report = Report::History(Box::new(report));

@@ -37,7 +37,7 @@ pub fn run(lab: &Lab, args: &TuneArgs) -> Result<Outcome> {
             &file,
             format!("at percentiles: {described}"),
             &margins,
-        )
+        )?
     } else {
         let path = match &args.tables {
             Some(path) => path.clone(),
@@ -61,7 +61,7 @@ pub fn run(lab: &Lab, args: &TuneArgs) -> Result<Outcome> {
             Some(_) => path.display().to_string(),
             None => format!("in force ({MARGINS_FILE} of the working tree)"),
         };
-        TuneReport::new(&replay, &file, candidate, &margins)
+        TuneReport::new(&replay, &file, candidate, &margins)?
     };
     Ok(Outcome::clean(Report::Tune(Box::new(report))))
 }

@@ -17,7 +17,7 @@ use git2::Repository;
 
 use super::bench::{bench_args, parse_bench, EvalCounters};
 use super::build::{build_engine, EngineBinary};
-use super::command_build::build_openbench_engine;
+use super::command_build::{build_openbench_engine, engine_definition};
 use super::config::{Engine, Format, LabConfig, OpenBenchEngine, DEPTH_PLACEHOLDER};
 use super::openbench::{bench_argv, parse_bench_output};
 use super::revision::Revision;
@@ -138,6 +138,13 @@ pub trait EngineAdapter: fmt::Debug + Send + Sync {
 
     /// Fails naming the feature unless the engine has it.
     fn require(&self, feature: ProtocolFeature) -> Result<()>;
+
+    /// What decides the benched binary and its bench beyond the revision, the toolchain and
+    /// the cargo features (which history series key on already): the build's definition as
+    /// its cache key has it, compilers included, and the bench command. `None` when nothing
+    /// else does (squall: the lab's own cargo build and bench arguments). `workdir` is the
+    /// repository's working tree, where the compilers are asked who they are.
+    fn definition(&self, workdir: &Path) -> Option<String>;
 }
 
 /// The adapter `config` describes.
@@ -249,6 +256,10 @@ impl EngineAdapter for SquallAdapter {
 
     fn require(&self, _feature: ProtocolFeature) -> Result<()> {
         Ok(())
+    }
+
+    fn definition(&self, _workdir: &Path) -> Option<String> {
+        None
     }
 }
 
@@ -367,6 +378,10 @@ impl EngineAdapter for OpenBenchAdapter {
             feature.describe(),
             self.engine.name
         )
+    }
+
+    fn definition(&self, workdir: &Path) -> Option<String> {
+        Some(engine_definition(&self.engine, workdir))
     }
 }
 

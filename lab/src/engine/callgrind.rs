@@ -44,23 +44,122 @@ pub enum Detail {
     Functions,
 }
 
-/// One bench process under callgrind: its output and the contents of callgrind's output file.
+/// One bench under callgrind: its output and the contents of the output file of the process
+/// counted.
+///
+/// Children are followed (`--trace-children=yes`, one output file per process), so a bench
+/// command with a wrapper (`taskset -c 0 {exe} bench`, whose `taskset` replaces itself by the
+/// engine) or an engine that is a script starting the real binary is counted in the engine's
+/// process, not the wrapper's. The process counted is the built binary's when it ran as one
+/// (the largest, should it have forked); otherwise, as for a script, the process with the
+/// most instructions, and a note says so.
 pub struct Callgrind<'a> {
     pub valgrind: &'a Path,
     /// The bench's command line, program first (an engine adapter's `bench_command`).
     pub command: &'a [OsString],
-    /// Where callgrind writes; removed before and after the run.
+    /// The built engine binary the command runs, directly or through a wrapper.
+    pub binary: &'a Path,
+    /// Where callgrind writes: one file per process, `<out_file>.<pid>`, all removed before
+    /// and after the run.
     pub out_file: &'a Path,
     /// The timeout of an uninstrumented run, multiplied by [`TIMEOUT_FACTOR`].
     pub timeout: Duration,
     pub detail: Detail,
 }
 
+/// Valgrind stopped the engine at an instruction it cannot execute: the binary was most
+/// likely built for the host CPU. Measurements skip instructions on this error.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CannotExecute {
+    pub reason: String,
+}
+
+impl std::fmt::Display for CannotExecute {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.reason)
+    }
+}
+
+impl std::error::Error for CannotExecute {}
+
+/// What valgrind prints when the engine executes an instruction it does not implement.
+const UNHANDLED_INSTRUCTION: [&str; 3] = [
+    "unhandled instruction bytes",
+    "Unrecognised instruction",
+    "signal 4 (SIGILL)",
+];
+
+/// Lines of an output file read for its `cmd:` header.
+const HEADER_LINES: usize = 64;
+
+/// One process's output file and what it says.
+struct ProcessOutput {
+    contents: String,
+    command: String,
+    total: u64,
+}
+
+/// What a callgrind run counted.
+pub struct Counted {
+    /// The contents of the counted process's output file.
+    pub contents: String,
+    pub finished: Finished,
+    /// Set when the process counted is not the built binary (or the run traced several).
+    pub note: Option<String>,
+}
+
 impl Callgrind<'_> {
-    fn run(&self) -> Result<(Finished, String)> {
-        remove_if_exists(self.out_file)?;
+    fn pattern_name(&self) -> Result<String> {
+        self.out_file
+            .file_name()
+            .and_then(|name| name.to_str())
+            .map(|name| format!("{name}."))
+            .ok_or_else(|| {
+                anyhow!(
+                    "callgrind output path {} has no UTF-8 name",
+                    self.out_file.display()
+                )
+            })
+    }
+
+    /// The output files of this run's processes.
+    fn outputs(&self) -> Result<Vec<PathBuf>> {
+        let dir = self.out_file.parent().unwrap_or_else(|| Path::new("."));
+        let prefix = self.pattern_name()?;
+        let mut files = Vec::new();
+        for entry in std::fs::read_dir(dir).with_context(|| format!("listing {}", dir.display()))? {
+            let entry = entry?;
+            let name = entry.file_name();
+            let Some(name) = name.to_str() else { continue };
+            if name
+                .strip_prefix(&prefix)
+                .is_some_and(|pid| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
+            {
+                files.push(entry.path());
+            }
+        }
+        files.sort();
+        Ok(files)
+    }
+
+    fn remove_outputs(&self) -> Result<()> {
+        for file in self.outputs()? {
+            remove_if_exists(&file)?;
+        }
+        Ok(())
+    }
+
+    /// Runs the bench under callgrind and reads the output file of the process counted.
+    pub fn run(&self) -> Result<Counted> {
+        self.remove_outputs()?;
+        let counted = self.run_and_read();
+        self.remove_outputs()?;
+        counted
+    }
+
+    fn run_and_read(&self) -> Result<Counted> {
         let mut command = Command::new(self.valgrind);
-        command.arg("--tool=callgrind");
+        command.arg("--tool=callgrind").arg("--trace-children=yes");
         let shown = show_command(self.command);
         let what = match self.detail {
             Detail::Total => format!("callgrind on `{shown}`"),
@@ -70,27 +169,126 @@ impl Callgrind<'_> {
             }
         };
         command
-            .arg(format!("--callgrind-out-file={}", self.out_file.display()))
+            .arg(format!(
+                "--callgrind-out-file={}%p",
+                self.out_file.with_file_name(self.pattern_name()?).display()
+            ))
             .args(self.command);
         let finished = run_with_timeout(command, self.timeout * TIMEOUT_FACTOR, &what)?;
+        if !finished.status.success() {
+            let stderr = String::from_utf8_lossy(&finished.stderr);
+            if UNHANDLED_INSTRUCTION.iter().any(|m| stderr.contains(m)) {
+                return Err(CannotExecute {
+                    reason: "valgrind cannot execute this binary: illegal instruction; likely \
+                             built with -march=native; give a build without it, e.g. ARCH=... \
+                             in lab.toml"
+                        .to_string(),
+                }
+                .into());
+            }
+        }
         require_success(&finished, &what)?;
-        let contents = std::fs::read_to_string(self.out_file)
-            .with_context(|| format!("reading callgrind output {}", self.out_file.display()))?;
-        remove_if_exists(self.out_file)?;
-        Ok((finished, contents))
+        let mut outputs = Vec::new();
+        for path in self.outputs()? {
+            let contents = std::fs::read_to_string(&path)
+                .with_context(|| format!("reading callgrind output {}", path.display()))?;
+            let command = contents
+                .lines()
+                .take(HEADER_LINES)
+                .find_map(|line| line.strip_prefix("cmd:"))
+                .unwrap_or("")
+                .trim()
+                .to_string();
+            // A process that did not finish its dump (none should) has no total: left out.
+            if let Ok(total) = parse_total(&contents) {
+                outputs.push(ProcessOutput {
+                    contents,
+                    command,
+                    total,
+                });
+            }
+        }
+        let (chosen, note) = choose(&outputs, self.binary, is_script(self.binary))
+            .ok_or_else(|| anyhow!("{what} wrote no output file with an instruction count"))?;
+        Ok(Counted {
+            contents: outputs.swap_remove(chosen).contents,
+            finished,
+            note,
+        })
     }
 
-    /// Total instructions (`Ir`) of the run, and the run's output for the adapter to read.
-    pub fn total(&self) -> Result<(u64, Finished)> {
-        let (finished, contents) = self.run()?;
-        Ok((parse_total(&contents)?, finished))
+    /// Total instructions (`Ir`) of the counted process, the run's output for the adapter to
+    /// read, and the note when the counted process is not the built binary.
+    pub fn total(&self) -> Result<(u64, Finished, Option<String>)> {
+        let counted = self.run()?;
+        Ok((
+            parse_total(&counted.contents)?,
+            counted.finished,
+            counted.note,
+        ))
     }
 
-    /// Per-function costs of the run.
+    /// Per-function costs of the counted process.
     pub fn functions(&self) -> Result<FunctionCosts> {
-        let (_, contents) = self.run()?;
-        parse_functions(&contents)
+        parse_functions(&self.run()?.contents)
     }
+}
+
+/// Whether `binary` is an interpreter script (`#!`) rather than a program image: its process
+/// then runs the interpreter, and the engine is one of its children.
+fn is_script(binary: &Path) -> bool {
+    use std::io::Read;
+    let mut start = [0u8; 2];
+    std::fs::File::open(binary)
+        .and_then(|mut file| file.read_exact(&mut start))
+        .is_ok_and(|()| &start == b"#!")
+}
+
+/// The output to count and, when it is not plainly the built binary's, why it was chosen: the
+/// built binary's process (the largest of them), unless the binary is a script; else the
+/// process with the most instructions.
+fn choose(
+    outputs: &[ProcessOutput],
+    binary: &Path,
+    script: bool,
+) -> Option<(usize, Option<String>)> {
+    let binary_text = binary.to_string_lossy();
+    // The command line names the program as it was started: the path given, or absolute.
+    let absolute = std::path::absolute(binary).unwrap_or_else(|_| binary.to_path_buf());
+    let names = [
+        binary_text.to_string(),
+        absolute.to_string_lossy().into_owned(),
+    ];
+    let runs_binary = |command: &str| {
+        names
+            .iter()
+            .any(|name| command == name || command.starts_with(&format!("{name} ")))
+    };
+    let largest = |candidates: &mut dyn Iterator<Item = usize>| {
+        candidates.max_by_key(|&i| (outputs[i].total, std::cmp::Reverse(i)))
+    };
+    if !script {
+        if let Some(index) =
+            largest(&mut (0..outputs.len()).filter(|&i| runs_binary(&outputs[i].command)))
+        {
+            return Some((index, None));
+        }
+    }
+    let index = largest(&mut (0..outputs.len()))?;
+    let command = &outputs[index].command;
+    let why = if script {
+        format!("{binary_text} is a script")
+    } else {
+        format!("no traced process ran {binary_text}")
+    };
+    Some((
+        index,
+        Some(format!(
+            "counted `{command}`, the process with the most instructions of {} traced, not the \
+             built binary: {why}",
+            outputs.len()
+        )),
+    ))
 }
 
 /// Reads the `summary:` (or, in newer valgrind, `totals:`) line's first event count, which is
@@ -276,6 +474,46 @@ fn=(3) squall::search::negamax::h00112233445566ff
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn output(command: &str, total: u64) -> ProcessOutput {
+        ProcessOutput {
+            contents: String::new(),
+            command: command.to_string(),
+            total,
+        }
+    }
+
+    #[test]
+    fn the_built_binary_is_counted_else_the_largest_process_with_a_note() {
+        let engine = Path::new("/cache/bin/key/engine");
+        // `taskset -c 0 {exe} bench`: taskset replaced itself by the engine, one process.
+        let outputs = [output("/cache/bin/key/engine bench 5", 6_000_000)];
+        assert_eq!(choose(&outputs, engine, false), Some((0, None)));
+        // A binary that forks a helper: the binary's own process, even if smaller.
+        let outputs = [
+            output("/usr/bin/helper --x", 9_000_000),
+            output("/cache/bin/key/engine bench", 6_000_000),
+            output("/cache/bin/key/engine bench", 100),
+        ];
+        assert_eq!(choose(&outputs, engine, false), Some((1, None)));
+        // A script that starts the real engine: the engine's process, with a note.
+        let outputs = [
+            output("/cache/bin/key/engine bench", 229_356),
+            output("/opt/real-engine bench", 6_125_767),
+        ];
+        let (index, note) = choose(&outputs, engine, true).unwrap();
+        assert_eq!(index, 1);
+        let note = note.unwrap();
+        assert!(
+            note.contains("counted `/opt/real-engine bench`") && note.contains("is a script"),
+            "{note}"
+        );
+        // A prefix of another path is not the binary.
+        let outputs = [output("/cache/bin/key/engine2 bench", 5)];
+        let (_, note) = choose(&outputs, engine, false).unwrap();
+        assert!(note.unwrap().contains("no traced process ran"));
+        assert_eq!(choose(&[], engine, false), None);
+    }
 
     #[test]
     fn reads_callgrind_summary_and_totals() {

@@ -411,6 +411,15 @@ pub fn cache_key(
         Some(head) => description.push_str(&format!("head {head}\n")),
         None => description.push_str("head none\n"),
     }
+    description.push_str(&build_definition(engine, compilers));
+    Ok(Oid::hash_object(ObjectType::Blob, description.as_bytes())?.to_string())
+}
+
+/// The part of the cache key that is not the revision: the build directory and command,
+/// [`EXE_NAME`], the [`BUILD_ENVIRONMENT`] and `compilers` ([`compiler_identity`]). A history
+/// series keys on it too, so a change of any of them is another series.
+pub fn build_definition(engine: &OpenBenchEngine, compilers: &str) -> String {
+    let mut description = String::new();
     description.push_str(&format!("build-dir {}\n", engine.build_dir_display()));
     description.push_str(&format!("build {}\n", engine.build));
     description.push_str(&format!("exe {EXE_NAME}\n"));
@@ -423,7 +432,25 @@ pub fn cache_key(
         }
     }
     description.push_str(compilers);
-    Ok(Oid::hash_object(ObjectType::Blob, description.as_bytes())?.to_string())
+    description
+}
+
+/// Everything that decides what a history series of `engine` measures apart from the
+/// revision: the build's definition ([`build_definition`], the compilers as they answer in
+/// `workdir`'s build directory) and the bench command.
+pub fn engine_definition(engine: &OpenBenchEngine, workdir: &Path) -> String {
+    let build_dir = workdir.join(&engine.build_dir);
+    let probe_dir = if build_dir.is_dir() {
+        build_dir
+    } else {
+        workdir.to_path_buf()
+    };
+    format!(
+        "format openbench\nname {}\nbench {}\n{}",
+        engine.name,
+        engine.bench,
+        build_definition(engine, &compiler_identity(&probe_dir))
+    )
 }
 
 /// Runs the build in the snapshot and returns the path of the file it produced.

@@ -5,12 +5,13 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use git2::Oid;
 use serde::Serialize;
 
 use super::range::{self, CommitInfo};
 use super::revision_of;
+use super::store::{tail, FAILURE_TAIL_BYTES};
 use crate::analysis::compare::{compare, percent_change, Comparison, Criteria, Settings};
 use crate::analysis::measure::{measure_pair, measure_single, Measured, Plan, Side, Subject};
 use crate::analysis::stats::Verdict;
@@ -96,8 +97,14 @@ pub struct BisectReport {
     pub bad: CommitInfo,
     /// Commits after GOOD up to and including BAD on BAD's first-parent line.
     pub path_length: usize,
-    /// `None`: BAD is not beyond the threshold, so there is nothing to find.
+    /// `None`: BAD is not beyond the threshold, so there is nothing to find, or the first bad
+    /// commit lies among skipped ones (`first_bad_among`).
     pub first_bad: Option<CommitInfo>,
+    /// When the answer lies among commits that do not build: the range the search could not
+    /// split, oldest first, its last commit bad and every other one skipped; else empty.
+    pub first_bad_among: Vec<CommitInfo>,
+    /// Commits the search skipped because they do not build, in the order tried.
+    pub skipped: Vec<Skipped>,
     /// The commits measured by the search, in order.
     pub probes: Vec<Probe>,
     /// Distinct engine binaries the search used (commits with one engine tree share one).
@@ -110,23 +117,68 @@ pub struct BisectReport {
     pub comparison: Option<Comparison>,
 }
 
+/// How one commit of the path was judged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Judged {
+    Good,
+    Bad,
+    /// It cannot be judged (it does not build): git bisect's `skip`.
+    Skip,
+}
+
+/// Where the first bad commit lies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Found {
+    /// Exactly this index.
+    At(usize),
+    /// One of `first..=last`: `last` is bad, everything before `first` good, and every index
+    /// from `first` to `last - 1` was skipped.
+    Among { first: usize, last: usize },
+}
+
+/// A commit of the path that does not build, skipped as git bisect's `skip` does.
+#[derive(Debug, Clone, Serialize)]
+pub struct Skipped {
+    pub commit: CommitInfo,
+    /// Position on the path from GOOD (0) to BAD.
+    pub position: usize,
+    /// The end of the build's error (at most `store::FAILURE_TAIL_BYTES` bytes).
+    pub error: String,
+}
+
 /// The first bad index of `0..len`, the last being known bad and the start (before index 0)
-/// known good; `is_bad` is asked about at most ⌈log2 len⌉ indices, none of them twice.
-pub fn first_bad(len: usize, mut is_bad: impl FnMut(usize) -> Result<bool>) -> Result<usize> {
+/// known good. Without skips `judge` is asked about at most ⌈log2 len⌉ indices; none is asked
+/// twice. A skipped index is replaced by the nearest unjudged one inside the range still open
+/// (as git bisect does), and when every index left is skipped the answer is that range.
+pub fn first_bad(len: usize, mut judge: impl FnMut(usize) -> Result<Judged>) -> Result<Found> {
     if len == 0 {
         bail!("nothing to bisect: the path is empty");
     }
     // The answer lies in lo..=hi: everything before lo is good, hi is bad.
     let (mut lo, mut hi) = (0, len - 1);
+    let mut skipped = BTreeSet::new();
     while lo < hi {
         let mid = lo + (hi - lo) / 2;
-        if is_bad(mid)? {
-            hi = mid;
-        } else {
-            lo = mid + 1;
+        // The unjudged index of lo..hi nearest the middle, below it first on a tie.
+        let probe = (0..hi - lo)
+            .flat_map(|distance| [mid.checked_sub(distance), mid.checked_add(distance + 1)])
+            .flatten()
+            .find(|&index| (lo..hi).contains(&index) && !skipped.contains(&index));
+        let Some(probe) = probe else {
+            return Ok(Found::Among {
+                first: lo,
+                last: hi,
+            });
+        };
+        match judge(probe)? {
+            Judged::Bad => hi = probe,
+            Judged::Good => lo = probe + 1,
+            Judged::Skip => {
+                skipped.insert(probe);
+            }
         }
     }
-    Ok(hi)
+    Ok(Found::At(hi))
 }
 
 /// The builds and measurements of one bisection, each made at most once.
@@ -138,6 +190,7 @@ struct Search<'a> {
     fresh_builds: usize,
     measurements: usize,
     probes: Vec<Probe>,
+    skipped: Vec<Skipped>,
     reference: Option<Measured>,
 }
 
@@ -156,8 +209,41 @@ impl<'a> Search<'a> {
         Ok((revision, binary))
     }
 
+    /// The commit's engine, or `None` (the commit recorded as skipped) when it does not build.
+    fn build_or_skip(
+        &mut self,
+        commit: &CommitInfo,
+        position: usize,
+    ) -> Result<Option<(Revision, EngineBinary)>> {
+        match self.build(commit) {
+            Ok(built) => Ok(Some(built)),
+            Err(error) => {
+                let error = format!("{error:#}");
+                self.session.progress().line(&format!(
+                    "skipping {}: it does not build ({})",
+                    commit.short,
+                    super::last_line(&error)
+                ));
+                self.skipped.push(Skipped {
+                    commit: commit.clone(),
+                    position,
+                    error: tail(&error, FAILURE_TAIL_BYTES),
+                });
+                Ok(None)
+            }
+        }
+    }
+
     fn measure_single(&mut self, commit: &CommitInfo) -> Result<Measured> {
-        let (revision, binary) = self.build(commit)?;
+        let built = self.build(commit)?;
+        self.measure_built(commit, built)
+    }
+
+    fn measure_built(
+        &mut self,
+        commit: &CommitInfo,
+        (revision, binary): (Revision, EngineBinary),
+    ) -> Result<Measured> {
         let subject = Subject::new(Side::A, commit.short.clone(), &revision, &binary);
         self.measurements += 1;
         measure_single(
@@ -207,12 +293,15 @@ impl<'a> Search<'a> {
         commit: &CommitInfo,
         position: usize,
         role: Role,
-    ) -> Result<bool> {
+    ) -> Result<Judged> {
         let threshold = self.request.threshold_pct;
+        let Some(built) = self.build_or_skip(commit, position)? else {
+            return Ok(Judged::Skip);
+        };
         let probe = match self.request.metric {
             Metric::Nps => {
                 let (good_revision, good_binary) = self.build(good)?;
-                let (revision, binary) = self.build(commit)?;
+                let (revision, binary) = built;
                 self.measurements += 1;
                 let (a, b) = measure_pair(
                     &Subject::new(Side::A, "GOOD", &good_revision, &good_binary),
@@ -236,7 +325,7 @@ impl<'a> Search<'a> {
                 }
             }
             Metric::Signature | Metric::Instructions => {
-                let measured = self.measure_single(commit)?;
+                let measured = self.measure_built(commit, built)?;
                 let value = self.figure(&measured);
                 let reference = self.reference.as_ref().and_then(|r| self.figure(r));
                 let change_pct = value
@@ -267,7 +356,7 @@ impl<'a> Search<'a> {
         };
         let beyond = probe.beyond;
         self.probes.push(probe);
-        Ok(beyond)
+        Ok(if beyond { Judged::Bad } else { Judged::Good })
     }
 }
 
@@ -299,11 +388,23 @@ pub fn bisect(session: &Session, request: &BisectRequest) -> Result<BisectReport
         fresh_builds: 0,
         measurements: 0,
         probes: Vec::new(),
+        skipped: Vec::new(),
         reference: None,
     };
-    search.reference(&good)?;
-    let found = if search.judge(&good, &bad, path.len(), Role::Bad)? {
-        let index = first_bad(path.len(), |index| {
+    search
+        .reference(&good)
+        .with_context(|| format!("GOOD {} cannot be measured", good.short))?;
+    let found = match search.judge(&good, &bad, path.len(), Role::Bad)? {
+        Judged::Skip => bail!(
+            "BAD {} does not build, so the bisection has no bad end; pick a BAD that builds: {}",
+            bad.short,
+            search
+                .skipped
+                .last()
+                .map_or("", |skipped| super::last_line(&skipped.error))
+        ),
+        Judged::Good => None,
+        Judged::Bad => Some(first_bad(path.len(), |index| {
             session.progress().line(&format!(
                 "probe {} of the path: {} {}",
                 index + 1,
@@ -311,10 +412,22 @@ pub fn bisect(session: &Session, request: &BisectRequest) -> Result<BisectReport
                 path[index].subject
             ));
             search.judge(&good, &path[index], index + 1, Role::Probe)
-        })?;
-        Some(path[index].clone())
-    } else {
-        None
+        })?),
+    };
+    let (found, among) = match found {
+        Some(Found::At(index)) => (Some(path[index].clone()), Vec::new()),
+        Some(Found::Among { first, last }) => {
+            session.progress().line(&format!(
+                "the first bad commit is one of {} commits from {} to {}: the ones before {} \
+                 do not build",
+                last - first + 1,
+                path[first].short,
+                path[last].short,
+                path[last].short
+            ));
+            (None, path[first..=last].to_vec())
+        }
+        None => (None, Vec::new()),
     };
     let comparison = match &found {
         Some(commit) => Some(compare_with_parent(&mut search, &path, &good, commit)?),
@@ -328,7 +441,9 @@ pub fn bisect(session: &Session, request: &BisectRequest) -> Result<BisectReport
         good,
         bad,
         path_length: path.len(),
+        first_bad_among: among,
         first_bad: found,
+        skipped: search.skipped,
         builds: search.keys.len(),
         fresh_builds: search.fresh_builds,
         measurements: search.measurements,
@@ -376,16 +491,29 @@ fn compare_with_parent(
 mod tests {
     use super::*;
 
-    /// Runs the search over `len` commits whose first bad one is `bad`, returning the answer
-    /// and the indices probed.
-    fn search(len: usize, bad: usize) -> (usize, Vec<usize>) {
+    /// Runs the search over `len` commits whose first bad one is `bad`, the indices in `broken`
+    /// skipped, returning the answer and the indices probed.
+    fn search_skipping(len: usize, bad: usize, broken: &[usize]) -> (Found, Vec<usize>) {
         let mut probed = Vec::new();
         let found = first_bad(len, |index| {
             probed.push(index);
-            Ok(index >= bad)
+            Ok(if broken.contains(&index) {
+                Judged::Skip
+            } else if index >= bad {
+                Judged::Bad
+            } else {
+                Judged::Good
+            })
         })
         .unwrap();
         (found, probed)
+    }
+
+    fn search(len: usize, bad: usize) -> (usize, Vec<usize>) {
+        match search_skipping(len, bad, &[]) {
+            (Found::At(found), probed) => (found, probed),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]
@@ -406,5 +534,36 @@ mod tests {
     #[test]
     fn sixteen_commits_take_four_probes() {
         assert_eq!(search(16, 10).1.len(), 4);
+    }
+
+    #[test]
+    fn commits_that_do_not_build_are_skipped_or_named_as_the_range_left() {
+        for len in 1..=12 {
+            for bad in 0..len {
+                // Every set of broken commits below the last (which is known bad).
+                for mask in 0u32..(1 << (len - 1)) {
+                    let broken: Vec<usize> = (0..len - 1).filter(|i| mask >> i & 1 == 1).collect();
+                    let (found, probed) = search_skipping(len, bad, &broken);
+                    let distinct: BTreeSet<_> = probed.iter().collect();
+                    assert_eq!(distinct.len(), probed.len(), "asked twice: {probed:?}");
+                    match found {
+                        Found::At(index) => {
+                            assert_eq!(index, bad, "len {len} broken {broken:?}");
+                        }
+                        Found::Among { first, last } => {
+                            assert!(first <= bad && bad <= last, "{first}..={last} misses {bad}");
+                            assert!(first < last);
+                            assert!((first..last).all(|i| broken.contains(&i)), "{broken:?}");
+                            assert!(!broken.contains(&last) && last >= bad);
+                        }
+                    }
+                }
+            }
+        }
+        // The bad commit right after a broken one: the range is the two of them.
+        assert_eq!(
+            search_skipping(8, 4, &[3]).0,
+            Found::Among { first: 3, last: 4 }
+        );
     }
 }

@@ -141,7 +141,7 @@ fn peer_line(
                 commit: commit.id.clone(),
                 nps: entry.measurement.median_nps(),
             }),
-            Stored::Missing => {}
+            Stored::Missing | Stored::Failed(_) => {}
             Stored::Unusable(why) => warnings.push(why),
         }
     }

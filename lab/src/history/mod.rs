@@ -22,7 +22,7 @@ use crate::lab::Session;
 use crate::machine::{Machine, Toolchain};
 use crate::schema::{Kind, LAB_JSON_SCHEMA_VERSION};
 use range::CommitInfo;
-use store::{Series, SeriesSettings, Stored};
+use store::{Failure, Series, SeriesSettings, Stage, Stored};
 
 /// What `lab history` was asked for.
 pub struct HistoryRequest<'a> {
@@ -36,6 +36,8 @@ pub struct HistoryRequest<'a> {
     pub store: PathBuf,
     pub plan: &'a Plan,
     pub features: &'a [String],
+    /// Build and measure again the commits stored as failed points.
+    pub retry_failed: bool,
 }
 
 /// `lab history A..B`: one row per selected commit, oldest first.
@@ -62,7 +64,25 @@ pub struct HistoryReport {
     pub measured: usize,
     /// Commits whose figures came from the store.
     pub from_store: usize,
+    /// The measured commits, oldest first.
     pub rows: Vec<HistoryRow>,
+    /// The selected commits that could not be built or measured (now or by an earlier run),
+    /// oldest first; `rows` and these together are the selection.
+    pub failed: Vec<FailedRow>,
+}
+
+/// A selected commit that could not be built or measured.
+#[derive(Debug, Clone, Serialize)]
+pub struct FailedRow {
+    /// Its place among the selected commits, oldest first (0-based).
+    pub position: usize,
+    pub commit: CommitInfo,
+    pub stage: Stage,
+    /// The end of the error (at most `store::FAILURE_TAIL_BYTES` bytes).
+    pub error: String,
+    /// True when this run tried it, false when the store had it as a failed point.
+    pub failed_now: bool,
+    pub failed_unix: u64,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -95,6 +115,7 @@ pub fn series_settings(session: &Session, plan: &Plan, features: &[String]) -> S
         instr_depth: plan.instr_depth,
         instructions: plan.instructions,
         features,
+        engine_definition: session.engine().definition(&session.paths().workdir),
     }
 }
 
@@ -130,50 +151,90 @@ pub fn history(session: &Session, request: &HistoryRequest) -> Result<HistoryRep
     );
     let progress = session.progress();
     let mut measurements: Vec<Option<(Measurement, u64)>> = Vec::with_capacity(commits.len());
-    for commit in &commits {
+    let mut failures: Vec<Option<(Failure, bool)>> = vec![None; commits.len()];
+    for (index, commit) in commits.iter().enumerate() {
         measurements.push(match series.load(&commit.id) {
             Stored::Found(entry) => Some((entry.measurement, entry.measured_unix)),
-            Stored::Missing => None,
+            Stored::Failed(failure) if !request.retry_failed => {
+                failures[index] = Some((*failure, false));
+                None
+            }
+            Stored::Failed(_) | Stored::Missing => None,
             Stored::Unusable(why) => {
                 progress.line(&format!("warning: {why}; measuring {} again", commit.short));
                 None
             }
         });
     }
-    let missing = measurements.iter().filter(|m| m.is_none()).count();
+    let stored_failures = failures.iter().flatten().count();
+    let missing = measurements.iter().filter(|m| m.is_none()).count() - stored_failures;
     progress.line(&format!(
-        "history {}: {} commits selected of {}, {missing} to measure, {} stored ({})",
+        "history {}: {} commits selected of {}, {missing} to measure, {} stored, {} failed \
+         before ({})",
         request.range,
         commits.len(),
         all.len(),
-        commits.len() - missing,
+        commits.len() - missing - stored_failures,
+        stored_failures,
         series.dir.display()
     ));
     let started = Instant::now();
     let mut done = 0usize;
+    let mut tried = 0usize;
     let mut fresh = vec![false; commits.len()];
     for (index, commit) in commits.iter().enumerate() {
-        if measurements[index].is_some() {
+        if measurements[index].is_some() || failures[index].is_some() {
             continue;
         }
         progress.line(&format!(
             "[{}/{missing}] {} {}{}",
-            done + 1,
+            tried + 1,
             commit.short,
             commit.subject,
-            eta(started.elapsed(), done, missing)
+            eta(started.elapsed(), tried, missing)
         ));
-        let revision = revision_of(session, commit)?;
-        let binary = session.build(&revision, request.features)?;
-        let subject = Subject::new(Side::A, commit.short.clone(), &revision, &binary);
-        let measured = measure_single(&subject, request.plan, session.paths(), progress)?;
-        let entry = series.save(&commit.id, &measured.measurement)?;
-        measurements[index] = Some((measured.measurement, entry.measured_unix));
-        fresh[index] = true;
-        done += 1;
+        tried += 1;
+        match measure_commit(session, commit, request) {
+            Ok(measurement) => {
+                let entry = series.save(&commit.id, &measurement)?;
+                measurements[index] = Some((measurement, entry.measured_unix));
+                fresh[index] = true;
+                done += 1;
+            }
+            Err((stage, error)) => {
+                let error = format!("{error:#}");
+                let failure = series.save_failure(&commit.id, stage, &error)?;
+                progress.line(&format!(
+                    "warning: {} failed to {}; stored as a failed point, going on \
+                     (--retry-failed tries it again): {}",
+                    commit.short,
+                    stage.name(),
+                    last_line(&error)
+                ));
+                failures[index] = Some((failure, true));
+            }
+        }
     }
     let mut rows: Vec<HistoryRow> = Vec::with_capacity(commits.len());
-    for ((commit, measurement), measured_now) in commits.into_iter().zip(measurements).zip(fresh) {
+    let mut failed: Vec<FailedRow> = Vec::new();
+    for (position, (((commit, measurement), measured_now), failure)) in commits
+        .into_iter()
+        .zip(measurements)
+        .zip(fresh)
+        .zip(failures)
+        .enumerate()
+    {
+        if let Some((failure, failed_now)) = failure {
+            failed.push(FailedRow {
+                position,
+                commit,
+                stage: failure.stage,
+                error: failure.error,
+                failed_now,
+                failed_unix: failure.failed_unix,
+            });
+            continue;
+        }
         let Some((measurement, measured_unix)) = measurement else {
             bail!("{} was neither stored nor measured", commit.short);
         };
@@ -216,7 +277,34 @@ pub fn history(session: &Session, request: &HistoryRequest) -> Result<HistoryRep
         measured: done,
         from_store: rows.len() - done,
         rows,
+        failed,
     })
+}
+
+/// Builds and measures one commit; an error says whether the build or the measurement failed.
+fn measure_commit(
+    session: &Session,
+    commit: &CommitInfo,
+    request: &HistoryRequest,
+) -> std::result::Result<Measurement, (Stage, anyhow::Error)> {
+    let revision = revision_of(session, commit).map_err(|error| (Stage::Build, error))?;
+    let binary = session
+        .build(&revision, request.features)
+        .map_err(|error| (Stage::Build, error))?;
+    let subject = Subject::new(Side::A, commit.short.clone(), &revision, &binary);
+    measure_single(&subject, request.plan, session.paths(), session.progress())
+        .map(|measured| measured.measurement)
+        .map_err(|error| (Stage::Measure, error))
+}
+
+/// The last non-empty line of an error, for one-line messages.
+pub fn last_line(error: &str) -> &str {
+    error
+        .lines()
+        .rev()
+        .map(str::trim)
+        .find(|line| !line.is_empty())
+        .unwrap_or("")
 }
 
 /// `, ETA 1m 20s` once a commit has been measured: the mean time per commit so far times the

@@ -5,7 +5,9 @@
 //! Layout: `<store>/<machine id>-<toolchain id>-<settings id>/<commit>.json`, each id the first
 //! 12 hex digits of the SHA-1 of its identity fields (stable across lab versions and hosts).
 //! Files are written atomically; a file that cannot be read, or whose recorded key does not
-//! match its place, is measured again.
+//! match its place, is measured again. A commit that could not be built or measured is a failed
+//! point, `<commit>.failed.json`, with the end of its error ([`FAILURE_TAIL_BYTES`]): it is not
+//! tried again unless asked (`--retry-failed`), and a later measurement replaces it.
 
 use std::path::{Path, PathBuf};
 
@@ -15,13 +17,16 @@ use serde::{Deserialize, Serialize};
 
 use crate::analysis::measure::Measurement;
 use crate::machine::{Machine, Toolchain};
-use crate::paths::write_atomically;
+use crate::paths::{remove_if_exists, write_atomically};
 
 /// Bumped when a stored field changes meaning; files of another version are measured again.
 pub const HISTORY_SCHEMA_VERSION: u32 = 1;
 
 /// Hex digits of each id in a series name.
 const ID_LEN: usize = 12;
+
+/// Most bytes of a failure's error kept in the store: its end, where a build's last lines are.
+pub const FAILURE_TAIL_BYTES: usize = 4096;
 
 /// The settings that make figures of two runs comparable. Any difference is another series.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -36,6 +41,11 @@ pub struct SeriesSettings {
     pub instructions: bool,
     /// Extra cargo features, sorted and without duplicates.
     pub features: Vec<String>,
+    /// What else decides the benched binary and its bench (`EngineAdapter::definition`): for
+    /// a `lab.toml` engine its build directory, build and bench commands, build environment
+    /// and compilers. Absent for squall, whose series ids are what they were without it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine_definition: Option<String>,
 }
 
 /// One series: where its files live and what they must record.
@@ -66,9 +76,42 @@ pub struct Entry {
     pub measurement: Measurement,
 }
 
+/// What failed at a commit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Stage {
+    Build,
+    Measure,
+}
+
+impl Stage {
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::Build => "build",
+            Stage::Measure => "measure",
+        }
+    }
+}
+
+/// A commit of the series that could not be built or measured.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Failure {
+    pub schema_version: u32,
+    pub commit: String,
+    pub machine_id: String,
+    pub toolchain_id: String,
+    pub settings_id: String,
+    pub failed_unix: u64,
+    pub stage: Stage,
+    /// The end of the error, at most [`FAILURE_TAIL_BYTES`] bytes.
+    pub error: String,
+}
+
 /// What the store holds for a commit.
 pub enum Stored {
     Found(Box<Entry>),
+    /// A failed point of this series.
+    Failed(Box<Failure>),
     Missing,
     /// A file is there but cannot be used; why, in one line.
     Unusable(String),
@@ -106,8 +149,14 @@ pub fn toolchain_id(toolchain: &Toolchain) -> String {
 }
 
 pub fn settings_id(settings: &SeriesSettings) -> String {
+    let definition = settings
+        .engine_definition
+        .as_ref()
+        .map_or_else(String::new, |definition| {
+            format!("engine definition\n{definition}")
+        });
     short_id(&format!(
-        "engine {}\ndepth {}\nrounds {}\ninstr depth {}\ninstructions {}\nfeatures {}\n",
+        "engine {}\ndepth {}\nrounds {}\ninstr depth {}\ninstructions {}\nfeatures {}\n{definition}",
         settings.engine,
         settings
             .depth
@@ -146,8 +195,59 @@ impl Series {
         self.dir.join(format!("{commit}.json"))
     }
 
-    /// The stored measurement of `commit`, checked against this series' key.
+    pub fn failure_path(&self, commit: &str) -> PathBuf {
+        self.dir.join(format!("{commit}.failed.json"))
+    }
+
+    /// The stored measurement of `commit`, checked against this series' key; else its failed
+    /// point.
     pub fn load(&self, commit: &str) -> Stored {
+        match self.load_entry(commit) {
+            Stored::Missing => self.load_failure(commit),
+            stored => stored,
+        }
+    }
+
+    fn load_failure(&self, commit: &str) -> Stored {
+        let path = self.failure_path(commit);
+        let text = match fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Stored::Missing,
+            Err(error) => {
+                return Stored::Unusable(format!("cannot read {}: {error}", path.display()))
+            }
+        };
+        let failure: Failure = match serde_json::from_str(&text) {
+            Ok(failure) => failure,
+            Err(error) => {
+                return Stored::Unusable(format!("{} is corrupt: {error}", path.display()))
+            }
+        };
+        let key = (
+            failure.schema_version,
+            failure.commit.as_str(),
+            failure.machine_id.as_str(),
+            failure.toolchain_id.as_str(),
+            failure.settings_id.as_str(),
+        );
+        let expected = (
+            HISTORY_SCHEMA_VERSION,
+            commit,
+            self.machine_id.as_str(),
+            self.toolchain_id.as_str(),
+            self.settings_id.as_str(),
+        );
+        if key != expected || failure.error.len() > FAILURE_TAIL_BYTES {
+            return Stored::Unusable(format!(
+                "{} is unusable: its schema version, commit, series or error length is not \
+                 this series' failed point",
+                path.display()
+            ));
+        }
+        Stored::Failed(Box::new(failure))
+    }
+
+    fn load_entry(&self, commit: &str) -> Stored {
         let path = self.path(commit);
         let text = match crate::input::read_text(&path, crate::input::STORE_FILE) {
             Ok(text) => text,
@@ -193,9 +293,7 @@ impl Series {
             machine_id: self.machine_id.clone(),
             toolchain_id: self.toolchain_id.clone(),
             settings_id: self.settings_id.clone(),
-            measured_unix: std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |elapsed| elapsed.as_secs()),
+            measured_unix: unix_now(),
             machine: self.machine.clone(),
             toolchain: self.toolchain.clone(),
             settings: self.settings.clone(),
@@ -203,13 +301,61 @@ impl Series {
         };
         let text = serde_json::to_string_pretty(&entry)? + "\n";
         write_atomically(&self.path(commit), text.as_bytes())?;
+        remove_if_exists(&self.failure_path(commit))?;
         Ok(entry)
     }
+
+    /// Records that `commit` failed at `stage`, keeping the end of `error`.
+    pub fn save_failure(&self, commit: &str, stage: Stage, error: &str) -> Result<Failure> {
+        let failure = Failure {
+            schema_version: HISTORY_SCHEMA_VERSION,
+            commit: commit.to_string(),
+            machine_id: self.machine_id.clone(),
+            toolchain_id: self.toolchain_id.clone(),
+            settings_id: self.settings_id.clone(),
+            failed_unix: unix_now(),
+            stage,
+            error: tail(error, FAILURE_TAIL_BYTES),
+        };
+        let text = serde_json::to_string_pretty(&failure)? + "\n";
+        write_atomically(&self.failure_path(commit), text.as_bytes())?;
+        Ok(failure)
+    }
+}
+
+fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_secs())
+}
+
+/// The last `max` bytes of `text` at most, cut at a character boundary after a `…` when cut.
+pub fn tail(text: &str, max: usize) -> String {
+    const CUT: &str = "…";
+    if text.len() <= max {
+        return text.to_string();
+    }
+    let mut start = text.len() - (max - CUT.len());
+    while !text.is_char_boundary(start) {
+        start += 1;
+    }
+    format!("{CUT}{}", &text[start..])
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_tail_keeps_the_end_within_its_bound() {
+        assert_eq!(tail("short", 10), "short");
+        let long = format!("{}é end", "x".repeat(5000));
+        let kept = tail(&long, FAILURE_TAIL_BYTES);
+        assert!(kept.len() <= FAILURE_TAIL_BYTES, "{}", kept.len());
+        assert!(kept.starts_with('…') && kept.ends_with("é end"));
+        // A cut inside a character moves to the next boundary.
+        assert_eq!(tail("xxaébc", 6), "…bc");
+    }
 
     #[test]
     fn ids_are_short_stable_hashes() {
@@ -222,6 +368,7 @@ mod tests {
             instr_depth: 6,
             instructions: true,
             features: Vec::new(),
+            engine_definition: None,
         };
         let deeper = SeriesSettings {
             depth: Some(7),
@@ -229,5 +376,16 @@ mod tests {
         };
         assert_ne!(settings_id(&settings), settings_id(&deeper));
         assert_eq!(settings_id(&settings).len(), ID_LEN);
+        // squall's ids are unchanged by the engine definition's field (stores stay readable).
+        assert_eq!(settings_id(&settings), "793d52eb65af");
+        let defined = |build: &str| SeriesSettings {
+            engine_definition: Some(format!("format openbench\nbuild {build}\n")),
+            ..settings.clone()
+        };
+        assert_ne!(settings_id(&defined("make")), settings_id(&settings));
+        assert_ne!(
+            settings_id(&defined("make")),
+            settings_id(&defined("make -j"))
+        );
     }
 }

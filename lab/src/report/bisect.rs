@@ -32,10 +32,30 @@ pub fn title(report: &BisectReport) -> String {
 }
 
 pub fn finding(report: &BisectReport) -> String {
-    match &report.first_bad {
-        Some(found) => format!("First bad commit: {}", commit(found)),
-        None => "No regression between GOOD and BAD: BAD is not beyond the threshold.".to_string(),
+    let mut out = match (&report.first_bad, report.first_bad_among.as_slice()) {
+        (Some(found), _) => format!("First bad commit: {}", commit(found)),
+        (None, [first, .., last]) => format!(
+            "The first bad commit is one of {} commits from {} to {}: {} is bad and the ones \
+             before it, from {}, do not build, so the search could not split them",
+            report.first_bad_among.len(),
+            first.short,
+            last.short,
+            last.short,
+            first.short
+        ),
+        (None, _) => {
+            "No regression between GOOD and BAD: BAD is not beyond the threshold.".to_string()
+        }
+    };
+    if !report.skipped.is_empty() {
+        let skipped: Vec<String> = report
+            .skipped
+            .iter()
+            .map(|s| format!("{} ({})", s.commit.short, s.position))
+            .collect();
+        out.push_str(&format!("\nSkipped (do not build): {}", skipped.join(", ")));
     }
+    out
 }
 
 pub fn cost(report: &BisectReport) -> String {
@@ -119,7 +139,11 @@ pub fn render(report: &BisectReport, style: Style) -> String {
             Style::Markdown => super::markdown::render(&report),
         }
     });
-    let exit = if report.first_bad.is_some() { 1 } else { 0 };
+    let exit = if report.first_bad.is_some() || !report.first_bad_among.is_empty() {
+        1
+    } else {
+        0
+    };
     match style {
         Style::Terminal => {
             let mut out = format!(

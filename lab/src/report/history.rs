@@ -4,10 +4,12 @@
 use super::table::{Style, Table};
 use super::thousands;
 use crate::history::store::SeriesSettings;
-use crate::history::{HistoryReport, HistoryRow};
+use crate::history::{last_line, FailedRow, HistoryReport, HistoryRow};
 
 /// Marks a signature that differs from the previous row's.
 pub const CHANGED: &str = "◆";
+/// Marks a commit that could not be built or measured.
+pub const FAILED: &str = "✗";
 
 /// Longest subject shown in full; longer ones are cut with an ellipsis.
 const SUBJECT_WIDTH: usize = 48;
@@ -57,10 +59,72 @@ fn row(row: &HistoryRow, style: Style) -> [String; 7] {
     ]
 }
 
+/// A failed point's row: what failed where the figures would be.
+fn failed_row(row: &FailedRow, style: Style) -> [String; 7] {
+    let dash = || "—".to_string();
+    [
+        row.commit.short.clone(),
+        row.commit.date.clone(),
+        subject(&row.commit.subject, style),
+        format!("{FAILED} {} failed", row.stage.name()),
+        dash(),
+        dash(),
+        dash(),
+    ]
+}
+
+/// Measured rows and failed points in the order of the selection.
+fn rows_in_order(report: &HistoryReport, style: Style) -> Vec<[String; 7]> {
+    let mut measured = report.rows.iter();
+    let mut failed = report.failed.iter().peekable();
+    let mut rows = Vec::with_capacity(report.rows.len() + report.failed.len());
+    for position in 0..report.rows.len() + report.failed.len() {
+        match failed.next_if(|f| f.position == position) {
+            Some(failure) => rows.push(failed_row(failure, style)),
+            None => rows.extend(measured.next().map(|r| row(r, style))),
+        }
+    }
+    rows
+}
+
 pub fn table(report: &HistoryReport, style: Style) -> String {
     Table::new(header(report))
-        .with_rows(report.rows.iter().map(|r| row(r, style)))
+        .with_rows(rows_in_order(report, style))
         .render(style)
+}
+
+/// Longest error line shown per failed point (the JSON has the whole stored tail).
+const ERROR_WIDTH: usize = 160;
+
+/// One line per failed point: the commit, what failed and the error's last line.
+fn failed_lines(report: &HistoryReport, style: Style) -> String {
+    let mut out = String::new();
+    for failure in &report.failed {
+        // Engine and compiler output: no control characters reach the terminal.
+        let mut error: String = last_line(&failure.error)
+            .chars()
+            .take(ERROR_WIDTH)
+            .map(|c| if c.is_control() { '\u{fffd}' } else { c })
+            .collect();
+        if last_line(&failure.error).chars().count() > ERROR_WIDTH {
+            error.push('…');
+        }
+        let when = if failure.failed_now {
+            "now"
+        } else {
+            "stored; --retry-failed tries again"
+        };
+        let line = format!(
+            "{FAILED} {} failed to {} ({when}): {error}",
+            failure.commit.short,
+            failure.stage.name()
+        );
+        match style {
+            Style::Terminal => out.push_str(&format!("{line}\n")),
+            Style::Markdown => out.push_str(&format!("- `{}`\n", line.replace('`', "'"))),
+        }
+    }
+    out
 }
 
 /// The settings of a series in one line (the table's header and the HTML page's facts).
@@ -85,9 +149,15 @@ pub fn settings_line(settings: &SeriesSettings) -> String {
 }
 
 fn summary_line(report: &HistoryReport) -> String {
+    let failed = if report.failed.is_empty() {
+        String::new()
+    } else {
+        let now = report.failed.iter().filter(|f| f.failed_now).count();
+        format!(", {} failed ({now} now)", report.failed.len())
+    };
     format!(
-        "{} of {} commits in the range: {} measured now, {} from the store {} (series {})",
-        report.rows.len(),
+        "{} of {} commits in the range: {} measured now, {} from the store{failed} {} (series {})",
+        report.rows.len() + report.failed.len(),
         report.commits_in_range,
         report.measured,
         report.from_store,
@@ -110,19 +180,25 @@ pub fn render(report: &HistoryReport, style: Style) -> String {
     let skipped = skipped_line(report)
         .map(|line| format!("{line}\n"))
         .unwrap_or_default();
+    let failed = failed_lines(report, style);
     match style {
         Style::Terminal => format!(
-            "lab history {}\n{}\n\n{}\n{legend}\n{skipped}{}\n",
+            "lab history {}\n{}\n\n{}\n{legend}\n{failed}{skipped}{}\n",
             report.range,
             settings_line(&report.settings),
             table(report, style),
             summary_line(report)
         ),
         Style::Markdown => format!(
-            "## lab history `{}`\n\n{}\n\n{}\n{legend}\n\n{}{}\n",
+            "## lab history `{}`\n\n{}\n\n{}\n{legend}\n\n{}{}{}\n",
             report.range,
             settings_line(&report.settings),
             table(report, style),
+            if failed.is_empty() {
+                String::new()
+            } else {
+                format!("{failed}\n")
+            },
             if skipped.is_empty() {
                 String::new()
             } else {

@@ -111,15 +111,20 @@ pub struct TuneReport {
 }
 
 impl TuneReport {
-    /// The prediction of `tables` (described by `candidate`) on the replay of `file`.
+    /// The prediction of `tables` (described by `candidate`) on the replay of `file`; tables
+    /// the engine could not use are refused ([`ExitTables::check`]), the error naming `candidate`.
     pub fn new(
         replay: &Replay,
         file: &str,
         candidate: String,
         tables: &MarginsInForce,
-    ) -> TuneReport {
+    ) -> Result<TuneReport> {
+        let exit_tables = ExitTables::from(tables);
+        exit_tables
+            .check()
+            .map_err(|e| anyhow::anyhow!("{candidate}: {e:#}"))?;
         let s = &replay.samples;
-        TuneReport {
+        Ok(TuneReport {
             schema_version: LAB_JSON_SCHEMA_VERSION,
             kind: Kind::Tune,
             file: file.to_string(),
@@ -133,9 +138,9 @@ impl TuneReport {
                 depth: replay.file.depth,
                 run_positions: replay.file.positions,
             },
-            prediction: predict(s, &ExitTables::from(tables)),
+            prediction: predict(s, &exit_tables),
             search: None,
-        }
+        })
     }
 }
 
@@ -167,7 +172,7 @@ pub fn search_report(replay: &Replay, path: &Path, max_exceeded: f64) -> Result<
             100.0 * max_exceeded
         ),
         &tables,
-    );
+    )?;
     report.search = Some(TuneSearch {
         result,
         lab_tables_args: args,

@@ -8,6 +8,7 @@ use std::collections::HashSet;
 use serde::Serialize;
 use squall::calibrate::stats::{wilson_interval, Z95};
 use squall::eval::margins::{pair_margins, Margins};
+use squall::search::INFINITY;
 use squall::tier::{SearchKind, Tier, MATERIAL_BUCKETS, SEARCH_KINDS, SIDE_BUCKETS, TIERS};
 
 use super::samples::{Sample, Samples};
@@ -36,6 +37,55 @@ impl From<&MarginsInForce> for ExitTables {
             lazy: bounds(&margins.lazy_residual),
             super_lazy: bounds(&margins.super_lazy_residual),
         }
+    }
+}
+
+impl ExitTables {
+    /// Refuses tables the engine could not use: every pair margin of `pair_margins` must be
+    /// computable in `i32` (the engine's `const fn` fails to compile otherwise), and small
+    /// enough that the exit test `score ∓ margin` stays in `i32` for any score within
+    /// `[-INFINITY, INFINITY]`. The error names the table entries, as `lab tables` prints them.
+    pub fn check(&self) -> anyhow::Result<()> {
+        let max_margin = i32::MAX - INFINITY;
+        for (resid, prefix) in [
+            (&self.super_lazy, "SUPER_LAZY_RESID"),
+            (&self.lazy, "LAZY_RESID"),
+        ] {
+            for my in 0..SIDE_BUCKETS {
+                for opp in 0..SIDE_BUCKETS {
+                    // The engine's two sums, in its order of operations.
+                    for (name, king_hi, king_lo, resid_hi, resid_lo) in [
+                        ("fail-high", my, opp, opp, my),
+                        ("fail-low", opp, my, my, opp),
+                    ] {
+                        let terms = format!(
+                            "(KING_HI[{king_hi}] - KING_LO[{king_lo}]) + ({prefix}_HI[{resid_hi}] \
+                             - {prefix}_LO[{resid_lo}])"
+                        );
+                        let margin = self.king.hi[king_hi]
+                            .checked_sub(self.king.lo[king_lo])
+                            .zip(resid.hi[resid_hi].checked_sub(resid.lo[resid_lo]))
+                            .and_then(|(king, resid)| king.checked_add(resid));
+                        match margin {
+                            None => anyhow::bail!(
+                                "{name} margin of side buckets ({my}, {opp}): {terms} = {} \
+                                 overflows i32, so the engine's pair_margins cannot compute it",
+                                i64::from(self.king.hi[king_hi]) - i64::from(self.king.lo[king_lo])
+                                    + i64::from(resid.hi[resid_hi])
+                                    - i64::from(resid.lo[resid_lo])
+                            ),
+                            Some(margin) if margin > max_margin => anyhow::bail!(
+                                "{name} margin of side buckets ({my}, {opp}): {terms} = {margin}, \
+                                 above {max_margin}: a score within +-{INFINITY} minus it \
+                                 overflows i32"
+                            ),
+                            Some(_) => {}
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 }
 
@@ -419,6 +469,33 @@ mod tests {
             lazy: bounds(lazy),
             super_lazy: bounds(super_lazy),
         }
+    }
+
+    #[test]
+    fn tables_the_engine_could_not_use_are_refused() {
+        assert!(flat(100, 40).check().is_ok());
+        let mut wrapping = flat(100, 40);
+        wrapping.king.hi[2] = i32::MAX;
+        wrapping.king.lo[5] = i32::MIN;
+        let error = wrapping.check().unwrap_err().to_string();
+        // The first pair in bucket order whose sum leaves i32: KING_HI[2] with a residual spread.
+        assert!(
+            error.starts_with(
+                "fail-low margin of side buckets (0, 2): (KING_HI[2] - KING_LO[0]) + \
+                 (SUPER_LAZY_RESID_HI[0] - SUPER_LAZY_RESID_LO[2]) = 2147483747 overflows i32"
+            ),
+            "{error}"
+        );
+        // Computable, but the exit test would wrap for a score near -INFINITY.
+        let mut wide = flat(100, 40);
+        wide.lazy.hi = [i32::MAX - 1000; SIDE_BUCKETS];
+        let error = wide.check().unwrap_err().to_string();
+        assert!(error.contains("minus it overflows i32"), "{error}");
+        let mut widest_usable = flat(100, 40);
+        widest_usable.lazy.hi = [0; SIDE_BUCKETS];
+        widest_usable.lazy.lo = [0; SIDE_BUCKETS];
+        widest_usable.lazy.hi[0] = i32::MAX - INFINITY;
+        assert!(widest_usable.check().is_ok());
     }
 
     fn call(position: u32, scores: (i32, i32, i32), race: bool) -> Sample {

@@ -5,6 +5,7 @@
 //! the search kind, the buckets and the race flag typed.
 
 use anyhow::{bail, Result};
+use squall::search::INFINITY;
 use squall::tier::{SearchKind, MATERIAL_BUCKETS};
 
 use crate::calibration::data;
@@ -43,7 +44,8 @@ pub struct Samples {
 
 impl Samples {
     /// The samples of a checked calibration file (`CalibrationFile::from_value` validated the
-    /// ranges, the bucket counts and the capacity).
+    /// buckets, the bucket counts and the capacity); the scores are checked here: every bound
+    /// and score within the engine's window `[-INFINITY, INFINITY]`, and alpha <= beta.
     pub fn from_file(field: &data::Samples) -> Result<Samples> {
         let (Ok(seen), true) = (
             <[u64; MATERIAL_BUCKETS]>::try_from(field.seen.as_slice()),
@@ -52,7 +54,15 @@ impl Samples {
             bail!("samples: expected {MATERIAL_BUCKETS} material buckets");
         };
         let mut by_material_bucket: [Vec<Sample>; MATERIAL_BUCKETS] = Default::default();
-        for (bucket, rows) in by_material_bucket.iter_mut().zip(&field.by_material_bucket) {
+        for (index, (bucket, rows)) in by_material_bucket
+            .iter_mut()
+            .zip(&field.by_material_bucket)
+            .enumerate()
+        {
+            for (i, row) in rows.iter().enumerate() {
+                check_scores(row)
+                    .map_err(|e| anyhow::anyhow!("samples.by_material_bucket[{index}][{i}].{e}"))?;
+            }
             *bucket = rows.iter().map(Sample::from_file).collect();
         }
         Ok(Samples {
@@ -86,6 +96,32 @@ impl Samples {
             .collect::<std::collections::HashSet<_>>()
             .len()
     }
+}
+
+/// The scores of a sample as the engine can have them: each within `[-INFINITY, INFINITY]` (a
+/// search never widens its window beyond, and no evaluation leaves it), and alpha <= beta. The
+/// replay's exit test subtracts and adds margins to them, which stays within `i32` only then.
+fn check_scores(s: &data::Sample) -> std::result::Result<(), String> {
+    for (name, value) in [
+        ("alpha", s.alpha),
+        ("beta", s.beta),
+        ("super_lazy", s.super_lazy),
+        ("lazy", s.lazy),
+        ("full", s.full),
+    ] {
+        if !(-INFINITY..=INFINITY).contains(&value) {
+            return Err(format!(
+                "{name}: {value} is outside the engine's scores [-{INFINITY}, {INFINITY}]"
+            ));
+        }
+    }
+    if s.alpha > s.beta {
+        return Err(format!(
+            "alpha: {} is above beta {}: no search asks with such a window",
+            s.alpha, s.beta
+        ));
+    }
+    Ok(())
 }
 
 impl Sample {
@@ -156,5 +192,27 @@ mod tests {
         assert!(first.race && !samples.by_material_bucket[0][1].race);
         assert_eq!(samples.positions(), 2);
         assert_eq!(samples.to_file(), field);
+
+        let refused = |edit: fn(&mut data::Sample)| {
+            let mut bad = field.clone();
+            edit(&mut bad.by_material_bucket[0][1]);
+            format!("{:#}", Samples::from_file(&bad).unwrap_err())
+        };
+        let error = refused(|s| s.full = i32::MIN);
+        assert!(
+            error.starts_with("samples.by_material_bucket[0][1].full: -2147483648 is outside"),
+            "{error}"
+        );
+        let error = refused(|s| s.alpha = INFINITY + 1);
+        assert!(error.contains("[0][1].alpha: 32001"), "{error}");
+        let error = refused(|s| (s.alpha, s.beta) = (20, 10));
+        assert!(error.contains("alpha: 20 is above beta 10"), "{error}");
+        // The widest window the engine searches with is accepted.
+        let mut widest = field.clone();
+        (
+            widest.by_material_bucket[0][1].alpha,
+            widest.by_material_bucket[0][1].beta,
+        ) = (-INFINITY, INFINITY);
+        assert!(Samples::from_file(&widest).is_ok());
     }
 }

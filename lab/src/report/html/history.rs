@@ -29,6 +29,18 @@ struct Doc {
     machine: Option<Machine>,
     #[serde(default)]
     machines: Option<Vec<MachineLine>>,
+    /// Absent in the JSON of an older lab: no failed points.
+    #[serde(default)]
+    failed: Vec<Failed>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Failed {
+    position: usize,
+    commit: Commit,
+    stage: String,
+    error: String,
+    failed_now: bool,
 }
 
 #[derive(Debug, Deserialize)]
@@ -229,6 +241,7 @@ pub fn page(value: &serde_json::Value) -> Result<String> {
     }
 
     commit_table(&mut html, &doc.rows);
+    failed_table(&mut html, &doc.failed);
     html.push_str("</body>\n</html>\n");
     Ok(html)
 }
@@ -313,6 +326,36 @@ fn commit_table(html: &mut String, rows: &[Row]) {
             escape(&row.commit.date),
             escape(&row.commit.subject),
             thousands(row.signature)
+        );
+    }
+    html.push_str("</table>\n</section>\n");
+}
+
+/// The commits that could not be built or measured, with the end of each error; nothing when
+/// every commit was measured.
+fn failed_table(html: &mut String, failed: &[Failed]) {
+    if failed.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        html,
+        "<section>\n<h2>Failed points</h2>\n<p>{} selected commit(s) could not be built or \
+         measured; the plots leave them out. <code>lab history --retry-failed</code> tries them \
+         again.</p>\n<table class=\"commits\">\n<tr><th>#</th><th>commit</th><th>date</th>\
+         <th>subject</th><th>failed</th><th>end of the error</th></tr>",
+        failed.len()
+    );
+    for failure in failed {
+        let _ = writeln!(
+            html,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}{}</td><td><pre>{}</pre></td></tr>",
+            failure.position + 1,
+            escape(&failure.commit.short),
+            escape(&failure.commit.date),
+            escape(&failure.commit.subject),
+            escape(&failure.stage),
+            if failure.failed_now { " (now)" } else { "" },
+            escape(&failure.error)
         );
     }
     html.push_str("</table>\n</section>\n");
