@@ -575,6 +575,7 @@ mod outside_files {
                 instr_depth: 6,
                 instructions: false,
                 features: Vec::new(),
+                engine_definition: None,
             },
         )
     }

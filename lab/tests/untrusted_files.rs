@@ -57,6 +57,7 @@ fn series(store: &Path) -> Series {
             instr_depth: 6,
             instructions: false,
             features: Vec::new(),
+            engine_definition: None,
         },
     );
     fs::create_dir_all(&series.dir).unwrap();
@@ -68,6 +69,7 @@ fn unusable(stored: Stored) -> String {
         Stored::Unusable(why) => why,
         Stored::Found(_) => panic!("found"),
         Stored::Missing => panic!("missing"),
+        Stored::Failed(_) => panic!("failed"),
     }
 }
 

@@ -210,12 +210,10 @@ impl Series {
 
     fn load_failure(&self, commit: &str) -> Stored {
         let path = self.failure_path(commit);
-        let text = match fs::read_to_string(&path) {
+        let text = match crate::input::read_text(&path, crate::input::STORE_FILE) {
             Ok(text) => text,
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Stored::Missing,
-            Err(error) => {
-                return Stored::Unusable(format!("cannot read {}: {error}", path.display()))
-            }
+            Err(error) if error.is_not_found() => return Stored::Missing,
+            Err(error) => return Stored::Unusable(error.to_string()),
         };
         let failure: Failure = match serde_json::from_str(&text) {
             Ok(failure) => failure,

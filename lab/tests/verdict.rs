@@ -1,0 +1,149 @@
+//! `lab verdict` and the speed-Elo line of `lab compare`, end to end on the fake bench engine,
+//! whose clock reads its work (`SIMULATED_NS_PER_KILOWORK`): the same decisions on any machine
+//! under any load. The model is written into the repository's cache as `lab speed-elo` would.
+
+mod common;
+
+use common::FakeRepo;
+use squall_lab::games::rules::Limit;
+use squall_lab::games::sprt::Estimate;
+use squall_lab::history::store::machine_id;
+use squall_lab::machine::Machine;
+use squall_lab::paths::LabPaths;
+use squall_lab::verdict::models::{
+    self, ModelEngine, SpeedEloModel, SPEED_ELO_KIND, SPEED_ELO_SCHEMA_VERSION,
+};
+use squall_lab::verdict::speed_elo::{fit, OddsPoint};
+
+/// A model of 80 ± 10 Elo per doubling at 2+0.02 for this machine, fitted on another binary.
+fn store_model(repo: &FakeRepo) {
+    let machine = Machine::current();
+    let points = [OddsPoint {
+        odds: 2.0,
+        elo: Estimate {
+            value: 80.0,
+            ci_low: 70.0,
+            ci_high: 90.0,
+        },
+        games: 1000,
+    }];
+    let model = SpeedEloModel {
+        kind: SPEED_ELO_KIND.into(),
+        schema_version: SPEED_ELO_SCHEMA_VERSION,
+        engine: ModelEngine {
+            spec: "v1.0".into(),
+            commit: None,
+            binary: "another-binary".into(),
+        },
+        limit: Limit::parse_tc("2+0.02").unwrap(),
+        machine_id: machine_id(&machine),
+        machine,
+        elo_per_doubling: fit(&points).unwrap(),
+        games: 1000,
+        date: "2026-12-01".into(),
+    };
+    models::save(&models::models_dir(&LabPaths::new(repo.path())), &model).unwrap();
+}
+
+fn verdict(repo: &FakeRepo, a: &str, b: &str) -> common::LabRun {
+    repo.lab(&[
+        "verdict",
+        a,
+        b,
+        "--tc",
+        "2+0.02",
+        "--sprt",
+        "elo0=-5,elo1=0",
+        "--no-instructions",
+        "--format",
+        "json",
+    ])
+}
+
+#[test]
+fn a_same_signature_slowdown_is_judged_by_its_speed_alone_with_no_games() {
+    let repo = FakeRepo::new();
+    repo.commit_constant("SIMULATED_NS_PER_KILOWORK", "500");
+    repo.commit_constant("WORK_PER_NODE", "300");
+    let missing = verdict(&repo, "HEAD~1", "HEAD");
+    assert_eq!(missing.code, 2, "{missing}");
+    assert!(
+        missing.stderr.contains("lab speed-elo HEAD~1 --tc 2+0.02"),
+        "the error names the command that makes a model: {missing}"
+    );
+
+    store_model(&repo);
+    let run = verdict(&repo, "HEAD~1", "HEAD");
+    assert_eq!(run.code, 1, "1.5 times the work per node is H0: {run}");
+    let report = run.json();
+    assert_eq!(report["kind"], "verdict");
+    assert_eq!(report["decision"], "h0");
+    assert_eq!(report["games"], 0);
+    assert!(report["search"].is_null(), "{run}");
+    assert_eq!(report["search_elo"]["value"], 0.0);
+    // 80 Elo per doubling × log2(1/1.5) = -46.8; the interval spans 70 to 90 per doubling.
+    let speed = &report["speed_elo"];
+    let value = speed["value"].as_f64().unwrap();
+    assert!((-50.0..-43.0).contains(&value), "{speed}");
+    assert!(speed["ci_low"].as_f64().unwrap() < value);
+    assert!(speed["ci_high"].as_f64().unwrap() > value);
+    assert_eq!(report["total_elo"], report["speed_elo"]);
+    assert!(report["llr"].as_f64().unwrap() <= report["llr_lower"].as_f64().unwrap());
+    assert!(
+        report["notes"][0]
+            .as_str()
+            .unwrap()
+            .contains("another engine tree"),
+        "{run}"
+    );
+
+    // The same binary on both sides: no speed change, so H1 at [-5, 0], still without games.
+    let same = verdict(&repo, "HEAD", "HEAD");
+    assert_eq!(same.code, 0, "{same}");
+    assert_eq!(same.json()["decision"], "h1");
+    assert_eq!(same.json()["games"], 0);
+
+    // With a model stored, compare says what its speed change is worth.
+    let compare = repo.lab(&["compare", "HEAD~1", "HEAD", "--no-instructions"]);
+    assert_eq!(compare.code, 1, "{compare}");
+    assert!(
+        compare.stdout.contains("Speed in Elo: ") && compare.stdout.contains("at 2+0.02"),
+        "{compare}"
+    );
+    let terminal = repo.lab(&[
+        "verdict",
+        "HEAD~1",
+        "HEAD",
+        "--tc",
+        "2+0.02",
+        "--no-instructions",
+    ]);
+    assert_eq!(terminal.code, 1, "{terminal}");
+    assert!(terminal.stdout.contains("Decision: H0 accepted"), "{terminal}");
+    assert!(
+        terminal.stdout.contains("same signature: no games needed"),
+        "{terminal}"
+    );
+}
+
+#[test]
+fn bad_verdict_options_are_clear_errors() {
+    let repo = FakeRepo::new();
+    for (args, expected) in [
+        (vec!["--sprt", "elo0=1,elo1=0"], "elo0 must be less than elo1"),
+        (vec!["--max-rounds", "4", "--rounds", "6"], "--max-rounds 4 is below --rounds 6"),
+        (vec!["--max-games", "7"], "must be even"),
+    ] {
+        let mut all = vec!["verdict", "HEAD", "HEAD", "--tc", "2+0.02"];
+        all.extend(args);
+        let run = repo.lab(&all);
+        assert_eq!(run.code, 2, "{run}");
+        assert!(run.stderr.contains(expected), "{expected}: {run}");
+    }
+    let show = repo.lab(&["speed-elo", "--show"]);
+    assert_eq!(show.code, 0, "{show}");
+    assert!(show.stdout.contains("No speed-Elo model is stored"), "{show}");
+    let odds = repo.lab(&["speed-elo", "HEAD", "--tc", "1+0.01", "--odds", "1"]);
+    assert_eq!(odds.code, 2, "{odds}");
+    assert!(odds.stderr.contains("equal clocks"), "{odds}");
+}
