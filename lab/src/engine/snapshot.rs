@@ -29,11 +29,11 @@ pub fn materialize(repo: &Repository, tree_id: Oid, paths: &LabPaths) -> Result<
         match layout.first_difference(repo, &tree, &destination, "")? {
             None => return Ok(destination),
             Some(difference) => {
-                eprintln!(
+                crate::progress::note(&format!(
                     "note: the source snapshot {} does not match tree {tree_id} ({difference}); \
                      writing it again",
                     destination.display()
-                );
+                ));
                 remove_if_exists(&destination)?;
             }
         }

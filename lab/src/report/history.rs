@@ -1,6 +1,7 @@
 //! The `lab history` section: one row per commit, oldest first, with a marker where the
 //! signature changed from the row before.
 
+use super::sanitize::code_span;
 use super::table::{Style, Table};
 use super::thousands;
 use crate::history::store::SeriesSettings;
@@ -24,18 +25,16 @@ fn header(report: &HistoryReport) -> [String; 7] {
     ]
 }
 
-fn subject(text: &str, style: Style) -> String {
+/// The subject cut to [`SUBJECT_WIDTH`]; the table shows it literally in either style.
+fn subject(text: &str) -> String {
     let mut shown: String = text.chars().take(SUBJECT_WIDTH).collect();
     if text.chars().count() > SUBJECT_WIDTH {
         shown.push('…');
     }
-    match style {
-        Style::Terminal => shown,
-        Style::Markdown => shown.replace('|', "\\|"),
-    }
+    shown
 }
 
-fn row(row: &HistoryRow, style: Style) -> [String; 7] {
+fn row(row: &HistoryRow) -> [String; 7] {
     let signature = if row.signature_changed {
         format!("{CHANGED} {}", thousands(row.signature))
     } else {
@@ -51,7 +50,7 @@ fn row(row: &HistoryRow, style: Style) -> [String; 7] {
     [
         row.commit.short.clone(),
         row.commit.date.clone(),
-        subject(&row.commit.subject, style),
+        subject(&row.commit.subject),
         signature,
         thousands(row.nps.median.round() as u64),
         row.instructions_per_node
@@ -62,7 +61,7 @@ fn row(row: &HistoryRow, style: Style) -> [String; 7] {
 
 pub fn table(report: &HistoryReport, style: Style) -> String {
     Table::new(header(report))
-        .with_rows(report.rows.iter().map(|r| row(r, style)))
+        .with_rows(report.rows.iter().map(row))
         .render(style)
 }
 
@@ -122,8 +121,8 @@ pub fn render(report: &HistoryReport, style: Style) -> String {
             summary_line(report)
         ),
         Style::Markdown => format!(
-            "## lab history `{}`\n\n{}\n\n{}\n{legend}\n\n{}{}\n",
-            report.range,
+            "## lab history {}\n\n{}\n\n{}\n{legend}\n\n{}{}\n",
+            code_span(&report.range),
             settings_line(&report.settings),
             table(report, style),
             if skipped.is_empty() {
