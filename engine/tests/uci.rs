@@ -396,3 +396,64 @@ fn move_counters_saturate_in_long_games() {
     assert_legal(Board::STARTPOS, &engine.bestmove());
     engine.quit();
 }
+
+/// The engine's peak resident memory so far, in kB (`VmHWM` of /proc/PID/status).
+fn peak_resident_kb(engine: &Engine) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{}/status", engine.child.id()))
+        .expect("/proc/PID/status");
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .and_then(|value| value.split_whitespace().next())
+        .and_then(|kb| kb.parse().ok())
+        .expect("a VmHWM line")
+}
+
+#[test]
+fn an_over_long_line_is_dropped_and_answered_in_one_short_escaped_line() {
+    let mut engine = Engine::start();
+    engine.send("position startpos moves e2e4 e7e5");
+    engine.sync();
+    let before = peak_resident_kb(&engine);
+    // 64 MiB of one unknown command that starts with terminal escape sequences.
+    let mut line = b"\x1b]0;owned\x07\x1b[2J".to_vec();
+    line.resize(64 << 20, b'x');
+    line.push(b'\n');
+    let stdin = engine.stdin.as_mut().expect("stdin is open");
+    stdin.write_all(&line).expect("write to squall");
+    drop(line);
+    let output = engine.sync();
+    assert_eq!(
+        output.len(),
+        1,
+        "{:?}",
+        output.iter().map(|l| l.len()).collect::<Vec<_>>()
+    );
+    let error = &output[0];
+    assert!(error.starts_with("info string error: "), "{error:.200}");
+    assert!(error.len() < 1000, "an error of {} bytes", error.len());
+    assert!(error.contains("\\x1b]0;owned\\x07"), "{error}");
+    assert!(
+        !error.contains('\x1b') && !error.contains('\x07'),
+        "{error}"
+    );
+    // The engine held at most its line limit of the 64 MiB, never the line itself.
+    let grown = peak_resident_kb(&engine).saturating_sub(before);
+    assert!(grown < 24 * 1024, "peak memory grew by {grown} kB");
+
+    // A command under the limit is quoted cut short and escaped as well.
+    engine.send(&format!("\x1b[31mfrobnicate {}", "y".repeat(100_000)));
+    let output = engine.sync();
+    assert_eq!(output.len(), 1, "{output:?}");
+    assert!(
+        output[0].starts_with("info string error: unknown command `\\x1b[31mfrobnicate yyy"),
+        "{}",
+        output[0]
+    );
+    assert!(output[0].len() < 1000, "{} bytes", output[0].len());
+    // Nothing of either line reached the position.
+    assert_eq!(engine.fen(), AFTER_E4_E5);
+    engine.send("go depth 1");
+    assert_legal(AFTER_E4_E5, &engine.bestmove());
+    engine.quit();
+}

@@ -27,7 +27,9 @@ fn main() -> ExitCode {
             ExitCode::from(outcome.exit.code())
         }
         Err(error) => {
-            eprintln!("error: {error:#}");
+            // An error may quote an engine's output or a build's tail: shown, never sent.
+            let message = format!("error: {error:#}");
+            eprintln!("{}", squall_lab::report::sanitize::visible_lines(&message));
             ExitCode::from(ERROR)
         }
     }

@@ -17,10 +17,29 @@ const LINGER_GRACE: Duration = Duration::from_secs(2);
 /// the group (`setsid`) can hold them open for ever: its output is then given up.
 const DRAIN_AFTER_KILL: Duration = Duration::from_millis(500);
 
+/// Bytes kept of an output that is only shown (a build's output, any stderr): its last
+/// [`OUTPUT_TAIL_BYTES`], the rest dropped as it is read.
+pub const OUTPUT_TAIL_BYTES: usize = 1 << 20;
+/// Bytes of stdout kept whole for the lab to read (a bench's JSON, `perf script`'s stacks); a
+/// process printing more fails with an error naming this limit.
+pub const READ_OUTPUT_BYTES: usize = 256 << 20;
+/// Characters of one line that an error's tail of output shows.
+const TAIL_LINE_CHARS: usize = 500;
+
 pub struct Finished {
     pub status: ExitStatus,
     pub stdout: Vec<u8>,
+    /// The last [`OUTPUT_TAIL_BYTES`] of stderr.
     pub stderr: Vec<u8>,
+}
+
+/// How much of a stream is kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Keep {
+    /// The last `n` bytes.
+    Tail(usize),
+    /// All of it, up to `n` bytes; beyond them the output is refused.
+    Whole(usize),
 }
 
 /// Runs `command` to completion in its own process group, killing the whole group after
@@ -31,15 +50,28 @@ pub struct Finished {
 /// holds up a process that has exited. Whatever is left of the group when the process is done
 /// is killed, and a SIGINT or SIGTERM to the lab kills it as well (see
 /// [`end_children_on_signal`]).
-pub fn run_with_timeout(mut command: Command, timeout: Duration, what: &str) -> Result<Finished> {
+///
+/// Stdout is kept whole for the caller to read, up to [`READ_OUTPUT_BYTES`] (more is an error);
+/// of stderr only the last [`OUTPUT_TAIL_BYTES`] are kept.
+pub fn run_with_timeout(command: Command, timeout: Duration, what: &str) -> Result<Finished> {
+    run(command, timeout, what, Keep::Whole(READ_OUTPUT_BYTES))
+}
+
+/// [`run_with_timeout`] for a process whose output is only shown (a build): of stdout too only
+/// the last [`OUTPUT_TAIL_BYTES`] are kept, however much it prints.
+pub fn run_keeping_tails(command: Command, timeout: Duration, what: &str) -> Result<Finished> {
+    run(command, timeout, what, Keep::Tail(OUTPUT_TAIL_BYTES))
+}
+
+fn run(mut command: Command, timeout: Duration, what: &str, keep_stdout: Keep) -> Result<Finished> {
     command
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let deadline = Instant::now() + timeout;
     let mut child = spawn_in_group(&mut command).with_context(|| format!("starting {what}"))?;
-    let stdout = Collector::start(child.stdout.take());
-    let stderr = Collector::start(child.stderr.take());
+    let stdout = Collector::start(child.stdout.take(), keep_stdout);
+    let stderr = Collector::start(child.stderr.take(), Keep::Tail(OUTPUT_TAIL_BYTES));
     let exited = match wait_for_exit(&child, deadline) {
         Ok(exited) => exited,
         Err(error) => {
@@ -55,7 +87,7 @@ pub fn run_with_timeout(mut command: Command, timeout: Duration, what: &str) -> 
             "{what} did not finish within {} s and was killed with every process it started \
              (a hang?){}",
             timeout.as_secs(),
-            tail_section(&stderr.take(), 20)
+            tail_section(&stderr.take().unwrap_or_default(), 20)
         );
     }
     // The process has exited but is not reaped yet, so its group id cannot be reused while the
@@ -68,32 +100,96 @@ pub fn run_with_timeout(mut command: Command, timeout: Duration, what: &str) -> 
         stdout.wait_closed(drained);
         stderr.wait_closed(drained);
     }
+    let status = status.with_context(|| format!("reaping {what}"))?;
+    let stderr = stderr.take().unwrap_or_default();
+    let Some(stdout) = stdout.take() else {
+        bail!(
+            "{what} printed more than {} MiB on stdout, more than the lab reads ({}){}",
+            READ_OUTPUT_BYTES >> 20,
+            describe_status(status),
+            tail_section(&stderr, 20)
+        );
+    };
     Ok(Finished {
-        status: status.with_context(|| format!("reaping {what}"))?,
-        stdout: stdout.take(),
-        stderr: stderr.take(),
+        status,
+        stdout,
+        stderr,
     })
 }
 
-/// A thread reading a pipe to its end into a buffer that can be taken at any time, so a pipe
-/// held open by a stray descendant never blocks the caller.
+/// What a [`Collector`] holds of a stream: bounded by its [`Keep`] however long the stream.
+#[derive(Debug)]
+struct Kept {
+    keep: Keep,
+    bytes: Vec<u8>,
+    /// A [`Keep::Whole`] stream went past its limit.
+    overflowed: bool,
+}
+
+impl Kept {
+    fn new(keep: Keep) -> Kept {
+        Kept {
+            keep,
+            bytes: Vec::new(),
+            overflowed: false,
+        }
+    }
+
+    fn append(&mut self, chunk: &[u8]) {
+        match self.keep {
+            Keep::Whole(limit) => {
+                let room = limit.saturating_sub(self.bytes.len());
+                if chunk.len() > room {
+                    self.overflowed = true;
+                }
+                self.bytes
+                    .extend_from_slice(&chunk[..chunk.len().min(room)]);
+            }
+            Keep::Tail(limit) => {
+                self.bytes.extend_from_slice(chunk);
+                // Dropping the front once the buffer holds twice the tail keeps the copying
+                // linear in the stream's length.
+                if self.bytes.len() >= 2 * limit.max(1) {
+                    let excess = self.bytes.len() - limit;
+                    self.bytes.drain(..excess);
+                }
+            }
+        }
+    }
+
+    /// The bytes kept: the tail, or the whole stream (`None` when it overflowed).
+    fn take(&mut self) -> Option<Vec<u8>> {
+        let mut bytes = std::mem::take(&mut self.bytes);
+        match self.keep {
+            Keep::Tail(limit) => {
+                let excess = bytes.len().saturating_sub(limit);
+                bytes.drain(..excess);
+                Some(bytes)
+            }
+            Keep::Whole(_) => (!self.overflowed).then_some(bytes),
+        }
+    }
+}
+
+/// A thread reading a pipe to its end into a bounded buffer that can be taken at any time, so a
+/// pipe held open by a stray descendant never blocks the caller.
 struct Collector {
-    buffer: Arc<Mutex<Vec<u8>>>,
+    kept: Arc<Mutex<Kept>>,
     closed: mpsc::Receiver<()>,
 }
 
 impl Collector {
-    fn start(pipe: Option<impl Read + Send + 'static>) -> Collector {
-        let buffer = Arc::new(Mutex::new(Vec::new()));
+    fn start(pipe: Option<impl Read + Send + 'static>, keep: Keep) -> Collector {
+        let kept = Arc::new(Mutex::new(Kept::new(keep)));
         let (sender, closed) = mpsc::channel();
-        let shared = Arc::clone(&buffer);
+        let shared = Arc::clone(&kept);
         thread::spawn(move || {
             if let Some(mut pipe) = pipe {
-                let mut chunk = [0u8; 64 * 1024];
+                let mut chunk = vec![0u8; 64 * 1024];
                 loop {
                     match pipe.read(&mut chunk) {
                         Ok(0) => break,
-                        Ok(read) => lock(&shared).extend_from_slice(&chunk[..read]),
+                        Ok(read) => lock(&shared).append(&chunk[..read]),
                         Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
                         Err(_) => break,
                     }
@@ -101,7 +197,7 @@ impl Collector {
             }
             let _ = sender.send(());
         });
-        Collector { buffer, closed }
+        Collector { kept, closed }
     }
 
     /// True when the pipe reached its end before `deadline`.
@@ -113,9 +209,9 @@ impl Collector {
         }
     }
 
-    /// What was read so far.
-    fn take(&self) -> Vec<u8> {
-        std::mem::take(&mut *lock(&self.buffer))
+    /// What was kept so far; `None` for a stream kept whole that went past its limit.
+    fn take(&self) -> Option<Vec<u8>> {
+        lock(&self.kept).take()
     }
 }
 
@@ -199,7 +295,13 @@ pub fn tail_section(output: &[u8], lines: usize) -> String {
     let mut section = format!("\n--- last {} lines of output ---", all.len() - start);
     for line in &all[start..] {
         section.push_str("\n  ");
-        section.push_str(line);
+        match line.char_indices().nth(TAIL_LINE_CHARS) {
+            Some((end, _)) => {
+                section.push_str(&line[..end]);
+                section.push('…');
+            }
+            None => section.push_str(line),
+        }
     }
     section
 }
@@ -343,6 +445,51 @@ mod tests {
         assert_eq!(finished.stdout, b"done\n");
         let pid = std::fs::read_to_string(&pid_file).unwrap();
         assert!(gone_soon(pid.trim()), "the descendant {pid} survived");
+    }
+
+    #[test]
+    fn a_tail_keeps_the_last_bytes_of_any_length_of_output() {
+        let mut kept = Kept::new(Keep::Tail(4));
+        for chunk in [&b"abc"[..], b"defgh", b"", b"ij", b"klmnopqrstuvwxyz"] {
+            kept.append(chunk);
+            assert!(kept.bytes.len() < 8 + chunk.len(), "{}", kept.bytes.len());
+        }
+        assert_eq!(kept.take().unwrap(), b"wxyz");
+        let mut whole = Kept::new(Keep::Whole(4));
+        whole.append(b"abc");
+        assert_eq!(whole.take().unwrap(), b"abc");
+        whole.append(b"abc");
+        whole.append(b"de");
+        assert_eq!(whole.take(), None, "past the limit");
+    }
+
+    #[test]
+    fn a_build_printing_without_end_keeps_only_its_tail() {
+        // 64 MiB on each stream: what is kept is bounded by the tail, not by the output.
+        let script = "head -c 67108864 /dev/zero | tr '\\0' a; echo; echo last-out; \
+                      head -c 67108864 /dev/zero | tr '\\0' b >&2; echo >&2; echo last-err >&2";
+        let finished =
+            run_keeping_tails(shell(script), Duration::from_secs(600), "the script").unwrap();
+        assert!(finished.status.success());
+        assert_eq!(finished.stdout.len(), OUTPUT_TAIL_BYTES);
+        assert!(finished.stdout.ends_with(b"aaa\nlast-out\n"));
+        assert_eq!(finished.stderr.len(), OUTPUT_TAIL_BYTES);
+        assert!(finished.stderr.ends_with(b"bbb\nlast-err\n"));
+        let tail = tail_section(&finished.stderr, 20);
+        assert!(tail.len() < 2 * TAIL_LINE_CHARS, "{}", tail.len());
+    }
+
+    #[test]
+    fn stdout_past_what_the_lab_reads_is_an_error() {
+        let script = format!("head -c {} /dev/zero", READ_OUTPUT_BYTES + 1);
+        let error = run_with_timeout(shell(&script), Duration::from_secs(600), "the bench")
+            .err()
+            .expect("refused");
+        let message = format!("{error:#}");
+        assert!(
+            message.contains("the bench printed more than 256 MiB on stdout"),
+            "{message}"
+        );
     }
 
     #[test]

@@ -1,10 +1,20 @@
 //! Progress output: bars and spinners when a person is watching the terminal, plain lines on
-//! stderr otherwise, so logs and `--format json` pipelines stay clean.
+//! stderr otherwise, so logs and `--format json` pipelines stay clean. A message may carry
+//! outside text (an engine's name, a commit subject): its control characters are written out
+//! ([`crate::report::sanitize`]), never sent to the terminal.
 
 use std::io::IsTerminal;
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::report::sanitize::visible_lines;
+
+/// A note or warning on stderr whatever `--quiet` says (a cache entry rebuilt, a file skipped),
+/// its outside text (paths, git's names) shown as by [`visible_lines`].
+pub fn note(message: &str) {
+    eprintln!("{}", visible_lines(message));
+}
 
 #[derive(Debug, Clone, Copy)]
 pub struct Progress {
@@ -26,7 +36,7 @@ impl Progress {
 
     pub fn line(&self, message: &str) {
         if !self.quiet {
-            eprintln!("{message}");
+            eprintln!("{}", visible_lines(message));
         }
     }
 
@@ -35,10 +45,10 @@ impl Progress {
             return Task::silent();
         }
         if !self.interactive {
-            eprintln!("{message} ...");
+            eprintln!("{} ...", visible_lines(message));
             return Task::silent();
         }
-        let bar = ProgressBar::new_spinner().with_message(message.to_string());
+        let bar = ProgressBar::new_spinner().with_message(visible_lines(message).into_owned());
         bar.enable_steady_tick(Duration::from_millis(120));
         Task {
             bar: Some(bar),
@@ -51,7 +61,7 @@ impl Progress {
             return Task::silent();
         }
         if !self.interactive {
-            eprintln!("{message}: {total} runs");
+            eprintln!("{}: {total} runs", visible_lines(message));
             return Task {
                 bar: None,
                 plain_steps: true,
@@ -62,7 +72,7 @@ impl Progress {
             .progress_chars("=> ");
         let bar = ProgressBar::new(total)
             .with_style(style)
-            .with_message(message.to_string());
+            .with_message(visible_lines(message).into_owned());
         Task {
             bar: Some(bar),
             plain_steps: false,
@@ -81,9 +91,9 @@ impl Task {
     pub fn advance(&self, detail: &str) {
         if let Some(bar) = &self.bar {
             bar.inc(1);
-            bar.set_message(detail.to_string());
+            bar.set_message(visible_lines(detail).into_owned());
         } else if self.plain_steps {
-            eprintln!("  {detail}");
+            eprintln!("  {}", visible_lines(detail));
         }
     }
 
@@ -131,14 +141,14 @@ impl Status {
     pub fn update(&self, position: u64, message: &str, force: bool) {
         if let Some(bar) = &self.bar {
             bar.set_position(position);
-            bar.set_message(message.to_string());
+            bar.set_message(visible_lines(message).into_owned());
         } else if self.plain {
             let due = self
                 .last_line
                 .get()
                 .is_none_or(|last| last.elapsed() >= STATUS_EVERY);
             if due || force {
-                eprintln!("{message}");
+                eprintln!("{}", visible_lines(message));
                 self.last_line.set(Some(std::time::Instant::now()));
             }
         }

@@ -12,7 +12,7 @@ use super::revision::{entry_id, Revision};
 use super::snapshot::{materialize, source_dir};
 use crate::machine::{rustc_version, rustflags};
 use crate::paths::{remove_if_exists, temp_sibling, LabPaths};
-use crate::process::{describe_status, run_with_timeout, tail_section};
+use crate::process::{describe_status, run_keeping_tails, tail_section};
 use crate::progress::Progress;
 
 const ENGINE_PACKAGE: &str = "squall";
@@ -82,11 +82,11 @@ pub fn build_engine_with_rustflags(
                 });
             }
             Err(problem) => {
-                eprintln!(
+                crate::progress::note(&format!(
                     "note: the cached engine of {} ({}) {problem}; building it again",
                     revision.short_name(),
                     binary_dir.display()
-                );
+                ));
                 remove_if_exists(&binary_dir)?;
             }
         }
@@ -218,7 +218,7 @@ fn run_cargo_build(
             }
         }
     }
-    let finished = run_with_timeout(command, BUILD_TIMEOUT, "cargo build")?;
+    let finished = run_keeping_tails(command, BUILD_TIMEOUT, "cargo build")?;
     if !finished.status.success() {
         let mut output = finished.stdout;
         output.extend_from_slice(&finished.stderr);

@@ -23,7 +23,7 @@ use crate::engine::config::OpenBenchEngine;
 use crate::engine::revision::{check_tree_entries, Revision};
 use crate::engine::snapshot::write_new_file;
 use crate::paths::{remove_if_exists, temp_sibling, LabPaths};
-use crate::process::{run_with_timeout, tail_section};
+use crate::process::{run_keeping_tails, run_with_timeout, tail_section};
 
 /// The plain, relative file name the build is asked to produce (`{exe}`). Relative, so
 /// makefiles that run `./$(EXE) bench` after linking (profile-guided optimisation) work.
@@ -118,12 +118,12 @@ pub fn build_openbench_engine(
                 })
             }
             Err(problem) => {
-                eprintln!(
+                crate::progress::note(&format!(
                     "note: the cached {} of {} ({}) {problem}; building it again",
                     engine.name,
                     revision.short_name(),
                     binary_dir.display()
-                );
+                ));
                 remove_if_exists(&binary_dir)?;
             }
         }
@@ -468,7 +468,7 @@ fn run_build(
         command.env_remove(name);
     }
     let doing = format!("building {} at {}", engine.name, revision.short_name());
-    let finished = run_with_timeout(command, timeout, &format!("`{script}`"))
+    let finished = run_keeping_tails(command, timeout, &format!("`{script}`"))
         .with_context(|| doing.clone())?;
     if !finished.status.success() {
         let mut output = finished.stdout;

@@ -296,12 +296,12 @@ impl WorktreeWalker<'_> {
         } else if !kind.is_file() {
             // Reading a FIFO blocks until a writer comes, a socket cannot be read at all: neither
             // is source.
-            eprintln!(
+            crate::progress::note(&format!(
                 "warning: {WORKTREE}: skipping {} ({}): only regular files, directories and \
                  symbolic links are snapshotted",
                 absolute.display(),
                 special_kind(&kind)
-            );
+            ));
             return Ok(());
         } else if metadata.permissions().mode() & 0o111 != 0 {
             (FileMode::BlobExecutable, read()?)

@@ -32,11 +32,11 @@ pub fn materialize(repo: &Repository, revision: &Revision, paths: &LabPaths) -> 
         match layout.first_difference(repo, &tree, &destination, "")? {
             None => return Ok(destination),
             Some(difference) => {
-                eprintln!(
+                crate::progress::note(&format!(
                     "note: the source snapshot {} does not match tree {tree_id} ({difference}); \
                      writing it again",
                     destination.display()
-                );
+                ));
                 remove_if_exists(&destination)?;
             }
         }

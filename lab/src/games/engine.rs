@@ -22,6 +22,16 @@ const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 const QUIT_GRACE: Duration = Duration::from_millis(500);
 /// Lines of an engine's output kept for fault reports.
 const RECENT_LINES: usize = 8;
+/// Longest line an engine may write, its line end included. A longer line is a garbage fault
+/// that loses the game: only its first [`MAX_LINE_BYTES`] are held while the rest is read and
+/// dropped, so an engine printing without end costs the lab at most that much.
+pub const MAX_LINE_BYTES: usize = 1 << 20;
+/// Lines read ahead of the referee; beyond them the reader waits, and so does the engine.
+const LINES_AHEAD: usize = 16;
+/// Characters of a line kept for a fault report or the recent output, and of an `id name`.
+const SHOWN_CHARS: usize = 200;
+/// Options of a `uci` reply that are recorded; an engine declaring more has the rest ignored.
+const MAX_DECLARED_OPTIONS: usize = 1000;
 
 /// How an engine is started and set up; the same for every process of one side.
 #[derive(Debug, Clone)]
@@ -97,7 +107,28 @@ pub struct Reply {
 
 enum Line {
     Text(String),
+    /// A line beyond [`MAX_LINE_BYTES`], and how it starts.
+    TooLong {
+        start: String,
+    },
     Closed,
+}
+
+/// An option as the engine declared it in its `uci` reply
+/// (`option name NAME type KIND [default X] [min X] [max X] [var X]...`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeclaredOption {
+    pub name: String,
+    pub kind: OptionKind,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OptionKind {
+    Check,
+    Spin { min: Option<i64>, max: Option<i64> },
+    Combo { choices: Vec<String> },
+    Button,
+    String,
 }
 
 pub struct Engine {
@@ -106,10 +137,10 @@ pub struct Engine {
     stdin: ChildStdin,
     lines: Receiver<Line>,
     recent: Arc<Mutex<VecDeque<String>>>,
-    /// `id name`, when the engine gave one.
+    /// `id name`, when the engine gave one (cut to [`SHOWN_CHARS`]).
     pub id_name: Option<String>,
-    /// Option names from the `uci` reply.
-    pub declared_options: Vec<String>,
+    /// The options of the `uci` reply, in order; declarations without a name are left out.
+    pub declared_options: Vec<DeclaredOption>,
 }
 
 impl Engine {
@@ -124,7 +155,7 @@ impl Engine {
             detail: format!("cannot run {}: {error}", setup.path.display()),
         })?;
         let recent = Arc::new(Mutex::new(VecDeque::with_capacity(RECENT_LINES)));
-        let (sender, lines) = mpsc::channel();
+        let (sender, lines) = mpsc::sync_channel(LINES_AHEAD);
         let (Some(stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
@@ -166,18 +197,25 @@ impl Engine {
             match tokens.next() {
                 Some("uciok") => break,
                 Some("id") if tokens.next() == Some("name") => {
-                    self.id_name = Some(tokens.collect::<Vec<_>>().join(" "));
+                    self.id_name = Some(shortened(&tokens.collect::<Vec<_>>().join(" ")));
                 }
-                Some("option") if tokens.next() == Some("name") => {
-                    let name: Vec<&str> = tokens.take_while(|&t| t != "type").collect();
-                    self.declared_options.push(name.join(" "));
+                Some("option") if self.declared_options.len() < MAX_DECLARED_OPTIONS => {
+                    self.declared_options.extend(parse_option(tokens));
                 }
                 _ => {}
             }
         }
         let setup = Arc::clone(&self.setup);
         for (name, value) in &setup.options {
-            self.send(&format!("setoption name {name} value {value}"))?;
+            // A button has no value: `setoption name NAME` presses it.
+            let button = self
+                .declared_option(name)
+                .is_some_and(|declared| declared.kind == OptionKind::Button);
+            if button {
+                self.send(&format!("setoption name {name}"))?;
+            } else {
+                self.send(&format!("setoption name {name} value {value}"))?;
+            }
         }
         self.sync(HANDSHAKE_TIMEOUT)
     }
@@ -186,10 +224,42 @@ impl Engine {
         self.setup.label
     }
 
-    pub fn has_option(&self, name: &str) -> bool {
+    /// The declared option of that name (UCI names are not case-sensitive).
+    pub fn declared_option(&self, name: &str) -> Option<&DeclaredOption> {
         self.declared_options
             .iter()
-            .any(|declared| declared.eq_ignore_ascii_case(name))
+            .find(|declared| declared.name.eq_ignore_ascii_case(name))
+    }
+
+    pub fn has_option(&self, name: &str) -> bool {
+        self.declared_option(name).is_some()
+    }
+
+    /// Checks `value` for the option `name` against the engine's declaration; the error names
+    /// the option's type and range, or every declared option when the engine has none of that
+    /// name.
+    pub fn check_option(&self, name: &str, value: &str) -> Result<(), String> {
+        let Some(declared) = self.declared_option(name) else {
+            let names: Vec<&str> = self
+                .declared_options
+                .iter()
+                .map(|option| option.name.as_str())
+                .collect();
+            return Err(if names.is_empty() {
+                format!("has no UCI option `{name}` (it declares none)")
+            } else {
+                format!(
+                    "has no UCI option `{name}` (it declares: {})",
+                    names.join(", ")
+                )
+            });
+        };
+        declared.kind.check(value).map_err(|expected| {
+            format!(
+                "option `{}` is {expected}, so `{value}` is not a value of it",
+                declared.name
+            )
+        })
     }
 
     /// `isready` and wait for `readyok`.
@@ -256,7 +326,9 @@ impl Engine {
                 Some("bestmove") => {
                     let received = Instant::now();
                     let Some(bestmove) = tokens.next() else {
-                        return Err(Fault::Garbage { line });
+                        return Err(Fault::Garbage {
+                            line: shortened(&line),
+                        });
                     };
                     return Ok(Reply {
                         bestmove: bestmove.to_string(),
@@ -289,6 +361,9 @@ impl Engine {
             .recv_timeout(deadline.saturating_duration_since(Instant::now()))
         {
             Ok(Line::Text(text)) => Ok(text),
+            Ok(Line::TooLong { start }) => Err(Fault::Garbage {
+                line: format!("{start} (a line over the limit of {MAX_LINE_BYTES} bytes)"),
+            }),
             Ok(Line::Closed) | Err(RecvTimeoutError::Disconnected) => Err(Fault::Crash {
                 detail: self.exit_description(),
             }),
@@ -334,41 +409,230 @@ impl Drop for Engine {
     }
 }
 
-/// Reads lines (lossily: an engine may print any bytes) until the pipe closes; forwards them
-/// when `sender` is set and keeps the last few for fault reports.
+/// What [`read_bounded_line`] found.
+#[derive(Debug, PartialEq, Eq)]
+enum Bounded {
+    /// A whole line is in the buffer (its line end included, when it had one).
+    Line,
+    /// The line is longer than the limit: the buffer holds its first bytes, the rest is unread
+    /// ([`discard_line`] drops it).
+    TooLong,
+    End,
+}
+
+/// Reads one line into `buffer`, holding at most `limit` bytes of it: a longer line is
+/// reported as soon as it passes the limit, so it costs `limit` bytes of memory and no wait for
+/// its end.
+fn read_bounded_line(
+    reader: &mut impl BufRead,
+    buffer: &mut Vec<u8>,
+    limit: usize,
+) -> std::io::Result<Bounded> {
+    buffer.clear();
+    loop {
+        let available = match reader.fill_buf() {
+            Ok(available) => available,
+            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(error) => return Err(error),
+        };
+        if available.is_empty() {
+            return Ok(if buffer.is_empty() {
+                Bounded::End
+            } else {
+                Bounded::Line
+            });
+        }
+        let newline = available.iter().position(|&byte| byte == b'\n');
+        let taken = newline.map_or(available.len(), |index| index + 1);
+        let room = limit.saturating_sub(buffer.len());
+        if taken > room {
+            buffer.extend_from_slice(&available[..room]);
+            reader.consume(room);
+            return Ok(Bounded::TooLong);
+        }
+        buffer.extend_from_slice(&available[..taken]);
+        reader.consume(taken);
+        if newline.is_some() {
+            return Ok(Bounded::Line);
+        }
+    }
+}
+
+/// Reads and drops the rest of a line, its line end included; gives the bytes dropped.
+fn discard_line(reader: &mut impl BufRead) -> std::io::Result<u64> {
+    let mut dropped = 0;
+    loop {
+        let available = match reader.fill_buf() {
+            Ok(available) => available,
+            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(error) => return Err(error),
+        };
+        if available.is_empty() {
+            return Ok(dropped);
+        }
+        let newline = available.iter().position(|&byte| byte == b'\n');
+        let taken = newline.map_or(available.len(), |index| index + 1);
+        reader.consume(taken);
+        dropped += taken as u64;
+        if newline.is_some() {
+            return Ok(dropped);
+        }
+    }
+}
+
+/// `text` cut to [`SHOWN_CHARS`] characters, marked with an ellipsis when cut.
+fn shortened(text: &str) -> String {
+    match text.char_indices().nth(SHOWN_CHARS) {
+        Some((end, _)) => format!("{}…", &text[..end]),
+        None => text.to_string(),
+    }
+}
+
+/// Reads lines (lossily: an engine may print any bytes; each bounded by [`MAX_LINE_BYTES`])
+/// until the pipe closes; forwards them when `sender` is set and keeps the last few, shortened,
+/// for fault reports.
 fn spawn_reader(
     pipe: impl Read + Send + 'static,
-    sender: Option<mpsc::Sender<Line>>,
+    sender: Option<mpsc::SyncSender<Line>>,
     recent: Arc<Mutex<VecDeque<String>>>,
 ) {
     thread::spawn(move || {
         let mut reader = BufReader::new(pipe);
         let mut buffer = Vec::new();
         loop {
-            buffer.clear();
-            match reader.read_until(b'\n', &mut buffer) {
-                Ok(0) | Err(_) => break,
-                Ok(_) => {}
-            }
-            let text = String::from_utf8_lossy(&buffer)
-                .trim_end_matches(['\r', '\n'])
-                .to_string();
+            let line = match read_bounded_line(&mut reader, &mut buffer, MAX_LINE_BYTES) {
+                Ok(Bounded::End) | Err(_) => break,
+                Ok(Bounded::Line) => Line::Text(
+                    String::from_utf8_lossy(&buffer)
+                        .trim_end_matches(['\r', '\n'])
+                        .to_string(),
+                ),
+                Ok(Bounded::TooLong) => Line::TooLong {
+                    start: shortened(&String::from_utf8_lossy(
+                        &buffer[..buffer.len().min(4 * SHOWN_CHARS)],
+                    )),
+                },
+            };
+            let too_long = matches!(line, Line::TooLong { .. });
             if let Ok(mut recent) = recent.lock() {
                 if recent.len() == RECENT_LINES {
                     recent.pop_front();
                 }
-                recent.push_back(text.clone());
+                recent.push_back(match &line {
+                    Line::Text(text) => shortened(text),
+                    Line::TooLong { start } => format!("{start} (over the line limit)"),
+                    Line::Closed => String::new(),
+                });
             }
             if let Some(sender) = &sender {
-                if sender.send(Line::Text(text)).is_err() {
+                if sender.send(line).is_err() {
                     return;
                 }
+            }
+            // The fault is reported first; the rest of the line is then read and dropped.
+            if too_long && discard_line(&mut reader).is_err() {
+                break;
             }
         }
         if let Some(sender) = sender {
             let _ = sender.send(Line::Closed);
         }
     });
+}
+
+impl OptionKind {
+    /// Ok when `value` is a value of an option of this kind; otherwise what the kind admits.
+    fn check(&self, value: &str) -> Result<(), String> {
+        match self {
+            OptionKind::Check => {
+                if value == "true" || value == "false" {
+                    Ok(())
+                } else {
+                    Err("a check (true or false)".to_string())
+                }
+            }
+            OptionKind::Spin { min, max } => {
+                let range = format!(
+                    "a spin (an integer from {} to {})",
+                    min.map_or_else(|| "any".to_string(), |m| m.to_string()),
+                    max.map_or_else(|| "any".to_string(), |m| m.to_string())
+                );
+                match value.parse::<i64>() {
+                    Ok(n) if min.is_none_or(|m| n >= m) && max.is_none_or(|m| n <= m) => Ok(()),
+                    _ => Err(range),
+                }
+            }
+            OptionKind::Combo { choices } => {
+                if choices
+                    .iter()
+                    .any(|choice| choice.eq_ignore_ascii_case(value))
+                {
+                    Ok(())
+                } else {
+                    Err(format!("a combo of {}", choices.join(", ")))
+                }
+            }
+            OptionKind::Button if value.is_empty() => Ok(()),
+            OptionKind::Button => Err("a button (NAME= presses it)".to_string()),
+            OptionKind::String => Ok(()),
+        }
+    }
+}
+
+/// The option declared by the tokens after `option`: `name`, the name's words up to the first
+/// `type` that follows at least one of them and is followed by a kind, then the kind's fields.
+/// `None` for a line that declares no name or no known kind (`option name type string`).
+fn parse_option<'a>(tokens: impl Iterator<Item = &'a str>) -> Option<DeclaredOption> {
+    let tokens: Vec<&str> = tokens.collect();
+    let (&first, rest) = tokens.split_first()?;
+    if first != "name" {
+        return None;
+    }
+    let kind_at = (1..rest.len().saturating_sub(1)).find(|&i| {
+        rest[i] == "type"
+            && matches!(
+                rest[i + 1],
+                "check" | "spin" | "combo" | "button" | "string"
+            )
+    })?;
+    let name = rest[..kind_at].join(" ");
+    if name.len() > SHOWN_CHARS {
+        return None;
+    }
+    let mut fields: Vec<(&str, Vec<&str>)> = Vec::new();
+    for &token in &rest[kind_at + 2..] {
+        match token {
+            "default" | "min" | "max" | "var" => fields.push((token, Vec::new())),
+            word => {
+                if let Some((_, words)) = fields.last_mut() {
+                    words.push(word);
+                }
+            }
+        }
+    }
+    let field = |key: &str| {
+        fields
+            .iter()
+            .find(|(name, _)| *name == key)
+            .and_then(|(_, words)| words.join(" ").parse::<i64>().ok())
+    };
+    let kind = match rest[kind_at + 1] {
+        "check" => OptionKind::Check,
+        "spin" => OptionKind::Spin {
+            min: field("min"),
+            max: field("max"),
+        },
+        "combo" => OptionKind::Combo {
+            choices: fields
+                .iter()
+                .filter(|(key, _)| *key == "var")
+                .map(|(_, words)| words.join(" "))
+                .collect(),
+        },
+        "button" => OptionKind::Button,
+        _ => OptionKind::String,
+    };
+    Some(DeclaredOption { name, kind })
 }
 
 fn read_info<'a>(
@@ -404,6 +668,178 @@ fn read_info<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    fn declared(line: &str) -> Option<DeclaredOption> {
+        let mut tokens = line.split_whitespace();
+        assert_eq!(tokens.next(), Some("option"));
+        parse_option(tokens)
+    }
+
+    #[test]
+    fn option_names_end_at_the_type_that_follows_them() {
+        let spin = declared("option name Hash type spin default 16 min 1 max 33554432").unwrap();
+        assert_eq!(spin.name, "Hash");
+        assert_eq!(
+            spin.kind,
+            OptionKind::Spin {
+                min: Some(1),
+                max: Some(33554432)
+            }
+        );
+        assert_eq!(
+            declared("option name Move Overhead type spin default 10 min 0 max 5000")
+                .unwrap()
+                .name,
+            "Move Overhead"
+        );
+        // A name that is the word `type`, and a name with `type` inside it.
+        let named_type = declared("option name type type string").unwrap();
+        assert_eq!(
+            (named_type.name.as_str(), named_type.kind),
+            ("type", OptionKind::String)
+        );
+        assert_eq!(
+            declared("option name Piece type value type check default false")
+                .unwrap()
+                .name,
+            "Piece type value"
+        );
+        let combo =
+            declared("option name Style type combo default Normal var Solid var Very Risky")
+                .unwrap();
+        assert_eq!(
+            combo.kind,
+            OptionKind::Combo {
+                choices: vec!["Solid".to_string(), "Very Risky".to_string()]
+            }
+        );
+        // No name, or no kind: nothing is declared.
+        for line in [
+            "option name type string",
+            "option name",
+            "option name Hash",
+            "option name Hash type",
+            "option name Hash type float",
+            "option type spin name Hash",
+        ] {
+            assert_eq!(declared(line), None, "{line}");
+        }
+    }
+
+    #[test]
+    fn option_values_are_checked_against_their_declaration() {
+        let spin = OptionKind::Spin {
+            min: Some(1),
+            max: Some(1024),
+        };
+        assert_eq!(spin.check("16"), Ok(()));
+        for bad in ["16 value 99", "0", "1025", "lots", ""] {
+            assert_eq!(
+                spin.check(bad),
+                Err("a spin (an integer from 1 to 1024)".to_string()),
+                "{bad}"
+            );
+        }
+        assert_eq!(OptionKind::Check.check("true"), Ok(()));
+        assert!(OptionKind::Check.check("yes").is_err());
+        let combo = OptionKind::Combo {
+            choices: vec!["Solid".to_string(), "Very Risky".to_string()],
+        };
+        assert_eq!(combo.check("very risky"), Ok(()));
+        assert!(combo.check("Wild").is_err());
+        assert_eq!(OptionKind::Button.check(""), Ok(()));
+        assert!(OptionKind::Button.check("1").is_err());
+        assert_eq!(OptionKind::String.check("a book.bin value x"), Ok(()));
+    }
+
+    #[test]
+    fn a_line_over_the_limit_is_reported_at_the_limit_and_not_kept() {
+        let mut input = std::io::Cursor::new(b"uciok\r\nabcdefghij\nreadyok".to_vec());
+        let mut buffer = Vec::new();
+        let mut read = || {
+            let result = read_bounded_line(&mut input, &mut buffer, 7).unwrap();
+            (result, String::from_utf8_lossy(&buffer).into_owned())
+        };
+        assert_eq!(read(), (Bounded::Line, "uciok\r\n".to_string()));
+        assert_eq!(read(), (Bounded::TooLong, "abcdefg".to_string()));
+        assert_eq!(discard_line(&mut input).unwrap(), 4);
+        let mut read = || {
+            let result = read_bounded_line(&mut input, &mut buffer, 7).unwrap();
+            (result, String::from_utf8_lossy(&buffer).into_owned())
+        };
+        assert_eq!(read(), (Bounded::Line, "readyok".to_string()));
+        assert_eq!(read(), (Bounded::End, String::new()));
+        assert_eq!(
+            shortened(&"é".repeat(300)),
+            format!("{}…", "é".repeat(SHOWN_CHARS))
+        );
+    }
+
+    proptest! {
+        /// Whatever bytes an engine writes, the reader holds at most its limit of a line, and
+        /// the lines it passes on are the input's lines.
+        #[test]
+        fn bounded_lines_of_any_bytes(
+            bytes in proptest::collection::vec(any::<u8>(), 0..2000),
+            limit in 1usize..64,
+        ) {
+            let mut input = std::io::BufReader::with_capacity(7, bytes.as_slice());
+            let mut buffer = Vec::new();
+            let mut lines = Vec::new();
+            let mut total = 0u64;
+            loop {
+                match read_bounded_line(&mut input, &mut buffer, limit).unwrap() {
+                    Bounded::End => break,
+                    Bounded::Line => {
+                        prop_assert!(buffer.len() <= limit);
+                        total += buffer.len() as u64;
+                        lines.push(buffer.clone());
+                    }
+                    Bounded::TooLong => {
+                        prop_assert_eq!(buffer.len(), limit);
+                        let rest = discard_line(&mut input).unwrap();
+                        prop_assert!(rest > 0);
+                        total += limit as u64 + rest;
+                    }
+                }
+                prop_assert!(buffer.capacity() <= 2 * limit + 16);
+            }
+            prop_assert_eq!(total, bytes.len() as u64);
+            if bytes.split_inclusive(|&b| b == b'\n').all(|line| line.len() <= limit) {
+                prop_assert_eq!(lines.concat(), bytes);
+            }
+        }
+
+        /// `id`, `option`, `info` and `bestmove` lines of any text parse without a panic, and
+        /// what they declare is bounded by the line.
+        #[test]
+        fn uci_lines_of_any_text_parse_without_panic(
+            words in proptest::collection::vec(
+                prop_oneof![
+                    Just("name".to_string()), Just("type".to_string()),
+                    Just("spin".to_string()), Just("combo".to_string()),
+                    Just("var".to_string()), Just("min".to_string()),
+                    Just("max".to_string()), Just("default".to_string()),
+                    Just("score".to_string()), Just("cp".to_string()),
+                    Just("mate".to_string()), Just("depth".to_string()),
+                    Just("pv".to_string()), "-?[0-9]{1,25}", "\\PC{0,12}",
+                ],
+                0..40,
+            ),
+        ) {
+            let line = words.join(" ");
+            if let Some(option) = parse_option(line.split_whitespace()) {
+                prop_assert!(option.name.len() <= line.len());
+                if let OptionKind::Spin { min: Some(min), max: Some(max) } = option.kind {
+                    let _ = OptionKind::Spin { min: Some(min), max: Some(max) }.check("0");
+                }
+            }
+            let (mut score, mut depth) = (None, None);
+            read_info(line.split_whitespace(), &mut score, &mut depth);
+            prop_assert!(shortened(&line).chars().count() <= SHOWN_CHARS + 1);
+        }
+    }
 
     #[test]
     fn info_lines_give_the_score_depth_and_nodes() {

@@ -586,6 +586,9 @@ fn preflight(
     let mut sent = Vec::new();
     if let Some(mb) = hash {
         if engine.has_option("Hash") {
+            engine
+                .check_option("Hash", &mb.to_string())
+                .map_err(|error| anyhow::anyhow!("--hash: engine {label} ({spec}) {error}"))?;
             sent.push(("Hash".to_string(), mb.to_string()));
         } else {
             progress.line(&format!(
@@ -606,12 +609,9 @@ fn preflight(
         }
     }
     for (name, value) in options {
-        if !engine.has_option(name) {
-            bail!(
-                "engine {label} ({spec}) has no UCI option `{name}` (it has: {})",
-                engine.declared_options.join(", ")
-            );
-        }
+        engine
+            .check_option(name, value)
+            .map_err(|error| anyhow::anyhow!("engine {label} ({spec}) {error}"))?;
         sent.push((name.clone(), value.clone()));
     }
     let id_name = engine.id_name.clone().unwrap_or_else(|| spec.to_string());

@@ -19,7 +19,7 @@ use super::book::Book;
 use super::engine::{Engine, EngineSetup, Fault};
 use super::game::{self, FaultRecord, GameId, GameRecord, GameSettings, Played, Side};
 use super::results::ResultsFile;
-use super::sprt::{Sprt, SprtDecision};
+use super::sprt::{self, Sprt, SprtDecision};
 use super::summary::{summarize, Summary};
 use super::trajectory::PairTally;
 use crate::progress::Progress;
@@ -298,9 +298,11 @@ fn status_line(summary: &Summary, total: u64, eta: Duration) -> String {
     if let Some(elo) = summary.elo {
         line.push_str(&format!(
             "  Elo {:+.1} ± {:.1}",
-            elo.value,
-            (elo.ci_high - elo.ci_low) / 2.0
+            elo.in_tenths().value,
+            elo.half_width()
         ));
+    } else if let Some(undefined) = sprt::undefined_before_two_pairs(summary.pairs) {
+        line.push_str(&format!("  Elo {undefined}"));
     }
     if let Some(sprt) = &summary.sprt {
         line.push_str(&format!(

@@ -170,6 +170,36 @@ pub struct Estimate {
     pub ci_high: f64,
 }
 
+impl Estimate {
+    /// The estimate rounded to the tenths it is printed with: a value that rounds to zero is
+    /// +0.0, never -0.0.
+    pub fn in_tenths(self) -> Estimate {
+        let tenths = |x: f64| (x * 10.0).round() / 10.0 + 0.0;
+        Estimate {
+            value: tenths(self.value),
+            ci_low: tenths(self.ci_low),
+            ci_high: tenths(self.ci_high),
+        }
+    }
+
+    /// Half the interval's width, the `±` of a printed estimate.
+    pub fn half_width(self) -> f64 {
+        (self.ci_high - self.ci_low) / 2.0
+    }
+}
+
+/// Said instead of an Elo before its interval exists (see [`MIN_PAIRS_FOR_INTERVAL`]).
+pub fn undefined_before_two_pairs(pairs: u64) -> Option<String> {
+    match pairs {
+        0 => Some("undefined (no complete pair)".to_string()),
+        1 => Some("undefined (1 pair)".to_string()),
+        _ => None,
+    }
+}
+
+/// Pairs an Elo interval needs: the variance of the pair scores exists from two pairs on.
+pub const MIN_PAIRS_FOR_INTERVAL: f64 = 2.0;
+
 /// Sample moments of the per-game score of a pair, from raw (unregularised) counts.
 struct Moments {
     pairs: f64,
@@ -222,13 +252,14 @@ pub fn score(p: &Pentanomial) -> Option<f64> {
 /// Logistic Elo with a 95% interval from the pair variance: `s ± Z_95·sqrt(var/N)` mapped
 /// through `-400·log10(1/s - 1)`, so the interval is asymmetric around the value.
 ///
-/// `None` without pairs, and when the score is exactly 0 or 1 (every pair lost or won): the
-/// Elo is then unbounded. Interval bounds whose score leaves (0, 1) are clamped to a score of
+/// `None` before two pairs (one pair has no variance to draw an interval from, and its
+/// "± 0.0" would claim a certainty it does not have), and when the score is exactly 0 or 1
+/// (every pair lost or won): the Elo is then unbounded. Interval bounds whose score leaves (0, 1) are clamped to a score of
 /// 0.001 or 0.999 (±1199.6 Elo, the clamp of fishtest and OpenBench), or to the point
 /// estimate if that is more extreme, so `ci_low <= value <= ci_high`, all finite.
 pub fn logistic_elo(p: &Pentanomial) -> Option<Estimate> {
     let m = moments(p)?;
-    if m.mean <= 0.0 || m.mean >= 1.0 {
+    if m.pairs < MIN_PAIRS_FOR_INTERVAL || m.mean <= 0.0 || m.mean >= 1.0 {
         return None;
     }
     let half_width = Z_95 * (m.var / m.pairs).sqrt();
@@ -969,6 +1000,28 @@ mod tests {
         for model in [EloModel::Logistic, EloModel::Normalized] {
             assert_eq!(sprt(0.0, 5.0, model).llr(&empty), 0.0);
         }
+    }
+
+    #[test]
+    fn estimates_in_tenths_have_no_negative_zero() {
+        let e = Estimate {
+            value: -0.04,
+            ci_low: -0.0,
+            ci_high: 12.345,
+        }
+        .in_tenths();
+        assert_eq!(format!("{:+.1} {:+.1}", e.value, e.ci_low), "+0.0 +0.0");
+        assert_eq!(format!("{:+.1}", e.ci_high), "+12.3");
+    }
+
+    #[test]
+    fn one_pair_has_no_elo_interval() {
+        for counts in [[0, 0, 1, 0, 0], [0, 1, 0, 0, 0], [0, 0, 0, 1, 0]] {
+            assert_eq!(logistic_elo(&penta(counts)), None, "{counts:?}");
+            assert_eq!(normalized_elo(&penta(counts)), None, "{counts:?}");
+        }
+        assert!(logistic_elo(&penta([0, 0, 2, 0, 0])).is_some());
+        assert!(logistic_elo(&penta([0, 1, 0, 1, 0])).is_some());
     }
 
     #[test]

@@ -1,16 +1,21 @@
 //! The `lab bisect` section: what was found, what the search cost, each probe, and then the
 //! comparison of the commit found with its parent in the `lab compare` layout.
 
+use super::sanitize::code_span;
 use super::table::{Style, Table};
 use super::{signed_pct, thousands, Report};
 use crate::history::bisect::{BisectReport, Metric, Probe, Role};
 use crate::history::range::CommitInfo;
 
-fn commit(commit: &CommitInfo) -> String {
-    format!("{} {}", commit.short, commit.subject)
+/// A commit and its subject; in markdown the subject is a code span, shown literally.
+fn commit(commit: &CommitInfo, style: Style) -> String {
+    match style {
+        Style::Terminal => format!("{} {}", commit.short, commit.subject),
+        Style::Markdown => format!("{} {}", commit.short, code_span(&commit.subject)),
+    }
 }
 
-pub fn title(report: &BisectReport) -> String {
+pub fn title(report: &BisectReport, style: Style) -> String {
     let threshold = match report.metric {
         Metric::Signature => "any change of the node count".to_string(),
         Metric::Instructions => format!(
@@ -25,15 +30,15 @@ pub fn title(report: &BisectReport) -> String {
     format!(
         "lab bisect --metric {}: {threshold}, relative to GOOD\nGOOD {}\nBAD  {} ({} commits after GOOD)",
         report.metric.name(),
-        commit(&report.good),
-        commit(&report.bad),
+        commit(&report.good, style),
+        commit(&report.bad, style),
         report.path_length
     )
 }
 
-pub fn finding(report: &BisectReport) -> String {
+pub fn finding(report: &BisectReport, style: Style) -> String {
     let mut out = match (&report.first_bad, report.first_bad_among.as_slice()) {
-        (Some(found), _) => format!("First bad commit: {}", commit(found)),
+        (Some(found), _) => format!("First bad commit: {}", commit(found, style)),
         (None, [first, .., last]) => format!(
             "The first bad commit is one of {} commits from {} to {}: {} is bad and the ones \
              before it, from {}, do not build, so the search could not split them",
@@ -148,8 +153,8 @@ pub fn render(report: &BisectReport, style: Style) -> String {
         Style::Terminal => {
             let mut out = format!(
                 "{}\n\n{}\n{}\n\nProbes ({})\n{probes}\n",
-                title(report),
-                finding(report),
+                title(report, style),
+                finding(report, style),
                 cost(report),
                 figure_name(report.metric)
             );
@@ -163,8 +168,8 @@ pub fn render(report: &BisectReport, style: Style) -> String {
         Style::Markdown => {
             let mut out = format!(
                 "## {}\n\n**{}**\n\n{}\n\n### Probes\n\n{}\n\n{probes}",
-                title(report).replace('\n', "\n\n"),
-                finding(report),
+                title(report, style).replace('\n', "\n\n"),
+                finding(report, style),
                 cost(report),
                 figure_name(report.metric)
             );

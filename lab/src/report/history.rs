@@ -1,6 +1,7 @@
 //! The `lab history` section: one row per commit, oldest first, with a marker where the
 //! signature changed from the row before.
 
+use super::sanitize::code_span;
 use super::table::{Style, Table};
 use super::thousands;
 use crate::history::store::SeriesSettings;
@@ -26,15 +27,16 @@ fn header(report: &HistoryReport) -> [String; 7] {
     ]
 }
 
-fn subject(text: &str, style: Style) -> String {
-    let shown = crate::input::excerpt(text, SUBJECT_WIDTH + 1).into_owned();
-    match style {
-        Style::Terminal => shown,
-        Style::Markdown => shown.replace('|', "\\|"),
+/// The subject cut to [`SUBJECT_WIDTH`]; the table shows it literally in either style.
+fn subject(text: &str) -> String {
+    let mut shown: String = text.chars().take(SUBJECT_WIDTH).collect();
+    if text.chars().count() > SUBJECT_WIDTH {
+        shown.push('…');
     }
+    shown
 }
 
-fn row(row: &HistoryRow, style: Style) -> [String; 7] {
+fn row(row: &HistoryRow) -> [String; 7] {
     let signature = if row.signature_changed {
         format!("{CHANGED} {}", thousands(row.signature))
     } else {
@@ -50,7 +52,7 @@ fn row(row: &HistoryRow, style: Style) -> [String; 7] {
     [
         row.commit.short.clone(),
         row.commit.date.clone(),
-        subject(&row.commit.subject, style),
+        subject(&row.commit.subject),
         signature,
         thousands(row.nps.median.round() as u64),
         row.instructions_per_node
@@ -60,12 +62,12 @@ fn row(row: &HistoryRow, style: Style) -> [String; 7] {
 }
 
 /// A failed point's row: what failed where the figures would be.
-fn failed_row(row: &FailedRow, style: Style) -> [String; 7] {
+fn failed_row(row: &FailedRow) -> [String; 7] {
     let dash = || "—".to_string();
     [
         row.commit.short.clone(),
         row.commit.date.clone(),
-        subject(&row.commit.subject, style),
+        subject(&row.commit.subject),
         format!("{FAILED} {} failed", row.stage.name()),
         dash(),
         dash(),
@@ -74,14 +76,14 @@ fn failed_row(row: &FailedRow, style: Style) -> [String; 7] {
 }
 
 /// Measured rows and failed points in the order of the selection.
-fn rows_in_order(report: &HistoryReport, style: Style) -> Vec<[String; 7]> {
+fn rows_in_order(report: &HistoryReport) -> Vec<[String; 7]> {
     let mut measured = report.rows.iter();
     let mut failed = report.failed.iter().peekable();
     let mut rows = Vec::with_capacity(report.rows.len() + report.failed.len());
     for position in 0..report.rows.len() + report.failed.len() {
         match failed.next_if(|f| f.position == position) {
-            Some(failure) => rows.push(failed_row(failure, style)),
-            None => rows.extend(measured.next().map(|r| row(r, style))),
+            Some(failure) => rows.push(failed_row(failure)),
+            None => rows.extend(measured.next().map(row)),
         }
     }
     rows
@@ -89,7 +91,7 @@ fn rows_in_order(report: &HistoryReport, style: Style) -> Vec<[String; 7]> {
 
 pub fn table(report: &HistoryReport, style: Style) -> String {
     Table::new(header(report))
-        .with_rows(rows_in_order(report, style))
+        .with_rows(rows_in_order(report))
         .render(style)
 }
 
@@ -190,8 +192,8 @@ pub fn render(report: &HistoryReport, style: Style) -> String {
             summary_line(report)
         ),
         Style::Markdown => format!(
-            "## lab history `{}`\n\n{}\n\n{}\n{legend}\n\n{}{}{}\n",
-            report.range,
+            "## lab history {}\n\n{}\n\n{}\n{legend}\n\n{}{}{}\n",
+            code_span(&report.range),
             settings_line(&report.settings),
             table(report, style),
             if failed.is_empty() {

@@ -1,5 +1,6 @@
 //! `--format markdown`: for a CI job summary or a pull-request comment.
 
+use super::sanitize::{code_span, visible_lines};
 use super::table::{Style, Table};
 use super::{
     bucket_rows, comparison_rows, describe_machine, describe_settings, exit_rate_rows,
@@ -9,12 +10,18 @@ use super::{
 };
 use crate::analysis::compare::{Comparison, SideSummary};
 
+/// The report in markdown: control characters from outside are written out, and outside text
+/// is a code span or an escaped table cell, so no raw HTML or stray `|` reaches the page.
 pub fn render(report: &Report) -> String {
+    visible_lines(&layout(report)).into_owned()
+}
+
+fn layout(report: &Report) -> String {
     match report {
         Report::Comparison(comparison) => render_comparison(comparison),
         Report::Bench(bench) => format!(
-            "## lab bench: `{}`\n\n{}\n\n{}",
-            bench.revision.revision.spec,
+            "## lab bench: {}\n\n{}\n\n{}",
+            code_span(&bench.revision.revision.spec),
             describe_settings(&bench.settings, bench.revision.depth),
             render_side(&bench.revision)
         ),
@@ -22,7 +29,7 @@ pub fn render(report: &Report) -> String {
         Report::Profile(output) => super::profile::render(output, Style::Markdown),
         Report::Match(report) => format!(
             "## {}\n\n{}\n{}",
-            super::matches::title(report).replace('\n', "\n\n"),
+            super::matches::title(report, Style::Markdown).replace('\n', "\n\n"),
             table(["figure (B vs A)", "value"], super::matches::rows(report)),
             super::matches::footer(report).replace('\n', "\n\n")
         ),
@@ -46,12 +53,12 @@ fn table<const N: usize>(header: [&str; N], rows: impl IntoIterator<Item = [Stri
 
 fn render_comparison(comparison: &Comparison) -> String {
     let mut out = format!(
-        "## lab {}: {} `{}` → {} `{}` — {}\n\n{}\n\n",
+        "## lab {}: {} {} → {} {} — {}\n\n{}\n\n",
         comparison.kind,
         comparison.a.label,
-        comparison.a.revision.spec,
+        code_span(&comparison.a.revision.spec),
         comparison.b.label,
-        comparison.b.revision.spec,
+        code_span(&comparison.b.revision.spec),
         verdict_word(comparison.verdict),
         describe_settings(&comparison.settings, comparison.b.depth)
     );
@@ -136,9 +143,9 @@ fn render_side(side: &SideSummary) -> String {
 
 fn render_baseline(baseline: &BaselineOutput) -> String {
     format!(
-        "## baseline `{}`: `{}`\n\nmachine: {}; toolchain: {}; {}\n\n{}",
-        baseline.name,
-        baseline.revision.revision.spec,
+        "## baseline {}: {}\n\nmachine: {}; toolchain: {}; {}\n\n{}",
+        code_span(&baseline.name),
+        code_span(&baseline.revision.revision.spec),
         describe_machine(&baseline.machine),
         baseline.toolchain.rustc.lines().next().unwrap_or_default(),
         describe_settings(&baseline.settings, baseline.revision.depth),

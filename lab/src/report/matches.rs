@@ -1,14 +1,22 @@
 //! The rows of a match report, built once; terminal and markdown lay them out.
 
+use super::sanitize::code_span;
+use super::table::Style;
 use super::thousands;
 use crate::games::results::{EngineIdentity, Shard};
-use crate::games::sprt::{EloModel, Estimate, SprtDecision};
+use crate::games::sprt::{undefined_before_two_pairs, EloModel, Estimate, SprtDecision};
 use crate::games::MatchReport;
 
-/// The opening line: who played whom under what.
-pub fn title(report: &MatchReport) -> String {
-    let side = |label: &str, engine: &EngineIdentity| {
-        format!("{label} = {} [{}]", engine.name, engine.spec)
+/// The opening line: who played whom under what. The engines' names are the engines' own
+/// words: in markdown they are code spans, shown literally.
+pub fn title(report: &MatchReport, style: Style) -> String {
+    let side = |label: &str, engine: &EngineIdentity| match style {
+        Style::Terminal => format!("{label} = {} [{}]", engine.name, engine.spec),
+        Style::Markdown => format!(
+            "{label} = {} [{}]",
+            code_span(&engine.name),
+            code_span(&engine.spec)
+        ),
     };
     let shards = shards(&report.shards);
     format!(
@@ -47,26 +55,26 @@ pub fn decision(result: SprtDecision) -> &'static str {
     }
 }
 
-/// `+4.3 ± 11.2 (95% CI -6.9 to +15.5)`, or a dash.
-pub fn estimate(value: Option<Estimate>) -> String {
-    // -0.0 prints as "-0.0"; adding 0.0 turns it into +0.0.
-    value.map_or_else(
-        || "—".to_string(),
-        |e| {
-            let e = Estimate {
-                value: e.value + 0.0,
-                ci_low: e.ci_low + 0.0,
-                ci_high: e.ci_high + 0.0,
-            };
+/// `+4.3 ± 11.2 (95% CI -6.9 to +15.5)`; `undefined (1 pair)` before the interval exists, or
+/// a dash when there is none (every pair won or lost).
+pub fn estimate(value: Option<Estimate>, pairs: u64) -> String {
+    // A report of an older lab may carry a zero-width interval from one pair.
+    if let Some(undefined) = undefined_before_two_pairs(pairs) {
+        return undefined;
+    }
+    match value {
+        Some(estimate) => {
+            let rounded = estimate.in_tenths();
             format!(
                 "{:+.1} ± {:.1} (95% CI {:+.1} to {:+.1})",
-                e.value,
-                (e.ci_high - e.ci_low) / 2.0,
-                e.ci_low,
-                e.ci_high
+                rounded.value,
+                estimate.half_width(),
+                rounded.ci_low,
+                rounded.ci_high
             )
-        },
-    )
+        }
+        None => "—".to_string(),
+    }
 }
 
 /// `[figure, value]` rows, B's point of view.
@@ -102,8 +110,8 @@ pub fn rows(report: &MatchReport) -> Vec<[String; 2]> {
             s.score
                 .map_or_else(|| "—".to_string(), |score| format!("{:.2}%", score * 100.0)),
         ],
-        ["Elo (logistic)".to_string(), estimate(s.elo)],
-        ["nElo (normalized)".to_string(), estimate(s.nelo)],
+        ["Elo (logistic)".to_string(), estimate(s.elo, s.pairs)],
+        ["nElo (normalized)".to_string(), estimate(s.nelo, s.pairs)],
         [
             "LOS".to_string(),
             s.los
@@ -177,4 +185,31 @@ pub fn footer(report: &MatchReport) -> String {
         report.verdict, report.exit_code
     ));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_estimate_is_undefined_before_two_pairs_and_never_negative_zero() {
+        assert_eq!(estimate(None, 1), "undefined (1 pair)");
+        let zero_width = Estimate {
+            value: 0.0,
+            ci_low: 0.0,
+            ci_high: 0.0,
+        };
+        assert_eq!(estimate(Some(zero_width), 1), "undefined (1 pair)");
+        assert_eq!(estimate(None, 0), "undefined (no complete pair)");
+        assert_eq!(estimate(None, 5), "—");
+        let near_zero = Estimate {
+            value: -0.04,
+            ci_low: -10.0,
+            ci_high: 9.92,
+        };
+        assert_eq!(
+            estimate(Some(near_zero), 40),
+            "+0.0 ± 10.0 (95% CI -10.0 to +9.9)"
+        );
+    }
 }

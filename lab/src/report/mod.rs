@@ -12,6 +12,7 @@ pub mod markdown;
 pub mod matches;
 pub mod pool;
 pub mod profile;
+pub mod sanitize;
 pub mod table;
 pub mod terminal;
 pub mod tune;

@@ -1,8 +1,11 @@
 //! The one table helper: a header and rows of text, laid out as a terminal table (comfy-table,
-//! figures right-aligned) or as a markdown table.
+//! figures right-aligned) or as a markdown table. A cell may hold outside text (an engine's
+//! name, a commit subject): both layouts show it literally (see [`super::sanitize`]).
 
 use comfy_table::presets::UTF8_FULL_CONDENSED;
 use comfy_table::CellAlignment;
+
+use super::sanitize::{markdown_cell, visible};
 
 /// How a table is laid out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,11 +54,17 @@ impl Table {
     /// Labels in the first column, figures right-aligned in the others.
     pub fn terminal(&self) -> String {
         let mut table = comfy_table::Table::new();
+        let shown = |cells: &[String]| -> Vec<String> {
+            cells
+                .iter()
+                .map(|cell| visible(cell).into_owned())
+                .collect()
+        };
         table
             .load_preset(UTF8_FULL_CONDENSED)
-            .set_header(self.header.clone());
+            .set_header(shown(&self.header));
         for row in &self.rows {
-            table.add_row(row.clone());
+            table.add_row(shown(row));
         }
         for index in 1..table.column_count() {
             if let Some(column) = table.column_mut(index) {
@@ -66,13 +75,17 @@ impl Table {
     }
 
     pub fn markdown(&self) -> String {
+        let line = |cells: &[String]| {
+            let cells: Vec<String> = cells.iter().map(|cell| markdown_cell(cell)).collect();
+            format!("| {} |\n", cells.join(" | "))
+        };
         let mut out = format!(
-            "| {} |\n|{}\n",
-            self.header.join(" | "),
+            "{}|{}\n",
+            line(&self.header),
             " --- |".repeat(self.header.len())
         );
         for row in &self.rows {
-            out.push_str(&format!("| {} |\n", row.join(" | ")));
+            out.push_str(&line(row));
         }
         out
     }
@@ -89,6 +102,18 @@ mod tests {
             table.markdown(),
             "| figure | A |\n| --- | --- |\n| nodes | 5 |\n| NPS | 7 |\n"
         );
+    }
+
+    #[test]
+    fn outside_text_in_a_cell_stays_in_its_cell() {
+        let table = Table::new(["engine", "games"]).with_rows([["a | <b>\x1b[31m", "2"]]);
+        assert_eq!(
+            table.markdown(),
+            "| engine | games |\n| --- | --- |\n| a \\| &lt;b&gt;\\x1b[31m | 2 |\n"
+        );
+        let text = table.terminal();
+        assert!(text.contains("a | <b>\\x1b[31m"), "{text}");
+        assert!(!text.contains('\x1b'), "{text}");
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! The human report: terminal tables, warnings first.
 
+use super::sanitize::visible_lines;
 use super::table::{Style, Table};
 use super::{
     bucket_rows, comparison_rows, describe_machine, describe_settings, exit_rate_rows,
@@ -9,7 +10,13 @@ use super::{
 };
 use crate::analysis::compare::{Comparison, SideSummary};
 
+/// The report as the terminal shows it: any control character that came from outside (an
+/// engine's name, a commit subject, a fault's line) is written out, never sent.
 pub fn render(report: &Report) -> String {
+    visible_lines(&layout(report)).into_owned()
+}
+
+fn layout(report: &Report) -> String {
     match report {
         Report::Comparison(comparison) => render_comparison(comparison),
         Report::Bench(bench) => render_bench(bench),
@@ -17,7 +24,7 @@ pub fn render(report: &Report) -> String {
         Report::Profile(output) => super::profile::render(output, Style::Terminal),
         Report::Match(report) => format!(
             "{}\n\n{}\n{}",
-            super::matches::title(report),
+            super::matches::title(report, Style::Terminal),
             table(["figure (B vs A)", "value"], super::matches::rows(report)),
             super::matches::footer(report)
         ),

@@ -31,16 +31,34 @@ const MAX_GO_DEPTH: i32 = 100;
 /// is too tight for deep quiescence lines.
 const SEARCH_STACK_BYTES: usize = 64 * 1024 * 1024;
 
+/// Longest command line read, its line end included: a `position ... moves` line of a game of
+/// over 100,000 plies. A longer line is dropped as it is read (the engine holds at most this
+/// much of it) and answered with an error.
+pub const MAX_LINE_BYTES: usize = 1 << 20;
+
+/// Characters of an unknown or over-long command that an error message quotes.
+const QUOTED_CHARS: usize = 80;
+
+/// Characters of an error message (quoted FENs and moves included).
+const MAX_ERROR_CHARS: usize = 400;
+
 /// Runs the UCI loop until `quit` or the end of stdin.
 pub fn run() {
     let mut engine = UciEngine::new();
     let mut input = io::stdin().lock();
     let mut raw_line = Vec::new();
     loop {
-        raw_line.clear();
-        match input.read_until(b'\n', &mut raw_line) {
-            Ok(0) | Err(_) => break,
-            Ok(_) => {}
+        match read_bounded_line(&mut input, &mut raw_line, MAX_LINE_BYTES) {
+            Ok(LineRead::End) | Err(_) => break,
+            Ok(LineRead::Line) => {}
+            Ok(LineRead::TooLong(length)) => {
+                send_error(&format!(
+                    "a line of {length} bytes is over the limit of {MAX_LINE_BYTES} and was \
+                     ignored: `{}`",
+                    quoted(&String::from_utf8_lossy(&raw_line))
+                ));
+                continue;
+            }
         }
         // Lossy: a stray invalid byte becomes an unknown-command error, not the end of the session.
         let line = String::from_utf8_lossy(&raw_line);
@@ -51,6 +69,73 @@ pub fn run() {
         }
     }
     engine.finish_search();
+}
+
+/// What [`read_bounded_line`] read.
+#[derive(PartialEq, Eq, Debug)]
+enum LineRead {
+    /// A whole line is in the buffer.
+    Line,
+    /// A line of this many bytes, over the limit; the buffer holds its start.
+    TooLong(u64),
+    End,
+}
+
+/// Reads one line into `buffer`, holding at most `limit` bytes of it: the rest of a longer line
+/// is read and dropped, so no line costs more memory than the limit.
+fn read_bounded_line(
+    input: &mut impl BufRead,
+    buffer: &mut Vec<u8>,
+    limit: usize,
+) -> io::Result<LineRead> {
+    buffer.clear();
+    let mut length: u64 = 0;
+    loop {
+        let available = match input.fill_buf() {
+            Ok(available) => available,
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
+            Err(error) => return Err(error),
+        };
+        let (taken, complete) = match available.iter().position(|&byte| byte == b'\n') {
+            Some(index) => (index + 1, true),
+            None => (available.len(), available.is_empty()),
+        };
+        let kept = taken.min(limit.saturating_sub(buffer.len()));
+        buffer.extend_from_slice(&available[..kept]);
+        length += taken as u64;
+        input.consume(taken);
+        if complete {
+            return Ok(match length {
+                0 => LineRead::End,
+                _ if length > limit as u64 => LineRead::TooLong(length),
+                _ => LineRead::Line,
+            });
+        }
+    }
+}
+
+/// A command as an error message quotes it: at most [`QUOTED_CHARS`] characters, shown as by
+/// [`shown`].
+fn quoted(command: &str) -> String {
+    shown(command.trim(), QUOTED_CHARS)
+}
+
+/// `text` cut to `max_chars` characters, its control characters written out (`\x1b`), so a
+/// GUI's log shows what arrived without acting on it.
+fn shown(text: &str, max_chars: usize) -> String {
+    let mut out = String::new();
+    for (count, c) in text.chars().enumerate() {
+        if count == max_chars {
+            out.push_str("...");
+            break;
+        }
+        if c.is_control() {
+            out.push_str(&format!("\\x{:02x}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 #[derive(PartialEq, Eq, Debug)]
@@ -66,8 +151,12 @@ fn send(text: &str) {
     outln!("{text}");
 }
 
+/// Every error is one bounded line, whatever input it quotes.
 fn send_error(message: &str) {
-    send(&format!("info string error: {message}"));
+    send(&format!(
+        "info string error: {}",
+        shown(message, MAX_ERROR_CHARS)
+    ));
 }
 
 struct RunningSearch {
@@ -177,7 +266,7 @@ impl UciEngine {
             // Accepted and ignored: squall has no debug output and does not ponder.
             "debug" | "ponderhit" | "register" => {}
             "quit" => return Flow::Quit,
-            _ => send_error(&format!("unknown command `{}`", line.trim())),
+            _ => send_error(&format!("unknown command `{}`", quoted(line))),
         }
         Flow::Continue
     }
@@ -494,6 +583,22 @@ fn parse_setoption(tokens: &[&str]) -> Result<EngineOption, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_line_over_the_limit_is_read_to_its_end_and_not_kept() {
+        let mut input = io::Cursor::new(b"uci\nabcdefghij\nisready".to_vec());
+        let mut buffer = Vec::new();
+        let mut read = || {
+            let result = read_bounded_line(&mut input, &mut buffer, 5).unwrap();
+            (result, String::from_utf8_lossy(&buffer).into_owned())
+        };
+        assert_eq!(read(), (LineRead::Line, "uci\n".to_string()));
+        assert_eq!(read(), (LineRead::TooLong(11), "abcde".to_string()));
+        assert_eq!(read(), (LineRead::TooLong(7), "isrea".to_string()));
+        assert_eq!(read(), (LineRead::End, String::new()));
+        assert_eq!(shown("a\x1b]0;x\x07b", 80), "a\\x1b]0;x\\x07b");
+        assert_eq!(shown("abcdef", 3), "abc...");
+    }
 
     #[test]
     fn position_with_moves_records_history() {

@@ -75,8 +75,8 @@ pub fn page(doc: &MatchDoc) -> Result<String> {
             &format!("pentanomial [{}]", PENTANOMIAL_CELLS.join(", ")),
             &format!("{:?}", doc.pentanomial.0),
         ),
-        fact("Elo of B (logistic)", &estimate(doc.elo)),
-        fact("nElo of B (normalized)", &estimate(doc.nelo)),
+        fact("Elo of B (logistic)", &estimate(doc.elo, doc.pairs)),
+        fact("nElo of B (normalized)", &estimate(doc.nelo, doc.pairs)),
         fact(
             "LOS",
             &doc.los

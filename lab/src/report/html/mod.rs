@@ -105,8 +105,11 @@ fn check_version(kind: &str, value: &serde_json::Value) -> Result<()> {
     )
 }
 
-/// The page of a stored JSON report, chosen by its `kind`.
+/// The page of a stored JSON report, chosen by its `kind`. Every string of the report is made
+/// visible first (see [`super::sanitize`]): an engine's name or a commit subject reaches the
+/// page's text and its plots without a control character.
 pub fn from_json(value: &serde_json::Value) -> Result<String> {
+    let value = &super::sanitize::visible_json(value);
     if let Some(kind) = value.get("kind").and_then(|kind| kind.as_str()) {
         check_version(kind, value)?;
     }
@@ -386,7 +389,10 @@ fn section(html: &mut String, title: &str, text: &str, svg: Option<String>) {
     html.push_str("</section>\n");
 }
 
+/// `text` as HTML text or an attribute value, its control characters other than line breaks
+/// (white space to HTML) shown as by [`super::sanitize::visible_lines`].
 pub fn escape(text: &str) -> String {
+    let text = super::sanitize::visible_lines(text);
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -413,6 +419,7 @@ mod tests {
     #[test]
     fn text_is_escaped_and_dates_are_utc() {
         assert_eq!(escape("<a & \"b\">"), "&lt;a &amp; &quot;b&quot;&gt;");
+        assert_eq!(escape("x\x1b]0;t\x07"), "x\\x1b]0;t\\x07");
         assert_eq!(utc(0), "1970-01-01 00:00 UTC");
         assert_eq!(utc(951_782_400 + 3_723), "2000-02-29 01:02 UTC");
     }
