@@ -119,7 +119,10 @@ fn a_same_signature_slowdown_is_judged_by_its_speed_alone_with_no_games() {
         "--no-instructions",
     ]);
     assert_eq!(terminal.code, 1, "{terminal}");
-    assert!(terminal.stdout.contains("Decision: H0 accepted"), "{terminal}");
+    assert!(
+        terminal.stdout.contains("Decision: H0 accepted"),
+        "{terminal}"
+    );
     assert!(
         terminal.stdout.contains("same signature: no games needed"),
         "{terminal}"
@@ -130,8 +133,14 @@ fn a_same_signature_slowdown_is_judged_by_its_speed_alone_with_no_games() {
 fn bad_verdict_options_are_clear_errors() {
     let repo = FakeRepo::new();
     for (args, expected) in [
-        (vec!["--sprt", "elo0=1,elo1=0"], "elo0 must be less than elo1"),
-        (vec!["--max-rounds", "4", "--rounds", "6"], "--max-rounds 4 is below --rounds 6"),
+        (
+            vec!["--sprt", "elo0=1,elo1=0"],
+            "elo0 must be less than elo1",
+        ),
+        (
+            vec!["--max-rounds", "4", "--rounds", "6"],
+            "--max-rounds 4 is below --rounds 6",
+        ),
         (vec!["--max-games", "7"], "must be even"),
     ] {
         let mut all = vec!["verdict", "HEAD", "HEAD", "--tc", "2+0.02"];
@@ -142,7 +151,10 @@ fn bad_verdict_options_are_clear_errors() {
     }
     let show = repo.lab(&["speed-elo", "--show"]);
     assert_eq!(show.code, 0, "{show}");
-    assert!(show.stdout.contains("No speed-Elo model is stored"), "{show}");
+    assert!(
+        show.stdout.contains("No speed-Elo model is stored"),
+        "{show}"
+    );
     let odds = repo.lab(&["speed-elo", "HEAD", "--tc", "1+0.01", "--odds", "1"]);
     assert_eq!(odds.code, 2, "{odds}");
     assert!(odds.stderr.contains("equal clocks"), "{odds}");

@@ -94,9 +94,9 @@ pub fn run(lab: &Lab, args: &SpeedEloArgs) -> Result<Outcome> {
         engine.get_or_insert_with(|| report.engines[0].clone());
     }
     let elo_per_doubling = fit(&points).map_err(|error| match error {
-        FitError::NoUsablePoint => anyhow::anyhow!(
-            "no odds gave an Elo with a usable interval: play more games per odds"
-        ),
+        FitError::NoUsablePoint => {
+            anyhow::anyhow!("no odds gave an Elo with a usable interval: play more games per odds")
+        }
         FitError::BadOdds(odds) => anyhow::anyhow!("odds {odds} is not above 0"),
     })?;
     let engine = engine.context("no odds were played")?;
@@ -237,7 +237,14 @@ mod tests {
     #[test]
     fn odds_are_checked() {
         assert_eq!(checked_odds(&[1.5, 2.0]).unwrap(), vec![1.5, 2.0]);
-        for bad in [vec![], vec![1.0], vec![0.0], vec![-2.0], vec![f64::NAN], vec![2.0, 2.0]] {
+        for bad in [
+            vec![],
+            vec![1.0],
+            vec![0.0],
+            vec![-2.0],
+            vec![f64::NAN],
+            vec![2.0, 2.0],
+        ] {
             assert!(checked_odds(&bad).is_err(), "{bad:?}");
         }
     }

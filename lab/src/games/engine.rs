@@ -835,8 +835,8 @@ mod tests {
                     let _ = OptionKind::Spin { min: Some(min), max: Some(max) }.check("0");
                 }
             }
-            let (mut score, mut depth) = (None, None);
-            read_info(line.split_whitespace(), &mut score, &mut depth);
+            let (mut score, mut depth, mut nodes) = (None, None, None);
+            read_info(line.split_whitespace(), &mut score, &mut depth, &mut nodes);
             prop_assert!(shortened(&line).chars().count() <= SHOWN_CHARS + 1);
         }
     }

@@ -4,9 +4,9 @@ use super::sanitize::visible_lines;
 use super::table::{Style, Table};
 use super::{
     bucket_rows, comparison_rows, describe_machine, describe_settings, exit_rate_rows,
-    instructions_line, speed_elo_line, no_search_split, search_split_missing_line, search_split_rows,
-    side_exit_rows, side_rows, side_search_rows, speed_line, verdict_line, BaselineOutput,
-    BenchOutput, Report, NO_EVAL_EXITS, SEARCH_SPLIT_HEADER, SIDE_SEARCH_HEADER,
+    instructions_line, no_search_split, search_split_missing_line, search_split_rows,
+    side_exit_rows, side_rows, side_search_rows, speed_elo_line, speed_line, verdict_line,
+    BaselineOutput, BenchOutput, Report, NO_EVAL_EXITS, SEARCH_SPLIT_HEADER, SIDE_SEARCH_HEADER,
 };
 use crate::analysis::compare::{Comparison, SideSummary};
 

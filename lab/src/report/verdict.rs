@@ -2,12 +2,27 @@
 //! the decision, and the fitted Elo per doubling with its points. Terminal and markdown lay out
 //! the same rows.
 
-use super::matches::estimate;
 use super::table::{Style, Table};
 use super::{speed_line, thousands};
 use crate::games::sprt::Estimate;
 use crate::verdict::speed_elo::EloPerDoubling;
 use crate::verdict::{Decision, SpeedEloReport, VerdictReport};
+
+/// `+4.3 ± 11.2 (95% CI -6.9 to +15.5)`; an unbounded side prints as such.
+fn estimate(e: Estimate) -> String {
+    let e = Estimate {
+        value: e.value + 0.0,
+        ci_low: e.ci_low + 0.0,
+        ci_high: e.ci_high + 0.0,
+    };
+    format!(
+        "{:+.1} ± {:.1} (95% CI {:+.1} to {:+.1})",
+        e.value,
+        (e.ci_high - e.ci_low) / 2.0,
+        e.ci_low,
+        e.ci_high
+    )
+}
 
 /// The decision in words, with its exit code.
 pub fn decision(decision: Decision) -> &'static str {
@@ -56,7 +71,11 @@ pub fn render_verdict(report: &VerdictReport, style: Style) -> String {
     let c = &report.comparison;
     let side = |s: &crate::analysis::compare::SideSummary| {
         let commit = s.revision.commit.as_deref().unwrap_or("worktree");
-        format!("{} ({})", s.revision.spec, commit.get(..10).unwrap_or(commit))
+        format!(
+            "{} ({})",
+            s.revision.spec,
+            commit.get(..10).unwrap_or(commit)
+        )
     };
     let mut out = heading(
         &format!(
@@ -85,7 +104,11 @@ pub fn render_verdict(report: &VerdictReport, style: Style) -> String {
         ["signature".to_string(), signature],
         [
             "speed (B vs A, paired NPS)".to_string(),
-            format!("{} over {} rounds", percent(report.speed_ratio), report.rounds),
+            format!(
+                "{} over {} rounds",
+                percent(report.speed_ratio),
+                report.rounds
+            ),
         ],
         [
             "model".to_string(),
@@ -103,7 +126,7 @@ pub fn render_verdict(report: &VerdictReport, style: Style) -> String {
                 report.model.date
             ),
         ],
-        ["speed Elo".to_string(), estimate(Some(report.speed_elo))],
+        ["speed Elo".to_string(), estimate(report.speed_elo)],
     ];
     match &report.search {
         None => rows.push([
@@ -113,7 +136,7 @@ pub fn render_verdict(report: &VerdictReport, style: Style) -> String {
         Some(search) => {
             rows.push([
                 "search Elo (fixed nodes)".to_string(),
-                estimate(Some(report.search_elo)),
+                estimate(report.search_elo),
             ]);
             rows.push([
                 "node budget".to_string(),
@@ -133,7 +156,7 @@ pub fn render_verdict(report: &VerdictReport, style: Style) -> String {
             ]);
         }
     }
-    rows.push(["total Elo".to_string(), estimate(Some(report.total_elo))]);
+    rows.push(["total Elo".to_string(), estimate(report.total_elo)]);
     rows.push([
         "LLR".to_string(),
         format!(
@@ -168,7 +191,7 @@ fn points_rows(k: &EloPerDoubling) -> Vec<[String; 4]> {
                 format!("{}", point.odds),
                 format!("{:+.2}", point.odds.log2()),
                 thousands(point.games),
-                estimate(Some(point.elo)),
+                estimate(point.elo),
             ]
         })
         .collect()

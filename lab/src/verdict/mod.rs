@@ -21,10 +21,10 @@ pub mod speed_elo;
 use serde::Serialize;
 
 use crate::analysis::compare::{Comparison, SpeedEloEstimate};
-use crate::paths::LabPaths;
 use crate::games::rules::Limit;
 use crate::games::sprt::{Estimate, Sprt, SprtDecision};
 use crate::games::MatchReport;
+use crate::paths::LabPaths;
 use crate::schema::Kind;
 
 /// Moves a clock's base time is spread over for the typical time of one move: the node budget

@@ -254,7 +254,13 @@ mod tests {
         };
         let sum = add(a, b);
         assert_eq!(sum.value, 1.0);
-        assert!((sum.ci_low - (1.0 - 5.0)).abs() < 1e-12, "3-4-5 below: {sum:?}");
-        assert!((sum.ci_high - (1.0 + 5.0)).abs() < 1e-12, "4-3-5 above: {sum:?}");
+        assert!(
+            (sum.ci_low - (1.0 - 5.0)).abs() < 1e-12,
+            "3-4-5 below: {sum:?}"
+        );
+        assert!(
+            (sum.ci_high - (1.0 + 5.0)).abs() < 1e-12,
+            "4-3-5 above: {sum:?}"
+        );
     }
 }
