@@ -240,7 +240,7 @@ fn options_are_checked_against_what_the_engine_declared() {
     assert_eq!(unknown.code, 2, "{unknown}");
     assert!(
         unknown.stderr.contains(
-            "has no UCI option `Contempt` (it declares: Behaviour, FaultAfter, Seed, Hash, Threads)"
+            "has no UCI option `Contempt` (it declares: Behaviour, FaultAfter, Seed, Gate, Hash, Threads)"
         ),
         "{unknown}"
     );
