@@ -274,7 +274,7 @@ fn options_are_checked_against_what_the_engine_declared() {
     assert!(
         listed
             .stderr
-            .contains("(it declares: Behaviour, FaultAfter, Seed, Hash, Threads, type)"),
+            .contains("(it declares: Behaviour, FaultAfter, Seed, Gate, Hash, Threads, type)"),
         "{listed}"
     );
 }
