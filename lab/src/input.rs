@@ -55,6 +55,26 @@ pub const WORKTREE_FILE: Limit = Limit {
     what: "working-tree file",
     cap: 1024 * MIB,
 };
+/// A `lab.toml` engine definition.
+pub const LAB_TOML: Limit = Limit {
+    what: "lab.toml",
+    cap: MIB,
+};
+/// A Rust source file the lab reads or rewrites (the margin tables' `margins.rs`).
+pub const SOURCE: Limit = Limit {
+    what: "source file",
+    cap: 16 * MIB,
+};
+/// An `exe:` engine binary, hashed to identify it in a match's settings.
+pub const ENGINE_BINARY: Limit = Limit {
+    what: "engine binary",
+    cap: 1024 * MIB,
+};
+/// A stored speed-Elo model (`target/lab/speed-elo/`).
+pub const SPEED_ELO_MODEL: Limit = Limit {
+    what: "speed-Elo model",
+    cap: MIB,
+};
 /// A JSON report drawn by `lab report`.
 pub const REPORT: Limit = Limit {
     what: "JSON report",

@@ -416,7 +416,7 @@ pub fn replace_block(source: &str, block: &str) -> anyhow::Result<String> {
 /// Rewrites the margin tables of the engine at `repo_root` in place, atomically.
 pub fn apply(repo_root: &Path, block: &str) -> anyhow::Result<std::path::PathBuf> {
     let path = repo_root.join(MARGINS_FILE);
-    let source = std::fs::read_to_string(&path).with_context(|| format!("{}", path.display()))?;
+    let source = crate::input::read_text(&path, crate::input::SOURCE)?;
     let updated = replace_block(&source, block).with_context(|| format!("{}", path.display()))?;
     crate::paths::write_atomically(&path, updated.as_bytes())?;
     Ok(path)

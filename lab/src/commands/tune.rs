@@ -48,7 +48,7 @@ pub fn run(lab: &Lab, args: &TuneArgs) -> Result<Outcome> {
                 workdir.paths.workdir.join(MARGINS_FILE)
             }
         };
-        let source = std::fs::read_to_string(&path)
+        let source = crate::input::read_text(&path, crate::input::SOURCE)
             .with_context(|| format!("--tables {}", path.display()))?;
         let margins = tune::tables_from_source(&source).with_context(|| {
             format!(

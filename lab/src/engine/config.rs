@@ -8,7 +8,7 @@ use std::fmt;
 use std::ops::Range;
 use std::path::{Component, Path, PathBuf};
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use serde::Deserialize;
 use toml::Spanned;
 
@@ -160,8 +160,7 @@ pub fn load(repo_root: &Path, explicit: Option<&Path>) -> Result<LabConfig> {
             file
         }
     };
-    let text =
-        std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?;
+    let text = crate::input::read_text(&file, crate::input::LAB_TOML)?;
     parse(&text, &file)
 }
 

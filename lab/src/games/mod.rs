@@ -515,7 +515,7 @@ struct Binary {
 
 fn exe_binary(spec: &str) -> Result<Binary> {
     let path = find_executable(spec.strip_prefix(EXE_PREFIX).unwrap_or(spec))?;
-    let bytes = std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
+    let bytes = crate::input::read_bytes(&path, crate::input::ENGINE_BINARY)?;
     Ok(Binary {
         id: Oid::hash_object(ObjectType::Blob, &bytes)?.to_string(),
         path,

@@ -3,7 +3,6 @@
 //! one up for its machine, preferring one fitted on A's own binary.
 
 use std::fs;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
@@ -16,9 +15,6 @@ use crate::paths::{write_atomically, LabPaths};
 
 pub const SPEED_ELO_KIND: &str = "lab-speed-elo";
 pub const SPEED_ELO_SCHEMA_VERSION: u32 = 1;
-
-/// A model file is a few kilobytes; anything far larger is not one.
-const MAX_MODEL_BYTES: u64 = 1 << 20;
 
 /// The engine a model was fitted on.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -117,22 +113,7 @@ pub fn save(dir: &Path, model: &SpeedEloModel) -> Result<PathBuf> {
 
 /// Reads one model file: a regular file of bounded size, valid JSON, a valid model.
 pub fn load(path: &Path) -> Result<SpeedEloModel> {
-    let mut file = fs::File::open(path).with_context(|| format!("opening {}", path.display()))?;
-    let metadata = file.metadata()?;
-    if !metadata.is_file() {
-        bail!("{} is not a regular file", path.display());
-    }
-    let mut text = String::new();
-    (&mut file)
-        .take(MAX_MODEL_BYTES + 1)
-        .read_to_string(&mut text)
-        .with_context(|| format!("reading {}", path.display()))?;
-    if text.len() as u64 > MAX_MODEL_BYTES {
-        bail!(
-            "{} is larger than {MAX_MODEL_BYTES} bytes: not a speed-Elo model",
-            path.display()
-        );
-    }
+    let text = crate::input::read_text(path, crate::input::SPEED_ELO_MODEL)?;
     let model: SpeedEloModel =
         serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
     model
