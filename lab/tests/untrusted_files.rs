@@ -139,6 +139,14 @@ fn every_reader_refuses_what_is_not_a_regular_file_under_its_cap() {
             "pool device",
             pool::read_pool(&zero_link(&at("zero-pool.epd"))).map(drop),
         ),
+        (
+            "lab.toml FIFO",
+            squall_lab::engine::config::load(dir.path(), Some(&fifo(&at("lab.toml")))).map(drop),
+        ),
+        (
+            "speed-Elo model device",
+            squall_lab::verdict::models::load(&zero_link(&at("model.json"))).map(drop),
+        ),
     ];
     for (case, result) in cases {
         let error = format!("{:#}", result.expect_err(case));
