@@ -139,3 +139,39 @@ fn bench_and_baseline_show_export_their_reports() {
     let markdown = std::fs::read_to_string(&shown_md).unwrap();
     assert!(markdown.starts_with("## baseline `fake`"), "{markdown}");
 }
+
+#[test]
+fn an_export_onto_a_command_s_input_is_refused_before_anything_runs() {
+    let repo = FakeRepo::new();
+    let positions = repo.path().join("positions.epd");
+    let fen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1\n";
+    std::fs::write(&positions, fen).unwrap();
+    let positions = positions.to_str().unwrap();
+    let run = repo.lab(&[
+        "compare",
+        "HEAD",
+        "HEAD",
+        "--positions",
+        positions,
+        "--export-json",
+        positions,
+    ]);
+    assert_eq!(run.code, 2, "{run}");
+    assert!(
+        run.stderr.contains("is the same file as --positions"),
+        "{run}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(positions).unwrap(),
+        fen,
+        "untouched"
+    );
+    let tune = repo.lab(&["tune", positions, "--export-markdown", positions]);
+    assert_eq!(tune.code, 2, "{tune}");
+    assert!(tune.stderr.contains("the calibration file"), "{tune}");
+    assert_eq!(
+        std::fs::read_to_string(positions).unwrap(),
+        fen,
+        "untouched"
+    );
+}

@@ -158,14 +158,40 @@ fn files(command: &Command) -> (Vec<NamedPath>, Vec<NamedPath>) {
                     .collect(),
                 out.iter().map(|out| NamedPath::new("--out", out)).collect(),
             ),
-            None => (Vec::new(), Vec::new()),
+            None => (
+                vec![NamedPath::new("--pool", &args.run.pool)],
+                args.run
+                    .out
+                    .iter()
+                    .map(|out| NamedPath::new("--out", out))
+                    .collect(),
+            ),
         },
+        Command::Tune(args) => (
+            std::iter::once(NamedPath::new("the calibration file", &args.file))
+                .chain(args.tables.iter().map(|t| NamedPath::new("--tables", t)))
+                .collect(),
+            Vec::new(),
+        ),
+        Command::Compare(args) => (positions(&args.measure), Vec::new()),
+        Command::Bench(args) => (positions(&args.measure), Vec::new()),
+        Command::Tiers(args) => (positions(&args.measure), Vec::new()),
+        Command::Verdict(args) => (positions(&args.measure), Vec::new()),
         Command::Report(args) => (
             vec![NamedPath::new("the report", &args.file)],
             vec![NamedPath::new("--out", &args.out)],
         ),
         _ => (Vec::new(), Vec::new()),
     }
+}
+
+/// A `--positions` file, read by the measuring commands.
+fn positions(measure: &MeasureArgs) -> Vec<NamedPath> {
+    measure
+        .positions
+        .iter()
+        .map(|file| NamedPath::new("--positions", file))
+        .collect()
 }
 
 /// The exports asked for, by flag.
