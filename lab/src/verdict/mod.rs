@@ -55,9 +55,12 @@ pub fn node_budget(nps: f64, limit: &Limit) -> Option<u64> {
     (nodes.is_finite() && nodes > 0.0).then(|| (nodes.round() as u64).max(1))
 }
 
-/// The speed term's decision when the signatures are equal: the LLR of the speed's Elo as one
-/// normal observation, and what Wald's bounds make of it. A zero-width interval is a certain
-/// observation: the nearer hypothesis is accepted.
+/// The speed term's decision when the signatures are equal. The speed's Elo `X` is one normal
+/// observation with σ read from its 95% interval, judged with the SPRT's error rates as a
+/// fixed-sample test: H1 when `X - z(1-α)·σ ≥ elo0` (so at elo0 it is accepted with probability
+/// at most α), H0 when `X + z(1-β)·σ ≤ elo1` (at elo1, at most β); when both hold, the nearer
+/// hypothesis by the LLR's sign; when neither, undecided. The LLR returned is the normal GSPRT's,
+/// `(elo1 - elo0)·(2X - elo0 - elo1)/(2σ²)`, for the report.
 pub fn speed_decision(speed_elo: &Estimate, sprt: &Sprt) -> (f64, SprtDecision) {
     let sigma = (speed_elo.ci_high - speed_elo.ci_low) / (2.0 * Z_95);
     let centred = 2.0 * speed_elo.value - sprt.elo0 - sprt.elo1;
@@ -70,7 +73,62 @@ pub fn speed_decision(speed_elo: &Estimate, sprt: &Sprt) -> (f64, SprtDecision) 
     } else {
         0.0
     };
-    (llr, sprt.decide(llr))
+    let sigma = sigma.max(0.0);
+    let h1 = speed_elo.value - upper_normal_quantile(sprt.alpha) * sigma >= sprt.elo0;
+    let h0 = speed_elo.value + upper_normal_quantile(sprt.beta) * sigma <= sprt.elo1;
+    let decision = match (h1, h0) {
+        (true, false) => SprtDecision::AcceptH1,
+        (false, true) => SprtDecision::AcceptH0,
+        (true, true) if centred >= 0.0 => SprtDecision::AcceptH1,
+        (true, true) => SprtDecision::AcceptH0,
+        (false, false) => SprtDecision::Continue,
+    };
+    (llr, decision)
+}
+
+/// `z` with P(Z > z) = `p` for a standard normal Z, `p` in (0, 0.5): Acklam's rational
+/// approximation of the quantile in its central and upper regions (relative error below 1.2e-9).
+fn upper_normal_quantile(p: f64) -> f64 {
+    const A: [f64; 6] = [
+        -3.969_683_028_665_376e1,
+        2.209_460_984_245_205e2,
+        -2.759_285_104_469_687e2,
+        1.383_577_518_672_69e2,
+        -3.066_479_806_614_716e1,
+        2.506_628_277_459_239,
+    ];
+    const B: [f64; 5] = [
+        -5.447_609_879_822_406e1,
+        1.615_858_368_580_409e2,
+        -1.556_989_798_598_866e2,
+        6.680_131_188_771_972e1,
+        -1.328_068_155_288_572e1,
+    ];
+    const C: [f64; 6] = [
+        -7.784_894_002_430_293e-3,
+        -3.223_964_580_411_365e-1,
+        -2.400_758_277_161_838,
+        -2.549_732_539_343_734,
+        4.374_664_141_464_968,
+        2.938_163_982_698_783,
+    ];
+    const D: [f64; 4] = [
+        7.784_695_709_041_462e-3,
+        3.224_671_290_700_398e-1,
+        2.445_134_137_142_996,
+        3.754_408_661_907_416,
+    ];
+    let q = 1.0 - p;
+    if q <= 0.975_75 {
+        let r = q - 0.5;
+        let t = r * r;
+        (((((A[0] * t + A[1]) * t + A[2]) * t + A[3]) * t + A[4]) * t + A[5]) * r
+            / (((((B[0] * t + B[1]) * t + B[2]) * t + B[3]) * t + B[4]) * t + 1.0)
+    } else {
+        let r = (-2.0 * p.ln()).sqrt();
+        -(((((C[0] * r + C[1]) * r + C[2]) * r + C[3]) * r + C[4]) * r + C[5])
+            / ((((D[0] * r + D[1]) * r + D[2]) * r + D[3]) * r + 1.0)
+    }
 }
 
 /// The SPRT the fixed-node games play when the signatures differ: the bounds less the lower end
@@ -258,6 +316,29 @@ mod tests {
     }
 
     #[test]
+    fn normal_quantiles_match_the_table() {
+        assert!((upper_normal_quantile(0.05) - 1.644_853_626_951).abs() < 1e-8);
+        assert!((upper_normal_quantile(0.025) - Z_95).abs() < 1e-8);
+        assert!((upper_normal_quantile(0.01) - 2.326_347_874_041).abs() < 1e-8);
+        assert!((upper_normal_quantile(0.2) - 0.841_621_233_573).abs() < 1e-8);
+    }
+
+    #[test]
+    fn an_interval_far_below_the_bounds_is_h0_however_wide() {
+        // A 20% slowdown under a loose model: -92 Elo, 95% CI -130 to -60. The normal GSPRT's
+        // LLR of one observation stays near -1.4 with bounds only 5 Elo apart; the interval is
+        // still far below elo1.
+        let far = Estimate {
+            value: -91.8,
+            ci_low: -129.9,
+            ci_high: -60.0,
+        };
+        let (llr, decision) = speed_decision(&far, &sprt());
+        assert!(llr > sprt().lower(), "{llr}");
+        assert_eq!(decision, SprtDecision::AcceptH0);
+    }
+
+    #[test]
     fn a_wide_interval_between_the_bounds_is_undecided() {
         let (llr, decision) = speed_decision(&estimate(-2.0, 30.0), &sprt());
         assert!(llr.abs() < 1.0, "{llr}");
@@ -271,7 +352,7 @@ mod tests {
         let (llr, _) = speed_decision(&estimate(0.0, half), &sprt());
         assert!((llr - 12.5).abs() < 1e-9, "{llr}");
         // The midpoint of the bounds is no evidence either way.
-        let (llr, decision) = speed_decision(&estimate(-2.5, half), &sprt());
+        let (llr, decision) = speed_decision(&estimate(-2.5, 30.0), &sprt());
         assert!(llr.abs() < 1e-12);
         assert_eq!(decision, SprtDecision::Continue);
         let exact = Estimate {
