@@ -427,8 +427,12 @@ pub struct SpeedEloArgs {
     /// Games played at once (default: the number of cores).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub concurrency: Option<u32>,
+    /// Continue an interrupted run with the same arguments: each odds continues its newest
+    /// results file with these settings, and an odds not yet begun starts.
+    #[arg(long)]
+    pub resume: bool,
     /// List the stored models and exit.
-    #[arg(long, conflicts_with_all = ["rev", "tc"])]
+    #[arg(long, conflicts_with_all = ["rev", "tc", "resume"])]
     pub show: bool,
     #[command(flatten)]
     pub output: OutputArgs,
@@ -455,6 +459,11 @@ pub struct VerdictCommandArgs {
     /// With different signatures: the most fixed-node games before the SPRT is undecided.
     #[arg(long, default_value_t = 20_000, value_parser = clap::value_parser!(u64).range(2..=1_000_000))]
     pub max_games: u64,
+    /// With different signatures: continue the fixed-node games of the newest earlier verdict
+    /// between the same two binaries, at that verdict's node budget; the bounds are shifted by
+    /// this run's speed, and the LLR is taken over every recorded pair.
+    #[arg(long)]
+    pub resume: bool,
     /// Games played at once (default: the number of cores).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub concurrency: Option<u32>,

@@ -1,9 +1,9 @@
 //! End to end on the real engine: a commit that adds redundant work to a hot function, without
 //! changing the search, must be flagged as a regression with an unchanged signature; the same
 //! engine built by its Makefile and read in the openbench format must show the same signature;
-//! `lab tiers`
-//! on the unpatched engine must show its cheap tiers saving instructions per node; and `lab
-//! match` plays the real engine's UCI loop without a fault.
+//! `lab verdict` judges it by its speed alone and draws its page; `lab tiers` on the unpatched
+//! engine must show its cheap tiers saving instructions per node; and `lab match` plays the
+//! real engine's UCI loop without a fault.
 //!
 //! It clones the committed state of this workspace, so it needs the engine committed, and it
 //! builds the engine twice in release mode: minutes, hence `#[ignore]`. Run it with
@@ -112,6 +112,41 @@ fn redundant_work_in_a_hot_function_is_a_regression_with_an_unchanged_signature(
     assert_eq!(report["verdict"], "regression", "{context}");
     let squall_json_signature = report["a"]["signature"].clone();
 
+    // The verdict of the same pair, with a stand-in speed-Elo model stored for this machine
+    // (a real fit takes hundreds of games): same signature, so no games, and its HTML page.
+    store_stand_in_model(dir.path());
+    let page = dir.path().join("target").join("verdict.html");
+    let page_arg = page.to_string_lossy().into_owned();
+    let (code, report, context) = lab_json(
+        dir.path(),
+        &[
+            "verdict",
+            "HEAD~1",
+            "HEAD",
+            "--tc",
+            "2+0.02",
+            "--max-rounds",
+            "6",
+            "--no-instructions",
+            "--export-html",
+            &page_arg,
+        ],
+        &measure,
+    );
+    assert!(matches!(code, Some(0 | 1 | 3)), "{context}");
+    assert_eq!(report["kind"], "verdict", "{context}");
+    assert_eq!(report["games"], 0, "{context}");
+    assert!(report["search"].is_null(), "{context}");
+    assert!(
+        report["speed_elo"]["value"].as_f64().unwrap() < 0.0,
+        "{context}"
+    );
+    let html = fs::read_to_string(&page).expect("the verdict's page");
+    assert!(
+        html.contains("The Elo split") && html.contains("no game played"),
+        "{html}"
+    );
+
     // The same engine through OpenBench's convention (the root Makefile, `squall bench` read as
     // text): both adapters must see the same search.
     let config = dir.path().join("target").join("openbench.toml");
@@ -172,6 +207,42 @@ fn redundant_work_in_a_hot_function_is_a_regression_with_an_unchanged_signature(
         serde_json::json!([["Threads", "1"], ["FullEval", "true"]]),
         "{context}"
     );
+}
+
+/// A model of 80 Elo per doubling (70 to 90) at 2+0.02 for this machine, as `lab speed-elo`
+/// stores it, fitted on no real binary.
+fn store_stand_in_model(repo: &Path) {
+    use squall_lab::games::rules::Limit;
+    use squall_lab::games::sprt::Estimate;
+    use squall_lab::verdict::models::{self, ModelEngine, SpeedEloModel};
+    use squall_lab::verdict::speed_elo::{fit, OddsPoint};
+    let machine = squall_lab::machine::Machine::current();
+    let points = [OddsPoint {
+        odds: 2.0,
+        elo: Estimate {
+            value: 80.0,
+            ci_low: 70.0,
+            ci_high: 90.0,
+        },
+        games: 1000,
+    }];
+    let model = SpeedEloModel {
+        kind: models::SPEED_ELO_KIND.into(),
+        schema_version: models::SPEED_ELO_SCHEMA_VERSION,
+        engine: ModelEngine {
+            spec: "stand-in".into(),
+            commit: None,
+            binary: "stand-in".into(),
+        },
+        limit: Limit::parse_tc("2+0.02").unwrap(),
+        machine_id: squall_lab::history::store::machine_id(&machine),
+        machine,
+        elo_per_doubling: fit(&points).unwrap(),
+        games: 1000,
+        date: "2026-12-02".into(),
+    };
+    let paths = squall_lab::paths::LabPaths::new(repo);
+    models::save(&models::models_dir(&paths), &model).unwrap();
 }
 
 /// Runs `lab --repo REPO COMMAND... --format json --rounds 6 MEASURE...`: its exit code, its JSON

@@ -9,7 +9,7 @@ use crate::games::book::Book;
 use crate::games::results::Shard;
 use crate::games::rules::{DrawAdjudication, Limit, ResignAdjudication, SideLimits};
 use crate::games::sprt::{EloModel, Sprt};
-use crate::games::{self, MatchOptions, MatchReport};
+use crate::games::{self, MatchOptions, MatchReport, Resume};
 use crate::lab::Lab;
 use crate::outcome::{Exit, Outcome};
 use crate::paths::NamedPath;
@@ -84,7 +84,12 @@ fn options(args: &MatchPlayArgs) -> Result<MatchOptions> {
         concurrency: args.concurrency,
         out: args.out.clone(),
         pgn: args.pgn.clone(),
-        resume: args.resume,
+        resume: if args.resume {
+            Resume::Required
+        } else {
+            Resume::No
+        },
+        sprt_may_change: false,
         exports: super::export_paths(&args.output.export),
     })
 }

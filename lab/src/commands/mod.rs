@@ -97,6 +97,8 @@ fn draws_html(command: &Command) -> bool {
                 action: BaselineCommand::Check { .. }
             }
             | Command::Calibrate(_)
+            | Command::SpeedElo(_)
+            | Command::Verdict(_)
     )
 }
 

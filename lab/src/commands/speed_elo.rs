@@ -4,11 +4,8 @@
 use anyhow::{bail, Context, Result};
 
 use crate::cli::SpeedEloArgs;
-use crate::games::book::Book;
-use crate::games::results::Shard;
 use crate::games::rules::Limit;
-use crate::games::sprt::EloModel;
-use crate::games::{self, MatchOptions};
+use crate::games::{self, MatchOptions, Resume};
 use crate::history::store::machine_id;
 use crate::lab::Lab;
 use crate::machine::Machine;
@@ -21,9 +18,6 @@ use crate::verdict::models::{
 };
 use crate::verdict::speed_elo::{fit, FitError, OddsPoint};
 use crate::verdict::SpeedEloReport;
-
-/// The opening order's seed: each odds plays the same openings.
-const GAMES_SEED: u64 = 1;
 
 /// The largest time odds: beyond, the clock of B leaves the range `--tc` accepts anyway.
 const MAX_ODDS: f64 = 64.0;
@@ -55,29 +49,17 @@ pub fn run(lab: &Lab, args: &SpeedEloArgs) -> Result<Outcome> {
             all_odds.len(),
             scaled(&base, odds)?
         ));
-        let report = games::run(
-            lab,
-            MatchOptions {
-                engines: [rev.clone(), rev.clone()],
-                uci_options: [Vec::new(), Vec::new()],
-                hash: None,
-                limits: [base, scaled(&base, odds)?],
-                timemargin_ms: 0,
-                draw: None,
-                resign: None,
-                sprt: None,
-                elo_model: EloModel::Logistic,
-                games: args.games,
-                shard: Shard::WHOLE,
-                book: Book::load(None, None)?,
-                seed: GAMES_SEED,
-                concurrency: args.concurrency,
-                out: None,
-                pgn: None,
-                resume: false,
-                exports: super::export_paths(&args.output.export),
-            },
+        let mut options = MatchOptions::self_play(
+            [rev.clone(), rev.clone()],
+            [base, scaled(&base, odds)?],
+            args.games,
+            args.concurrency,
+            super::export_paths(&args.output.export),
         )?;
+        if args.resume {
+            options.resume = Resume::IfAny;
+        }
+        let report = games::run(lab, options)?;
         let elo = report.summary.elo.with_context(|| {
             format!(
                 "odds {odds}: the Elo is unbounded after {} games (every pair won or lost): \

@@ -2,6 +2,7 @@
 //! as `lab compare` measures them; the speed in Elo from the stored model; with the same
 //! signature the speed decides alone, otherwise a fixed-node SPRT with shifted bounds.
 
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
@@ -10,15 +11,15 @@ use super::{plan, settings};
 use crate::analysis::compare::{compare, Comparison, Criteria, Thresholds};
 use crate::analysis::measure::{measure_pair, Side, Subject};
 use crate::cli::{VerdictCommandArgs, DEFAULT_INSTR_THRESHOLD_PCT, DEFAULT_THRESHOLD_PCT};
-use crate::games::book::Book;
-use crate::games::results::Shard;
+use crate::games::results::{self, Shard};
 use crate::games::rules::Limit;
 use crate::games::sprt::{EloModel, Estimate, Sprt, SprtDecision};
-use crate::games::{self, MatchOptions};
+use crate::games::{self, MatchOptions, Resume};
 use crate::history::store::machine_id;
 use crate::lab::Lab;
 use crate::machine::Machine;
 use crate::outcome::{Exit, Outcome};
+use crate::paths::LabPaths;
 use crate::report::Report;
 use crate::schema::{Kind, LAB_JSON_SCHEMA_VERSION};
 use crate::verdict::speed_elo::{add, speed_elo};
@@ -26,9 +27,6 @@ use crate::verdict::{
     models, node_budget, shifted_sprt, speed_decision, speed_ratio, typical_move_ms, Decision,
     ModelUse, SearchGames, VerdictReport,
 };
-
-/// The seed of the fixed-node games' opening order: fixed, so a verdict replays.
-const GAMES_SEED: u64 = 1;
 
 pub fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
     let started = Instant::now();
@@ -49,7 +47,9 @@ pub fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
         );
     }
     let mut notes = Vec::new();
-    let (mut comparison, model_dir) = measure(lab, args, args.measure.rounds, true)?;
+    let (mut comparison, paths) = measure(lab, args, args.measure.rounds, true)?;
+    let model_dir = models::models_dir(&paths);
+    let match_dir = paths.root.join("match");
     let machine = machine_id(&Machine::current());
     let a_binary = comparison.a.revision.binary_key.clone();
     let (model, same_binary) = models::find(&model_dir, &machine, &a_binary, Some(&limit))
@@ -110,74 +110,78 @@ pub fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
             (ratio, speed) = speed_of(&comparison)?;
             (llr, decision) = speed_decision(&speed, &sprt);
         }
-        let search_elo = Estimate {
+        let zero = Estimate {
             value: 0.0,
             ci_low: 0.0,
             ci_high: 0.0,
         };
-        return Ok(outcome(VerdictReport {
-            schema_version: LAB_JSON_SCHEMA_VERSION,
-            kind: Kind::Verdict,
+        return Ok(outcome(Findings {
             limit,
-            tc: limit.pgn_time_control(),
             sprt,
-            comparison: Box::new(comparison),
+            comparison,
             model: model_use,
             speed_ratio: ratio,
             speed_elo: speed,
-            search_elo,
-            total_elo: speed,
-            llr,
-            llr_lower: sprt.lower(),
-            llr_upper: sprt.upper(),
-            games: 0,
+            search_elo: zero,
+            llr: (llr, sprt.lower(), sprt.upper()),
             rounds,
             search: None,
-            decision: Decision::from_sprt(decision),
-            wall_time_s: started.elapsed().as_secs_f64(),
+            decision,
+            started,
             notes,
         }));
     }
 
     let nps = comparison.a.nps.median;
     let move_ms = typical_move_ms(&limit).expect("a clock has a typical move time");
-    let nodes = node_budget(nps, &limit)
+    let measured_nodes = node_budget(nps, &limit)
         .with_context(|| format!("A's measured NPS {nps} gives no node budget"))?;
+    let binaries = [
+        comparison.a.revision.binary_key.as_str(),
+        comparison.b.revision.binary_key.as_str(),
+    ];
+    let earlier = if args.resume {
+        earlier_games(&match_dir, binaries)
+    } else {
+        None
+    };
+    let nodes = match &earlier {
+        Some((path, nodes)) => {
+            lab.progress().line(&format!(
+                "resuming the fixed-node games of {} at their budget of {nodes} nodes per move \
+                 (this run's NPS gives {measured_nodes})",
+                path.display()
+            ));
+            *nodes
+        }
+        None => measured_nodes,
+    };
     let shifted = shifted_sprt(&sprt, &speed);
     lab.progress().line(&format!(
         "signatures differ: fixed-node SPRT at {nodes} nodes per move (A's {nps:.0} NPS × {move_ms} ms), \
          bounds [{:.2}, {:.2}] after the speed's {:+.2} Elo",
         shifted.elo0, shifted.elo1, speed.ci_low
     ));
-    let report = games::run(
-        lab,
-        MatchOptions {
-            engines: [args.a.clone(), args.b.clone()],
-            uci_options: [Vec::new(), Vec::new()],
-            hash: None,
-            limits: [Limit::Nodes { nodes }; 2],
-            timemargin_ms: 0,
-            draw: None,
-            resign: None,
-            sprt: Some(shifted),
-            elo_model: EloModel::Logistic,
-            games: args.max_games,
-            shard: Shard::WHOLE,
-            book: Book::load(None, None)?,
-            seed: GAMES_SEED,
-            concurrency: args.concurrency,
-            out: None,
-            pgn: None,
-            resume: false,
-            exports: super::export_paths(&args.output.export),
-        },
+    let mut options = MatchOptions::self_play(
+        [args.a.clone(), args.b.clone()],
+        [Limit::Nodes { nodes }; 2],
+        args.max_games,
+        args.concurrency,
+        super::export_paths(&args.output.export),
     )?;
+    options.sprt = Some(shifted);
+    options.sprt_may_change = true;
+    if let Some((path, _)) = earlier {
+        options.out = Some(path);
+        options.resume = Resume::Required;
+    }
+    let report = games::run(lab, options)?;
     let state = report
         .summary
         .sprt
         .as_ref()
         .context("the fixed-node games report no SPRT state")?;
-    let (llr, llr_lower, llr_upper, decision) = (state.llr, state.lower, state.upper, state.result);
+    let (llr, decision) = ((state.llr, state.lower, state.upper), state.result);
     let search_elo = report.summary.elo.unwrap_or_else(|| {
         notes.push(format!(
             "the search's Elo is unbounded after {} games (every pair won or lost)",
@@ -190,23 +194,15 @@ pub fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
             ci_high: f64::INFINITY,
         }
     });
-    let games = report.summary.games;
-    Ok(outcome(VerdictReport {
-        schema_version: LAB_JSON_SCHEMA_VERSION,
-        kind: Kind::Verdict,
+    Ok(outcome(Findings {
         limit,
-        tc: limit.pgn_time_control(),
         sprt,
-        comparison: Box::new(comparison),
+        comparison,
         model: model_use,
         speed_ratio: ratio,
         speed_elo: speed,
         search_elo,
-        total_elo: add(search_elo, speed),
         llr,
-        llr_lower,
-        llr_upper,
-        games,
         rounds,
         search: Some(SearchGames {
             nodes_per_move: nodes,
@@ -215,21 +211,72 @@ pub fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
             shifted_sprt: shifted,
             games: Box::new(report),
         }),
-        decision: Decision::from_sprt(decision),
-        wall_time_s: started.elapsed().as_secs_f64(),
+        decision,
+        started,
         notes,
     }))
 }
 
+/// What a verdict found, before it becomes the report.
+struct Findings {
+    limit: Limit,
+    sprt: Sprt,
+    comparison: Comparison,
+    model: ModelUse,
+    speed_ratio: Estimate,
+    speed_elo: Estimate,
+    search_elo: Estimate,
+    /// The LLR with its lower and upper bound.
+    llr: (f64, f64, f64),
+    rounds: u32,
+    search: Option<SearchGames>,
+    decision: SprtDecision,
+    started: Instant,
+    notes: Vec<String>,
+}
+
+/// The newest results file of an earlier verdict between these binaries: fixed-node games at
+/// one budget for both sides, with an SPRT. Its budget is kept, so that its games pool with
+/// the new ones.
+fn earlier_games(match_dir: &Path, binaries: [&str; 2]) -> Option<(PathBuf, u64)> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(match_dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.extension().is_none_or(|ext| ext != "jsonl") {
+            continue;
+        }
+        let Ok((header, _, _)) = results::read(&path) else {
+            continue;
+        };
+        let settings = &header.settings;
+        let [Limit::Nodes { nodes }, Limit::Nodes { nodes: b_nodes }] = settings.limits else {
+            continue;
+        };
+        let same_engines =
+            settings.engines[0].binary == binaries[0] && settings.engines[1].binary == binaries[1];
+        if nodes != b_nodes
+            || !same_engines
+            || settings.sprt.is_none()
+            || header.shard != Shard::WHOLE
+        {
+            continue;
+        }
+        let modified = entry.metadata().and_then(|meta| meta.modified()).ok();
+        found.push((modified, path, nodes));
+    }
+    found.sort();
+    found.pop().map(|(_, path, nodes)| (path, nodes))
+}
+
 /// A and B measured as `lab compare` measures them, `rounds` paired rounds; instructions only
 /// when asked (the re-measurements of an undecided speed keep the first count). Also the
-/// directory of the stored speed-Elo models.
+/// lab's directories.
 fn measure(
     lab: &Lab,
     args: &VerdictCommandArgs,
     rounds: u32,
     instructions: bool,
-) -> Result<(Comparison, std::path::PathBuf)> {
+) -> Result<(Comparison, LabPaths)> {
     let session = lab.lock()?;
     let (repo, paths, progress) = (session.repo(), session.paths(), session.progress());
     let a = crate::engine::revision::resolve(repo, &args.a, paths)?;
@@ -259,14 +306,42 @@ fn measure(
         Criteria::local(false),
     );
     comparison.measured = Some(crate::analysis::provenance::Provenance::here_now());
-    Ok((comparison, models::models_dir(paths)))
+    Ok((comparison, paths.clone()))
 }
 
-fn outcome(report: VerdictReport) -> Outcome {
-    let exit = match report.decision {
+fn outcome(verdict: Findings) -> Outcome {
+    let decision = Decision::from_sprt(verdict.decision);
+    let exit = match decision {
         Decision::H1 => Exit::Clean,
         Decision::H0 => Exit::Regression,
         Decision::Undecided => Exit::Undecided,
+    };
+    let games = verdict
+        .search
+        .as_ref()
+        .map_or(0, |search| search.games.summary.games);
+    let (llr, llr_lower, llr_upper) = verdict.llr;
+    let report = VerdictReport {
+        schema_version: LAB_JSON_SCHEMA_VERSION,
+        kind: Kind::Verdict,
+        limit: verdict.limit,
+        tc: verdict.limit.pgn_time_control(),
+        sprt: verdict.sprt,
+        comparison: Box::new(verdict.comparison),
+        model: verdict.model,
+        speed_ratio: verdict.speed_ratio,
+        speed_elo: verdict.speed_elo,
+        search_elo: verdict.search_elo,
+        total_elo: add(verdict.search_elo, verdict.speed_elo),
+        llr,
+        llr_lower,
+        llr_upper,
+        games,
+        rounds: verdict.rounds,
+        search: verdict.search,
+        decision,
+        wall_time_s: verdict.started.elapsed().as_secs_f64(),
+        notes: verdict.notes,
     };
     Outcome {
         report: Report::Verdict(Box::new(report)),

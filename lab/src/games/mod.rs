@@ -86,6 +86,18 @@ pub struct MatchReport {
     pub trajectory: Vec<TrajectoryPoint>,
 }
 
+/// Whether a match continues an earlier results file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Resume {
+    /// A new results file.
+    No,
+    /// `--out`, or the newest results file with these settings; none is an error.
+    Required,
+    /// As `Required`, but a new results file when none has these settings: for commands that
+    /// play several matches, where an interruption leaves some of them not yet begun.
+    IfAny,
+}
+
 /// What `lab match A B` plays: every setting parsed and checked, the book loaded.
 #[derive(Debug, Clone)]
 pub struct MatchOptions {
@@ -116,12 +128,53 @@ pub struct MatchOptions {
     pub out: Option<PathBuf>,
     /// The PGN (default: beside the results file).
     pub pgn: Option<PathBuf>,
-    /// Continue the games of an existing results file played with the same settings.
-    pub resume: bool,
+    /// Whether to continue the games of an existing results file played with the same settings.
+    pub resume: Resume,
+    /// On resume, the SPRT's bounds may differ from the file's: `lab verdict` shifts them by
+    /// each run's new measurement of the speed. The LLR is taken anew over every recorded pair.
+    pub sprt_may_change: bool,
     /// The other files this run writes (the report's exports): the match's files may not be
     /// any of them.
     pub exports: Vec<NamedPath>,
 }
+
+impl MatchOptions {
+    /// The games the verdict commands play: `engines` at `limits`, the default book in a
+    /// fixed order (so a rerun replays the openings), no adjudication, no options; the fields
+    /// a command needs otherwise are set over this.
+    pub fn self_play(
+        engines: [String; 2],
+        limits: SideLimits,
+        games: u64,
+        concurrency: Option<u32>,
+        exports: Vec<NamedPath>,
+    ) -> Result<Self> {
+        Ok(MatchOptions {
+            engines,
+            uci_options: [Vec::new(), Vec::new()],
+            hash: None,
+            limits,
+            timemargin_ms: 0,
+            draw: None,
+            resign: None,
+            sprt: None,
+            elo_model: EloModel::Logistic,
+            games,
+            shard: Shard::WHOLE,
+            book: Book::load(None, None)?,
+            seed: SELF_PLAY_SEED,
+            concurrency,
+            out: None,
+            pgn: None,
+            resume: Resume::No,
+            sprt_may_change: false,
+            exports,
+        })
+    }
+}
+
+/// The opening order of [`MatchOptions::self_play`]: fixed, so a rerun replays the openings.
+const SELF_PLAY_SEED: u64 = 1;
 
 /// `lab match A B`. The revisions come from the lab's repository; two `exe:` engines need none
 /// (the match files then go under ./target/lab/match/ when there is no repository).
@@ -145,6 +198,7 @@ pub fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
         out,
         pgn,
         resume,
+        sprt_may_change,
         exports,
     } = options;
 
@@ -201,17 +255,23 @@ pub fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
     };
 
     let match_dir = paths.root.join("match");
-    let (mut results, mut recorded, header_shard) = if resume {
-        let path = match &out {
-            Some(path) => path.clone(),
-            None => newest_match(&match_dir, &settings, shard)?,
-        };
+    let resumed = match (resume, &out) {
+        (Resume::No, _) => None,
+        (_, Some(path)) => Some(path.clone()),
+        (Resume::Required, None) => Some(newest_match(&match_dir, &settings, shard)?),
+        (Resume::IfAny, None) => newest_match(&match_dir, &settings, shard).ok(),
+    };
+    let resume = resumed.is_some();
+    let (mut results, mut recorded, header_shard) = if let Some(path) = resumed {
         refuse_aliases(
             &[NamedPath::new("the resumed results file", &path)],
             &exports,
         )?;
         let (file, header, games) = ResultsFile::resume(&path)?;
-        let changed = differences(&header.settings, &settings);
+        let mut changed = differences(&header.settings, &settings);
+        if sprt_may_change {
+            changed.retain(|name| name != "sprt");
+        }
         if !changed.is_empty() {
             bail!(
                 "cannot resume {}: it was played with other settings ({}); start a new match with another --out",

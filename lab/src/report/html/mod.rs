@@ -10,6 +10,7 @@
 pub mod bootstrap;
 pub mod calibration_page;
 pub mod commit_axis;
+pub mod elo_split;
 pub mod exit_heatmap;
 pub mod exit_shares;
 pub mod history;
@@ -29,6 +30,9 @@ pub mod pentanomial;
 pub mod plot;
 pub mod residuals;
 pub mod side_buckets;
+pub mod speed_elo_page;
+pub mod speed_fit;
+pub mod verdict_page;
 
 use std::fmt::Write as _;
 
@@ -48,7 +52,11 @@ pub const SEED: u64 = 0x5EED;
 /// `lab report` reads it, so both give the same bytes.
 pub fn render(report: &Report) -> Result<String> {
     match report {
-        Report::Comparison(_) | Report::Match(_) | Report::History(_) => {
+        Report::Comparison(_)
+        | Report::Match(_)
+        | Report::History(_)
+        | Report::SpeedElo(_)
+        | Report::Verdict(_) => {
             let value: serde_json::Value = serde_json::from_str(&json::render(report))
                 .context("the report's own JSON does not parse")?;
             from_json(&value)
@@ -61,17 +69,24 @@ pub fn render(report: &Report) -> Result<String> {
 }
 
 /// The reports that have a page, as errors name them.
-pub const PAGES: &str = "compare, tiers, baseline check, match, calibrate and history";
+pub const PAGES: &str =
+    "compare, tiers, baseline check, match, calibrate, history, speed-elo and verdict";
 
 /// The `schema_version` of each kind of document a page is drawn for: a document of another
 /// version may keep a field's name and change its meaning, so it is refused, not drawn.
-const READ_VERSIONS: [(&str, u64); 7] = [
+const READ_VERSIONS: [(&str, u64); 10] = [
     ("compare", LAB_JSON_SCHEMA_VERSION as u64),
     ("tiers", LAB_JSON_SCHEMA_VERSION as u64),
     ("baseline-check", LAB_JSON_SCHEMA_VERSION as u64),
     ("calibration", LAB_JSON_SCHEMA_VERSION as u64),
     ("history", LAB_JSON_SCHEMA_VERSION as u64),
     ("match", MATCH_JSON_SCHEMA_VERSION as u64),
+    ("speed-elo", LAB_JSON_SCHEMA_VERSION as u64),
+    ("verdict", LAB_JSON_SCHEMA_VERSION as u64),
+    (
+        crate::verdict::models::SPEED_ELO_KIND,
+        crate::verdict::models::SPEED_ELO_SCHEMA_VERSION as u64,
+    ),
     (
         crate::calibration::data::KIND,
         crate::calibration::data::SCHEMA_VERSION,
@@ -124,6 +139,9 @@ pub fn from_json(value: &serde_json::Value) -> Result<String> {
                 .context("a calibration report without its \"calibration\" file")?,
         ),
         Some("history") => history::page(value),
+        Some("speed-elo") => speed_elo_page::page(value),
+        Some(crate::verdict::models::SPEED_ELO_KIND) => speed_elo_page::page(value),
+        Some("verdict") => verdict_page::page(value),
         Some(kind) => bail!(
             "an HTML report is drawn for {PAGES}, not for kind \"{}\"",
             crate::input::excerpt(kind, 80)

@@ -1,0 +1,347 @@
+//! The page of `lab verdict` (`--export-html`, `lab report` of its JSON): the decision and the
+//! Elo split with their intervals, the speed and the model behind its Elo, and, when games
+//! were played, the fixed-node SPRT's LLR between its shifted bounds.
+
+use std::fmt::Write as _;
+
+use anyhow::{Context, Result};
+use serde::Deserialize;
+
+use super::elo_split::{self, Bar};
+use super::match_llr;
+use super::plot::Footer;
+use super::{fact, head, section};
+
+#[derive(Deserialize)]
+struct Estimate {
+    value: Option<f64>,
+    ci_low: Option<f64>,
+    ci_high: Option<f64>,
+}
+
+impl Estimate {
+    fn interval(&self) -> Option<(f64, f64)> {
+        self.ci_low.zip(self.ci_high)
+    }
+
+    fn text(&self) -> String {
+        let number =
+            |v: Option<f64>| v.map_or_else(|| "unbounded".to_string(), |v| format!("{v:+.1}"));
+        format!(
+            "{} (95% CI {} to {})",
+            number(self.value),
+            number(self.ci_low),
+            number(self.ci_high)
+        )
+    }
+}
+
+#[derive(Deserialize)]
+struct Bounds {
+    elo0: f64,
+    elo1: f64,
+    alpha: f64,
+    beta: f64,
+}
+
+#[derive(Deserialize)]
+struct ModelUse {
+    elo_per_doubling: Estimate,
+    fitted_on: String,
+    same_binary: bool,
+    games: u64,
+    date: String,
+}
+
+#[derive(Deserialize)]
+struct Revision {
+    spec: String,
+    commit: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct Side {
+    revision: Revision,
+}
+
+#[derive(Deserialize)]
+struct Comparison {
+    a: Side,
+    b: Side,
+    #[serde(default)]
+    verdict: String,
+}
+
+#[derive(Deserialize)]
+struct TrajectoryPoint {
+    games: u64,
+    llr: Option<f64>,
+}
+
+#[derive(Deserialize)]
+struct Games {
+    #[serde(default)]
+    trajectory: Vec<TrajectoryPoint>,
+}
+
+#[derive(Deserialize)]
+struct Search {
+    nodes_per_move: u64,
+    nps: f64,
+    typical_move_ms: f64,
+    shifted_sprt: Bounds,
+    #[serde(rename = "match")]
+    games: Games,
+}
+
+#[derive(Deserialize)]
+struct VerdictDoc {
+    tc: String,
+    sprt: Bounds,
+    comparison: Comparison,
+    model: ModelUse,
+    speed_ratio: Estimate,
+    speed_elo: Estimate,
+    search_elo: Estimate,
+    total_elo: Estimate,
+    llr: Option<f64>,
+    llr_lower: f64,
+    llr_upper: f64,
+    games: u64,
+    rounds: u32,
+    search: Option<Search>,
+    decision: String,
+    wall_time_s: f64,
+    #[serde(default)]
+    notes: Vec<String>,
+}
+
+fn revision_name(revision: &Revision) -> String {
+    match &revision.commit {
+        Some(commit) => format!("{} ({})", revision.spec, commit.get(..10).unwrap_or(commit)),
+        None => revision.spec.clone(),
+    }
+}
+
+/// The decision as the exit code says it.
+fn decision_text(decision: &str) -> &'static str {
+    match decision {
+        "h1" => "H1 accepted: B is not worse than the bounds allow (exit 0)",
+        "h0" => "H0 accepted: B is worse than the lower bound allows (exit 1)",
+        _ => "undecided within the rounds and games allowed (exit 3)",
+    }
+}
+
+pub fn page(value: &serde_json::Value) -> Result<String> {
+    let doc: VerdictDoc =
+        serde_json::from_value(value.clone()).context("a verdict JSON without its fields")?;
+    let (a_name, b_name) = (
+        revision_name(&doc.comparison.a.revision),
+        revision_name(&doc.comparison.b.revision),
+    );
+    let footer = Footer(format!(
+        "A = {a_name} · B = {b_name} · verdict at {}",
+        doc.tc
+    ));
+    let mut html = head(&format!("lab verdict: A = {a_name}, B = {b_name}"));
+    let ratio = |v: Option<f64>| {
+        v.map_or_else(
+            || "—".to_string(),
+            |v| format!("{:+.2}%", (v - 1.0) * 100.0),
+        )
+    };
+    let search_facts = match &doc.search {
+        Some(search) => format!(
+            "{} fixed-node games at {} nodes per move (A's {:.0} NPS × {:.0} ms, the typical time per move at {})",
+            doc.games, search.nodes_per_move, search.nps, search.typical_move_ms, doc.tc
+        ),
+        None => "same signature: the same search tree, no game played".to_string(),
+    };
+    let facts = [
+        fact("decision", decision_text(&doc.decision)),
+        fact("total Elo", &doc.total_elo.text()),
+        fact("speed Elo", &doc.speed_elo.text()),
+        fact("search Elo", &doc.search_elo.text()),
+        fact(
+            "speed",
+            &format!(
+                "B's NPS over A's {} (95% CI {} to {}), {} paired rounds",
+                ratio(doc.speed_ratio.value),
+                ratio(doc.speed_ratio.ci_low),
+                ratio(doc.speed_ratio.ci_high),
+                doc.rounds
+            ),
+        ),
+        fact(
+            "model",
+            &format!(
+                "{} Elo per doubling of time, fitted on {}{} ({} games, {})",
+                doc.model.elo_per_doubling.text(),
+                doc.model.fitted_on,
+                if doc.model.same_binary {
+                    ""
+                } else {
+                    ": another engine tree than A's"
+                },
+                doc.model.games,
+                doc.model.date
+            ),
+        ),
+        fact("search", &search_facts),
+        fact(
+            "bounds",
+            &format!(
+                "elo0 {:+.1}, elo1 {:+.1}, alpha {}, beta {}",
+                doc.sprt.elo0, doc.sprt.elo1, doc.sprt.alpha, doc.sprt.beta
+            ),
+        ),
+        fact(
+            "LLR",
+            &format!(
+                "{} (bounds {:.2}, {:.2})",
+                doc.llr
+                    .map_or_else(|| "—".to_string(), |llr| format!("{llr:.2}")),
+                doc.llr_lower,
+                doc.llr_upper
+            ),
+        ),
+        fact("speed and instructions", &doc.comparison.verdict),
+        fact("wall time", &format!("{:.0} s", doc.wall_time_s)),
+    ];
+    let _ = write!(
+        html,
+        "<table class=\"facts\">\n{}</table>\n",
+        facts.concat()
+    );
+    for note in &doc.notes {
+        let _ = writeln!(html, "<p class=\"note\">{}</p>", super::escape(note));
+    }
+
+    let bars = [
+        Bar {
+            name: "speed",
+            value: doc.speed_elo.value,
+            ci: doc.speed_elo.interval(),
+        },
+        Bar {
+            name: "search (fixed nodes)",
+            value: doc.search_elo.value,
+            ci: doc.search_elo.interval(),
+        },
+        Bar {
+            name: "total",
+            value: doc.total_elo.value,
+            ci: doc.total_elo.interval(),
+        },
+    ];
+    section(
+        &mut html,
+        "The Elo split",
+        "The speed's Elo is B's measured speed ratio times the stored model's Elo per doubling \
+         of time; the search's Elo is from fixed-node games, where only the search tree differs; \
+         the total adds them, their interval half-widths in quadrature. The lines are the \
+         bounds as given.",
+        Some(elo_split::draw(
+            &bars,
+            (doc.sprt.elo0, doc.sprt.elo1),
+            &footer,
+        )?),
+    );
+
+    if let Some(search) = &doc.search {
+        let line: Vec<(f64, f64)> = search
+            .games
+            .trajectory
+            .iter()
+            .filter_map(|point| Some((point.games as f64, point.llr?)))
+            .collect();
+        let shifted = &search.shifted_sprt;
+        let text = format!(
+            "The fixed-node games' LLR for the search alone, between bounds shifted by what the \
+             speed surely gives (the low end of its interval): elo0 {:+.2}, elo1 {:+.2} instead \
+             of {:+.1}, {:+.1}.",
+            shifted.elo0, shifted.elo1, doc.sprt.elo0, doc.sprt.elo1
+        );
+        let plot = if line.is_empty() {
+            None
+        } else {
+            let test = match_llr::Test {
+                lower: doc.llr_lower,
+                upper: doc.llr_upper,
+                hypotheses: format!(
+                    "shifted [{:+.2}, {:+.2}] logistic",
+                    shifted.elo0, shifted.elo1
+                ),
+                decision: match doc.decision.as_str() {
+                    "h1" => "H1 accepted",
+                    "h0" => "H0 accepted",
+                    _ => "no decision",
+                },
+            };
+            Some(match_llr::draw(&line, &test, &footer)?)
+        };
+        section(&mut html, "The games' SPRT", &text, plot);
+    }
+    html.push_str("</body>\n</html>\n");
+    Ok(html)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn estimate(value: f64, low: f64, high: f64) -> serde_json::Value {
+        serde_json::json!({"value": value, "ci_low": low, "ci_high": high})
+    }
+
+    fn verdict(search: serde_json::Value) -> serde_json::Value {
+        let bounds = serde_json::json!({"elo0": -5.0, "elo1": 0.0, "alpha": 0.05, "beta": 0.05, "model": "logistic"});
+        let side = |spec: &str| serde_json::json!({"revision": {"spec": spec, "commit": "0123456789abcdef"}});
+        serde_json::json!({
+            "kind": "verdict", "schema_version": 2, "tc": "2+0.02", "sprt": bounds,
+            "comparison": {"a": side("main"), "b": side("<b>"), "verdict": "no significant change"},
+            "model": {"elo_per_doubling": estimate(90.0, 80.0, 100.0), "fitted_on": "main",
+                      "same_binary": true, "games": 400, "date": "2026-12-02", "path": "x"},
+            "speed_ratio": estimate(1.02, 1.01, 1.03),
+            "speed_elo": estimate(2.6, 1.1, 4.3),
+            "search_elo": estimate(-3.0, -9.0, 3.0),
+            "total_elo": estimate(-0.4, -6.6, 5.9),
+            "llr": 1.2, "llr_lower": -2.94, "llr_upper": 2.94, "games": 120, "rounds": 6,
+            "search": search, "decision": "undecided", "wall_time_s": 300.0, "notes": []
+        })
+    }
+
+    #[test]
+    fn a_verdict_with_games_has_the_split_and_the_llr() {
+        let search = serde_json::json!({
+            "nodes_per_move": 300000, "nps": 4.3e6, "typical_move_ms": 70.0,
+            "shifted_sprt": {"elo0": -6.1, "elo1": -1.1, "alpha": 0.05, "beta": 0.05, "model": "logistic"},
+            "match": {"trajectory": [{"games": 2, "llr": 0.1}, {"games": 120, "llr": 1.2}]}
+        });
+        let html = page(&verdict(search)).unwrap();
+        assert!(html.contains("The Elo split"), "{html}");
+        assert!(html.contains("The games' SPRT"));
+        assert!(html.contains("300000 nodes per move"));
+        assert!(html.contains("&lt;b&gt;"), "the revision is escaped");
+        assert!(!html.contains("<b>"));
+        assert!(html.contains("undecided within the rounds and games allowed (exit 3)"));
+    }
+
+    #[test]
+    fn a_same_signature_verdict_draws_no_llr() {
+        let html = page(&verdict(serde_json::Value::Null)).unwrap();
+        assert!(html.contains("no game played"));
+        assert!(!html.contains("The games' SPRT"));
+    }
+
+    #[test]
+    fn an_unbounded_search_elo_is_said_so() {
+        let mut value = verdict(serde_json::Value::Null);
+        value["search_elo"] = serde_json::json!({"value": null, "ci_low": null, "ci_high": null});
+        let html = page(&value).unwrap();
+        assert!(
+            html.contains("unbounded (95% CI unbounded to unbounded)"),
+            "{html}"
+        );
+    }
+}
