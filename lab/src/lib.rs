@@ -24,6 +24,7 @@ pub mod pool;
 pub mod process;
 pub mod profile;
 pub mod progress;
+pub mod provenance;
 pub mod report;
 pub mod schema;
 pub mod tune;

@@ -14,7 +14,7 @@ use squall_lab::calibration::data::{
     merge_samples, merge_shards, CalibrationFile, ExitRate, Histograms, MarginSafety, Provenance,
     Sample, Samples as ReplaySamples, SparseHistogram, Tally, TierSafety,
 };
-use squall_lab::calibration::tables;
+use squall_lab::calibration::{margins_source, tables};
 use squall_lab::pool::{self, SplitMix};
 use squall_lab::report::calibration::rate_with_interval;
 
@@ -297,7 +297,7 @@ fn workspace_margins() -> PathBuf {
 fn tables_apply_rewrites_only_the_marked_block() {
     let dir = tempfile::tempdir().unwrap();
     git2::Repository::init(dir.path()).unwrap();
-    let margins = dir.path().join(tables::MARGINS_FILE);
+    let margins = dir.path().join(margins_source::MARGINS_FILE);
     std::fs::create_dir_all(margins.parent().unwrap()).unwrap();
     let original = std::fs::read_to_string(workspace_margins()).unwrap();
     std::fs::write(&margins, &original).unwrap();
@@ -342,12 +342,12 @@ fn tables_apply_rewrites_only_the_marked_block() {
     ]);
     assert!(output.status.success(), "{}", text(&output));
     let updated = std::fs::read_to_string(&margins).unwrap();
-    let begin = updated.find(tables::BEGIN_MARKER).unwrap();
-    let end = updated.find(tables::END_MARKER).unwrap();
+    let begin = updated.find(margins_source::BEGIN_MARKER).unwrap();
+    let end = updated.find(margins_source::END_MARKER).unwrap();
     // Outside the block, the file is byte-for-byte the same.
     let (ob, oe) = (
-        original.find(tables::BEGIN_MARKER).unwrap(),
-        original.find(tables::END_MARKER).unwrap(),
+        original.find(margins_source::BEGIN_MARKER).unwrap(),
+        original.find(margins_source::END_MARKER).unwrap(),
     );
     assert_eq!(&updated[..begin], &original[..ob]);
     assert_eq!(&updated[end..], &original[oe..]);
@@ -468,7 +468,7 @@ impl MarginsRepo {
     fn new() -> MarginsRepo {
         let dir = tempfile::tempdir().unwrap();
         git2::Repository::init(dir.path()).unwrap();
-        let margins = dir.path().join(tables::MARGINS_FILE);
+        let margins = dir.path().join(margins_source::MARGINS_FILE);
         std::fs::create_dir_all(margins.parent().unwrap()).unwrap();
         let original = std::fs::read(workspace_margins()).unwrap();
         std::fs::write(&margins, &original).unwrap();
@@ -476,7 +476,7 @@ impl MarginsRepo {
     }
 
     fn margins(&self) -> Vec<u8> {
-        std::fs::read(self.dir.path().join(tables::MARGINS_FILE)).unwrap()
+        std::fs::read(self.dir.path().join(margins_source::MARGINS_FILE)).unwrap()
     }
 
     /// `lab tables FILE ARGS --apply` must fail with exit 2 and `message`, leaving margins.rs
@@ -663,8 +663,9 @@ fn tables_write_no_bytes_of_the_path_into_source() {
             .any(|l| l.trim_start().starts_with("pub const INJECTED")),
         "{updated}"
     );
-    let begin = updated.find(tables::BEGIN_MARKER).unwrap() + tables::BEGIN_MARKER.len();
-    let end = updated.find(tables::END_MARKER).unwrap();
+    let begin =
+        updated.find(margins_source::BEGIN_MARKER).unwrap() + margins_source::BEGIN_MARKER.len();
+    let end = updated.find(margins_source::END_MARKER).unwrap();
     let block: Vec<&str> = updated[begin..end].lines().collect();
     // The source comment and the nine tables, then the kept futility margins with their doc.
     assert_eq!(block.len(), 12, "{block:?}");

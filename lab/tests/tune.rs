@@ -10,7 +10,7 @@ use common::{lab, LabRun};
 use squall::calibrate::Histogram;
 use squall::tier::{SearchKind, MATERIAL_BUCKETS};
 use squall_lab::calibration::data::{CalibrationFile, ExitRate, Histograms, SparseHistogram};
-use squall_lab::calibration::tables::MARGINS_FILE;
+use squall_lab::calibration::margins_source::MARGINS_FILE;
 use squall_lab::tune::samples::{Sample, Samples};
 use squall_lab::tune::search::{search, GREEDY_LIMIT_SHARES};
 use squall_lab::tune::Replay;

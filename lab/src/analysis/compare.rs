@@ -7,7 +7,7 @@ use crate::analysis::measure::{EngineRecord, Instructions, Measured, Measurement
 use crate::analysis::stats::{
     classify, median, paired_ratios, round_ratio_interval, Estimate, Verdict, MIN_ROUNDS_FOR_CI,
 };
-use crate::engine::adapter::WHOLE_BENCH;
+use crate::engine::adapter::{describe_depth, WHOLE_BENCH};
 use crate::engine::bench::{EvalCounters, Exits, ExitsBySearch, SearchExits, TierCounts};
 
 use crate::schema::{Kind, LAB_JSON_SCHEMA_VERSION};
@@ -113,7 +113,7 @@ pub struct Comparison {
     /// When and on which machine B was measured, stamped by the command that measured it, so
     /// a report rendered later from the JSON can say so.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub measured: Option<crate::analysis::provenance::Provenance>,
+    pub measured: Option<crate::provenance::Provenance>,
     /// The speed change in Elo, when a speed-Elo model exists for this machine (`lab
     /// speed-elo`); filled by the command, which reads the stored models.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -829,14 +829,6 @@ fn warnings(
 /// `ratio` 1.03 → +3.0 (percent).
 pub fn percent_change(ratio: f64) -> f64 {
     (ratio - 1.0) * 100.0
-}
-
-/// A bench depth for messages: the engine's default when it does not report one.
-pub fn describe_depth(depth: Option<u32>) -> String {
-    depth.map_or_else(
-        || "the engine's default".to_string(),
-        |depth| depth.to_string(),
-    )
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ use std::time::Duration;
 use anyhow::{anyhow, bail, Result};
 use serde::Serialize;
 
-use crate::engine::adapter::{BenchRequest, EngineAdapter};
+use crate::engine::adapter::{describe_depth, BenchRequest, EngineAdapter};
 use crate::engine::callgrind::{find_valgrind, Callgrind, Cost, Detail, FunctionCosts};
 use crate::paths::LabPaths;
 use crate::progress::Progress;
@@ -102,7 +102,7 @@ pub fn measure_functions(
         .ok_or_else(|| anyhow!("--functions needs valgrind (callgrind), which was not found"))?;
     let task = progress.spinner(&format!(
         "counting instructions per function under callgrind (depth {})",
-        crate::analysis::compare::describe_depth(depth)
+        describe_depth(depth)
     ));
     let request = BenchRequest {
         depth,

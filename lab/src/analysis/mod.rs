@@ -6,5 +6,4 @@ pub mod bootstrap;
 pub mod compare;
 pub mod functions;
 pub mod measure;
-pub mod provenance;
 pub mod stats;

@@ -11,9 +11,9 @@ use squall::calibrate::Sampling;
 
 use super::data::{to_json_text, CalibrationFile, Measured, Provenance};
 use super::in_force::margins_in_force;
+use super::margins_source::{const_values, marked_block, MARGINS_FILE};
 use super::run::{parse_shard, run_pool, select_shard, RunSettings};
 use super::summary::{CalibratedSide, CalibrationComparison, DEFAULT_PERCENTILE};
-use super::tables::{const_values, marked_block, MARGINS_FILE};
 use crate::engine::bench::reported_engine;
 use crate::engine::build::build_engine;
 use crate::engine::revision::Revision;

@@ -9,8 +9,8 @@ use squall::tier::{MATERIAL_BUCKETS, SEARCH_KINDS, SIDE_BUCKETS};
 use std::collections::BTreeSet;
 
 use super::in_force::MarginsInForce;
-pub use crate::analysis::provenance::Provenance as Measured;
 use crate::pool::SplitMix;
+pub use crate::provenance::Provenance as Measured;
 
 pub const SCHEMA_VERSION: u64 = 1;
 pub const KIND: &str = "squall-calibration";

@@ -10,7 +10,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use squall::tier::SIDE_BUCKETS;
 
-use super::tables::{const_values, marked_block, MARGINS_FILE};
+use super::margins_source::{const_values, marked_block, MARGINS_FILE};
 use crate::engine::bench::{MarginTable, MarginTables};
 
 /// Percentile pairs, one per side bucket.
@@ -167,7 +167,7 @@ fn parse_pairs(text: &str) -> Option<Percentiles> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tables::{BEGIN_MARKER, END_MARKER};
+    use super::super::margins_source::{BEGIN_MARKER, END_MARKER};
     use super::*;
 
     #[test]

@@ -7,6 +7,7 @@ pub mod calibrate;
 pub mod data;
 pub mod figures;
 pub mod in_force;
+pub mod margins_source;
 pub mod run;
 pub mod summary;
 pub mod tables;

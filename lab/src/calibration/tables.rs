@@ -4,14 +4,11 @@
 //! it writes and keeps every other statement of the block.
 
 use super::data::CalibrationFile;
+use super::margins_source::{replace_block, MARGINS_FILE};
 use anyhow::{bail, Context};
 use squall::calibrate::Histogram;
 use squall::tier::SIDE_BUCKETS;
 use std::path::Path;
-
-pub const BEGIN_MARKER: &str = "// BEGIN MARGIN TABLES\n";
-pub const END_MARKER: &str = "// END MARGIN TABLES";
-pub const MARGINS_FILE: &str = "engine/src/eval/margins.rs";
 
 /// The fewest samples a bucket's histogram needs before its percentiles become margins: below
 /// that a tail percentile is one or two chance positions.
@@ -294,125 +291,6 @@ pub fn render(file: &CalibrationFile, origin: &str, choice: &Choice) -> anyhow::
     Ok(lines.join("\n") + "\n")
 }
 
-/// The comment `render` starts its block with; the old one goes when a block is written.
-const SOURCE_COMMENT: &str = "// source:";
-
-/// Where the block between the markers of `source` starts and ends.
-fn block_range(source: &str) -> anyhow::Result<(usize, usize)> {
-    let start = source
-        .find(BEGIN_MARKER)
-        .context("no `// BEGIN MARGIN TABLES` marker")?
-        + BEGIN_MARKER.len();
-    let end = source[start..]
-        .find(END_MARKER)
-        .context("no `// END MARGIN TABLES` marker")?
-        + start;
-    Ok((start, end))
-}
-
-/// The text between the markers of `source`, when it has them.
-pub fn marked_block(source: &str) -> Option<&str> {
-    block_range(source)
-        .ok()
-        .map(|(start, end)| &source[start..end])
-}
-
-/// One statement of a block: the comment and blank lines above it, its own lines (a statement
-/// rustfmt wrapped spans several), and the constant it defines.
-struct Statement<'a> {
-    lines: Vec<&'a str>,
-    name: Option<&'a str>,
-}
-
-/// The statements of a block. Lines after the last statement form one without a name.
-fn statements(block: &str) -> Vec<Statement<'_>> {
-    let mut out = Vec::new();
-    let mut lines = Vec::new();
-    let mut name = None;
-    let mut inside = false;
-    for line in block.lines() {
-        let code = line.trim();
-        lines.push(line);
-        if !inside && (code.is_empty() || code.starts_with("//")) {
-            continue;
-        }
-        if !inside {
-            inside = true;
-            name = const_name(code);
-        }
-        if code.ends_with(';') {
-            out.push(Statement {
-                lines: std::mem::take(&mut lines),
-                name: name.take(),
-            });
-            inside = false;
-        }
-    }
-    if !lines.is_empty() {
-        out.push(Statement { lines, name });
-    }
-    out
-}
-
-/// `NAME` of `pub const NAME: ...` (or `const`, `static`).
-fn const_name(code: &str) -> Option<&str> {
-    let rest = code.strip_prefix("pub ").unwrap_or(code);
-    let rest = rest
-        .strip_prefix("const ")
-        .or_else(|| rest.strip_prefix("static "))?;
-    let end = rest.find(':')?;
-    Some(rest[..end].trim())
-}
-
-/// The integers of the array constant `name` in a marked `block` (the list after its `=`),
-/// however rustfmt wrapped the statement; `None` when the block has no such constant or it is
-/// not a list of integers.
-pub fn const_values(block: &str, name: &str) -> Option<Vec<i32>> {
-    let statement = statements(block)
-        .into_iter()
-        .find(|s| s.name == Some(name))?;
-    let code: String = statement
-        .lines
-        .iter()
-        .map(|l| l.trim())
-        .filter(|l| !l.starts_with("//"))
-        .collect();
-    let list = code.split_once('=')?.1.trim().strip_suffix(';')?.trim();
-    list.strip_prefix('[')?
-        .strip_suffix(']')?
-        .split(',')
-        .map(str::trim)
-        .filter(|v| !v.is_empty())
-        .map(|v| v.parse().ok())
-        .collect()
-}
-
-/// Replaces the block between the markers of `source` with `block`, keeping each statement of
-/// the old block that `block` does not define (with the comments above it) after the new rows:
-/// a writer drops only what it writes again. The old `// source:` comment goes with the tables
-/// it described.
-pub fn replace_block(source: &str, block: &str) -> anyhow::Result<String> {
-    let (start, end) = block_range(source)?;
-    let written: Vec<&str> = statements(block).iter().filter_map(|s| s.name).collect();
-    let mut kept = String::new();
-    for statement in statements(&source[start..end]) {
-        if statement.name.is_some_and(|name| written.contains(&name)) {
-            continue;
-        }
-        for line in statement.lines {
-            if !line.starts_with(SOURCE_COMMENT) {
-                kept.push_str(line);
-                kept.push('\n');
-            }
-        }
-    }
-    Ok(format!(
-        "{}{block}{kept}{}",
-        &source[..start],
-        &source[end..]
-    ))
-}
-
 /// Rewrites the margin tables of the engine at `repo_root` in place, atomically.
 pub fn apply(repo_root: &Path, block: &str) -> anyhow::Result<std::path::PathBuf> {
     let path = repo_root.join(MARGINS_FILE);
@@ -448,97 +326,5 @@ mod tests {
         assert!(parse_override("8=5:95", false).is_err());
         assert!(parse_override("3=5", false).is_err());
         assert!(parse_override("lazy:3=10:95", false).is_err());
-    }
-
-    #[test]
-    fn block_replacement_keeps_the_rest() {
-        let source = "a\n// BEGIN MARGIN TABLES\n// source: old\npub const A: [i32; 2] = [1, 2];\n\
-                      // END MARGIN TABLES\nb\n";
-        assert_eq!(
-            replace_block(source, "// source: new\npub const A: [i32; 2] = [3, 4];\n").unwrap(),
-            "a\n// BEGIN MARGIN TABLES\n// source: new\npub const A: [i32; 2] = [3, 4];\n\
-             // END MARGIN TABLES\nb\n"
-        );
-        assert!(replace_block("no markers", "x").is_err());
-    }
-
-    #[test]
-    fn block_replacement_keeps_the_statements_it_does_not_write() {
-        // The tables as rustfmt may wrap them, and a constant of someone else's with its doc.
-        let source = "x\n// BEGIN MARGIN TABLES\n// source: old.json\n\
-                      pub const KING_LO: [i32; SIDE_BUCKETS] = [\n    -1000, -1000,\n];\n\
-                      /// QSearch futility.\n\
-                      pub const FUTILITY_BASE_MARGIN_BY_SOURCE: [i32; TIERS] = [350, 175, 100];\n\
-                      pub const KING_HI: [i32; SIDE_BUCKETS] = [1, 2];\n\
-                      // END MARGIN TABLES\ny\n";
-        let block = "// source: new.json\npub const KING_LO: [i32; SIDE_BUCKETS] = [5, 6];\n\
-                     pub const KING_HI: [i32; SIDE_BUCKETS] = [7, 8];\n";
-        let updated = replace_block(source, block).unwrap();
-        assert_eq!(
-            updated,
-            format!(
-                "x\n// BEGIN MARGIN TABLES\n{block}/// QSearch futility.\n\
-                 pub const FUTILITY_BASE_MARGIN_BY_SOURCE: [i32; TIERS] = [350, 175, 100];\n\
-                 // END MARGIN TABLES\ny\n"
-            )
-        );
-        // Applying again changes nothing: nothing is kept twice.
-        assert_eq!(replace_block(&updated, block).unwrap(), updated);
-        let old = marked_block(source).unwrap();
-        assert_eq!(
-            const_values(old, "KING_LO"),
-            Some(vec![-1000, -1000]),
-            "a wrapped statement reads"
-        );
-        assert_eq!(
-            const_values(old, "FUTILITY_BASE_MARGIN_BY_SOURCE"),
-            Some(vec![350, 175, 100])
-        );
-        assert_eq!(const_values(old, "KING"), None);
-    }
-
-    #[test]
-    fn applying_to_the_shipped_margins_keeps_the_futility_margins() {
-        let source = include_str!("../../../engine/src/eval/margins.rs");
-        let block = marked_block(source).unwrap();
-        let tables: String = block
-            .lines()
-            .filter(|l| {
-                l.starts_with("// source:")
-                    || l.contains("_LO:")
-                    || l.contains("_HI:")
-                    || l.contains("_P50:")
-            })
-            .map(|l| format!("{l}\n"))
-            .collect();
-        // Whatever the shipped tables hold: KING_LO's second entry one lower.
-        let king_lo = const_values(source, "KING_LO").unwrap();
-        let (row, changed) = (
-            format!("[{}, {},", king_lo[0], king_lo[1]),
-            format!("[{}, {},", king_lo[0], king_lo[1] - 1),
-        );
-        let edited: String = tables
-            .lines()
-            .map(|l| {
-                if l.contains("KING_LO:") {
-                    format!("{}\n", l.replacen(&row, &changed, 1))
-                } else {
-                    format!("{l}\n")
-                }
-            })
-            .collect();
-        let rewritten = replace_block(source, &edited).unwrap();
-        assert_ne!(rewritten, source);
-        assert_eq!(
-            const_values(&rewritten, "FUTILITY_BASE_MARGIN_BY_SOURCE"),
-            const_values(source, "FUTILITY_BASE_MARGIN_BY_SOURCE")
-        );
-        assert!(const_values(source, "FUTILITY_BASE_MARGIN_BY_SOURCE").is_some());
-        assert_eq!(
-            const_values(&rewritten, "KING_LO").unwrap()[..2],
-            [king_lo[0], king_lo[1] - 1]
-        );
-        // With the old tables back, the file is the shipped one byte for byte.
-        assert_eq!(replace_block(&rewritten, &tables).unwrap(), source);
     }
 }

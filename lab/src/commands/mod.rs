@@ -310,7 +310,7 @@ fn settings(
 
 /// A comparison stamped with the date and machine of its measurement, which its exports keep.
 fn comparison_outcome(mut comparison: Comparison) -> Outcome {
-    comparison.measured = Some(crate::analysis::provenance::Provenance::here_now());
+    comparison.measured = Some(crate::provenance::Provenance::here_now());
     Outcome {
         exit: Exit::regression_if(comparison.regression),
         report: Report::Comparison(Box::new(comparison)),

@@ -4,7 +4,8 @@
 
 use anyhow::{Context, Result};
 
-use crate::calibration::tables::{self, MARGINS_FILE};
+use crate::calibration::margins_source::MARGINS_FILE;
+use crate::calibration::tables;
 use crate::cli::TuneArgs;
 use crate::engine::adapter::ProtocolFeature;
 use crate::lab::Lab;

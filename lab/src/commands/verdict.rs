@@ -305,7 +305,7 @@ fn measure(
         &b_measured,
         Criteria::local(false),
     );
-    comparison.measured = Some(crate::analysis::provenance::Provenance::here_now());
+    comparison.measured = Some(crate::provenance::Provenance::here_now());
     Ok((comparison, paths.clone()))
 }
 

@@ -39,11 +39,11 @@ use self::runner::{Arena, PgnFile, Stop};
 use self::sprt::{EloModel, Sprt, SprtDecision};
 use self::summary::{summarize, Summary};
 use self::trajectory::{trajectory, TrajectoryPoint};
-use crate::analysis::provenance::Provenance;
 use crate::engine::revision::resolve;
 use crate::lab::{Lab, Session};
 use crate::paths::{refuse_aliases, same_file, LabPaths, NamedPath};
 use crate::progress::Progress;
+use crate::provenance::Provenance;
 use crate::schema::{Kind, MATCH_JSON_SCHEMA_VERSION};
 
 /// Prefix of an engine given as a binary instead of a revision.

@@ -8,11 +8,11 @@ use squall::calibrate::stats::{wilson_interval, Z95};
 
 use super::table::{Style, Table};
 use crate::calibration::data::{CalibrationFile, ExitRate, MarginSafety, Tally};
+use crate::calibration::margins_source::{BEGIN_MARKER, END_MARKER};
 use crate::calibration::summary::{
     futility_recommendation, relative_change, CalibrationComparison, MAX_SHARE, MIN_POSITIONS,
     SETS, SPREAD, STALE_FRACTION, TARGET_UPPER, TIER_NAMES,
 };
-use crate::calibration::tables::{BEGIN_MARKER, END_MARKER};
 
 /// `lab calibrate` and `lab calibrate merge`: one calibration file, reported in full.
 #[derive(Debug, Clone, serde::Serialize)]

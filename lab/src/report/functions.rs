@@ -52,7 +52,7 @@ pub fn title(comparison: &FunctionsComparison) -> String {
     format!(
         "Top {} function movers (callgrind Ir at depth {}, {} functions; % of A's total {})",
         comparison.movers.len(),
-        crate::analysis::compare::describe_depth(comparison.depth),
+        crate::engine::adapter::describe_depth(comparison.depth),
         comparison.functions_counted,
         thousands(comparison.a_total)
     )

@@ -14,7 +14,8 @@ use serde::Serialize;
 use squall::tier::MATERIAL_BUCKETS;
 
 use crate::calibration::in_force::{parse_margins, MarginsInForce};
-use crate::calibration::tables::{self, Choice, BEGIN_MARKER, END_MARKER};
+use crate::calibration::margins_source::{BEGIN_MARKER, END_MARKER};
+use crate::calibration::tables::{self, Choice};
 use crate::calibration::CalibrationFile;
 use crate::schema::{Kind, LAB_JSON_SCHEMA_VERSION};
 use predict::{predict, ExitTables, Prediction};
@@ -202,7 +203,7 @@ mod tests {
     fn tables_read_from_a_file_or_a_bare_block() {
         let source = include_str!("../../../engine/src/eval/margins.rs");
         let whole = tables_from_source(source).unwrap();
-        let block = crate::calibration::tables::marked_block(source).unwrap();
+        let block = crate::calibration::margins_source::marked_block(source).unwrap();
         assert_eq!(tables_from_source(block), Some(whole));
         assert_eq!(tables_from_source("nothing"), None);
     }

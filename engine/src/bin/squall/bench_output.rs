@@ -3,9 +3,11 @@
 //! JSON is written by the small writer below.
 
 use crate::json::Json;
-use squall::bench::{BenchReport, PositionResult};
+use crate::output::{out, outln};
+use squall::bench::{self, BenchReport, PositionResult};
 use squall::eval::margins;
 use squall::tier::{SearchKind, TIERS};
+use squall::Board;
 
 /// Bumped when a field is renamed, removed or becomes one the lab relies on (2: `eval.by_search`);
 /// adding optional fields keeps the version.
@@ -207,4 +209,14 @@ pub fn json_report(report: &BenchReport) -> String {
         ),
     ]);
     root.to_text()
+}
+
+/// Runs the bench and prints the text report, a line per position as it finishes (also used by
+/// `bench` at the UCI prompt). A closed stdout ends the process (`output`).
+pub fn run_text_bench(positions: &[Board], depth: i32, hash_mb: usize, full_eval: bool) {
+    let count = positions.len();
+    let report = bench::run(positions, depth, hash_mb, full_eval, |index, result| {
+        outln!("{}", position_line(index, count, result));
+    });
+    out!("{}", text_summary(&report));
 }

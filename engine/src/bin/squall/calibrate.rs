@@ -2,8 +2,8 @@
 //! calibration sampler on. Modes: `residual`, `marginsafety`, `qfutility`, `samples` (need the
 //! `calibrate` feature) and `exitrate` (always available). One run can take several modes.
 
+use crate::args::{once, parse_count, read_positions, MAX_HASH_MB, MAX_SEARCH_DEPTH};
 use crate::bench_output::engine_json;
-use crate::cli::{once, parse_count, MAX_HASH_MB, MAX_SEARCH_DEPTH};
 use crate::json::Json;
 use crate::output::{errln, out, outln};
 use squall::bench;
@@ -133,7 +133,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
 pub fn command(args: &[String]) -> Result<(), String> {
     let options = parse(args)?;
     squall::calibrate::supported(options.modes)?;
-    let positions = crate::cli::read_positions(&options.positions_file)?;
+    let positions = read_positions(&options.positions_file)?;
     let total = positions.len();
     let step = (total / 20).max(1);
     let passes = passes(options.modes);

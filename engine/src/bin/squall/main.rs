@@ -1,5 +1,6 @@
 //! The `squall` binary: UCI by default, plus `perft` and `bench` subcommands.
 
+mod args;
 mod bench_output;
 mod calibrate;
 mod cli;

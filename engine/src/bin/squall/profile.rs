@@ -39,7 +39,7 @@ pub fn parse_options(args: &[String]) -> Result<ProfileOptions, String> {
                 .ok_or(format!("{name} needs a value; {USAGE}"))
         };
         let positive = |name: &str, text: &str, max: i32| {
-            crate::cli::parse_count(name, text, 1, max as u64).map(|n| n as i32)
+            crate::args::parse_count(name, text, 1, max as u64).map(|n| n as i32)
         };
         match arg.as_str() {
             "--depth" => options.depth = positive("--depth", value("--depth")?, 64)?,

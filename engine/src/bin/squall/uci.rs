@@ -5,7 +5,8 @@
 //! committed only when the whole command is valid; otherwise the engine answers
 //! `info string error: ...` and carries on.
 
-use crate::cli::{self, MAX_HASH_MB};
+use crate::args::MAX_HASH_MB;
+use crate::bench_output::run_text_bench;
 use crate::output::outln;
 use squall::bench;
 use squall::movegen::{legal_moves, parse_uci_move};
@@ -254,7 +255,7 @@ impl UciEngine {
             },
             "bench" => {
                 self.finish_search();
-                cli::run_text_bench(
+                run_text_bench(
                     &bench::default_positions(),
                     bench::DEFAULT_DEPTH,
                     bench::DEFAULT_HASH_MB,
