@@ -102,13 +102,16 @@ pub fn check_writable(path: &Path) -> Result<()> {
         _ => Path::new("."),
     };
     fs::create_dir_all(dir).with_context(|| format!("cannot write {}", path.display()))?;
-    let probe = dir.join(format!(".lab-write-check-{}", std::process::id()));
-    File::create(&probe).with_context(|| format!("cannot write {}", path.display()))?;
-    remove_if_exists(&probe)
+    // Removed when dropped.
+    tempfile::Builder::new()
+        .prefix(".lab-write-check-")
+        .tempfile_in(dir)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(())
 }
 
-/// Writes `contents` through a temporary sibling and a rename, so readers never see half a
-/// file. Creates the parent directory. Used by baselines, calibration files, pools and
+/// Writes `contents` through a temporary sibling and a rename (tempfile's `persist`), so
+/// readers never see half a file. Creates the parent directory. Used by baselines, calibration files, pools and
 /// `lab tables --apply`.
 pub fn write_atomically(path: &Path, contents: &[u8]) -> Result<()> {
     use std::io::Write;
@@ -121,18 +124,27 @@ pub fn write_atomically(path: &Path, contents: &[u8]) -> Result<()> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let temporary = dir.join(format!(".{file_name}.tmp-{}", std::process::id()));
     let written = (|| -> std::io::Result<()> {
-        let mut file = File::create(&temporary)?;
-        file.write_all(contents)?;
-        file.sync_all()?;
-        fs::rename(&temporary, path)
+        // A hidden sibling with a random name, so the rename stays on one file system and two
+        // writers (threads or processes) never share it; dropped unpersisted, it is removed.
+        let mut temporary = tempfile::Builder::new()
+            .prefix(&format!(".{file_name}."))
+            .suffix(".tmp")
+            .permissions(ordinary_file_permissions())
+            .tempfile_in(dir)?;
+        temporary.write_all(contents)?;
+        temporary.as_file().sync_all()?;
+        temporary.persist(path).map_err(|error| error.error)?;
+        Ok(())
     })();
-    if let Err(error) = written {
-        remove_if_exists(&temporary)?;
-        return Err(error).with_context(|| format!("writing {}", path.display()));
-    }
-    Ok(())
+    written.with_context(|| format!("writing {}", path.display()))
+}
+
+/// What `File::create` gives (0666 less the umask): tempfile's own default, 0600, would hide
+/// stores and reports from the other users of a shared machine.
+fn ordinary_file_permissions() -> fs::Permissions {
+    use std::os::unix::fs::PermissionsExt;
+    fs::Permissions::from_mode(0o666)
 }
 
 /// Takes an advisory exclusive lock (`flock`) on `file` without waiting; it is released when
@@ -394,6 +406,47 @@ mod tests {
             ]
         )
         .is_ok());
+    }
+
+    #[test]
+    fn concurrent_atomic_writes_of_one_file_each_land_whole() {
+        // Threads of one process share a process id: each write needs its own temporary.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("store.json");
+        let writers: Vec<_> = (0..8u8)
+            .map(|writer| {
+                let path = path.clone();
+                std::thread::spawn(move || {
+                    for _ in 0..200 {
+                        write_atomically(&path, &[b'a' + writer; 4096])?;
+                    }
+                    anyhow::Ok(())
+                })
+            })
+            .collect();
+        for writer in writers {
+            writer.join().unwrap().unwrap();
+        }
+        let written = fs::read(&path).unwrap();
+        assert_eq!(written.len(), 4096);
+        assert!(written.iter().all(|&byte| byte == written[0]), "mixed");
+        let names: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["store.json"], "no temporary left behind");
+    }
+
+    #[test]
+    fn atomic_writes_get_the_permissions_of_a_created_file() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let created = dir.path().join("created");
+        File::create(&created).unwrap();
+        let atomic = dir.path().join("atomic");
+        write_atomically(&atomic, b"x").unwrap();
+        let mode = |path: &Path| fs::metadata(path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&atomic), mode(&created));
     }
 
     #[test]

@@ -7,8 +7,10 @@
 pub mod bisect;
 pub mod machines;
 pub mod range;
+pub mod steps;
 pub mod store;
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -17,6 +19,7 @@ use serde::Serialize;
 
 use crate::analysis::compare::{summarize, NpsSummary, TierRates};
 use crate::analysis::measure::{measure_single, Measurement, Plan, Side, Subject};
+use crate::engine::build::EngineBinary;
 use crate::engine::revision::{resolve, Revision};
 use crate::lab::Session;
 use crate::machine::{Machine, Toolchain};
@@ -64,11 +67,64 @@ pub struct HistoryReport {
     pub measured: usize,
     /// Commits whose figures came from the store.
     pub from_store: usize,
+    /// Commits of this run that were built but not measured: their binary is another
+    /// commit's, whose measurement they share (counted in neither `measured` nor `from_store`).
+    pub shared_now: usize,
     /// The measured commits, oldest first.
     pub rows: Vec<HistoryRow>,
     /// The selected commits that could not be built or measured (now or by an earlier run),
     /// oldest first; `rows` and these together are the selection.
     pub failed: Vec<FailedRow>,
+    /// Changes of level beyond the noise between neighbouring segments, oldest first, NPS
+    /// then instructions per node (`steps.rs`).
+    pub steps: Vec<Step>,
+}
+
+/// Which figure of the rows a step is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StepMetric {
+    Nps,
+    InstructionsPerNode,
+}
+
+impl StepMetric {
+    /// Its `lab bisect --metric` name.
+    pub fn bisect_name(self) -> &'static str {
+        match self {
+            StepMetric::Nps => "nps",
+            StepMetric::InstructionsPerNode => "instructions",
+        }
+    }
+
+    /// The least change that counts: compare's default thresholds (`--threshold`,
+    /// `--instr-threshold`), which `lab bisect` also uses by default.
+    pub fn threshold_pct(self) -> f64 {
+        match self {
+            StepMetric::Nps => 1.0,
+            StepMetric::InstructionsPerNode => 0.5,
+        }
+    }
+}
+
+/// A change of level in the history, between the last commit of one segment and the first of
+/// the next.
+#[derive(Debug, Clone, Serialize)]
+pub struct Step {
+    pub metric: StepMetric,
+    /// The last commit at the old level and the first at the new one (other commits of the range
+    /// may lie between them when the history was thinned).
+    pub before: CommitInfo,
+    pub after: CommitInfo,
+    /// The segments' levels: noise-weighted means of their commits' figures.
+    pub level_before: f64,
+    pub level_after: f64,
+    pub change_pct: f64,
+    /// Slower (NPS down) or more instructions per node (up).
+    pub regression: bool,
+    /// The command that would confirm it: `lab bisect` for a regression (it finds the first
+    /// commit beyond the threshold), `lab compare` of the two commits for an improvement.
+    pub confirm: String,
 }
 
 /// A selected commit that could not be built or measured.
@@ -97,8 +153,12 @@ pub struct HistoryRow {
     pub instructions_skipped: Option<String>,
     /// Shares of eval calls by exit tier; `None` for an engine that does not report them.
     pub eval_rates: Option<TierRates>,
-    /// True when the figures were measured by this run, false when read from the store.
+    /// True when the figures were measured by this run, false when read from the store or
+    /// shared.
     pub measured_now: bool,
+    /// The earlier commit of the selection built into the same engine binary (the build cache's
+    /// key), whose measurement this row shows: one binary, one measurement.
+    pub same_binary_as: Option<String>,
     /// When the figures were measured (Unix seconds), as the store records it.
     pub measured_unix: u64,
 }
@@ -181,7 +241,17 @@ pub fn history(session: &Session, request: &HistoryRequest) -> Result<HistoryRep
     let started = Instant::now();
     let mut done = 0usize;
     let mut tried = 0usize;
+    let mut shared_now = 0usize;
     let mut fresh = vec![false; commits.len()];
+    // The first commit holding each binary's measurement, stored or measured now.
+    let mut by_binary: HashMap<String, usize> = HashMap::new();
+    for (index, measurement) in measurements.iter().enumerate() {
+        if let Some((measurement, _)) = measurement {
+            by_binary
+                .entry(measurement.revision.binary_key.clone())
+                .or_insert(index);
+        }
+    }
     for (index, commit) in commits.iter().enumerate() {
         if measurements[index].is_some() || failures[index].is_some() {
             continue;
@@ -194,8 +264,30 @@ pub fn history(session: &Session, request: &HistoryRequest) -> Result<HistoryRep
             eta(started.elapsed(), tried, missing)
         ));
         tried += 1;
-        match measure_commit(session, commit, request) {
-            Ok(measurement) => {
+        let built = build_commit(session, commit, request);
+        if let Ok((_, binary)) = &built {
+            if let Some(&source) = by_binary.get(&binary.key) {
+                if let Some((measurement, _)) = measurements[source].clone() {
+                    progress.line(&format!(
+                        "{} is the engine binary of {} ({}): sharing its measurement",
+                        commit.short,
+                        commits[source].short,
+                        crate::input::prefix_chars(&binary.key, 12)
+                    ));
+                    // Stored under this commit too, so a later run neither builds nor measures it.
+                    let entry = series.save(&commit.id, &measurement)?;
+                    measurements[index] = Some((measurement, entry.measured_unix));
+                    shared_now += 1;
+                    continue;
+                }
+            }
+        }
+        match built.and_then(|(revision, binary)| {
+            measure_built(session, commit, &revision, &binary, request)
+                .map(|measurement| (measurement, binary.key))
+        }) {
+            Ok((measurement, key)) => {
+                by_binary.entry(key).or_insert(index);
                 let entry = series.save(&commit.id, &measurement)?;
                 measurements[index] = Some((measurement, entry.measured_unix));
                 fresh[index] = true;
@@ -215,13 +307,33 @@ pub fn history(session: &Session, request: &HistoryRequest) -> Result<HistoryRep
             }
         }
     }
+    // One binary, one measurement: a commit shows the first selected commit's figures of its
+    // binary, also when an older store measured both.
+    let mut first_of_binary: HashMap<String, usize> = HashMap::new();
+    let mut same_binary: Vec<Option<usize>> = vec![None; commits.len()];
+    for (index, measurement) in measurements.iter().enumerate() {
+        if let Some((measurement, _)) = measurement {
+            let first = *first_of_binary
+                .entry(measurement.revision.binary_key.clone())
+                .or_insert(index);
+            if first != index {
+                same_binary[index] = Some(first);
+            }
+        }
+    }
+    let shared_measurements: Vec<Option<(Measurement, u64)>> = same_binary
+        .iter()
+        .map(|first| first.and_then(|first| measurements[first].clone()))
+        .collect();
+    let shorts: Vec<String> = commits.iter().map(|commit| commit.short.clone()).collect();
     let mut rows: Vec<HistoryRow> = Vec::with_capacity(commits.len());
     let mut failed: Vec<FailedRow> = Vec::new();
-    for (position, (((commit, measurement), measured_now), failure)) in commits
+    for (position, ((((commit, measurement), measured_now), failure), shared)) in commits
         .into_iter()
         .zip(measurements)
         .zip(fresh)
         .zip(failures)
+        .zip(shared_measurements)
         .enumerate()
     {
         if let Some((failure, failed_now)) = failure {
@@ -235,7 +347,8 @@ pub fn history(session: &Session, request: &HistoryRequest) -> Result<HistoryRep
             });
             continue;
         }
-        let Some((measurement, measured_unix)) = measurement else {
+        let same_binary_as = same_binary[position].map(|first| shorts[first].clone());
+        let Some((measurement, measured_unix)) = shared.or(measurement) else {
             bail!("{} was neither stored nor measured", commit.short);
         };
         let summary = summarize(&commit.short, &measurement);
@@ -250,10 +363,12 @@ pub fn history(session: &Session, request: &HistoryRequest) -> Result<HistoryRep
             instructions_per_node: summary.instructions.per_node,
             instructions_skipped: summary.instructions.skipped_reason,
             eval_rates: summary.eval.map(|eval| eval.rates),
-            measured_now,
+            measured_now: measured_now && same_binary_as.is_none(),
             measured_unix,
+            same_binary_as,
         });
     }
+    let steps = history_steps(&rows, request.plan);
     let mut warnings = Vec::new();
     let nps: Vec<f64> = rows.iter().map(|row| row.nps.median).collect();
     let infos: Vec<CommitInfo> = rows.iter().map(|row| row.commit.clone()).collect();
@@ -275,23 +390,119 @@ pub fn history(session: &Session, request: &HistoryRequest) -> Result<HistoryRep
         machines,
         commits_in_range: all.len(),
         measured: done,
-        from_store: rows.len() - done,
+        from_store: rows.len() - done - shared_now,
+        shared_now,
         rows,
         failed,
+        steps,
     })
 }
 
-/// Builds and measures one commit; an error says whether the build or the measurement failed.
-fn measure_commit(
+/// The steps of the rows' NPS and instructions per node, each with the command confirming it.
+fn history_steps(rows: &[HistoryRow], plan: &Plan) -> Vec<Step> {
+    let mut found = Vec::new();
+    for metric in [StepMetric::Nps, StepMetric::InstructionsPerNode] {
+        // Rows with the figure, and where each sits among the rows.
+        let (indices, points): (Vec<usize>, Vec<steps::Point>) = rows
+            .iter()
+            .enumerate()
+            .filter_map(|(index, row)| {
+                let point = match metric {
+                    StepMetric::Nps => steps::Point {
+                        value: row.nps.median,
+                        low: row.nps.min,
+                        high: row.nps.max,
+                    },
+                    StepMetric::InstructionsPerNode => {
+                        let value = row.instructions_per_node?;
+                        steps::Point {
+                            value,
+                            low: value,
+                            high: value,
+                        }
+                    }
+                };
+                Some((index, point))
+            })
+            .unzip();
+        for change in steps::detect(&points, metric.threshold_pct()) {
+            let (before, after) = (&rows[indices[change.before]], &rows[indices[change.after]]);
+            let change_pct = change.percent();
+            let regression = match metric {
+                StepMetric::Nps => change_pct < 0.0,
+                StepMetric::InstructionsPerNode => change_pct > 0.0,
+            };
+            found.push(Step {
+                metric,
+                before: before.commit.clone(),
+                after: after.commit.clone(),
+                level_before: change.level_before,
+                level_after: change.level_after,
+                change_pct,
+                regression,
+                confirm: confirm_command(metric, regression, &before.commit, &after.commit, plan),
+            });
+        }
+    }
+    found
+}
+
+/// `lab bisect BEFORE AFTER --metric M` with the history's measurement settings, or for an
+/// improvement (which bisect, a regression finder, does not judge) `lab compare BEFORE AFTER`.
+fn confirm_command(
+    metric: StepMetric,
+    regression: bool,
+    before: &CommitInfo,
+    after: &CommitInfo,
+    plan: &Plan,
+) -> String {
+    let depth = plan
+        .depth
+        .map_or_else(String::new, |depth| format!(" --depth {depth}"));
+    if regression {
+        let settings = match metric {
+            StepMetric::Nps => format!(" --rounds {}{depth}", plan.rounds),
+            StepMetric::InstructionsPerNode => format!(" --instr-depth {}", plan.instr_depth),
+        };
+        format!(
+            "lab bisect {} {} --metric {}{settings}",
+            before.short,
+            after.short,
+            metric.bisect_name()
+        )
+    } else {
+        format!(
+            "lab compare {} {} --rounds {}{depth}",
+            before.short, after.short, plan.rounds
+        )
+    }
+}
+
+/// An error of a commit, with whether its build or its measurement failed.
+type StageError = (Stage, anyhow::Error);
+
+/// Builds one commit (from the build cache when it has the binary).
+fn build_commit(
     session: &Session,
     commit: &CommitInfo,
     request: &HistoryRequest,
-) -> std::result::Result<Measurement, (Stage, anyhow::Error)> {
+) -> std::result::Result<(Revision, EngineBinary), StageError> {
     let revision = revision_of(session, commit).map_err(|error| (Stage::Build, error))?;
     let binary = session
         .build(&revision, request.features)
         .map_err(|error| (Stage::Build, error))?;
-    let subject = Subject::new(Side::A, commit.short.clone(), &revision, &binary);
+    Ok((revision, binary))
+}
+
+/// Measures one built commit.
+fn measure_built(
+    session: &Session,
+    commit: &CommitInfo,
+    revision: &Revision,
+    binary: &EngineBinary,
+    request: &HistoryRequest,
+) -> std::result::Result<Measurement, StageError> {
+    let subject = Subject::new(Side::A, commit.short.clone(), revision, binary);
     measure_single(&subject, request.plan, session.paths(), session.progress())
         .map(|measured| measured.measurement)
         .map_err(|error| (Stage::Measure, error))

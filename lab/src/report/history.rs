@@ -5,23 +5,26 @@ use super::sanitize::code_span;
 use super::table::{Style, Table};
 use super::thousands;
 use crate::history::store::SeriesSettings;
-use crate::history::{last_line, FailedRow, HistoryReport, HistoryRow};
+use crate::history::{last_line, FailedRow, HistoryReport, HistoryRow, Step, StepMetric};
 
 /// Marks a signature that differs from the previous row's.
 pub const CHANGED: &str = "◆";
 /// Marks a commit that could not be built or measured.
 pub const FAILED: &str = "✗";
+/// Marks a commit whose engine binary is an earlier row's: it shows that row's measurement.
+pub const SAME_BINARY: &str = "=";
 
 /// Longest subject shown in full; longer ones are cut with an ellipsis.
 const SUBJECT_WIDTH: usize = 48;
 
-fn header(report: &HistoryReport) -> [String; 7] {
+fn header(report: &HistoryReport) -> [String; 8] {
     [
         "commit".to_string(),
         "date".to_string(),
         "subject".to_string(),
         "signature (nodes)".to_string(),
         format!("NPS (median of {})", report.settings.rounds),
+        "NPS min–max".to_string(),
         "instructions per node".to_string(),
         "exits super-lazy / lazy / full".to_string(),
     ]
@@ -36,7 +39,7 @@ fn subject(text: &str) -> String {
     shown
 }
 
-fn row(row: &HistoryRow) -> [String; 7] {
+fn row(row: &HistoryRow) -> [String; 8] {
     let signature = if row.signature_changed {
         format!("{CHANGED} {}", thousands(row.signature))
     } else {
@@ -49,12 +52,21 @@ fn row(row: &HistoryRow) -> [String; 7] {
             format!("{super_lazy:.1}% / {lazy:.1}% / {full:.1}%")
         },
     );
+    let commit = match &row.same_binary_as {
+        Some(_) => format!("{} {SAME_BINARY}", row.commit.short),
+        None => row.commit.short.clone(),
+    };
     [
-        row.commit.short.clone(),
+        commit,
         row.commit.date.clone(),
         subject(&row.commit.subject),
         signature,
         thousands(row.nps.median.round() as u64),
+        format!(
+            "{}–{}",
+            thousands(row.nps.min.round() as u64),
+            thousands(row.nps.max.round() as u64)
+        ),
         row.instructions_per_node
             .map_or_else(|| "—".to_string(), |per_node| format!("{per_node:.1}")),
         exits,
@@ -62,7 +74,7 @@ fn row(row: &HistoryRow) -> [String; 7] {
 }
 
 /// A failed point's row: what failed where the figures would be.
-fn failed_row(row: &FailedRow) -> [String; 7] {
+fn failed_row(row: &FailedRow) -> [String; 8] {
     let dash = || "—".to_string();
     [
         row.commit.short.clone(),
@@ -72,11 +84,12 @@ fn failed_row(row: &FailedRow) -> [String; 7] {
         dash(),
         dash(),
         dash(),
+        dash(),
     ]
 }
 
 /// Measured rows and failed points in the order of the selection.
-fn rows_in_order(report: &HistoryReport) -> Vec<[String; 7]> {
+fn rows_in_order(report: &HistoryReport) -> Vec<[String; 8]> {
     let mut measured = report.rows.iter();
     let mut failed = report.failed.iter().peekable();
     let mut rows = Vec::with_capacity(report.rows.len() + report.failed.len());
@@ -157,8 +170,14 @@ fn summary_line(report: &HistoryReport) -> String {
         let now = report.failed.iter().filter(|f| f.failed_now).count();
         format!(", {} failed ({now} now)", report.failed.len())
     };
+    let shared = if report.shared_now == 0 {
+        String::new()
+    } else {
+        format!(", {} sharing another commit's binary", report.shared_now)
+    };
     format!(
-        "{} of {} commits in the range: {} measured now, {} from the store{failed} {} (series {})",
+        "{} of {} commits in the range: {} measured now, {} from the store{shared}{failed} {} \
+         (series {})",
         report.rows.len() + report.failed.len(),
         report.commits_in_range,
         report.measured,
@@ -177,22 +196,73 @@ fn skipped_line(report: &HistoryReport) -> Option<String> {
     Some(format!("instructions: skipped ({reason})"))
 }
 
+/// The unit a step's levels are given in.
+fn level(metric: StepMetric, value: f64) -> String {
+    match metric {
+        StepMetric::Nps => format!("{} NPS", thousands(value.round() as u64)),
+        StepMetric::InstructionsPerNode => format!("{value:.1} instructions per node"),
+    }
+}
+
+/// One line per step: where, how much, and the command that would confirm it.
+fn step_lines(steps: &[Step], style: Style) -> String {
+    if steps.is_empty() {
+        return "steps: none beyond the noise (NPS ±1%, instructions per node ±0.5%)\n".to_string();
+    }
+    let mut out = format!(
+        "steps beyond the noise between neighbouring segments ({}):\n",
+        steps.len()
+    );
+    for step in steps {
+        let kind = if step.regression {
+            "regression"
+        } else {
+            "improvement"
+        };
+        let line = format!(
+            "{} → {}: {} {:+.1}% ({kind}), {} → {}",
+            step.before.short,
+            step.after.short,
+            match step.metric {
+                StepMetric::Nps => "NPS",
+                StepMetric::InstructionsPerNode => "instructions per node",
+            },
+            step.change_pct,
+            level(step.metric, step.level_before),
+            level(step.metric, step.level_after),
+        );
+        match style {
+            Style::Terminal => out.push_str(&format!("  {line}\n    confirm: {}\n", step.confirm)),
+            Style::Markdown => out.push_str(&format!(
+                "- {} — confirm: {}\n",
+                line.replace('`', "'"),
+                code_span(&step.confirm)
+            )),
+        }
+    }
+    out
+}
+
 pub fn render(report: &HistoryReport, style: Style) -> String {
-    let legend = format!("{CHANGED}: the signature changed from the row above");
+    let legend = format!(
+        "{CHANGED}: the signature changed from the row above; {SAME_BINARY}: the engine binary \
+         of an earlier row, whose measurement it shows; NPS min–max: the spread of the runs"
+    );
+    let steps = step_lines(&report.steps, style);
     let skipped = skipped_line(report)
         .map(|line| format!("{line}\n"))
         .unwrap_or_default();
     let failed = failed_lines(report, style);
     match style {
         Style::Terminal => format!(
-            "lab history {}\n{}\n\n{}\n{legend}\n{failed}{skipped}{}\n",
+            "lab history {}\n{}\n\n{}\n{legend}\n{failed}{skipped}{steps}{}\n",
             report.range,
             settings_line(&report.settings),
             table(report, style),
             summary_line(report)
         ),
         Style::Markdown => format!(
-            "## lab history {}\n\n{}\n\n{}\n{legend}\n\n{}{}{}\n",
+            "## lab history {}\n\n{}\n\n{}\n{legend}\n\n{}{}{steps}\n{}\n",
             code_span(&report.range),
             settings_line(&report.settings),
             table(report, style),

@@ -86,49 +86,9 @@ pub fn speed_decision(speed_elo: &Estimate, sprt: &Sprt) -> (f64, SprtDecision) 
     (llr, decision)
 }
 
-/// `z` with P(Z > z) = `p` for a standard normal Z, `p` in (0, 0.5): Acklam's rational
-/// approximation of the quantile in its central and upper regions (relative error below 1.2e-9).
+/// `z` with P(Z > z) = `p` for a standard normal Z, `p` in (0, 0.5): √2·erfc⁻¹(2p) (statrs).
 fn upper_normal_quantile(p: f64) -> f64 {
-    const A: [f64; 6] = [
-        -3.969_683_028_665_376e1,
-        2.209_460_984_245_205e2,
-        -2.759_285_104_469_687e2,
-        1.383_577_518_672_69e2,
-        -3.066_479_806_614_716e1,
-        2.506_628_277_459_239,
-    ];
-    const B: [f64; 5] = [
-        -5.447_609_879_822_406e1,
-        1.615_858_368_580_409e2,
-        -1.556_989_798_598_866e2,
-        6.680_131_188_771_972e1,
-        -1.328_068_155_288_572e1,
-    ];
-    const C: [f64; 6] = [
-        -7.784_894_002_430_293e-3,
-        -3.223_964_580_411_365e-1,
-        -2.400_758_277_161_838,
-        -2.549_732_539_343_734,
-        4.374_664_141_464_968,
-        2.938_163_982_698_783,
-    ];
-    const D: [f64; 4] = [
-        7.784_695_709_041_462e-3,
-        3.224_671_290_700_398e-1,
-        2.445_134_137_142_996,
-        3.754_408_661_907_416,
-    ];
-    let q = 1.0 - p;
-    if q <= 0.975_75 {
-        let r = q - 0.5;
-        let t = r * r;
-        (((((A[0] * t + A[1]) * t + A[2]) * t + A[3]) * t + A[4]) * t + A[5]) * r
-            / (((((B[0] * t + B[1]) * t + B[2]) * t + B[3]) * t + B[4]) * t + 1.0)
-    } else {
-        let r = (-2.0 * p.ln()).sqrt();
-        -(((((C[0] * r + C[1]) * r + C[2]) * r + C[3]) * r + C[4]) * r + C[5])
-            / ((((D[0] * r + D[1]) * r + D[2]) * r + D[3]) * r + 1.0)
-    }
+    std::f64::consts::SQRT_2 * statrs::function::erf::erfc_inv(2.0 * p)
 }
 
 /// The SPRT the fixed-node games play when the signatures differ: the bounds less the lower end

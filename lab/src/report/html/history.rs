@@ -32,6 +32,19 @@ struct Doc {
     /// Absent in the JSON of an older lab: no failed points.
     #[serde(default)]
     failed: Vec<Failed>,
+    /// Absent in the JSON of an older lab: no steps were sought.
+    #[serde(default)]
+    steps: Option<Vec<Step>>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Step {
+    metric: String,
+    before: Commit,
+    after: Commit,
+    change_pct: f64,
+    regression: bool,
+    confirm: String,
 }
 
 #[derive(Debug, Deserialize)]
@@ -55,6 +68,8 @@ struct Row {
     eval_rates: Option<Rates>,
     #[serde(default)]
     measured_unix: Option<u64>,
+    #[serde(default)]
+    same_binary_as: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -68,6 +83,10 @@ struct Commit {
 #[derive(Debug, Deserialize)]
 struct Nps {
     median: Option<f64>,
+    #[serde(default)]
+    min: Option<f64>,
+    #[serde(default)]
+    max: Option<f64>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -154,9 +173,11 @@ pub fn page(value: &serde_json::Value) -> Result<String> {
     let nps_text = format!(
         "The median NPS of each commit's rounds, one line per machine: this machine's and {} \
          of the store with the same toolchain and settings (a committed store gathers CI \
-         runners and developers' boxes). Machines differ in level; a change every machine \
-         shows is the code's. Purple lines: the bench signature changed at that commit, so \
-         the search itself differs from the commit before.",
+         runners and developers' boxes); this machine's bars span its slowest to fastest \
+         round. Commits built into one engine binary share one measurement. Machines differ \
+         in level; a change every machine shows is the code's. Purple lines: the bench \
+         signature changed at that commit, so the search itself differs from the commit \
+         before.",
         match others {
             0 => "no other machine".to_string(),
             1 => "1 other machine".to_string(),
@@ -240,6 +261,9 @@ pub fn page(value: &serde_json::Value) -> Result<String> {
         );
     }
 
+    if let Some(steps) = &doc.steps {
+        steps_table(&mut html, steps);
+    }
     commit_table(&mut html, &doc.rows);
     failed_table(&mut html, &doc.failed);
     html.push_str("</body>\n</html>\n");
@@ -250,6 +274,16 @@ pub fn page(value: &serde_json::Value) -> Result<String> {
 /// when the JSON is older than `machines`.
 fn nps_lines(doc: &Doc) -> Vec<history_nps::Line> {
     let index = |commit: &str| doc.rows.iter().position(|row| row.commit.id == commit);
+    let spreads = || -> Vec<(usize, f64, f64)> {
+        doc.rows
+            .iter()
+            .enumerate()
+            .filter_map(|(i, row)| {
+                let (low, high) = (row.nps.min?, row.nps.max?);
+                (low.is_finite() && high.is_finite() && low <= high).then_some((i, low, high))
+            })
+            .collect()
+    };
     match &doc.machines {
         Some(machines) if !machines.is_empty() => machines
             .iter()
@@ -264,6 +298,11 @@ fn nps_lines(doc: &Doc) -> Vec<history_nps::Line> {
                     .iter()
                     .filter_map(|p| Some((index(&p.commit)?, p.nps.filter(|n| n.is_finite())?)))
                     .collect(),
+                spreads: if line.this_machine {
+                    spreads()
+                } else {
+                    Vec::new()
+                },
             })
             .collect(),
         _ => vec![history_nps::Line {
@@ -274,6 +313,7 @@ fn nps_lines(doc: &Doc) -> Vec<history_nps::Line> {
                 .enumerate()
                 .filter_map(|(i, row)| Some((i, row.nps.median.filter(|n| n.is_finite())?)))
                 .collect(),
+            spreads: spreads(),
         }],
     }
 }
@@ -318,14 +358,53 @@ fn commit_table(html: &mut String, rows: &[Row]) {
     );
     for (i, row) in rows.iter().enumerate() {
         let mark = if row.signature_changed { "◆ " } else { "" };
+        let commit = match &row.same_binary_as {
+            Some(first) => format!("{} (binary of {first})", row.commit.short),
+            None => row.commit.short.clone(),
+        };
         let _ = writeln!(
             html,
             "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{mark}{}</td></tr>",
             i + 1,
-            escape(&row.commit.short),
+            escape(&commit),
             escape(&row.commit.date),
             escape(&row.commit.subject),
             thousands(row.signature)
+        );
+    }
+    html.push_str("</table>\n</section>\n");
+}
+
+/// The changes of level beyond the noise, each with the command that would confirm it.
+fn steps_table(html: &mut String, steps: &[Step]) {
+    html.push_str("<section>\n<h2>Steps</h2>\n");
+    if steps.is_empty() {
+        html.push_str(
+            "<p>No change of level beyond the noise between neighbouring segments (NPS by 1%, \
+             instructions per node by 0.5%, and by more than the rounds' spread).</p>\n\
+             </section>\n",
+        );
+        return;
+    }
+    html.push_str(
+        "<p>Changes of level beyond the noise between neighbouring segments, as asv detects \
+         them; bisect a regression, compare an improvement.</p>\n<table class=\"commits\">\n\
+         <tr><th>from</th><th>to</th><th>metric</th><th>change</th><th>confirm with</th></tr>\n",
+    );
+    for step in steps {
+        let kind = if step.regression {
+            "regression"
+        } else {
+            "improvement"
+        };
+        let _ = writeln!(
+            html,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{:+.1}% ({kind})</td><td><code>{}</code></td></tr>",
+            escape(&step.before.short),
+            escape(&step.after.short),
+            escape(&step.metric.replace('_', " ")),
+            step.change_pct,
+            escape(&step.confirm)
         );
     }
     html.push_str("</table>\n</section>\n");

@@ -23,7 +23,13 @@ pub struct Line {
     pub label: String,
     /// `(commit index, NPS)`, oldest first; commits the machine did not measure are absent.
     pub points: Vec<(usize, f64)>,
+    /// `(commit index, lowest run, highest run)`: the error bars of the points whose runs the
+    /// JSON has (this machine's).
+    pub spreads: Vec<(usize, f64, f64)>,
 }
+
+/// Half the width of an error bar's caps, in commits.
+const CAP: f64 = 0.12;
 
 /// Thousands or millions, whichever reads better at `top`.
 fn scale(top: f64) -> (f64, &'static str) {
@@ -36,9 +42,12 @@ fn scale(top: f64) -> (f64, &'static str) {
 
 pub fn draw(lines: &[Line], axis: &CommitAxis, footer: &Footer) -> Result<String> {
     let all = || {
-        lines
-            .iter()
-            .flat_map(|line| line.points.iter().map(|p| p.1))
+        lines.iter().flat_map(|line| {
+            line.points
+                .iter()
+                .map(|p| p.1)
+                .chain(line.spreads.iter().flat_map(|&(_, low, high)| [low, high]))
+        })
     };
     let (unit, y_desc) = scale(all().fold(0.0, f64::max));
     let y = range_with_legend_room(all().map(|nps| nps / unit));
@@ -57,6 +66,17 @@ pub fn draw(lines: &[Line], axis: &CommitAxis, footer: &Footer) -> Result<String
                 .map(|(index, nps)| (*index as f64, nps / unit))
                 .collect();
             draw_line(&mut chart, points, *colour, &line.label)?;
+            let bars = line.spreads.iter().flat_map(|&(index, low, high)| {
+                let (x, low, high) = (index as f64, low / unit, high / unit);
+                [
+                    vec![(x, low), (x, high)],
+                    vec![(x - CAP, low), (x + CAP, low)],
+                    vec![(x - CAP, high), (x + CAP, high)],
+                ]
+            });
+            chart
+                .draw_series(bars.map(|path| PathElement::new(path, colour.stroke_width(1))))
+                .map_err(super::plot::plot_error)?;
         }
         axis.draw_changes(&mut chart)?;
         legend(&mut chart, SeriesLabelPosition::LowerLeft)
@@ -82,10 +102,12 @@ mod tests {
             Line {
                 label: "this box".to_string(),
                 points: (0..5).map(|i| (i, 2.0e6 + i as f64 * 1e4)).collect(),
+                spreads: Vec::new(),
             },
             Line {
                 label: "ci runner".to_string(),
                 points: vec![(1, 1.5e6), (3, 1.52e6)],
+                spreads: Vec::new(),
             },
         ];
         let svg = draw(&lines, &axis(5, vec![2]), &test_footer()).unwrap();
@@ -108,10 +130,24 @@ mod tests {
     }
 
     #[test]
+    fn each_spread_is_an_error_bar_with_caps() {
+        let lines = [Line {
+            label: "this box".to_string(),
+            points: vec![(0, 2.0e6), (1, 2.1e6)],
+            spreads: vec![(0, 1.9e6, 2.05e6), (1, 2.08e6, 2.2e6)],
+        }];
+        let svg = draw(&lines, &axis(2, Vec::new()), &test_footer()).unwrap();
+        // Three thin strokes per bar in the line's colour (the line itself is 2 px wide).
+        let strokes = count(&svg, "stroke=\"#1F77B4\" stroke-width=\"1\"");
+        assert_eq!(strokes, 2 * 3, "{svg}");
+    }
+
+    #[test]
     fn without_changes_there_is_no_marker() {
         let lines = [Line {
             label: "x".to_string(),
             points: vec![(0, 900.0e3)],
+            spreads: Vec::new(),
         }];
         let svg = draw(&lines, &axis(1, Vec::new()), &test_footer()).unwrap();
         assert!(!svg.contains("#9467BD"), "{svg}");
