@@ -132,7 +132,9 @@ pub fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
         }));
     }
 
-    let nps = comparison.a.nps.median;
+    // The fastest of A's runs: load only ever slows a run, so the fastest is the nearest to
+    // the machine's own speed, and a busy machine does not shrink the games' budget.
+    let nps = comparison.a.nps.max;
     let move_ms = typical_move_ms(&limit).expect("a clock has a typical move time");
     let measured_nodes = node_budget(nps, &limit)
         .with_context(|| format!("A's measured NPS {nps} gives no node budget"))?;
