@@ -434,7 +434,12 @@ fn an_unwritable_stdout_is_an_error() {
 fn a_positional_bench_depth_searches_to_that_depth() {
     let nodes = |args: &[&str]| {
         let output = squall(args);
-        assert_eq!(output.status.code(), Some(0), "{args:?}: {}", stderr(&output));
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            stderr(&output)
+        );
         let text = stdout(&output);
         text.lines()
             .find_map(|line| line.strip_prefix("Nodes searched: "))

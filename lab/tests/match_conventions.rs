@@ -58,7 +58,7 @@ fn cutechess_lines_are_read_as_openbench_read_them_and_maxmoves_draws() {
             "--games",
             "4",
             "--maxmoves",
-            "6",
+            "3",
             "--sprt",
             "elo0=0,elo1=5",
             "--format",
@@ -89,7 +89,7 @@ fn cutechess_lines_are_read_as_openbench_read_them_and_maxmoves_draws() {
     );
     assert!(
         score.ends_with("  [0.500] 4"),
-        "every game a draw at move 6: {score}"
+        "every game a draw at move 3: {score}"
     );
     let elo = lines
         .iter()
@@ -108,13 +108,13 @@ fn cutechess_lines_are_read_as_openbench_read_them_and_maxmoves_draws() {
     assert!(sprt.contains(", lbound -2.94, ubound 2.94"), "{sprt}");
     assert_eq!(lines.last(), Some(&"Finished match"), "{run}");
 
-    // --maxmoves: every game drawn once each side had played 6 moves, said in the PGN and the
-    // results file, whose header records the setting.
-    assert_eq!(header(&out)["settings"]["max_moves"], 6);
-    assert_eq!(report["max_moves"], 6);
+    // --maxmoves: every game drawn once each side had played 3 moves (too few for a
+    // repetition), said in the PGN and the results file, whose header records the setting.
+    assert_eq!(header(&out)["settings"]["max_moves"], 3);
+    assert_eq!(report["max_moves"], 3);
     let pgn = std::fs::read_to_string(out.with_extension("pgn")).unwrap();
     assert_eq!(pgn.matches("maximal game length").count(), 4, "{pgn}");
-    assert_eq!(pgn.matches("[PlyCount \"12\"]").count(), 4, "{pgn}");
+    assert_eq!(pgn.matches("[PlyCount \"6\"]").count(), 4, "{pgn}");
 
     // Resumed or merged, another --maxmoves is another match.
     let resumed = quick_match(
@@ -124,7 +124,7 @@ fn cutechess_lines_are_read_as_openbench_read_them_and_maxmoves_draws() {
             "--games",
             "4",
             "--maxmoves",
-            "7",
+            "4",
             "--sprt",
             "elo0=0,elo1=5",
             "--resume",
@@ -156,7 +156,10 @@ fn regex_lite(pattern: &str) -> impl Fn(&str) -> bool + '_ {
                     let digits = body.bytes().take_while(u8::is_ascii_digit).count();
                     let ok = digits > 0
                         && body[digits..].starts_with('.')
-                        && body[digits + 1..].bytes().next().is_some_and(|b| b.is_ascii_digit());
+                        && body[digits + 1..]
+                            .bytes()
+                            .next()
+                            .is_some_and(|b| b.is_ascii_digit());
                     if !ok {
                         return false;
                     }
@@ -210,7 +213,10 @@ fn full_engine_specs_give_each_side_its_name_arguments_directory_and_options() {
     );
     assert_eq!(run.code, 0, "{run}");
     let report = run.json();
-    assert_eq!(report["engines"][0]["name"], "fake-uci in examples", "{run}");
+    assert_eq!(
+        report["engines"][0]["name"], "fake-uci in examples",
+        "{run}"
+    );
     assert_eq!(report["engines"][1]["name"], "dev", "{run}");
     let settings = &header(&out)["settings"];
     assert_eq!(settings["engines"][0]["args"][0], "--id-name-cwd");
@@ -222,19 +228,32 @@ fn full_engine_specs_give_each_side_its_name_arguments_directory_and_options() {
     let options = settings["engines"][1]["options"].to_string();
     assert!(options.contains(r#"["Behaviour","random"]"#), "{options}");
     let pgn = std::fs::read_to_string(out.with_extension("pgn")).unwrap();
-    assert!(pgn.contains("[White \"dev\"]") && pgn.contains("[Black \"dev\"]"), "{pgn}");
+    assert!(
+        pgn.contains("[White \"dev\"]") && pgn.contains("[Black \"dev\"]"),
+        "{pgn}"
+    );
 
     // A spec the lab cannot use is refused before anything runs, naming the key.
-    let bad = quick_match(&repo, &[&fake_uci()], &["--engine-b", "cmd=./fake_uci colour=red"]);
+    let bad = quick_match(
+        &repo,
+        &[&fake_uci()],
+        &["--engine-b", "cmd=./fake_uci colour=red"],
+    );
     assert_eq!(bad.code, 2, "{bad}");
     assert!(bad.stderr.contains("unknown key `colour`"), "{bad}");
     let missing = quick_match(
         &repo,
         &[&fake_uci()],
-        &["--engine-b", &format!("cmd=./nothing dir={}", examples.display())],
+        &[
+            "--engine-b",
+            &format!("cmd=./nothing dir={}", examples.display()),
+        ],
     );
     assert_eq!(missing.code, 2, "{missing}");
-    assert!(missing.stderr.contains("no executable file in dir="), "{missing}");
+    assert!(
+        missing.stderr.contains("no executable file in dir="),
+        "{missing}"
+    );
 }
 
 #[test]
@@ -274,10 +293,7 @@ fn scale_nps_scales_both_clocks_by_the_reference_over_the_bench_speed() {
     let report = run.json();
     assert_eq!(report["nps_scale"]["measured_nps"], 500_000, "{run}");
     assert_eq!(report["nps_scale"]["factor"], 2.0, "{run}");
-    assert!(
-        run.stderr.contains("tc 5+0.05 becomes tc 10+0.1"),
-        "{run}"
-    );
+    assert!(run.stderr.contains("tc 5+0.05 becomes tc 10+0.1"), "{run}");
     let recorded = header(&out);
     assert_eq!(recorded["nps_scale"]["factor"], 2.0);
     assert_eq!(recorded["settings"]["scale_nps"], 1_000_000);
@@ -322,7 +338,14 @@ fn check_commit_compares_the_signature_with_the_messages_bench() {
 
     repo.write("lab/README.md", "a commit with a wrong bench\n");
     repo.commit(&format!("Tidy\n\nBench: {}\n", signature + 1));
-    let wrong = repo.lab(&["bench", "HEAD", "--rounds", "2", "--no-instructions", "--check-commit"]);
+    let wrong = repo.lab(&[
+        "bench",
+        "HEAD",
+        "--rounds",
+        "2",
+        "--no-instructions",
+        "--check-commit",
+    ]);
     assert_eq!(wrong.code, 1, "{wrong}");
     assert!(
         wrong.stdout.contains(&format!(

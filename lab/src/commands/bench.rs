@@ -119,7 +119,10 @@ mod tests {
 
     #[test]
     fn the_last_bench_of_a_message_is_its_number() {
-        assert_eq!(commit_bench("Faster movegen\n\nBench: 4213781\n").unwrap(), 4_213_781);
+        assert_eq!(
+            commit_bench("Faster movegen\n\nBench: 4213781\n").unwrap(),
+            4_213_781
+        );
         assert_eq!(
             commit_bench("Revert\n\nBench: 100\n\nbench 1,234,567").unwrap(),
             1_234_567

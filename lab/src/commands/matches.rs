@@ -146,9 +146,13 @@ fn parse_engine_spec(text: &str, flag: &str) -> Result<SideSpec> {
     let mut setup = SideSetup::default();
     let mut options: Vec<(String, String)> = Vec::new();
     let mut seen: Vec<String> = Vec::new();
-    for (key, value) in spec_words(text).map_err(|error| anyhow::anyhow!("{flag} {text}: {error}"))? {
+    for (key, value) in
+        spec_words(text).map_err(|error| anyhow::anyhow!("{flag} {text}: {error}"))?
+    {
         let repeated = if key.starts_with("option.") {
-            options.iter().any(|(name, _)| format!("option.{name}") == key)
+            options
+                .iter()
+                .any(|(name, _)| format!("option.{name}") == key)
         } else {
             seen.contains(&key)
         };
@@ -219,7 +223,10 @@ fn spec_words(text: &str) -> std::result::Result<Vec<(String, String)>, String> 
             .unwrap_or(rest.len());
         let key = &rest[..end_of_key];
         if !rest[end_of_key..].starts_with('=') || key.is_empty() {
-            return Err(format!("`{}` is not KEY=VALUE", rest.split_whitespace().next().unwrap_or(rest)));
+            return Err(format!(
+                "`{}` is not KEY=VALUE",
+                rest.split_whitespace().next().unwrap_or(rest)
+            ));
         }
         rest = &rest[end_of_key + 1..];
         let value;
@@ -230,7 +237,9 @@ fn spec_words(text: &str) -> std::result::Result<Vec<(String, String)>, String> 
             value = &quoted[..close];
             rest = &quoted[close + 1..];
             if rest.chars().next().is_some_and(|c| !c.is_whitespace()) {
-                return Err(format!("the quoted value of `{key}` runs on past its closing quote"));
+                return Err(format!(
+                    "the quoted value of `{key}` runs on past its closing quote"
+                ));
             }
         } else {
             let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
@@ -401,29 +410,56 @@ mod tests {
         assert_eq!(b.setup, SideSetup::default());
         // B's full spec with A positional; a revision by rev=.
         let [a, b] = sides_of(&["exe:/bin/true", "--engine-b", "rev=HEAD~1 name=base"]).unwrap();
-        assert_eq!((a.spec.as_str(), b.spec.as_str()), ("exe:/bin/true", "HEAD~1"));
+        assert_eq!(
+            (a.spec.as_str(), b.spec.as_str()),
+            ("exe:/bin/true", "HEAD~1")
+        );
         assert_eq!(b.setup.name.as_deref(), Some("base"));
         // Both full: no positional.
         let [a, b] =
             sides_of(&["--engine-a", "cmd=/bin/a", "--engine-b", "cmd=exe:/bin/b"]).unwrap();
-        assert_eq!((a.spec.as_str(), b.spec.as_str()), ("exe:/bin/a", "exe:/bin/b"));
+        assert_eq!(
+            (a.spec.as_str(), b.spec.as_str()),
+            ("exe:/bin/a", "exe:/bin/b")
+        );
     }
 
     #[test]
     fn bad_engine_specs_are_refused_by_key() {
         for (flags, expected) in [
             (&["--engine-a", "name=x", "HEAD"][..], "no cmd=PATH"),
-            (&["--engine-a", "cmd=a rev=HEAD", "HEAD"], "not cmd= and rev="),
-            (&["--engine-a", "cmd=a cmd=b", "HEAD"], "`cmd` is given twice"),
-            (&["--engine-a", "cmd=a option.Hash=1 option.Hash=2", "HEAD"], "`option.Hash` is given twice"),
-            (&["--engine-a", "cmd=a colour=red", "HEAD"], "unknown key `colour`"),
+            (
+                &["--engine-a", "cmd=a rev=HEAD", "HEAD"],
+                "not cmd= and rev=",
+            ),
+            (
+                &["--engine-a", "cmd=a cmd=b", "HEAD"],
+                "`cmd` is given twice",
+            ),
+            (
+                &["--engine-a", "cmd=a option.Hash=1 option.Hash=2", "HEAD"],
+                "`option.Hash` is given twice",
+            ),
+            (
+                &["--engine-a", "cmd=a colour=red", "HEAD"],
+                "unknown key `colour`",
+            ),
             (&["--engine-a", "cmd=a name=\"open", "HEAD"], "never closes"),
-            (&["--engine-a", "cmd=a stray", "HEAD"], "`stray` is not KEY=VALUE"),
+            (
+                &["--engine-a", "cmd=a stray", "HEAD"],
+                "`stray` is not KEY=VALUE",
+            ),
             (&["--engine-a", "cmd=a\nquit", "HEAD"], "line break"),
             (&["--engine-a", "cmd=a tc=10+0.1", "HEAD"], "--tc-a"),
             (&["--engine-a", "cmd=a proto=xboard", "HEAD"], "UCI only"),
-            (&["--engine-a", "cmd=a dir=/no/such/dir", "HEAD"], "not a directory"),
-            (&["--engine-a", "cmd=a option.=1", "HEAD"], "names no option"),
+            (
+                &["--engine-a", "cmd=a dir=/no/such/dir", "HEAD"],
+                "not a directory",
+            ),
+            (
+                &["--engine-a", "cmd=a option.=1", "HEAD"],
+                "names no option",
+            ),
             (&["HEAD"], "no engine B"),
             (&[], "no engine A"),
             (&["--engine-a", "cmd=a", "HEAD", "HEAD~1"], "a third engine"),

@@ -407,7 +407,10 @@ pub fn differences(base: &MatchSettings, other: &MatchSettings) -> Vec<String> {
     let keys: std::collections::BTreeSet<&String> =
         base_fields.keys().chain(other_fields.keys()).collect();
     for key in keys {
-        let (value, theirs) = (&base_fields.get(key).cloned().unwrap_or_default(), other_fields.get(key));
+        let (value, theirs) = (
+            &base_fields.get(key).cloned().unwrap_or_default(),
+            other_fields.get(key),
+        );
         if key == "limits" {
             for (index, label) in ["A", "B"].iter().enumerate() {
                 if value.get(index) != theirs.and_then(|t| t.get(index)) {

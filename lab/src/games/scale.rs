@@ -89,10 +89,7 @@ fn bench_once(binary: &Path, dir: Option<&Path>) -> Result<(u64, u64)> {
     let what = format!("{} bench", binary.display());
     let finished = run_with_timeout(command, BENCH_TIMEOUT, &what)?;
     if !finished.status.success() {
-        bail!(
-            "--scale-nps: `{what}` {}",
-            describe_status(finished.status)
-        );
+        bail!("--scale-nps: `{what}` {}", describe_status(finished.status));
     }
     let text = String::from_utf8_lossy(&finished.stdout);
     let figures = parse_bench_output(&text).with_context(|| format!("--scale-nps: `{what}`"))?;
@@ -164,7 +161,10 @@ mod tests {
                 increment_ms: 0
             }
         );
-        assert_eq!(scale_limits([Limit::Depth { depth: 6 }; 2], 3.0)[0], Limit::Depth { depth: 6 });
+        assert_eq!(
+            scale_limits([Limit::Depth { depth: 6 }; 2], 3.0)[0],
+            Limit::Depth { depth: 6 }
+        );
     }
 
     #[test]

@@ -114,11 +114,7 @@ fn significant3(value: f64) -> String {
     };
     if !(-4..3).contains(&exponent) {
         let sign = if exponent < 0 { '-' } else { '+' };
-        return format!(
-            "{}e{sign}{:02}",
-            trim(mantissa.to_string()),
-            exponent.abs()
-        );
+        return format!("{}e{sign}{:02}", trim(mantissa.to_string()), exponent.abs());
     }
     let decimals = (2 - exponent).max(0) as usize;
     trim(format!("{value:.decimals$}"))

@@ -273,8 +273,9 @@ fn parse_bench_options(args: &[String]) -> Result<BenchOptions, String> {
             }
             // A positional depth (`bench 13`): an argument that is not an option.
             depth if !depth.starts_with('-') => {
-                once(&mut seen, "--depth")
-                    .map_err(|_| format!("bench takes one depth, as DEPTH or --depth; {BENCH_USAGE}"))?;
+                once(&mut seen, "--depth").map_err(|_| {
+                    format!("bench takes one depth, as DEPTH or --depth; {BENCH_USAGE}")
+                })?;
                 options.depth = parse_count("depth", depth, 1, MAX_SEARCH_DEPTH)? as i32;
             }
             "--hash" => {
@@ -361,12 +362,21 @@ mod tests {
         let positional = parse_bench_options(&strings(&["13"])).unwrap();
         assert_eq!(positional.depth, 13);
         let with_json = parse_bench_options(&strings(&["--json", "7", "--hash", "16"])).unwrap();
-        assert_eq!((with_json.depth, with_json.json, with_json.hash_mb), (7, true, 16));
         assert_eq!(
-            parse_bench_options(&strings(&["--depth", "9"])).unwrap().depth,
+            (with_json.depth, with_json.json, with_json.hash_mb),
+            (7, true, 16)
+        );
+        assert_eq!(
+            parse_bench_options(&strings(&["--depth", "9"]))
+                .unwrap()
+                .depth,
             9
         );
-        for twice in [&["13", "--depth", "9"][..], &["13", "14"], &["--depth", "9", "13"]] {
+        for twice in [
+            &["13", "--depth", "9"][..],
+            &["13", "14"],
+            &["--depth", "9", "13"],
+        ] {
             let error = parse_bench_options(&strings(twice)).err().unwrap();
             assert!(error.contains("one depth"), "{twice:?}: {error}");
         }
