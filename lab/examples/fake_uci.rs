@@ -167,7 +167,7 @@ impl Engine {
         }
         match command {
             "uci" => {
-                send(&format!("id name {}", self.id_name));
+                send(format!("id name {}", self.id_name));
                 send("id author squall lab tests");
                 let vars: String = BEHAVIOURS
                     .split_whitespace()

@@ -189,7 +189,7 @@ fn parse_engine_spec(text: &str, flag: &str) -> Result<SideSpec> {
                 "{flag}: {key}= is not part of an engine spec here: give a side's own limit with --tc-a/--tc-b or --nodes-a/--nodes-b"
             ),
             option if option.starts_with("option.") => {
-                let name = option["option.".len()..].trim();
+                let name = option.strip_prefix("option.").unwrap_or_default().trim();
                 if name.is_empty() {
                     bail!("{flag}: `{key}` names no option (option.NAME=VALUE)");
                 }
