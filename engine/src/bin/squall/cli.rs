@@ -258,6 +258,7 @@ fn parse_bench_options(args: &[String]) -> Result<BenchOptions, String> {
         full_eval: false,
     };
     let mut seen = Vec::new();
+    let mut positional_depth = false;
     let mut args = args.iter();
     while let Some(arg) = args.next() {
         let mut value = |name: &str| {
@@ -266,6 +267,11 @@ fn parse_bench_options(args: &[String]) -> Result<BenchOptions, String> {
                 .ok_or(format!("{name} needs a value"))
         };
         match arg.as_str() {
+            "--depth" if positional_depth => {
+                return Err(format!(
+                    "bench takes one depth, as DEPTH or --depth; {BENCH_USAGE}"
+                ))
+            }
             "--depth" => {
                 once(&mut seen, "--depth")?;
                 let text = value("--depth")?;
@@ -277,6 +283,7 @@ fn parse_bench_options(args: &[String]) -> Result<BenchOptions, String> {
                     format!("bench takes one depth, as DEPTH or --depth; {BENCH_USAGE}")
                 })?;
                 options.depth = parse_count("depth", depth, 1, MAX_SEARCH_DEPTH)? as i32;
+                positional_depth = true;
             }
             "--hash" => {
                 once(&mut seen, "--hash")?;
