@@ -427,3 +427,29 @@ fn an_unwritable_stdout_is_an_error() {
         stderr(&output)
     );
 }
+
+/// OpenBench's client and Stockfish-style scripts call `bench 13`: a positional depth is the
+/// depth option, and the bench's node count says it was searched to that depth.
+#[test]
+fn a_positional_bench_depth_searches_to_that_depth() {
+    let nodes = |args: &[&str]| {
+        let output = squall(args);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+        let text = stdout(&output);
+        text.lines()
+            .find_map(|line| line.strip_prefix("Nodes searched: "))
+            .unwrap_or_else(|| panic!("{args:?}: no `Nodes searched:` line in {text}"))
+            .trim()
+            .to_string()
+    };
+    let positional = nodes(&["bench", "2"]);
+    assert_eq!(positional, nodes(&["bench", "--depth", "2"]));
+    assert_ne!(positional, nodes(&["bench", "--depth", "1"]));
+    assert_refused(&["bench", "2", "--depth", "2"], "one depth");
+    assert_refused(&["bench", "65"], "out of range");
+}

@@ -31,6 +31,10 @@
 //! N or more waits before its `readyok` until that file is removed (`quit` still ends it at once).
 //! Give it to one side only: a game takes one ticket from each engine that has it.
 //!
+//! Arguments: `bench [DEPTH]` prints an OpenBench-style bench (`Nodes searched: 4242`,
+//! `Nodes/second: 500000`, fixed figures) and exits; `--id-name NAME` answers `id name NAME`;
+//! `--id-name-cwd` answers `id name fake-uci in <the last component of its working directory>`.
+//!
 //! Every move is announced by `info depth 1 score cp <S> nodes 1 pv <move>` where S is the
 //! material balance (P=100, N=B=300, R=500, Q=900) for the side to move. With no legal move the
 //! answer is `bestmove (none)`. Errors in input are reported as `info string error: ...` and
@@ -54,7 +58,11 @@ use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Move, Position, Role, 
 const BEHAVIOURS: &str = "first-legal random crash illegal hang slow garbage resign \
                           stalemate-seeker spawn-sleeper repeat ignore-limits";
 
+/// The fixed speed `fake_uci bench` reports.
+const BENCH_NPS: u64 = 500_000;
+
 struct Engine {
+    id_name: String,
     behaviour: &'static str,
     fault_after: u64,
     seed: u64,
@@ -73,6 +81,25 @@ struct Engine {
 }
 
 fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("bench") {
+        println!("Nodes searched: 4242");
+        println!("Nodes/second: {BENCH_NPS}");
+        return;
+    }
+    let mut id_name = "fake-uci".to_string();
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--id-name" => id_name = args.next().cloned().unwrap_or_default(),
+            "--id-name-cwd" => {
+                let cwd = std::env::current_dir().unwrap_or_default();
+                let last = cwd.file_name().unwrap_or_default().to_string_lossy();
+                id_name = format!("fake-uci in {last}");
+            }
+            _ => {}
+        }
+    }
     let (tx, lines) = mpsc::channel();
     thread::spawn(move || {
         let mut stdin = io::stdin().lock();
@@ -89,6 +116,7 @@ fn main() {
         }
     });
     let mut engine = Engine {
+        id_name,
         behaviour: "first-legal",
         fault_after: 0,
         seed: 0,
@@ -139,7 +167,7 @@ impl Engine {
         }
         match command {
             "uci" => {
-                send("id name fake-uci");
+                send(format!("id name {}", self.id_name));
                 send("id author squall lab tests");
                 let vars: String = BEHAVIOURS
                     .split_whitespace()

@@ -322,6 +322,10 @@ pub struct BenchArgs {
     /// Revision to measure (anything git understands, or WORKTREE).
     #[arg(default_value = "HEAD")]
     pub rev: String,
+    /// Compare the signature with the last `Bench: N` of the commit message (OpenBench's
+    /// convention): exit 1 on a mismatch, naming both numbers.
+    #[arg(long)]
+    pub check_commit: bool,
     #[command(flatten)]
     pub measure: MeasureArgs,
     #[command(flatten)]
@@ -744,11 +748,25 @@ pub enum MatchCommand {
 #[derive(Debug, Clone, Args)]
 pub struct MatchPlayArgs {
     /// The base engine: a revision (anything git understands, or WORKTREE) or exe:PATH.
-    #[arg(required = true)]
+    /// Omitted when --engine-a gives it.
     pub a: Option<String>,
-    /// The engine under test, as A.
-    #[arg(required = true)]
+    /// The engine under test, as A. Omitted when --engine-b gives it.
     pub b: Option<String>,
+    /// A's full spec, as fastchess's -engine: "cmd=PATH name=NAME args=\"-x 1\" dir=DIR
+    /// option.Hash=64" (or rev=REVISION instead of cmd=); see docs/strength.md.
+    #[arg(long, value_name = "SPEC")]
+    pub engine_a: Option<String>,
+    /// B's full spec, as --engine-a.
+    #[arg(long, value_name = "SPEC")]
+    pub engine_b: Option<String>,
+    /// Adjudicate a draw once each side has played N moves (cutechess-cli's and fastchess's
+    /// -maxmoves), counted from the opening's position.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub maxmoves: Option<u32>,
+    /// Scale both clocks by REF_NPS / A's bench NPS on this machine, as OpenBench does (its
+    /// `bench`, run as many times at once as games are played); nodes and depth are not scaled.
+    #[arg(long, value_name = "REF_NPS", value_parser = clap::value_parser!(u64).range(1..=1_000_000_000_000))]
+    pub scale_nps: Option<u64>,
     /// Clock per game, BASE+INC in seconds (fastchess notation); the default limit.
     #[arg(long, value_name = "BASE+INC", conflicts_with_all = ["nodes", "depth", "movetime"])]
     pub tc: Option<String>,

@@ -9,7 +9,7 @@ use crate::games::book::Book;
 use crate::games::results::Shard;
 use crate::games::rules::{DrawAdjudication, Limit, ResignAdjudication, SideLimits};
 use crate::games::sprt::{EloModel, Sprt};
-use crate::games::{self, MatchOptions, MatchReport, Resume};
+use crate::games::{self, MatchOptions, MatchReport, Resume, RunnerConventions, SideSetup};
 use crate::lab::Lab;
 use crate::outcome::{Exit, Outcome};
 use crate::paths::NamedPath;
@@ -58,15 +58,12 @@ fn options(args: &MatchPlayArgs) -> Result<MatchOptions> {
         .map(Shard::parse)
         .transpose()?
         .unwrap_or(Shard::WHOLE);
+    let [a, b] = sides(args)?;
     let book = Book::load(args.book.as_deref(), args.book_plies)?;
-    let engines = [
-        args.a.clone().unwrap_or_default(),
-        args.b.clone().unwrap_or_default(),
-    ];
-    let uci_options = [
-        parse_uci_options(&args.option_a, "--option-a")?,
-        parse_uci_options(&args.option_b, "--option-b")?,
-    ];
+    let engines = [a.spec, b.spec];
+    let mut uci_options = [a.options, b.options];
+    uci_options[0].extend(parse_uci_options(&args.option_a, "--option-a")?);
+    uci_options[1].extend(parse_uci_options(&args.option_b, "--option-b")?);
     Ok(MatchOptions {
         engines,
         uci_options,
@@ -91,7 +88,173 @@ fn options(args: &MatchPlayArgs) -> Result<MatchOptions> {
         },
         sprt_may_change: false,
         exports: super::export_paths(&args.output.export),
+        conventions: RunnerConventions {
+            sides: [a.setup, b.setup],
+            max_moves: args.maxmoves,
+            scale_nps: args.scale_nps,
+        },
     })
+}
+
+/// One side as its flags give it: the short form (a revision or `exe:PATH`) or a full spec.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct SideSpec {
+    /// A revision or `exe:PATH`.
+    spec: String,
+    setup: SideSetup,
+    /// `option.NAME=VALUE` pairs of a full spec.
+    options: Vec<(String, String)>,
+}
+
+/// A and B: each from its `--engine-a`/`--engine-b`, or else the next positional argument.
+fn sides(args: &MatchPlayArgs) -> Result<[SideSpec; 2]> {
+    let mut positionals = [&args.a, &args.b].into_iter().flatten();
+    let mut side = |full: &Option<String>, flag: &str, label: &str| -> Result<SideSpec> {
+        match full {
+            Some(spec) => parse_engine_spec(spec, flag),
+            None => match positionals.next() {
+                Some(spec) => Ok(SideSpec {
+                    spec: spec.clone(),
+                    setup: SideSetup::default(),
+                    options: Vec::new(),
+                }),
+                None => bail!(
+                    "no engine {label}: give it as a positional argument (a revision or exe:PATH) or with {flag}"
+                ),
+            },
+        }
+    };
+    let a = side(&args.engine_a, "--engine-a", "A")?;
+    let b = side(&args.engine_b, "--engine-b", "B")?;
+    if let Some(extra) = positionals.next() {
+        bail!("`{extra}`: a third engine; --engine-a and --engine-b already give a side each, so give the other as one positional argument");
+    }
+    Ok([a, b])
+}
+
+/// The longest full engine spec read.
+const MAX_ENGINE_SPEC_BYTES: usize = 64 * 1024;
+
+/// A full engine spec, fastchess's and cutechess-cli's `-engine` in one argument: words
+/// `KEY=VALUE` separated by spaces, a value with spaces in double quotes (`args="-x 1"`).
+/// Keys: `cmd=PATH` (an executable, found in `dir` when relative and `dir` is given) or
+/// `rev=REVISION` (built by the lab), `name=`, `args=` (split at spaces), `dir=`,
+/// `option.NAME=VALUE` (repeatable), `proto=uci`.
+fn parse_engine_spec(text: &str, flag: &str) -> Result<SideSpec> {
+    if text.len() > MAX_ENGINE_SPEC_BYTES {
+        bail!("{flag}: the spec is longer than {MAX_ENGINE_SPEC_BYTES} bytes");
+    }
+    if text.chars().any(char::is_control) {
+        bail!("{flag}: a spec may not contain a line break or another control character");
+    }
+    let mut command = None;
+    let mut setup = SideSetup::default();
+    let mut options: Vec<(String, String)> = Vec::new();
+    let mut seen: Vec<String> = Vec::new();
+    for (key, value) in
+        spec_words(text).map_err(|error| anyhow::anyhow!("{flag} {text}: {error}"))?
+    {
+        let repeated = if key.starts_with("option.") {
+            options
+                .iter()
+                .any(|(name, _)| format!("option.{name}") == key)
+        } else {
+            seen.contains(&key)
+        };
+        if repeated {
+            bail!("{flag}: `{key}` is given twice; give it once");
+        }
+        if value.is_empty() && key != "args" {
+            bail!("{flag}: `{key}=` needs a value");
+        }
+        match key.as_str() {
+            "cmd" | "rev" => {
+                if let Some((other, _)) = &command {
+                    bail!("{flag}: give one of cmd= (an executable) and rev= (a revision), not {other}= and {key}=");
+                }
+                let spec = if key == "cmd" {
+                    format!("exe:{}", value.strip_prefix("exe:").unwrap_or(&value))
+                } else {
+                    value.clone()
+                };
+                command = Some((key.clone(), spec));
+            }
+            "name" => setup.name = Some(value),
+            "args" => setup.args = value.split_whitespace().map(str::to_string).collect(),
+            "dir" => {
+                let dir = std::path::PathBuf::from(&value);
+                if !dir.is_dir() {
+                    bail!("{flag}: dir={value} is not a directory");
+                }
+                setup.dir = Some(dir);
+            }
+            "proto" if value == "uci" => {}
+            "proto" => bail!("{flag}: proto={value}: the lab speaks UCI only"),
+            "tc" | "st" | "nodes" | "depth" => bail!(
+                "{flag}: {key}= is not part of an engine spec here: give a side's own limit with --tc-a/--tc-b or --nodes-a/--nodes-b"
+            ),
+            option if option.starts_with("option.") => {
+                let name = option.strip_prefix("option.").unwrap_or_default().trim();
+                if name.is_empty() {
+                    bail!("{flag}: `{key}` names no option (option.NAME=VALUE)");
+                }
+                options.push((name.to_string(), value.trim().to_string()));
+                continue;
+            }
+            other => bail!(
+                "{flag}: unknown key `{other}` (cmd, rev, name, args, dir, option.NAME, proto)"
+            ),
+        }
+        seen.push(key);
+    }
+    let Some((_, spec)) = command else {
+        bail!("{flag} {text}: no cmd=PATH (an executable) or rev=REVISION");
+    };
+    Ok(SideSpec {
+        spec,
+        setup,
+        options,
+    })
+}
+
+/// The `KEY=VALUE` words of a spec; a value may be in double quotes, which it then may not
+/// contain.
+fn spec_words(text: &str) -> std::result::Result<Vec<(String, String)>, String> {
+    let mut words = Vec::new();
+    let mut rest = text.trim_start();
+    while !rest.is_empty() {
+        let end_of_key = rest
+            .find(|c: char| c == '=' || c.is_whitespace())
+            .unwrap_or(rest.len());
+        let key = &rest[..end_of_key];
+        if !rest[end_of_key..].starts_with('=') || key.is_empty() {
+            return Err(format!(
+                "`{}` is not KEY=VALUE",
+                rest.split_whitespace().next().unwrap_or(rest)
+            ));
+        }
+        rest = &rest[end_of_key + 1..];
+        let value;
+        if let Some(quoted) = rest.strip_prefix('"') {
+            let close = quoted
+                .find('"')
+                .ok_or_else(|| format!("the value of `{key}` opens a quote it never closes"))?;
+            value = &quoted[..close];
+            rest = &quoted[close + 1..];
+            if rest.chars().next().is_some_and(|c| !c.is_whitespace()) {
+                return Err(format!(
+                    "the quoted value of `{key}` runs on past its closing quote"
+                ));
+            }
+        } else {
+            let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+            value = &rest[..end];
+            rest = &rest[end..];
+        }
+        words.push((key.to_string(), value.to_string()));
+        rest = rest.trim_start();
+    }
+    Ok(words)
 }
 
 /// The files a match reads (its book; the results file it resumes) and writes (the results
@@ -226,6 +389,89 @@ mod tests {
             limits_of(&["--depth", "6", "--nodes-a", "100"]).unwrap(),
             [nodes(100), Limit::Depth { depth: 6 }]
         );
+    }
+
+    fn sides_of(flags: &[&str]) -> Result<[SideSpec; 2]> {
+        let mut argv = vec!["lab"];
+        argv.extend_from_slice(flags);
+        sides(&Flags::try_parse_from(argv)?.play)
+    }
+
+    #[test]
+    fn a_full_engine_spec_gives_command_name_args_dir_and_options() {
+        let dir = std::env::temp_dir();
+        let dir_text = dir.display().to_string();
+        let spec = format!(
+            r#"cmd=./engine name="dev build" args="--threads 1  -q" dir={dir_text} option.Hash=64 option.Threads=1 proto=uci"#
+        );
+        let [a, b] = sides_of(&["--engine-a", &spec, "HEAD"]).unwrap();
+        assert_eq!(a.spec, "exe:./engine");
+        assert_eq!(a.setup.name.as_deref(), Some("dev build"));
+        assert_eq!(a.setup.args, ["--threads", "1", "-q"]);
+        assert_eq!(a.setup.dir.as_deref(), Some(dir.as_path()));
+        let option = |name: &str, value: &str| (name.to_string(), value.to_string());
+        assert_eq!(a.options, [option("Hash", "64"), option("Threads", "1")]);
+        assert_eq!(b.spec, "HEAD");
+        assert_eq!(b.setup, SideSetup::default());
+        // B's full spec with A positional; a revision by rev=.
+        let [a, b] = sides_of(&["exe:/bin/true", "--engine-b", "rev=HEAD~1 name=base"]).unwrap();
+        assert_eq!(
+            (a.spec.as_str(), b.spec.as_str()),
+            ("exe:/bin/true", "HEAD~1")
+        );
+        assert_eq!(b.setup.name.as_deref(), Some("base"));
+        // Both full: no positional.
+        let [a, b] =
+            sides_of(&["--engine-a", "cmd=/bin/a", "--engine-b", "cmd=exe:/bin/b"]).unwrap();
+        assert_eq!(
+            (a.spec.as_str(), b.spec.as_str()),
+            ("exe:/bin/a", "exe:/bin/b")
+        );
+    }
+
+    #[test]
+    fn bad_engine_specs_are_refused_by_key() {
+        for (flags, expected) in [
+            (&["--engine-a", "name=x", "HEAD"][..], "no cmd=PATH"),
+            (
+                &["--engine-a", "cmd=a rev=HEAD", "HEAD"],
+                "not cmd= and rev=",
+            ),
+            (
+                &["--engine-a", "cmd=a cmd=b", "HEAD"],
+                "`cmd` is given twice",
+            ),
+            (
+                &["--engine-a", "cmd=a option.Hash=1 option.Hash=2", "HEAD"],
+                "`option.Hash` is given twice",
+            ),
+            (
+                &["--engine-a", "cmd=a colour=red", "HEAD"],
+                "unknown key `colour`",
+            ),
+            (&["--engine-a", "cmd=a name=\"open", "HEAD"], "never closes"),
+            (
+                &["--engine-a", "cmd=a stray", "HEAD"],
+                "`stray` is not KEY=VALUE",
+            ),
+            (&["--engine-a", "cmd=a\nquit", "HEAD"], "line break"),
+            (&["--engine-a", "cmd=a tc=10+0.1", "HEAD"], "--tc-a"),
+            (&["--engine-a", "cmd=a proto=xboard", "HEAD"], "UCI only"),
+            (
+                &["--engine-a", "cmd=a dir=/no/such/dir", "HEAD"],
+                "not a directory",
+            ),
+            (
+                &["--engine-a", "cmd=a option.=1", "HEAD"],
+                "names no option",
+            ),
+            (&["HEAD"], "no engine B"),
+            (&[], "no engine A"),
+            (&["--engine-a", "cmd=a", "HEAD", "HEAD~1"], "a third engine"),
+        ] {
+            let error = format!("{:#}", sides_of(flags).unwrap_err());
+            assert!(error.contains(expected), "{flags:?}: {error}");
+        }
     }
 
     #[test]

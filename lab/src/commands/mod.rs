@@ -45,6 +45,9 @@ pub struct Printed {
 /// export path that cannot be written is refused before anything is measured.
 pub fn run(cli: Cli) -> Result<Printed> {
     let (format, exports) = output(&cli.command);
+    if format == Format::Cutechess && !matches!(cli.command, Command::Match(_)) {
+        anyhow::bail!("--format cutechess: cutechess-cli's result lines are printed for `lab match` and `lab match merge` only");
+    }
     let exports = exports.cloned().unwrap_or_default();
     if exports.export_html.is_some() && !draws_html(&cli.command) {
         anyhow::bail!(

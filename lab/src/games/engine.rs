@@ -39,6 +39,10 @@ pub struct EngineSetup {
     /// "A" or "B".
     pub label: &'static str,
     pub path: PathBuf,
+    /// Command-line arguments of the engine process (`--engine-a "... args=..."`).
+    pub args: Vec<String>,
+    /// The engine process's working directory (`dir=`); the lab's own when `None`.
+    pub dir: Option<PathBuf>,
     /// `setoption` pairs, sent in order after `uciok`.
     pub options: Vec<(String, String)>,
 }
@@ -147,6 +151,10 @@ impl Engine {
     /// Starts the process and completes the handshake: `uci`, the options, `isready`.
     pub fn start(setup: Arc<EngineSetup>) -> Result<Engine, Fault> {
         let mut command = Command::new(&setup.path);
+        command.args(&setup.args);
+        if let Some(dir) = &setup.dir {
+            command.current_dir(dir);
+        }
         command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

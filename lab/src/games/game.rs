@@ -158,6 +158,9 @@ pub struct GameSettings {
     pub timemargin: Duration,
     pub draw: Option<DrawAdjudication>,
     pub resign: Option<ResignAdjudication>,
+    /// A draw once each side has played this many moves of the game (cutechess-cli's and
+    /// fastchess's `-maxmoves`), counted from the opening's position.
+    pub max_moves: Option<u32>,
     /// PGN player names of A and B.
     pub names: [String; 2],
     pub site: String,
@@ -437,6 +440,14 @@ fn referee_game(
                 ));
             }
             None => {}
+        }
+        if let Some(max_moves) = settings.max_moves {
+            if referee.plies() >= 2 * max_moves as usize {
+                let reason = format!(
+                    "draw adjudication: maximal game length, {max_moves} moves each (--maxmoves)"
+                );
+                return Some((GameResult::Draw, Termination::Adjudication, reason, None));
+            }
         }
     }
 }

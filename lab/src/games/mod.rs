@@ -16,6 +16,7 @@ pub mod referee;
 pub mod results;
 pub mod rules;
 pub mod runner;
+pub mod scale;
 pub mod sprt;
 pub mod summary;
 pub mod trajectory;
@@ -32,7 +33,7 @@ use self::book::{shuffled_order, Book, BookIdentity};
 use self::engine::{Engine, EngineSetup};
 use self::game::{GameRecord, GameSettings, Side};
 use self::results::{
-    differences, schedule, EngineIdentity, Header, MatchSettings, ResultsFile, Shard,
+    differences, schedule, EngineIdentity, Header, MatchSettings, NpsScale, ResultsFile, Shard,
 };
 use self::rules::{describe_limits, DrawAdjudication, Limit, ResignAdjudication, SideLimits};
 use self::runner::{Arena, PgnFile, Stop};
@@ -84,6 +85,36 @@ pub struct MatchReport {
     pub measured: Option<Provenance>,
     /// The statistics after each completed pair, thinned (the `trajectory` module).
     pub trajectory: Vec<TrajectoryPoint>,
+    /// `--maxmoves`: games were drawn once each side had played this many moves.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_moves: Option<u32>,
+    /// `--scale-nps`: how this run's clocks were scaled (`None` for a merge, whose shards
+    /// each record their own).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nps_scale: Option<NpsScale>,
+}
+
+/// What a side's full engine spec (`--engine-a "cmd=... name=... args=... dir=..."`) adds to
+/// the short forms.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SideSetup {
+    /// The PGN and report name, instead of the engine's `id name`.
+    pub name: Option<String>,
+    /// Arguments of the engine process.
+    pub args: Vec<String>,
+    /// The engine process's working directory; a relative `cmd` is found in it.
+    pub dir: Option<PathBuf>,
+}
+
+/// The match-runner conventions of fastchess, cutechess-cli and OpenBench a match may use.
+#[derive(Debug, Clone, Default)]
+pub struct RunnerConventions {
+    /// A's and B's full specs.
+    pub sides: [SideSetup; 2],
+    /// `--maxmoves N`: a draw once each side has played N moves.
+    pub max_moves: Option<u32>,
+    /// `--scale-nps REF_NPS`: both clocks scaled by REF_NPS / A's bench NPS.
+    pub scale_nps: Option<u64>,
 }
 
 /// Whether a match continues an earlier results file.
@@ -136,6 +167,7 @@ pub struct MatchOptions {
     /// The other files this run writes (the report's exports): the match's files may not be
     /// any of them.
     pub exports: Vec<NamedPath>,
+    pub conventions: RunnerConventions,
 }
 
 impl MatchOptions {
@@ -169,6 +201,7 @@ impl MatchOptions {
             resume: Resume::No,
             sprt_may_change: false,
             exports,
+            conventions: RunnerConventions::default(),
         })
     }
 }
@@ -200,7 +233,13 @@ pub fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
         resume,
         sprt_may_change,
         exports,
+        conventions,
     } = options;
+    let RunnerConventions {
+        sides,
+        max_moves,
+        scale_nps,
+    } = conventions;
 
     // Build (or find) both engines with the cache locked, then let other lab runs go on.
     let (binaries, paths) = if specs.iter().all(|spec| spec.starts_with(EXE_PREFIX)) {
@@ -210,17 +249,24 @@ pub fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
                 LabPaths::new(&std::env::current_dir().context("reading the current directory")?)
             }
         };
-        ([exe_binary(&specs[0])?, exe_binary(&specs[1])?], paths)
+        (
+            [
+                exe_binary(&specs[0], sides[0].dir.as_deref())?,
+                exe_binary(&specs[1], sides[1].dir.as_deref())?,
+            ],
+            paths,
+        )
     } else {
         let session = lab.lock()?;
         (
             [
-                engine_binary(&session, &specs[0])?,
-                engine_binary(&session, &specs[1])?,
+                engine_binary(&session, &specs[0], sides[0].dir.as_deref())?,
+                engine_binary(&session, &specs[1], sides[1].dir.as_deref())?,
             ],
             session.paths().clone(),
         )
     };
+    let bench_binary = binaries[0].path.clone();
     let mut identities = Vec::with_capacity(2);
     let mut setups = Vec::with_capacity(2);
     for (index, (label, binary)) in ["A", "B"].into_iter().zip(binaries).enumerate() {
@@ -228,6 +274,7 @@ pub fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
             label,
             &specs[index],
             binary,
+            &sides[index],
             &uci_options[index],
             (hash, limits[index]),
             progress,
@@ -252,7 +299,13 @@ pub fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
         games,
         sprt,
         elo_model,
+        max_moves,
+        scale_nps,
     };
+    let concurrency = concurrency.map_or_else(
+        || std::thread::available_parallelism().map_or(1, usize::from),
+        |n| n as usize,
+    );
 
     let match_dir = paths.root.join("match");
     let resumed = match (resume, &out) {
@@ -262,6 +315,7 @@ pub fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
         (Resume::IfAny, None) => newest_match(&match_dir, &settings, shard).ok(),
     };
     let resume = resumed.is_some();
+    let nps_scale: Option<NpsScale>;
     let (mut results, mut recorded, header_shard) = if let Some(path) = resumed {
         refuse_aliases(
             &[NamedPath::new("the resumed results file", &path)],
@@ -289,14 +343,37 @@ pub fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
                 shard.count
             );
         }
+        if scale_nps.is_some() && header.nps_scale.is_none() {
+            bail!(
+                "cannot resume {}: its header records no clock scaling for --scale-nps",
+                path.display()
+            );
+        }
         progress.line(&format!(
             "resuming {} ({} games recorded)",
             path.display(),
             games.len()
         ));
+        // The factor the match started with: measured again, the clocks would change mid-match.
+        nps_scale = header.nps_scale;
         (file, games, header.shard)
     } else {
-        let header = Header::new(settings.clone(), shard);
+        nps_scale = match scale_nps {
+            Some(reference) => {
+                progress.line(&format!(
+                    "--scale-nps {reference}: measuring A's bench speed ({concurrency} at once)"
+                ));
+                let scale = scale::measure(
+                    &bench_binary,
+                    sides[0].dir.as_deref(),
+                    concurrency,
+                    reference,
+                )?;
+                Some(scale)
+            }
+            None => None,
+        };
+        let header = Header::new(settings.clone(), shard, nps_scale);
         let file = match &out {
             Some(path) => ResultsFile::create(path, &header)?,
             None => {
@@ -347,18 +424,29 @@ pub fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
         .into_iter()
         .filter(|id| !done.contains(id) && !decided)
         .collect();
-    let concurrency = concurrency.map_or_else(
-        || std::thread::available_parallelism().map_or(1, usize::from),
-        |n| n as usize,
-    );
+    let played_limits = match &nps_scale {
+        Some(scale) => {
+            let scaled = scale::scale_limits(limits, scale.factor);
+            progress.line(&format!(
+                "--scale-nps: A's bench {} NPS, factor {:.4}: {} becomes {}",
+                scale.measured_nps,
+                scale.factor,
+                describe_limits(&limits),
+                describe_limits(&scaled)
+            ));
+            scaled
+        }
+        None => limits,
+    };
     let names = [identities[0].name.clone(), identities[1].name.clone()];
     let arena = Arc::new(Arena {
         setups: [Arc::clone(&setups[0]), Arc::clone(&setups[1])],
         settings: GameSettings {
-            limits,
+            limits: played_limits,
             timemargin: Duration::from_millis(timemargin_ms),
             draw,
             resign,
+            max_moves,
             names,
             site: host_name(),
         },
@@ -370,7 +458,7 @@ pub fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
         "lab match: {} vs {}, {}, {} games to play ({} recorded), concurrency {}; results {}, PGN {}",
         identities[0].name,
         identities[1].name,
-        describe_limits(&limits),
+        describe_limits(&played_limits),
         jobs.len(),
         recorded.len(),
         arena.concurrency,
@@ -392,7 +480,7 @@ pub fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
         bail!(
             "stopped: engine {} ignores its limit ({}): every game would be lost the same way, so the match ends at its first move (last: {reason}); the {} finished games are in {} and {}",
             side_label(*side),
-            limits[side.index()],
+            played_limits[side.index()],
             recorded.len(),
             results.path().display(),
             pgn.path().display()
@@ -417,6 +505,13 @@ pub fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
     report.games_per_minute =
         (elapsed.as_secs_f64() > 0.0).then(|| played as f64 * 60.0 / elapsed.as_secs_f64());
     report.measured = Some(Provenance::here_now());
+    if let Some(scale) = nps_scale {
+        report.tc = format!(
+            "{} (factor {:.4}: A's bench {} NPS here, reference {})",
+            report.tc, scale.factor, scale.measured_nps, scale.reference_nps
+        );
+        report.nps_scale = Some(scale);
+    }
     if shard != Shard::WHOLE {
         report.verdict = format!(
             "shard {}/{} finished: pool the shards with `lab match merge` for the verdict",
@@ -536,11 +631,18 @@ fn build_report(
             0,
         ),
     };
+    let mut tc = describe_limits(&settings.limits);
+    if let Some(reference) = settings.scale_nps {
+        tc.push_str(&format!(" scaled to {reference} NPS"));
+    }
+    if let Some(max_moves) = settings.max_moves {
+        tc.push_str(&format!(", maxmoves {max_moves}"));
+    }
     MatchReport {
         schema_version: MATCH_JSON_SCHEMA_VERSION,
         kind: Kind::Match,
         engines: settings.engines.clone(),
-        tc: describe_limits(&settings.limits),
+        tc,
         limit: settings.limits[0],
         limits: settings.limits,
         book: settings.book.clone(),
@@ -562,6 +664,8 @@ fn build_report(
         games_per_minute: None,
         measured: None,
         trajectory: trajectory(games, settings.sprt.as_ref()),
+        max_moves: settings.max_moves,
+        nps_scale: None,
     }
 }
 
@@ -573,8 +677,8 @@ struct Binary {
     short: Option<String>,
 }
 
-fn exe_binary(spec: &str) -> Result<Binary> {
-    let path = find_executable(spec.strip_prefix(EXE_PREFIX).unwrap_or(spec))?;
+fn exe_binary(spec: &str, dir: Option<&Path>) -> Result<Binary> {
+    let path = find_executable(spec.strip_prefix(EXE_PREFIX).unwrap_or(spec), dir)?;
     let bytes = crate::input::read_bytes(&path, crate::input::ENGINE_BINARY)?;
     Ok(Binary {
         id: Oid::hash_object(ObjectType::Blob, &bytes)?.to_string(),
@@ -584,9 +688,9 @@ fn exe_binary(spec: &str) -> Result<Binary> {
     })
 }
 
-fn engine_binary(session: &Session, spec: &str) -> Result<Binary> {
+fn engine_binary(session: &Session, spec: &str, dir: Option<&Path>) -> Result<Binary> {
     if spec.starts_with(EXE_PREFIX) {
-        return exe_binary(spec);
+        return exe_binary(spec, dir);
     }
     let revision = resolve(session.repo(), spec, session.paths())?;
     let binary = session.build(&revision, &[])?;
@@ -601,13 +705,26 @@ fn engine_binary(session: &Session, spec: &str) -> Result<Binary> {
     })
 }
 
-/// `exe:PATH`: a path, or a bare name looked up on PATH as a shell would.
-fn find_executable(name: &str) -> Result<PathBuf> {
+/// `exe:PATH`: a path, or a bare name looked up on PATH as a shell would; with a working
+/// directory (`dir=`), a relative path or bare name is found in it, as OpenBench's
+/// `dir=Engines/ cmd=./NAME` means.
+fn find_executable(name: &str, dir: Option<&Path>) -> Result<PathBuf> {
     use std::os::unix::fs::PermissionsExt;
     let executable = |path: &Path| {
         path.metadata()
             .is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
     };
+    if let Some(dir) = dir.filter(|_| !Path::new(name).is_absolute()) {
+        let path = dir.join(name);
+        if !executable(&path) {
+            bail!(
+                "cmd={name}: no executable file in dir={} ({})",
+                dir.display(),
+                path.display()
+            );
+        }
+        return Ok(std::fs::canonicalize(&path)?);
+    }
     if name.contains('/') {
         let path = PathBuf::from(name);
         if !executable(&path) {
@@ -632,6 +749,7 @@ fn preflight(
     label: &'static str,
     spec: &str,
     binary: Binary,
+    side: &SideSetup,
     options: &[(String, String)],
     (hash, limit): (Option<u32>, Limit),
     progress: &Progress,
@@ -639,6 +757,8 @@ fn preflight(
     let probe = EngineSetup {
         label,
         path: binary.path.clone(),
+        args: side.args.clone(),
+        dir: side.dir.clone(),
         options: Vec::new(),
     };
     let engine = Engine::start(Arc::new(probe))
@@ -679,6 +799,8 @@ fn preflight(
     let setup = EngineSetup {
         label,
         path: binary.path,
+        args: side.args.clone(),
+        dir: side.dir.clone(),
         options: sent.clone(),
     };
     // Start once more with the options, so a value the engine rejects by dying shows now.
@@ -688,9 +810,10 @@ fn preflight(
             fault.describe()
         )
     })?;
-    let name = match &binary.short {
-        Some(short) => format!("{id_name} ({short})"),
-        None => id_name,
+    let name = match (&side.name, &binary.short) {
+        (Some(name), _) => name.clone(),
+        (None, Some(short)) => format!("{id_name} ({short})"),
+        (None, None) => id_name,
     };
     Ok((
         EngineIdentity {
@@ -699,6 +822,8 @@ fn preflight(
             binary: binary.id,
             commit: binary.commit,
             options: sent,
+            args: side.args.clone(),
+            dir: side.dir.as_ref().map(|dir| dir.display().to_string()),
         },
         setup,
     ))

@@ -42,6 +42,12 @@ pub struct EngineIdentity {
     pub commit: Option<String>,
     /// `setoption` pairs sent at start-up (including Hash).
     pub options: Vec<(String, String)>,
+    /// The process's arguments (`--engine-a "... args=..."`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub args: Vec<String>,
+    /// The process's working directory (`dir=`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dir: Option<String>,
 }
 
 /// Everything that decides which games are played and how: two results files can be pooled
@@ -63,6 +69,23 @@ pub struct MatchSettings {
     pub games: u64,
     pub sprt: Option<Sprt>,
     pub elo_model: EloModel,
+    /// `--maxmoves`: a draw once each side has played this many moves.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_moves: Option<u32>,
+    /// `--scale-nps`: the reference NPS the clocks were scaled to (each file records its own
+    /// factor in its header, since shards may run on machines of different speeds).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scale_nps: Option<u64>,
+}
+
+/// How this file's clocks were scaled (`--scale-nps`), as OpenBench's `scale_time_control`:
+/// both clocks times `reference_nps / measured_nps`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct NpsScale {
+    pub reference_nps: u64,
+    /// A's `bench` NPS on this machine, the mean of as many runs at once as the match plays games.
+    pub measured_nps: u64,
+    pub factor: f64,
 }
 
 /// Shard I of N plays the pairs whose index is I-1 modulo N.
@@ -97,15 +120,19 @@ pub struct Header {
     pub schema_version: u32,
     pub shard: Shard,
     pub settings: MatchSettings,
+    /// The clocks' scaling on the machine that wrote this file (`--scale-nps`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nps_scale: Option<NpsScale>,
 }
 
 impl Header {
-    pub fn new(settings: MatchSettings, shard: Shard) -> Header {
+    pub fn new(settings: MatchSettings, shard: Shard, nps_scale: Option<NpsScale>) -> Header {
         Header {
             kind: RESULTS_KIND.to_string(),
             schema_version: RESULTS_SCHEMA_VERSION,
             shard,
             settings,
+            nps_scale,
         }
     }
 }
@@ -376,8 +403,14 @@ pub fn differences(base: &MatchSettings, other: &MatchSettings) -> Vec<String> {
     let empty = serde_json::Map::new();
     let base_fields = base.as_object().unwrap_or(&empty);
     let other_fields = other.as_object().unwrap_or(&empty);
-    for (key, value) in base_fields {
-        let theirs = other_fields.get(key);
+    // A setting only one side records (a newer one, absent from an older file) differs too.
+    let keys: std::collections::BTreeSet<&String> =
+        base_fields.keys().chain(other_fields.keys()).collect();
+    for key in keys {
+        let (value, theirs) = (
+            &base_fields.get(key).cloned().unwrap_or_default(),
+            other_fields.get(key),
+        );
         if key == "limits" {
             for (index, label) in ["A", "B"].iter().enumerate() {
                 if value.get(index) != theirs.and_then(|t| t.get(index)) {
@@ -388,14 +421,14 @@ pub fn differences(base: &MatchSettings, other: &MatchSettings) -> Vec<String> {
             for (index, label) in ["A", "B"].iter().enumerate() {
                 let mine = value.get(index);
                 let theirs = theirs.and_then(|t| t.get(index));
-                for field in ["spec", "binary", "options", "commit", "name"] {
+                for field in ["spec", "binary", "options", "commit", "name", "args", "dir"] {
                     if mine.and_then(|m| m.get(field)) != theirs.and_then(|t| t.get(field)) {
                         names.push(format!("engines[{label}].{field}"));
                     }
                 }
             }
         } else if Some(value) != theirs {
-            names.push(key.clone());
+            names.push(key.to_string());
         }
     }
     names
@@ -443,13 +476,45 @@ mod tests {
         today.limits[1] = super::super::rules::Limit::Nodes { nodes: 10_000 };
         assert_eq!(differences(&header.settings, &today), ["limits[B]"]);
         // Written again, the header holds both sides' limits.
-        let line = serde_json::to_string(&Header::new(today, Shard::WHOLE)).unwrap();
+        let line = serde_json::to_string(&Header::new(today, Shard::WHOLE, None)).unwrap();
         assert!(
             line.contains(
                 r#""limits":[{"kind":"nodes","nodes":5000},{"kind":"nodes","nodes":10000}]"#
             ),
             "{line}"
         );
+    }
+
+    /// Settings newer than a file (`--maxmoves`, `--scale-nps`, an engine's args and working
+    /// directory) are absent from it: the file reads as played without them, and a match
+    /// with them is another match, named by the setting, whichever side has it.
+    #[test]
+    fn settings_a_file_lacks_differ_by_name_from_either_side() {
+        let old: Header = serde_json::from_str(ONE_LIMIT_HEADER).unwrap();
+        assert_eq!(old.settings.max_moves, None);
+        assert_eq!(old.nps_scale, None);
+        let same = old.settings.clone();
+        assert!(differences(&old.settings, &same).is_empty());
+        let mut today = old.settings.clone();
+        today.max_moves = Some(120);
+        today.scale_nps = Some(1_000_000);
+        today.engines[1].args = vec!["--fast".to_string()];
+        today.engines[0].dir = Some("/engines".to_string());
+        let expected = [
+            "engines[A].dir",
+            "engines[B].args",
+            "max_moves",
+            "scale_nps",
+        ];
+        assert_eq!(differences(&old.settings, &today), expected);
+        assert_eq!(differences(&today, &old.settings), expected);
+        let mut other = today.clone();
+        other.max_moves = Some(200);
+        assert_eq!(differences(&today, &other), ["max_moves"]);
+        // Written and read back, the new settings survive.
+        let line = serde_json::to_string(&Header::new(today.clone(), Shard::WHOLE, None)).unwrap();
+        let back: Header = serde_json::from_str(&line).unwrap();
+        assert!(differences(&back.settings, &today).is_empty());
     }
 
     #[test]

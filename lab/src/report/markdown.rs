@@ -20,10 +20,14 @@ fn layout(report: &Report) -> String {
     match report {
         Report::Comparison(comparison) => render_comparison(comparison),
         Report::Bench(bench) => format!(
-            "## lab bench: {}\n\n{}\n\n{}",
+            "## lab bench: {}\n\n{}\n\n{}{}",
             code_span(&bench.revision.revision.spec),
             describe_settings(&bench.settings, bench.revision.depth),
-            render_side(&bench.revision)
+            render_side(&bench.revision),
+            bench
+                .commit_bench
+                .as_ref()
+                .map_or_else(String::new, |check| format!("\n\n{}", check.describe()))
         ),
         Report::Baseline(baseline) => render_baseline(baseline),
         Report::Profile(output) => super::profile::render(output, Style::Markdown),

@@ -4,6 +4,7 @@
 
 pub mod bisect;
 pub mod calibration;
+pub mod cutechess;
 pub mod functions;
 pub mod history;
 pub mod html;
@@ -37,6 +38,41 @@ pub struct BenchOutput {
     pub kind: Kind,
     pub settings: Settings,
     pub revision: SideSummary,
+    /// `--check-commit`: the signature against the commit message's last `Bench: N`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub commit_bench: Option<CommitBench>,
+}
+
+/// The bench number a commit message states (OpenBench's convention) and what was measured.
+#[derive(Debug, Clone, Serialize)]
+pub struct CommitBench {
+    pub commit: String,
+    /// The number of the message's last `Bench: N`.
+    pub stated: u64,
+    /// The signature measured.
+    pub measured: u64,
+    pub matches: bool,
+}
+
+impl CommitBench {
+    /// One line for a reader.
+    pub fn describe(&self) -> String {
+        if self.matches {
+            format!(
+                "commit bench: {} states Bench: {}, the signature measured: {} (match)",
+                &self.commit[..self.commit.len().min(12)],
+                self.stated,
+                self.measured
+            )
+        } else {
+            format!(
+                "commit bench MISMATCH: {} states Bench: {}, but the signature measured is {}",
+                &self.commit[..self.commit.len().min(12)],
+                self.stated,
+                self.measured
+            )
+        }
+    }
 }
 
 /// `lab baseline show NAME`.
@@ -76,6 +112,8 @@ pub enum Format {
     Terminal,
     Json,
     Markdown,
+    /// cutechess-cli's result lines (`lab match` only): `Score of`, `Elo difference`, `SPRT`.
+    Cutechess,
 }
 
 pub fn render(report: &Report, format: Format) -> String {
@@ -83,6 +121,11 @@ pub fn render(report: &Report, format: Format) -> String {
         Format::Terminal => terminal::render(report),
         Format::Json => json::render(report),
         Format::Markdown => markdown::render(report),
+        Format::Cutechess => match report {
+            Report::Match(report) => cutechess::render(report),
+            // Refused before the command runs (`commands::run`); laid out for a person here.
+            other => terminal::render(other),
+        },
     }
 }
 

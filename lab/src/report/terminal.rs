@@ -153,12 +153,16 @@ fn render_side(side: &SideSummary) -> String {
 }
 
 fn render_bench(bench: &BenchOutput) -> String {
-    format!(
+    let mut text = format!(
         "lab bench: {}\n{}\n\n{}",
         describe_side(&bench.revision),
         describe_settings(&bench.settings, bench.revision.depth),
         render_side(&bench.revision)
-    )
+    );
+    if let Some(check) = &bench.commit_bench {
+        text.push_str(&format!("\n\n{}", check.describe()));
+    }
+    text
 }
 
 fn render_baseline(baseline: &BaselineOutput) -> String {

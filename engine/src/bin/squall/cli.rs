@@ -14,7 +14,7 @@ usage: squall [COMMAND]
   (none) | uci      the UCI protocol on stdin/stdout
   perft DEPTH [--fen FEN] [--divide]
                     count the leaves of the legal move tree (DEPTH 0..=64)
-  bench [--depth N] [--positions FILE] [--hash MB] [--json] [--full-eval]
+  bench [DEPTH] [--depth N] [--positions FILE] [--hash MB] [--json] [--full-eval]
                     fixed-depth search of the bench positions (FILE: plain-text FEN/EPD)
   calibrate MODE... --positions FILE [OPTIONS]
                     eval-margin calibration over a position pool
@@ -36,13 +36,15 @@ usage: squall perft DEPTH [--fen FEN] [--divide]
   --divide  the count below each legal move first";
 
 const BENCH_USAGE: &str =
-    "usage: squall bench [--depth N] [--positions FILE] [--hash MB] [--json] [--full-eval]";
+    "usage: squall bench [DEPTH] [--depth N] [--positions FILE] [--hash MB] [--json] [--full-eval]";
 
 /// `squall bench --help`.
 fn bench_help() -> String {
     format!(
         "{BENCH_USAGE}
-  --depth N         search depth (default {})
+  DEPTH             search depth, as OpenBench and Stockfish-style scripts give it
+                    (`squall bench 13`); the same as --depth, so give one of them
+  --depth N         search depth 1..={MAX_SEARCH_DEPTH} (default {})
   --positions FILE  plain-text FEN/EPD, one per line (`#` comments); a gzip file is refused:
                     the lab decompresses its pools itself
   --hash MB         transposition table, 1..={MAX_HASH_MB} (default {})
@@ -202,6 +204,7 @@ fn parse_bench_options(args: &[String]) -> Result<BenchOptions, String> {
         full_eval: false,
     };
     let mut seen = Vec::new();
+    let mut positional_depth = false;
     let mut args = args.iter();
     while let Some(arg) = args.next() {
         let mut value = |name: &str| {
@@ -210,10 +213,23 @@ fn parse_bench_options(args: &[String]) -> Result<BenchOptions, String> {
                 .ok_or(format!("{name} needs a value"))
         };
         match arg.as_str() {
+            "--depth" if positional_depth => {
+                return Err(format!(
+                    "bench takes one depth, as DEPTH or --depth; {BENCH_USAGE}"
+                ))
+            }
             "--depth" => {
                 once(&mut seen, "--depth")?;
                 let text = value("--depth")?;
                 options.depth = parse_count("--depth", text, 1, MAX_SEARCH_DEPTH)? as i32;
+            }
+            // A positional depth (`bench 13`): an argument that is not an option.
+            depth if !depth.starts_with('-') => {
+                once(&mut seen, "--depth").map_err(|_| {
+                    format!("bench takes one depth, as DEPTH or --depth; {BENCH_USAGE}")
+                })?;
+                options.depth = parse_count("depth", depth, 1, MAX_SEARCH_DEPTH)? as i32;
+                positional_depth = true;
             }
             "--hash" => {
                 once(&mut seen, "--hash")?;
@@ -278,5 +294,42 @@ mod tests {
         for text in ["65", "4294967296", "+1", "-1", " 1", "1e3", ""] {
             assert!(parse_perft_depth(text).is_err(), "{text:?}");
         }
+    }
+
+    fn strings(args: &[&str]) -> Vec<String> {
+        args.iter().map(|arg| arg.to_string()).collect()
+    }
+
+    #[test]
+    fn a_positional_bench_depth_is_the_depth_option() {
+        let positional = parse_bench_options(&strings(&["13"])).unwrap();
+        assert_eq!(positional.depth, 13);
+        let with_json = parse_bench_options(&strings(&["--json", "7", "--hash", "16"])).unwrap();
+        assert_eq!(
+            (with_json.depth, with_json.json, with_json.hash_mb),
+            (7, true, 16)
+        );
+        assert_eq!(
+            parse_bench_options(&strings(&["--depth", "9"]))
+                .unwrap()
+                .depth,
+            9
+        );
+        for twice in [
+            &["13", "--depth", "9"][..],
+            &["13", "14"],
+            &["--depth", "9", "13"],
+        ] {
+            let error = parse_bench_options(&strings(twice)).err().unwrap();
+            assert!(error.contains("one depth"), "{twice:?}: {error}");
+        }
+        for bad in ["0", "65", "+3", "x"] {
+            let error = parse_bench_options(&strings(&[bad])).err().unwrap();
+            assert!(error.contains("depth"), "{bad}: {error}");
+        }
+        assert!(parse_bench_options(&strings(&["-5"]))
+            .err()
+            .unwrap()
+            .contains("unknown bench option"));
     }
 }
