@@ -151,6 +151,7 @@ fn an_export_onto_a_command_s_input_is_refused_before_anything_runs() {
         "compare",
         "HEAD",
         "HEAD",
+        "--force",
         "--positions",
         positions,
         "--export-json",
