@@ -200,7 +200,6 @@ fn squall_protocol_commands_name_the_missing_feature() {
             vec!["compare", "HEAD", "HEAD", "--positions", "x.epd"],
             "--positions",
         ),
-        "--force",
         (
             vec!["bench", "HEAD", "--features", "calibrate"],
             "--features",

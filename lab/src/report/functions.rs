@@ -50,13 +50,13 @@ pub const MOVER_HEADER: [&str; 5] = [
 
 pub fn title(comparison: &FunctionsComparison) -> String {
     let why = match comparison.why {
-        FunctionsWhy::Requested => "",
+        FunctionsWhy::Requested => "Top",
         FunctionsWhy::InstructionsMoved => {
-            "Instructions per node moved with the same signature. Where: "
+            "Instructions per node moved with the same signature; where: top"
         }
     };
     format!(
-        "{why}Top {} function movers (callgrind Ir at depth {}, {} functions; % of A's total {})",
+        "{why} {} function movers (callgrind Ir at depth {}, {} functions; % of A's total {})",
         comparison.movers.len(),
         crate::analysis::compare::describe_depth(comparison.depth),
         comparison.functions_counted,

@@ -72,11 +72,12 @@ pub fn estimate(value: Option<Estimate>, pentanomial: &Pentanomial) -> String {
         Some(estimate) => {
             let rounded = estimate.in_tenths();
             format!(
-                "{:+.1} ± {:.1} (95% CI {:+.1} to {:+.1}, n={pairs} pairs)",
+                "{:+.1} ± {:.1} (95% CI {:+.1} to {:+.1}, {})",
                 rounded.value,
                 estimate.half_width(),
                 rounded.ci_low,
-                rounded.ci_high
+                rounded.ci_high,
+                n_pairs(pairs)
             )
         }
         None => "—".to_string(),
@@ -88,7 +89,7 @@ pub fn los(value: Option<f64>, pentanomial: &Pentanomial) -> String {
     let pairs = pentanomial.pairs();
     match value {
         _ if too_few_pairs(pentanomial) => too_few_pairs_text(pairs),
-        Some(los) => format!("{:.1}% (n={pairs} pairs)", los * 100.0),
+        Some(los) => format!("{:.1}% ({})", los * 100.0, n_pairs(pairs)),
         None => "—".to_string(),
     }
 }
@@ -97,8 +98,14 @@ pub fn los(value: Option<f64>, pentanomial: &Pentanomial) -> String {
 pub fn score(value: Option<f64>, pairs: u64) -> String {
     value.map_or_else(
         || "—".to_string(),
-        |score| format!("{:.2}% (n={pairs} pairs)", score * 100.0),
+        |score| format!("{:.2}% ({})", score * 100.0, n_pairs(pairs)),
     )
+}
+
+/// `n=40 pairs`, `n=1 pair`: the sample size printed beside an estimate.
+fn n_pairs(pairs: u64) -> String {
+    let plural = if pairs == 1 { "" } else { "s" };
+    format!("n={pairs} pair{plural}")
 }
 
 /// `[figure, value]` rows, B's point of view.
@@ -257,5 +264,6 @@ mod tests {
         );
         assert_eq!(los(Some(0.621), &forty), "62.1% (n=40 pairs)");
         assert_eq!(estimate(None, &forty), "—");
+        assert_eq!(score(Some(0.5), 1), "50.00% (n=1 pair)");
     }
 }
