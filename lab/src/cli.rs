@@ -255,6 +255,10 @@ pub struct CompareArgs {
     pub a: String,
     /// New revision (anything git understands, or WORKTREE).
     pub b: String,
+    /// Measure A and B even when they resolve to the same engine binary (an explicit A/A
+    /// run); without it, one line says so and nothing is measured (exit 0).
+    #[arg(long)]
+    pub force: bool,
     #[command(flatten)]
     pub measure: MeasureArgs,
     #[command(flatten)]

@@ -24,6 +24,8 @@ pub enum Kind {
     Tune,
     SpeedElo,
     Verdict,
+    /// `lab compare` of two revisions that resolve to one engine binary: nothing measured.
+    SameBinary,
 }
 
 impl Kind {
@@ -43,6 +45,7 @@ impl Kind {
             Kind::Tune => "tune",
             Kind::SpeedElo => "speed-elo",
             Kind::Verdict => "verdict",
+            Kind::SameBinary => "same-binary",
         }
     }
 }
@@ -73,6 +76,7 @@ mod tests {
             Kind::Tune,
             Kind::SpeedElo,
             Kind::Verdict,
+            Kind::SameBinary,
         ] {
             assert_eq!(
                 serde_json::to_string(&kind).unwrap(),

@@ -247,6 +247,7 @@ fn compare_calibrate_puts_its_section_into_the_one_json_document() {
         "compare",
         &rev,
         &rev,
+        "--force",
         "--rounds",
         "2",
         "--depth",

@@ -37,18 +37,51 @@ fn slowed_commit_is_a_regression() {
 }
 
 #[test]
-fn same_revision_twice_is_no_regression() {
+fn one_engine_binary_on_both_sides_is_said_in_one_line_and_not_measured() {
     let repo = FakeRepo::new();
+    // A commit outside the engine: HEAD~1 and HEAD share one engine binary.
+    repo.write("lab/README.md", "the lab changed, the engine did not\n");
+    repo.commit("lab only");
+    for (a, b) in [("HEAD", "HEAD"), ("HEAD~1", "HEAD")] {
+        let run = repo.lab(&["compare", a, b, "--rounds", ROUNDS, "--no-instructions"]);
+        assert_eq!(run.code, 0, "{run}");
+        assert_eq!(run.stdout.lines().count(), 1, "one line: {run}");
+        assert!(
+            run.stdout.contains("resolve to the same engine binary")
+                && run.stdout.contains("--force"),
+            "{run}"
+        );
+        assert!(!run.stderr.contains("measuring"), "nothing measured: {run}");
+        let json = repo.lab(&[
+            "compare",
+            a,
+            b,
+            "--rounds",
+            ROUNDS,
+            "--no-instructions",
+            "--format",
+            "json",
+        ]);
+        assert_eq!(json.code, 0, "{json}");
+        let json = json.json();
+        assert_eq!(json["kind"], "same-binary");
+        assert_eq!(json["measured"], false);
+        assert_eq!(json["verdict"], "no-change");
+        assert_eq!(json["a"]["binary_key"], json["b"]["binary_key"]);
+    }
+    // --force: an explicit A/A run, measured and said to be one.
     let run = repo.lab(&[
         "compare",
+        "HEAD~1",
         "HEAD",
-        "HEAD",
+        "--force",
         "--rounds",
         ROUNDS,
         "--no-instructions",
     ]);
     assert_eq!(run.code, 0, "{run}");
     assert!(run.stdout.contains("signature (nodes)"), "{run}");
+    assert!(run.stdout.contains("note: A/A run (--force)"), "{run}");
     assert!(!run.stdout.contains("SIGNATURE CHANGED"), "{run}");
 }
 
@@ -248,10 +281,19 @@ fn hanging_engine_is_killed_after_the_timeout() {
 fn markdown_report_has_tables_and_a_verdict() {
     let repo = FakeRepo::new();
     // Only the layout is under test here; A/A timing has its own test.
-    let run = repo.lab(&quick_compare("HEAD", "HEAD", &["--format", "markdown"]));
+    let run = repo.lab(&quick_compare(
+        "HEAD",
+        "HEAD",
+        &["--force", "--format", "markdown"],
+    ));
     assert_eq!(run.code, 0, "{run}");
     assert!(run.stdout.starts_with("## lab compare"), "{run}");
-    assert!(run.stdout.contains("| figure | A | B | B vs A |"), "{run}");
+    assert!(
+        run.stdout.contains(
+            "| figure | A | B | B vs A (paired, 95% CI, n rounds) | medians B vs A (unpaired) |"
+        ),
+        "{run}"
+    );
     assert!(run.stdout.contains("**Verdict:"), "{run}");
 }
 
@@ -319,7 +361,15 @@ fn an_engine_whose_timer_reads_zero_is_an_invalid_measurement() {
     repo.commit_constant("ZERO_TIME", "true");
     // Against itself (every pair dropped) and against a sound engine (infinite NPS).
     for (a, invalid_side) in [("HEAD", "A"), ("HEAD~1", "B")] {
-        let run = repo.lab(&["compare", a, "HEAD", "--rounds", "2", "--no-instructions"]);
+        let run = repo.lab(&[
+            "compare",
+            a,
+            "HEAD",
+            "--force",
+            "--rounds",
+            "2",
+            "--no-instructions",
+        ]);
         assert_eq!(run.code, 2, "{run}");
         assert!(run.stdout.is_empty(), "no verdict is printed: {run}");
         assert!(
@@ -373,6 +423,7 @@ fn the_speed_line_gives_rounds_as_the_sample_and_warns_below_four() {
         "compare",
         "HEAD",
         "HEAD",
+        "--force",
         "--rounds",
         "3",
         "--no-instructions",
@@ -405,6 +456,7 @@ fn the_speed_line_gives_rounds_as_the_sample_and_warns_below_four() {
         "compare",
         "HEAD",
         "HEAD",
+        "--force",
         "--rounds",
         "3",
         "--no-instructions",

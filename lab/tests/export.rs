@@ -53,7 +53,9 @@ fn compare_exports_the_json_it_prints_and_a_markdown_report() {
         "{markdown}"
     );
     assert!(
-        markdown.contains("| figure | A | B | B vs A |"),
+        markdown.contains(
+            "| figure | A | B | B vs A (paired, 95% CI, n rounds) | medians B vs A (unpaired) |"
+        ),
         "{markdown}"
     );
     assert!(markdown.contains("**Verdict:"), "{markdown}");
@@ -151,6 +153,7 @@ fn an_export_onto_a_command_s_input_is_refused_before_anything_runs() {
         "compare",
         "HEAD",
         "HEAD",
+        "--force",
         "--positions",
         positions,
         "--export-json",

@@ -106,3 +106,75 @@ fn functions_rank_the_slowed_function_first() {
         .unwrap_or_else(|| panic!("no drawish_check row: {run}"));
     assert!(line.contains("of total"), "{line}");
 }
+
+#[test]
+fn a_fixed_cost_within_the_threshold_is_attributed_by_default() {
+    if !valgrind_available() {
+        eprintln!("valgrind not installed: skipping");
+        return;
+    }
+    let repo = FakeRepo::new();
+    repo.write("engine/src/main.rs", &engine_with_named_functions());
+    repo.commit("named functions");
+    repo.commit_constant("DRAWISH_WORK", "3");
+    // No --functions, and an instruction threshold the change stays within: the verdict is
+    // unchanged, and the function is still named, from the instruction count's own runs.
+    let args = [
+        "compare",
+        "HEAD~1",
+        "HEAD",
+        "--rounds",
+        "2",
+        "--instr-depth",
+        "1",
+        "--threshold",
+        "1000",
+        "--instr-threshold",
+        "1000",
+    ];
+    let run = repo.lab(&[&args[..], &["--format", "json"]].concat());
+    assert_eq!(run.code, 0, "{run}");
+    let report = run.json();
+    assert_eq!(report["signature"]["changed"], false, "{run}");
+    let change = report["instructions"]["per_node_change_pct"]
+        .as_f64()
+        .unwrap();
+    assert!(change >= 0.1, "{change}");
+    assert_eq!(report["instructions"]["verdict"], "no-change", "{run}");
+    let functions = &report["functions"];
+    assert_eq!(functions["why"], "instructions-moved", "{run}");
+    let movers = functions["movers"].as_array().expect("movers");
+    assert!(!movers.is_empty() && movers.len() <= 5, "{run}");
+    assert_eq!(movers[0]["function"], "squall::drawish_check", "{run}");
+    assert!(movers[0]["self_delta_pct_of_total"].as_f64().unwrap() > 0.0);
+
+    let terminal = repo.lab(&args);
+    assert_eq!(terminal.code, 0, "{terminal}");
+    let line = terminal
+        .stdout
+        .lines()
+        .find(|line| line.starts_with("Instructions: per node"))
+        .unwrap_or_else(|| panic!("no instructions line: {terminal}"));
+    assert!(
+        line.contains("top mover squall::drawish_check (+") && line.contains("of total"),
+        "{line}"
+    );
+
+    // The same engine again (--force): nothing moved, nothing attributed.
+    let same = repo.lab(&[
+        "compare",
+        "HEAD",
+        "HEAD",
+        "--force",
+        "--rounds",
+        "2",
+        "--instr-depth",
+        "1",
+        "--threshold",
+        "1000",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(same.code, 0, "{same}");
+    assert!(same.json()["functions"].is_null(), "{same}");
+}

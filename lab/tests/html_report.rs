@@ -61,7 +61,33 @@ fn compare_exports_a_page_that_lab_report_redraws_from_the_json() {
         exported.as_bytes(),
         "lab report draws the page --export-html wrote"
     );
-    common::browser::render_headless(&redrawn, 4, 3);
+    // The figures table and both verdicts at the top, before the first plot.
+    let top = &exported[..exported.find("<svg").unwrap()];
+    assert!(top.contains("<table class=\"figures\">"), "{top}");
+    assert!(top.contains("<th>speed</th>") && top.contains("<th>instructions</th>"));
+    assert!(
+        top.contains("<th>B vs A (paired, 95% CI, n rounds)</th>")
+            && top.contains("<th>medians B vs A (unpaired)</th>"),
+        "{top}"
+    );
+    if let Some(dom) = common::browser::render_headless(&redrawn, 4, 3) {
+        let table = dom
+            .split("<table class=\"figures\">")
+            .nth(1)
+            .and_then(|rest| rest.split("</table>").next())
+            .unwrap_or_else(|| panic!("no figures table in the DOM:\n{dom}"));
+        for row in [
+            "signature (nodes)",
+            "NPS (median of 4 / 4)",
+            "time per node",
+        ] {
+            assert!(table.contains(row), "{row}: {table}");
+        }
+        assert!(
+            table.contains("n=4)"),
+            "the paired change with its n: {table}"
+        );
+    }
 }
 
 #[test]
@@ -85,6 +111,9 @@ fn tiers_export_a_page() {
         page.contains("<title>lab tiers: A = HEAD --full-eval"),
         "{page}"
     );
+    let top = &page[..page.find("<svg").unwrap()];
+    assert!(top.contains("<table class=\"figures\">"), "{top}");
+    assert!(top.contains("<th>instructions</th>"), "{top}");
 }
 
 #[test]

@@ -1,8 +1,9 @@
 //! Turning two measurements into a comparison: the figures every report format prints, and
 //! the verdict.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
+use crate::analysis::functions::{compare_functions, FunctionsComparison, FunctionsWhy};
 use crate::analysis::measure::{EngineRecord, Instructions, Measured, Measurement, RevisionRecord};
 use crate::analysis::stats::{
     classify, median, paired_ratios, round_ratio_interval, Estimate, Verdict, MIN_ROUNDS_FOR_CI,
@@ -13,6 +14,15 @@ use crate::engine::bench::{EvalCounters, Exits, ExitsBySearch, SearchExits, Tier
 use crate::schema::{Kind, LAB_JSON_SCHEMA_VERSION};
 
 const CONFIDENCE: f64 = 0.95;
+
+/// Instructions per node that moved by at least this much, in percent, with the same signature,
+/// are attributed to functions by default: a fixed cost too small for the verdict still gets a
+/// name.
+pub const ATTRIBUTION_MIN_CHANGE_PCT: f64 = 0.1;
+
+/// How many functions the default attribution lists (`--functions-top` sets it for
+/// `--functions`).
+pub const ATTRIBUTION_TOP: usize = 5;
 
 /// How A and B may be judged against each other, beyond the thresholds.
 #[derive(Debug, Clone)]
@@ -97,6 +107,9 @@ pub struct Comparison {
     pub signature: SignatureComparison,
     pub speed: SpeedComparison,
     pub instructions: InstructionsComparison,
+    /// The figures table, B against A: for timings the paired estimate the speed verdict reads,
+    /// for counts the exact change. Every format prints these rows.
+    pub figures: Vec<Figure>,
     /// `None` unless both engines report their eval exits (the squall protocol).
     pub eval_deltas: Option<EvalDeltas>,
     pub verdict: Verdict,
@@ -104,9 +117,11 @@ pub struct Comparison {
     pub warnings: Vec<String>,
     /// What the reader should know that is not a problem (`lab tiers`: the node ratio).
     pub notes: Vec<String>,
-    /// Per-function instruction movers, with `compare --functions` only.
+    /// Per-function instruction movers: with `compare --functions`, or by default when
+    /// instructions per node moved by [`ATTRIBUTION_MIN_CHANGE_PCT`] or more with the same
+    /// signature (from the instruction count's own callgrind runs; `why` says which).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub functions: Option<crate::analysis::functions::FunctionsComparison>,
+    pub functions: Option<FunctionsComparison>,
     /// Both revisions calibrated, with `compare --calibrate` only.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub calibration: Option<crate::calibration::summary::CalibrationComparison>,
@@ -137,6 +152,54 @@ pub struct SpeedEloEstimate {
     /// Whether the model was fitted on A's own binary.
     pub same_binary: bool,
     pub games: u64,
+}
+
+/// What a row of the figures table measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FigureKind {
+    Signature,
+    Nps,
+    TimePerNode,
+    /// The time to search every position to the bench depth (a row only when the signature
+    /// changed).
+    BenchTime,
+    Instructions,
+    InstructionsPerNode,
+}
+
+/// How a figure's change was obtained.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FigureBasis {
+    /// The paired estimate over rounds that the speed verdict reads, with its interval.
+    Paired,
+    /// A deterministic count: the change is exact.
+    Exact,
+    /// Timings from another setting: no change is given.
+    NotComparable,
+    /// Nothing to compare (a count not measured on both sides).
+    Missing,
+}
+
+/// One row of the figures table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Figure {
+    pub figure: FigureKind,
+    /// A's and B's values: counts as counted, timings as the median over runs (NPS in nodes
+    /// per second, times in nanoseconds per node or milliseconds per bench).
+    pub a: Option<f64>,
+    pub b: Option<f64>,
+    pub basis: FigureBasis,
+    /// B against A, in percent: the paired estimate for timings, the exact change for counts.
+    pub change_pct: Option<f64>,
+    /// The interval of a paired change, in percent (`null` from a single round).
+    pub ci_low_pct: Option<f64>,
+    pub ci_high_pct: Option<f64>,
+    /// The interval's sample size: rounds with at least one pair (paired figures only).
+    pub rounds: Option<usize>,
+    /// Timings only: B's median over A's, unpaired; for reference, never judged.
+    pub unpaired_change_pct: Option<f64>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -474,11 +537,14 @@ pub fn compare(
 ) -> Comparison {
     let a_summary = summarize(&a.label, &a.measurement);
     let b_summary = summarize(&b.label, &b.measurement);
+    let (a_measured, b_measured) = (a, b);
     let (a, b) = (&a.measurement, &b.measurement);
     let thresholds = settings.thresholds;
     let signature = compare_signatures(a, b, &criteria);
     let speed = compare_speed(a, b, &a_summary, &b_summary, &criteria, thresholds);
     let instructions = compare_instructions(a, b, signature.changed, &criteria, thresholds);
+    let figures = figures(&a_summary, &b_summary, &signature, &speed, &instructions);
+    let attribution = attribute(a_measured, b_measured, &signature, &instructions);
     let eval_deltas = match (&a_summary.eval, &b_summary.eval) {
         (Some(a), Some(b)) => Some(eval_deltas(a, b)),
         _ => None,
@@ -502,15 +568,147 @@ pub fn compare(
         signature,
         speed,
         instructions,
+        figures,
         eval_deltas,
         verdict,
         regression: verdict == Verdict::Regression,
         warnings,
         notes,
-        functions: None,
+        functions: attribution,
         calibration: None,
         measured: None,
         speed_elo: None,
+    }
+}
+
+/// The top function movers, when instructions per node moved with the same signature and both
+/// sides' instruction counts kept their per-function costs.
+fn attribute(
+    a: &Measured,
+    b: &Measured,
+    signature: &SignatureComparison,
+    instructions: &InstructionsComparison,
+) -> Option<FunctionsComparison> {
+    let change = instructions.per_node_change_pct?;
+    if signature.changed || change.abs() < ATTRIBUTION_MIN_CHANGE_PCT {
+        return None;
+    }
+    let (a_costs, b_costs) = (a.functions.as_ref()?, b.functions.as_ref()?);
+    let depth = match &a.measurement.instructions {
+        Instructions::Measured { depth, .. } => *depth,
+        Instructions::Skipped { .. } => return None,
+    };
+    Some(compare_functions(
+        depth,
+        a_costs,
+        b_costs,
+        ATTRIBUTION_TOP,
+        FunctionsWhy::InstructionsMoved,
+    ))
+}
+
+/// The rows of the figures table. Timings carry the paired estimate the speed verdict reads
+/// (NPS and bench time derived from the time-per-node ratio: the node counts are exact), and
+/// B's median over A's beside it, labelled unpaired.
+fn figures(
+    a: &SideSummary,
+    b: &SideSummary,
+    signature: &SignatureComparison,
+    speed: &SpeedComparison,
+    instructions: &InstructionsComparison,
+) -> Vec<Figure> {
+    let finite = |x: f64| x.is_finite().then_some(x);
+    let exact = |figure, a: Option<f64>, b: Option<f64>, ratio: Option<f64>| Figure {
+        figure,
+        a,
+        b,
+        basis: if ratio.is_some() {
+            FigureBasis::Exact
+        } else {
+            FigureBasis::Missing
+        },
+        change_pct: ratio.map(percent_change),
+        ci_low_pct: None,
+        ci_high_pct: None,
+        rounds: None,
+        unpaired_change_pct: None,
+    };
+    // `scale` maps a time-per-node ratio to the figure's ratio (monotonic: increasing, or
+    // decreasing for NPS, whose interval bounds swap).
+    let timing = |figure, a: f64, b: f64, scale: &dyn Fn(f64) -> f64| {
+        let paired = speed.cost_ratio.filter(|_| speed.comparable);
+        let (low, high) = paired.map_or((None, None), |estimate| {
+            let (x, y) = (scale(estimate.ci_low), scale(estimate.ci_high));
+            (finite(x.min(y)), finite(x.max(y)))
+        });
+        Figure {
+            figure,
+            a: Some(a),
+            b: Some(b),
+            basis: if !speed.comparable {
+                FigureBasis::NotComparable
+            } else if paired.is_some() {
+                FigureBasis::Paired
+            } else {
+                FigureBasis::Missing
+            },
+            change_pct: paired
+                .and_then(|estimate| finite(percent_change(scale(estimate.estimate)))),
+            ci_low_pct: low.map(percent_change),
+            ci_high_pct: high.map(percent_change),
+            rounds: paired.map(|estimate| estimate.rounds),
+            unpaired_change_pct: speed
+                .comparable
+                .then(|| finite(percent_change(b / a)))
+                .flatten(),
+        }
+    };
+    let node_ratio = signature.b as f64 / signature.a.max(1) as f64;
+    let signature_row = exact(
+        FigureKind::Signature,
+        Some(signature.a as f64),
+        Some(signature.b as f64),
+        Some(node_ratio),
+    );
+    let nps = timing(FigureKind::Nps, a.nps.median, b.nps.median, &|cost| {
+        1.0 / cost
+    });
+    let time_per_node = timing(
+        FigureKind::TimePerNode,
+        a.time_per_node_ns,
+        b.time_per_node_ns,
+        &|cost| cost,
+    );
+    let total = exact(
+        FigureKind::Instructions,
+        a.instructions.total.map(|t| t as f64),
+        b.instructions.total.map(|t| t as f64),
+        instructions.total_ratio,
+    );
+    let per_node = exact(
+        FigureKind::InstructionsPerNode,
+        a.instructions.per_node,
+        b.instructions.per_node,
+        instructions.per_node_ratio,
+    );
+    if signature.changed {
+        // Different trees: what the change costs or saves in search time to the same depth.
+        let bench_time = timing(
+            FigureKind::BenchTime,
+            a.bench_time_ms,
+            b.bench_time_ms,
+            &|cost| cost * node_ratio,
+        );
+        vec![
+            time_per_node,
+            per_node,
+            signature_row,
+            bench_time,
+            nps,
+            total,
+        ]
+    } else {
+        vec![signature_row, nps, time_per_node, total, per_node]
     }
 }
 

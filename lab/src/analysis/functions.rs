@@ -15,8 +15,20 @@ use crate::engine::callgrind::{find_valgrind, Callgrind, Cost, Detail, FunctionC
 use crate::paths::LabPaths;
 use crate::progress::Progress;
 
+/// Why a comparison lists function movers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FunctionsWhy {
+    /// `--functions` asked for them.
+    Requested,
+    /// Instructions per node moved with the same signature: the movers name where (from the
+    /// instruction count's own callgrind runs, no extra run).
+    InstructionsMoved,
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct FunctionsComparison {
+    pub why: FunctionsWhy,
     /// `None`: the engine's default bench (an engine whose bench takes no depth).
     pub depth: Option<u32>,
     pub a_total: u64,
@@ -46,6 +58,7 @@ pub fn compare_functions(
     a: &FunctionCosts,
     b: &FunctionCosts,
     top: usize,
+    why: FunctionsWhy,
 ) -> FunctionsComparison {
     let names: BTreeMap<&String, ()> = a
         .functions
@@ -77,6 +90,7 @@ pub fn compare_functions(
     let functions_counted = movers.len();
     movers.truncate(top);
     FunctionsComparison {
+        why,
         depth,
         a_total: a.total,
         b_total: b.total,
@@ -148,7 +162,13 @@ pub fn measure_functions(
     });
     task.finish();
     let counts = counts?;
-    Ok(compare_functions(depth, &counts[0], &counts[1], top))
+    Ok(compare_functions(
+        depth,
+        &counts[0],
+        &counts[1],
+        top,
+        FunctionsWhy::Requested,
+    ))
 }
 
 #[cfg(test)]
@@ -166,7 +186,7 @@ mod tests {
             .unwrap()
             .self_ir += 31;
         b.functions.get_mut("squall::main").unwrap().self_ir -= 5;
-        let comparison = compare_functions(Some(4), &a, &b, 2);
+        let comparison = compare_functions(Some(4), &a, &b, 2, FunctionsWhy::Requested);
         assert_eq!(comparison.movers.len(), 2);
         assert_eq!(comparison.functions_counted, 3);
         assert_eq!(comparison.movers[0].function, "squall::drawish_check");

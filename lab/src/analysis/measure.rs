@@ -12,7 +12,9 @@ use squall::tier::{MATERIAL_BUCKETS, SIDE_BUCKETS};
 use crate::engine::adapter::{run_bench, BenchRequest, BenchResult, EngineAdapter};
 use crate::engine::bench::EvalCounters;
 use crate::engine::build::EngineBinary;
-use crate::engine::callgrind::{find_valgrind, Callgrind, CannotExecute, Detail};
+use crate::engine::callgrind::{
+    find_valgrind, parse_functions, parse_total, Callgrind, CannotExecute, Detail, FunctionCosts,
+};
 use crate::engine::revision::Revision;
 use crate::paths::LabPaths;
 use crate::progress::Progress;
@@ -88,6 +90,9 @@ impl<'a> Subject<'a> {
 pub struct Measured {
     pub label: String,
     pub measurement: Measurement,
+    /// Per-function costs of the instruction count's run at the instruction depth, read from
+    /// the same callgrind output as its total; never stored (a baseline has none).
+    pub functions: Option<FunctionCosts>,
 }
 
 impl Measured {
@@ -95,6 +100,7 @@ impl Measured {
         Self {
             label: label.into(),
             measurement,
+            functions: None,
         }
     }
 }
@@ -497,7 +503,10 @@ impl<'a> Runs<'a> {
         Ok(self.reports.last().expect("just pushed"))
     }
 
-    fn finish(self, instructions: Instructions) -> Result<Measured> {
+    fn finish(
+        self,
+        (instructions, functions): (Instructions, Option<FunctionCosts>),
+    ) -> Result<Measured> {
         let Some(first) = self.reports.first() else {
             bail!("no bench run was made: a plan has at least two rounds");
         };
@@ -543,6 +552,7 @@ impl<'a> Runs<'a> {
         Ok(Measured {
             label: self.subject.label.clone(),
             measurement,
+            functions,
         })
     }
 }
@@ -639,10 +649,15 @@ fn count_instructions<const N: usize>(
     plan: &Plan,
     paths: &LabPaths,
     progress: &Progress,
-) -> Result<[Instructions; N]> {
+) -> Result<[(Instructions, Option<FunctionCosts>); N]> {
     let skipped = |reason: &str| {
-        Ok(std::array::from_fn(|_| Instructions::Skipped {
-            reason: reason.to_string(),
+        Ok(std::array::from_fn(|_| {
+            (
+                Instructions::Skipped {
+                    reason: reason.to_string(),
+                },
+                None,
+            )
         }))
     };
     if !plan.instructions {
@@ -693,21 +708,33 @@ fn count_instructions<const N: usize>(
         }
     };
     for (subject, count) in subjects.iter().zip(&counts) {
-        for note in count.iter().filter_map(|(_, note)| note.as_ref()) {
+        for note in count.iter().filter_map(|counted| counted.note.as_ref()) {
             progress.line(&format!("instructions of {}: {note}", subject.label));
         }
     }
-    Ok(std::array::from_fn(|i| Instructions::Measured {
-        depth: counts[i][0].0.depth,
-        total: counts[i][0].0.total,
-        nodes: counts[i][0].0.nodes,
-        base: counts[i].get(1).map(|(count, _)| *count),
-        note: counts[i].iter().find_map(|(_, note)| note.clone()),
+    let mut counts = counts;
+    Ok(std::array::from_fn(|i| {
+        let functions = counts[i][0].functions.take();
+        (
+            Instructions::Measured {
+                depth: counts[i][0].count.depth,
+                total: counts[i][0].count.total,
+                nodes: counts[i][0].count.nodes,
+                base: counts[i].get(1).map(|counted| counted.count),
+                note: counts[i].iter().find_map(|counted| counted.note.clone()),
+            },
+            functions,
+        )
     }))
 }
 
-/// One callgrind count and the note of a process counted that is not the built binary.
-type NotedCount = (InstructionCount, Option<String>);
+/// One callgrind count, the note of a process counted that is not the built binary, and the
+/// per-function costs of the same output (`None` where they do not parse).
+struct NotedCount {
+    count: InstructionCount,
+    note: Option<String>,
+    functions: Option<FunctionCosts>,
+}
 
 /// Counts per subject, in the order of `depths`, each with the note of a process counted that
 /// is not the built binary.
@@ -739,7 +766,7 @@ fn run_callgrind(
                         };
                         scope.spawn(move || {
                             let command = adapter.bench_command(&subject.binary.path, &request)?;
-                            let (total, finished, note) = Callgrind {
+                            let counted = Callgrind {
                                 valgrind,
                                 command: &command,
                                 binary: &subject.binary.path,
@@ -747,17 +774,25 @@ fn run_callgrind(
                                 timeout: plan.timeout,
                                 detail: Detail::Total,
                             }
-                            .total()?;
+                            .run()?;
+                            let total = parse_total(&counted.contents)?;
+                            // The first depth is the instruction depth, whose costs name the
+                            // functions where instructions per node moved.
+                            let functions = (Some(&depth) == depths.first())
+                                .then(|| parse_functions(&counted.contents).ok())
+                                .flatten();
+                            let finished = counted.finished;
                             let report =
                                 adapter.read_bench(&finished.stdout, &finished.stderr, &request)?;
-                            Ok((
-                                InstructionCount {
+                            Ok(NotedCount {
+                                count: InstructionCount {
                                     depth: report.depth,
                                     total,
                                     nodes: report.total_nodes,
                                 },
-                                note,
-                            ))
+                                note: counted.note,
+                                functions,
+                            })
                         })
                     })
                     .collect()

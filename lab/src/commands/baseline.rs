@@ -130,6 +130,7 @@ fn check(lab: &Lab, request: &CheckRequest) -> Result<Outcome> {
     let stored_side = Measured {
         label: format!("baseline {}", stored.name),
         measurement: stored.measurement,
+        functions: None,
     };
     let comparison = compare(
         Kind::BaselineCheck,

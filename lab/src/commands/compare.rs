@@ -7,15 +7,17 @@ use anyhow::Result;
 
 use super::{comparison_outcome, plan, settings, thresholds};
 use crate::analysis::compare::{compare, Criteria};
-use crate::analysis::functions::measure_functions;
-use crate::analysis::measure::{measure_pair, Side, Subject};
+use crate::analysis::functions::{compare_functions, measure_functions, FunctionsWhy};
+use crate::analysis::measure::{measure_pair, Instructions, RevisionRecord, Side, Subject};
 use crate::calibration;
 use crate::cli::CompareArgs;
 use crate::engine::adapter::ProtocolFeature;
-use crate::engine::revision::resolve;
+use crate::engine::build::EngineBinary;
+use crate::engine::revision::{resolve, Revision};
 use crate::lab::Lab;
 use crate::outcome::Outcome;
-use crate::schema::Kind;
+use crate::report::{Report, SameBinaryOutput};
+use crate::schema::{Kind, LAB_JSON_SCHEMA_VERSION};
 
 pub fn run(lab: &Lab, args: &CompareArgs) -> Result<Outcome> {
     let session = lab.lock()?;
@@ -29,6 +31,11 @@ pub fn run(lab: &Lab, args: &CompareArgs) -> Result<Outcome> {
     }
     let a_binary = session.build(&a, &args.measure.features)?;
     let b_binary = session.build(&b, &args.measure.features)?;
+    // One cache key is one binary: measuring it against itself can only measure noise.
+    let one_binary = a_binary.key == b_binary.key;
+    if one_binary && !args.force {
+        return Ok(same_binary(&a, &b, &a_binary));
+    }
     let (a_measured, b_measured) = measure_pair(
         &Subject::new(Side::A, "A", &a, &a_binary),
         &Subject::new(Side::B, "B", &b, &b_binary),
@@ -43,18 +50,52 @@ pub fn run(lab: &Lab, args: &CompareArgs) -> Result<Outcome> {
         &b_measured,
         Criteria::local(false),
     );
+    if one_binary {
+        comparison.notes.insert(
+            0,
+            format!(
+                "A/A run (--force): A and B are one engine binary ({}), so any change is the \
+                 machine's noise.",
+                crate::input::prefix_chars(&a_binary.key, 12)
+            ),
+        );
+    }
     if args.functions.functions {
-        let engine = session.engine();
-        comparison.functions = Some(measure_functions(
-            engine.as_ref(),
-            [&a_binary.path, &b_binary.path],
-            engine.takes_depth().then_some(args.measure.instr_depth),
-            plan.positions.as_deref(),
-            args.functions.functions_top,
-            Duration::from_secs(args.measure.timeout),
-            paths,
-            progress,
-        )?);
+        let top = args.functions.functions_top;
+        // The instruction count's own per-function costs where it kept them; else runs of
+        // their own.
+        let kept = match (&a_measured.functions, &b_measured.functions) {
+            (Some(a_costs), Some(b_costs)) => {
+                let depth = match &a_measured.measurement.instructions {
+                    Instructions::Measured { depth, .. } => *depth,
+                    Instructions::Skipped { .. } => None,
+                };
+                Some(compare_functions(
+                    depth,
+                    a_costs,
+                    b_costs,
+                    top,
+                    FunctionsWhy::Requested,
+                ))
+            }
+            _ => None,
+        };
+        comparison.functions = Some(match kept {
+            Some(functions) => functions,
+            None => {
+                let engine = session.engine();
+                measure_functions(
+                    engine.as_ref(),
+                    [&a_binary.path, &b_binary.path],
+                    engine.takes_depth().then_some(args.measure.instr_depth),
+                    plan.positions.as_deref(),
+                    top,
+                    Duration::from_secs(args.measure.timeout),
+                    paths,
+                    progress,
+                )?
+            }
+        });
     }
     if args.calibration.calibrate {
         comparison.calibration = Some(calibration::calibrate::compare_calibration(
@@ -68,4 +109,25 @@ pub fn run(lab: &Lab, args: &CompareArgs) -> Result<Outcome> {
     }
     comparison.speed_elo = crate::verdict::comparison_speed_elo(&comparison, paths);
     Ok(comparison_outcome(comparison))
+}
+
+/// The report of two revisions with one engine binary: nothing measured, exit 0.
+fn same_binary(a: &Revision, b: &Revision, binary: &EngineBinary) -> Outcome {
+    let record = |revision: &Revision| RevisionRecord {
+        spec: revision.spec.clone(),
+        commit: revision.commit.map(|commit| commit.to_string()),
+        tree: revision.tree.to_string(),
+        binary_key: binary.key.clone(),
+        cached_build: binary.cached,
+    };
+    Outcome::clean(Report::SameBinary(Box::new(SameBinaryOutput {
+        schema_version: LAB_JSON_SCHEMA_VERSION,
+        kind: Kind::SameBinary,
+        a: record(a),
+        b: record(b),
+        binary_key: binary.key.clone(),
+        measured: false,
+        verdict: crate::analysis::stats::Verdict::NoChange,
+        regression: false,
+    })))
 }

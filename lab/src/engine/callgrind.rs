@@ -217,17 +217,6 @@ impl Callgrind<'_> {
         })
     }
 
-    /// Total instructions (`Ir`) of the counted process, the run's output for the adapter to
-    /// read, and the note when the counted process is not the built binary.
-    pub fn total(&self) -> Result<(u64, Finished, Option<String>)> {
-        let counted = self.run()?;
-        Ok((
-            parse_total(&counted.contents)?,
-            counted.finished,
-            counted.note,
-        ))
-    }
-
     /// Per-function costs of the counted process.
     pub fn functions(&self) -> Result<FunctionCosts> {
         parse_functions(&self.run()?.contents)

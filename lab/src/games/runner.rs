@@ -295,14 +295,18 @@ fn status_line(summary: &Summary, total: u64, eta: Duration) -> String {
             .collect::<Vec<_>>()
             .join(", ")
     );
-    if let Some(elo) = summary.elo {
+    if summary.too_few_pairs {
         line.push_str(&format!(
-            "  Elo {:+.1} ± {:.1}",
-            elo.in_tenths().value,
-            elo.half_width()
+            "  Elo {}",
+            sprt::too_few_pairs_text(summary.pairs)
         ));
-    } else if let Some(undefined) = sprt::undefined_before_two_pairs(summary.pairs) {
-        line.push_str(&format!("  Elo {undefined}"));
+    } else if let Some(elo) = summary.elo {
+        line.push_str(&format!(
+            "  Elo {:+.1} ± {:.1} (n={})",
+            elo.in_tenths().value,
+            elo.half_width(),
+            summary.pairs
+        ));
     }
     if let Some(sprt) = &summary.sprt {
         line.push_str(&format!(

@@ -188,13 +188,21 @@ impl Estimate {
     }
 }
 
-/// Said instead of an Elo before its interval exists (see [`MIN_PAIRS_FOR_INTERVAL`]).
-pub fn undefined_before_two_pairs(pairs: u64) -> Option<String> {
-    match pairs {
-        0 => Some("undefined (no complete pair)".to_string()),
-        1 => Some("undefined (1 pair)".to_string()),
-        _ => None,
-    }
+/// Pairs below which no report prints an Elo interval or a LOS: the pair variance of a few
+/// pairs is too unstable to be read as a result (an A/A match after 4 pairs gave an interval
+/// of -188.5 to -1.7 Elo).
+pub const MIN_PAIRS_FOR_ESTIMATES: u64 = 10;
+
+/// Whether the Elo intervals and the LOS of these pairs are not yet estimates: fewer than
+/// [`MIN_PAIRS_FOR_ESTIMATES`] pairs, or pair scores without variance (every pair in one cell).
+pub fn too_few_pairs(p: &Pentanomial) -> bool {
+    let cells_used = p.0.iter().filter(|&&count| count > 0).count();
+    p.pairs() < MIN_PAIRS_FOR_ESTIMATES || cells_used < 2
+}
+
+/// Said instead of an Elo interval or a LOS where [`too_few_pairs`] holds.
+pub fn too_few_pairs_text(pairs: u64) -> String {
+    format!("too few pairs ({pairs})")
 }
 
 /// Pairs an Elo interval needs: the variance of the pair scores exists from two pairs on.

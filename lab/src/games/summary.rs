@@ -32,7 +32,11 @@ pub struct Summary {
     pub score: Option<f64>,
     pub elo: Option<Estimate>,
     pub nelo: Option<Estimate>,
+    /// `null` while `too_few_pairs`.
     pub los: Option<f64>,
+    /// Fewer than 10 complete pairs, or pair scores without variance: the Elo and nElo
+    /// intervals are not estimates yet, and every report says "too few pairs (n)" instead.
+    pub too_few_pairs: bool,
     pub sprt: Option<SprtState>,
     /// Games by PGN termination.
     pub terminations: BTreeMap<&'static str, u64>,
@@ -94,7 +98,10 @@ pub fn summarize(games: &[GameRecord], sprt: Option<&Sprt>) -> Summary {
         score: sprt::score(&pentanomial),
         elo: sprt::logistic_elo(&pentanomial),
         nelo: sprt::normalized_elo(&pentanomial),
-        los: sprt::los(&pentanomial),
+        los: (!sprt::too_few_pairs(&pentanomial))
+            .then(|| sprt::los(&pentanomial))
+            .flatten(),
+        too_few_pairs: sprt::too_few_pairs(&pentanomial),
         sprt,
         terminations,
         faults,

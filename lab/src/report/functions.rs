@@ -1,7 +1,7 @@
 //! The `compare --functions` section: top movers by change of self cost.
 
 use super::thousands;
-use crate::analysis::functions::FunctionsComparison;
+use crate::analysis::functions::{FunctionsComparison, FunctionsWhy};
 
 /// `+3.1 M Ir`, `-850.0 k Ir`, `+12 Ir`.
 pub fn format_ir_delta(delta: i64) -> String {
@@ -49,8 +49,14 @@ pub const MOVER_HEADER: [&str; 5] = [
 ];
 
 pub fn title(comparison: &FunctionsComparison) -> String {
+    let why = match comparison.why {
+        FunctionsWhy::Requested => "Top",
+        FunctionsWhy::InstructionsMoved => {
+            "Instructions per node moved with the same signature; where: top"
+        }
+    };
     format!(
-        "Top {} function movers (callgrind Ir at depth {}, {} functions; % of A's total {})",
+        "{why} {} function movers (callgrind Ir at depth {}, {} functions; % of A's total {})",
         comparison.movers.len(),
         crate::engine::adapter::describe_depth(comparison.depth),
         comparison.functions_counted,

@@ -6,7 +6,8 @@ use super::{
     bucket_rows, comparison_rows, describe_machine, describe_settings, exit_rate_rows,
     instructions_line, no_search_split, search_split_missing_line, search_split_rows,
     side_exit_rows, side_rows, side_search_rows, speed_elo_line, speed_line, verdict_line,
-    verdict_word, BaselineOutput, Report, NO_EVAL_EXITS, SEARCH_SPLIT_HEADER, SIDE_SEARCH_HEADER,
+    verdict_word, BaselineOutput, Report, FIGURES_HEADER, NO_EVAL_EXITS, SEARCH_SPLIT_HEADER,
+    SIDE_SEARCH_HEADER,
 };
 use crate::analysis::compare::{Comparison, SideSummary};
 
@@ -47,6 +48,9 @@ fn layout(report: &Report) -> String {
         Report::Tune(report) => super::tune::render(report, Style::Markdown),
         Report::SpeedElo(report) => super::verdict::render_speed_elo(report, Style::Markdown),
         Report::Verdict(report) => super::verdict::render_verdict(report, Style::Markdown),
+        Report::SameBinary(output) => {
+            format!("{}\n", super::same_binary_line(output, Style::Markdown))
+        }
         Report::Text(text) => text.clone(),
     }
 }
@@ -72,10 +76,7 @@ fn render_comparison(comparison: &Comparison) -> String {
     for note in &comparison.notes {
         out.push_str(&format!("> **Note:** {note}\n\n"));
     }
-    out.push_str(&table(
-        ["figure", "A", "B", "B vs A"],
-        comparison_rows(comparison),
-    ));
+    out.push_str(&table(FIGURES_HEADER, comparison_rows(comparison)));
     out.push_str(&format!("\n{}\n\n", speed_line(comparison)));
     if let Some(line) = speed_elo_line(comparison) {
         out.push_str(&format!("{line}\n\n"));

@@ -4,7 +4,9 @@ use super::sanitize::code_span;
 use super::table::Style;
 use super::thousands;
 use crate::games::results::{EngineIdentity, Shard};
-use crate::games::sprt::{undefined_before_two_pairs, EloModel, Estimate, SprtDecision};
+use crate::games::sprt::{
+    too_few_pairs, too_few_pairs_text, EloModel, Estimate, Pentanomial, SprtDecision,
+};
 use crate::games::MatchReport;
 
 /// The opening line: who played whom under what. The engines' names are the engines' own
@@ -55,26 +57,55 @@ pub fn decision(result: SprtDecision) -> &'static str {
     }
 }
 
-/// `+4.3 ± 11.2 (95% CI -6.9 to +15.5)`; `undefined (1 pair)` before the interval exists, or
-/// a dash when there is none (every pair won or lost).
-pub fn estimate(value: Option<Estimate>, pairs: u64) -> String {
-    // A report of an older lab may carry a zero-width interval from one pair.
-    if let Some(undefined) = undefined_before_two_pairs(pairs) {
-        return undefined;
+/// `+4.3 ± 11.2 (95% CI -6.9 to +15.5, n=40 pairs)`; with too few pairs (fewer than ten, or
+/// no variance) the interval is "too few pairs (n)", the value shown only where it exists.
+pub fn estimate(value: Option<Estimate>, pentanomial: &Pentanomial) -> String {
+    let pairs = pentanomial.pairs();
+    if too_few_pairs(pentanomial) {
+        let interval = too_few_pairs_text(pairs);
+        return match value {
+            Some(estimate) => format!("{:+.1}, interval: {interval}", estimate.in_tenths().value),
+            None => interval,
+        };
     }
     match value {
         Some(estimate) => {
             let rounded = estimate.in_tenths();
             format!(
-                "{:+.1} ± {:.1} (95% CI {:+.1} to {:+.1})",
+                "{:+.1} ± {:.1} (95% CI {:+.1} to {:+.1}, {})",
                 rounded.value,
                 estimate.half_width(),
                 rounded.ci_low,
-                rounded.ci_high
+                rounded.ci_high,
+                n_pairs(pairs)
             )
         }
         None => "—".to_string(),
     }
+}
+
+/// `62.1% (n=40 pairs)`, or "too few pairs (n)".
+pub fn los(value: Option<f64>, pentanomial: &Pentanomial) -> String {
+    let pairs = pentanomial.pairs();
+    match value {
+        _ if too_few_pairs(pentanomial) => too_few_pairs_text(pairs),
+        Some(los) => format!("{:.1}% ({})", los * 100.0, n_pairs(pairs)),
+        None => "—".to_string(),
+    }
+}
+
+/// `52.00% (n=40 pairs)`: the mean score of the complete pairs.
+pub fn score(value: Option<f64>, pairs: u64) -> String {
+    value.map_or_else(
+        || "—".to_string(),
+        |score| format!("{:.2}% ({})", score * 100.0, n_pairs(pairs)),
+    )
+}
+
+/// `n=40 pairs`, `n=1 pair`: the sample size printed beside an estimate.
+fn n_pairs(pairs: u64) -> String {
+    let plural = if pairs == 1 { "" } else { "s" };
+    format!("n={pairs} pair{plural}")
 }
 
 /// `[figure, value]` rows, B's point of view.
@@ -105,18 +136,16 @@ pub fn rows(report: &MatchReport) -> Vec<[String; 2]> {
                     .join(", ")
             ),
         ],
+        ["score".to_string(), score(s.score, s.pairs)],
         [
-            "score".to_string(),
-            s.score
-                .map_or_else(|| "—".to_string(), |score| format!("{:.2}%", score * 100.0)),
+            "Elo (logistic)".to_string(),
+            estimate(s.elo, &s.pentanomial),
         ],
-        ["Elo (logistic)".to_string(), estimate(s.elo, s.pairs)],
-        ["nElo (normalized)".to_string(), estimate(s.nelo, s.pairs)],
         [
-            "LOS".to_string(),
-            s.los
-                .map_or_else(|| "—".to_string(), |los| format!("{:.1}%", los * 100.0)),
+            "nElo (normalized)".to_string(),
+            estimate(s.nelo, &s.pentanomial),
         ],
+        ["LOS".to_string(), los(s.los, &s.pentanomial)],
     ];
     if let Some(sprt) = &s.sprt {
         let model = match sprt.test.model {
@@ -192,24 +221,49 @@ mod tests {
     use super::*;
 
     #[test]
-    fn an_estimate_is_undefined_before_two_pairs_and_never_negative_zero() {
-        assert_eq!(estimate(None, 1), "undefined (1 pair)");
+    fn too_few_pairs_are_said_with_their_count_and_never_as_zero_width() {
+        // One pair: no interval exists.
+        let one = Pentanomial([0, 0, 0, 0, 1]);
+        assert_eq!(estimate(None, &one), "too few pairs (1)");
+        assert_eq!(los(Some(1.0), &one), "too few pairs (1)");
         let zero_width = Estimate {
-            value: 0.0,
-            ci_low: 0.0,
-            ci_high: 0.0,
+            value: 190.8,
+            ci_low: 190.8,
+            ci_high: 190.8,
         };
-        assert_eq!(estimate(Some(zero_width), 1), "undefined (1 pair)");
-        assert_eq!(estimate(None, 0), "undefined (no complete pair)");
-        assert_eq!(estimate(None, 5), "—");
+        assert_eq!(
+            estimate(Some(zero_width), &one),
+            "+190.8, interval: too few pairs (1)"
+        );
+        assert_eq!(estimate(None, &Pentanomial::default()), "too few pairs (0)");
+        // Four pairs of an A/A match: an interval exists but is not yet an estimate.
+        let four = Pentanomial([1, 1, 1, 0, 1]);
+        let wide = Estimate {
+            value: -95.1,
+            ci_low: -188.5,
+            ci_high: -1.7,
+        };
+        assert_eq!(
+            estimate(Some(wide), &four),
+            "-95.1, interval: too few pairs (4)"
+        );
+        assert_eq!(los(Some(0.02), &four), "too few pairs (4)");
+        // Twenty pairs, all drawn: no variance, whatever the count.
+        let drawn = Pentanomial([0, 0, 20, 0, 0]);
+        assert_eq!(los(Some(0.5), &drawn), "too few pairs (20)");
+        // Forty pairs: the estimate with its n.
+        let forty = Pentanomial([5, 8, 14, 8, 5]);
         let near_zero = Estimate {
             value: -0.04,
             ci_low: -10.0,
             ci_high: 9.92,
         };
         assert_eq!(
-            estimate(Some(near_zero), 40),
-            "+0.0 ± 10.0 (95% CI -10.0 to +9.9)"
+            estimate(Some(near_zero), &forty),
+            "+0.0 ± 10.0 (95% CI -10.0 to +9.9, n=40 pairs)"
         );
+        assert_eq!(los(Some(0.621), &forty), "62.1% (n=40 pairs)");
+        assert_eq!(estimate(None, &forty), "—");
+        assert_eq!(score(Some(0.5), 1), "50.00% (n=1 pair)");
     }
 }

@@ -25,8 +25,10 @@ use anyhow::Result;
 use serde::Serialize;
 
 use crate::analysis::compare::{
-    percent_change, Comparison, SearchSplit, Settings, SideSummary, TierRates,
+    Comparison, Figure, FigureBasis, FigureKind, SearchSplit, Settings, SideSummary, TierRates,
 };
+use crate::analysis::functions::FunctionsWhy;
+use crate::analysis::measure::RevisionRecord;
 use crate::analysis::stats::Verdict;
 use crate::machine::{Machine, Toolchain};
 use crate::schema::Kind;
@@ -88,6 +90,43 @@ pub struct BaselineOutput {
     pub revision: SideSummary,
 }
 
+/// `lab compare A B` where A and B resolve to one engine binary: nothing was measured.
+#[derive(Debug, Clone, Serialize)]
+pub struct SameBinaryOutput {
+    pub schema_version: u32,
+    pub kind: Kind,
+    pub a: RevisionRecord,
+    pub b: RevisionRecord,
+    /// The build cache key both resolve to.
+    pub binary_key: String,
+    /// Always false: `--force` measures them as a comparison (an A/A run) instead.
+    pub measured: bool,
+    pub verdict: Verdict,
+    pub regression: bool,
+}
+
+/// The one line of a comparison of one binary with itself.
+pub fn same_binary_line(output: &SameBinaryOutput, style: table::Style) -> String {
+    let name = |revision: &RevisionRecord| {
+        let id = revision.commit.as_deref().unwrap_or(&revision.tree);
+        let spec = match style {
+            table::Style::Terminal => revision.spec.clone(),
+            table::Style::Markdown => sanitize::code_span(&revision.spec),
+        };
+        format!("{spec} ({})", crate::input::prefix_chars(id, 10))
+    };
+    same_binary_sentence(&name(&output.a), &name(&output.b), &output.binary_key)
+}
+
+/// `A = … and B = … resolve to the same engine binary …`, as every format says it.
+pub fn same_binary_sentence(a: &str, b: &str, binary_key: &str) -> String {
+    format!(
+        "A = {a} and B = {b} resolve to the same engine binary {}: not measured (exit 0; \
+         --force measures them as an A/A run).",
+        crate::input::prefix_chars(binary_key, 12)
+    )
+}
+
 /// Everything a command can report.
 pub enum Report {
     /// `lab compare`, `lab tiers`, `lab baseline check`.
@@ -102,6 +141,7 @@ pub enum Report {
     Tune(Box<crate::tune::TuneReport>),
     SpeedElo(Box<crate::verdict::SpeedEloReport>),
     Verdict(Box<crate::verdict::VerdictReport>),
+    SameBinary(Box<SameBinaryOutput>),
     /// The one-layout text of a command without `--format` (pool, hist, tables).
     Text(String),
 }
@@ -147,86 +187,115 @@ pub fn export_html(report: &Report, path: &Path) -> Result<()> {
 
 pub const TIERS: [&str; 3] = ["super-lazy", "lazy", "full"];
 
-/// The headline figures of a comparison as `[figure, A, B, change]`. With a changed signature
-/// the per-node costs lead, because whole-bench figures then compare different searches.
-pub fn comparison_rows(comparison: &Comparison) -> Vec<[String; 4]> {
-    let (a, b) = (&comparison.a, &comparison.b);
-    let signature = [
-        "signature (nodes)".to_string(),
-        thousands(a.signature),
-        thousands(b.signature),
-        if comparison.signature.changed {
-            signed_pct(comparison.signature.change_pct)
-        } else {
-            "same".to_string()
+/// The header of the figures table: the change column is the paired estimate the verdict
+/// reads (or a count's exact change), the unpaired change of the medians stands apart.
+pub const FIGURES_HEADER: [&str; 5] = [
+    "figure",
+    "A",
+    "B",
+    "B vs A (paired, 95% CI, n rounds)",
+    "medians B vs A (unpaired)",
+];
+
+/// The figures table of a comparison, as `FIGURES_HEADER` names its columns.
+pub fn comparison_rows(comparison: &Comparison) -> Vec<[String; 5]> {
+    figure_rows(
+        &comparison.figures,
+        (comparison.a.runs, comparison.b.runs),
+        comparison
+            .a
+            .instructions
+            .depth
+            .or(comparison.b.instructions.depth),
+    )
+}
+
+/// The rows of `figures`, with the runs behind each side's medians and the instruction depth
+/// for the labels. The HTML page calls it on the figures of the JSON, so every format prints
+/// the same cells.
+pub fn figure_rows(
+    figures: &[Figure],
+    runs: (usize, usize),
+    instruction_depth: Option<u32>,
+) -> Vec<[String; 5]> {
+    figures
+        .iter()
+        .map(|figure| {
+            let value = |value: Option<f64>| {
+                value.map_or_else(|| "—".to_string(), |v| figure_value(figure.figure, v))
+            };
+            [
+                figure_label(figure.figure, runs, instruction_depth),
+                value(figure.a),
+                value(figure.b),
+                figure_change(figure),
+                figure
+                    .unpaired_change_pct
+                    .map_or_else(|| "—".to_string(), signed_pct),
+            ]
+        })
+        .collect()
+}
+
+fn figure_label(kind: FigureKind, runs: (usize, usize), instruction_depth: Option<u32>) -> String {
+    match kind {
+        FigureKind::Signature => "signature (nodes)".to_string(),
+        FigureKind::Nps => format!("NPS (median of {} / {})", runs.0, runs.1),
+        FigureKind::TimePerNode => "time per node (median)".to_string(),
+        FigureKind::BenchTime => "bench time (to depth, median)".to_string(),
+        FigureKind::Instructions => match instruction_depth {
+            Some(depth) => format!("instructions (depth {depth})"),
+            None => "instructions".to_string(),
         },
-    ];
-    // Timings from another machine are not a result: their change is not printed as one.
-    let timing_change = |ratio: f64| {
-        if comparison.speed.comparable {
-            ratio_change(ratio)
-        } else {
-            NOT_COMPARABLE.to_string()
-        }
-    };
-    let time_per_node = [
-        "time per node".to_string(),
-        format!("{:.1} ns", a.time_per_node_ns),
-        format!("{:.1} ns", b.time_per_node_ns),
-        timing_change(b.time_per_node_ns / a.time_per_node_ns),
-    ];
-    let nps = [
-        format!("NPS (median of {} / {})", a.runs, b.runs),
-        thousands(a.nps.median.round() as u64),
-        thousands(b.nps.median.round() as u64),
-        comparison
-            .speed
-            .nps_ratio
-            .map_or_else(String::new, timing_change),
-    ];
-    let instructions = [
-        instructions_label(a, b),
-        optional_count(a.instructions.total),
-        optional_count(b.instructions.total),
-        comparison
-            .instructions
-            .total_ratio
-            .map_or_else(String::new, ratio_change),
-    ];
-    let instructions_per_node = [
-        "instructions per node".to_string(),
-        optional_float(a.instructions.per_node),
-        optional_float(b.instructions.per_node),
-        comparison
-            .instructions
-            .per_node_ratio
-            .map_or_else(String::new, ratio_change),
-    ];
-    if comparison.signature.changed {
-        // Different trees: what the change costs or saves in search time to the same depth.
-        let bench_time = [
-            "bench time (to depth, median)".to_string(),
-            seconds(a.bench_time_ms),
-            seconds(b.bench_time_ms),
-            timing_change(b.bench_time_ms / a.bench_time_ms),
-        ];
-        vec![
-            time_per_node,
-            instructions_per_node,
-            signature,
-            bench_time,
-            nps,
-            instructions,
-        ]
-    } else {
-        vec![
-            signature,
-            nps,
-            time_per_node,
-            instructions,
-            instructions_per_node,
-        ]
+        FigureKind::InstructionsPerNode => "instructions per node".to_string(),
     }
+}
+
+fn figure_value(kind: FigureKind, value: f64) -> String {
+    if !value.is_finite() {
+        return "—".to_string();
+    }
+    match kind {
+        FigureKind::Signature | FigureKind::Nps | FigureKind::Instructions => {
+            thousands(value.round().max(0.0) as u64)
+        }
+        FigureKind::TimePerNode => format!("{value:.1} ns"),
+        FigureKind::BenchTime => seconds(value),
+        FigureKind::InstructionsPerNode => format!("{value:.1}"),
+    }
+}
+
+/// `-2.84% (95% CI -4.10 to -1.52, n=6)` for a paired change; a count's change as it is.
+fn figure_change(figure: &Figure) -> String {
+    match (figure.basis, figure.change_pct) {
+        (FigureBasis::NotComparable, _) => NOT_COMPARABLE.to_string(),
+        (FigureBasis::Exact, Some(change)) => {
+            if figure.figure == FigureKind::Signature && change == 0.0 {
+                "same".to_string()
+            } else {
+                signed_pct(change)
+            }
+        }
+        (FigureBasis::Paired, Some(change)) => {
+            let rounds = figure.rounds.unwrap_or(0);
+            match (figure.ci_low_pct, figure.ci_high_pct) {
+                (Some(low), Some(high)) => format!(
+                    "{} (95% CI {} to {}, n={rounds})",
+                    signed_pct(change),
+                    signed_number(low),
+                    signed_number(high)
+                ),
+                _ => format!("{} (no CI, n={rounds})", signed_pct(change)),
+            }
+        }
+        _ => "—".to_string(),
+    }
+}
+
+/// `+1.23`, a percentage's number without its sign of percent; never `-0.00`.
+fn signed_number(value: f64) -> String {
+    let text = signed_pct(value);
+    text.trim_end_matches('%').to_string()
 }
 
 /// `[figure, value]` rows of one revision.
@@ -333,34 +402,70 @@ pub fn speed_line(comparison: &Comparison) -> String {
 
 pub fn instructions_line(comparison: &Comparison) -> String {
     let (a, b) = (&comparison.a.instructions, &comparison.b.instructions);
-    if let Some(reason) = a.skipped_reason.as_ref().or(b.skipped_reason.as_ref()) {
+    let instructions = &comparison.instructions;
+    let top_mover = match &comparison.functions {
+        Some(functions) if functions.why == FunctionsWhy::InstructionsMoved => {
+            functions.movers.first().map(|mover| {
+                format!(
+                    "{} ({})",
+                    mover.function,
+                    functions::describe_delta(mover.self_delta, mover.self_delta_pct_of_total)
+                )
+            })
+        }
+        _ => None,
+    };
+    instructions_sentence(&InstructionsFacts {
+        skipped: a.skipped_reason.as_deref().or(b.skipped_reason.as_deref()),
+        change_pct: instructions.per_node_change_pct,
+        flagged: instructions.flagged,
+        threshold_pct: comparison.settings.thresholds.instr_threshold_pct,
+        signature_changed: comparison.signature.changed,
+        comparable: instructions.comparable,
+        verdict: instructions.verdict,
+        top_mover,
+    })
+}
+
+/// What the instructions line says, from a comparison or from its JSON (the HTML page).
+pub struct InstructionsFacts<'a> {
+    pub skipped: Option<&'a str>,
+    pub change_pct: Option<f64>,
+    pub flagged: bool,
+    pub threshold_pct: f64,
+    pub signature_changed: bool,
+    pub comparable: bool,
+    pub verdict: Verdict,
+    /// The default attribution's first function with its change.
+    pub top_mover: Option<String>,
+}
+
+pub fn instructions_sentence(facts: &InstructionsFacts) -> String {
+    if let Some(reason) = facts.skipped {
         return format!("Instructions: skipped ({reason})");
     }
-    let instructions = &comparison.instructions;
-    let Some(change) = instructions.per_node_change_pct else {
+    let Some(change) = facts.change_pct else {
         return "Instructions: not comparable".to_string();
     };
-    let flag = if instructions.flagged {
-        format!(
-            "changed by {}% or more",
-            comparison.settings.thresholds.instr_threshold_pct
-        )
+    let flag = if facts.flagged {
+        format!("changed by {}% or more", facts.threshold_pct)
     } else {
-        format!(
-            "within {}%",
-            comparison.settings.thresholds.instr_threshold_pct
-        )
+        format!("within {}%", facts.threshold_pct)
     };
     // The comparison judges instructions only for the same search on the same toolchain.
-    let judgement = if comparison.signature.changed {
+    let judgement = if facts.signature_changed {
         "not judged (the search changed)"
-    } else if !instructions.comparable {
+    } else if !facts.comparable {
         "not judged (different toolchain)"
     } else {
-        verdict_word(instructions.verdict)
+        verdict_word(facts.verdict)
     };
+    let attribution = facts
+        .top_mover
+        .as_ref()
+        .map_or_else(String::new, |mover| format!("; top mover {mover}"));
     format!(
-        "Instructions: per node {} ({flag}) → {judgement}",
+        "Instructions: per node {} ({flag}) → {judgement}{attribution}",
         signed_pct(change)
     )
 }
@@ -607,10 +712,6 @@ fn optional_float(value: Option<f64>) -> String {
     value.map_or_else(|| "—".to_string(), |v| format!("{v:.1}"))
 }
 
-fn ratio_change(ratio: f64) -> String {
-    signed_pct(percent_change(ratio))
-}
-
 /// A signed percentage at two decimals; a value that rounds to zero prints as +0.00%, never
 /// -0.00%.
 pub fn signed_pct(value: f64) -> String {
@@ -713,7 +814,7 @@ mod tests {
 
     #[test]
     fn bench_time_is_a_row_only_when_the_trees_differ() {
-        let label = |rows: &[[String; 4]]| rows.iter().any(|r| r[0].starts_with("bench time"));
+        let label = |rows: &[[String; 5]]| rows.iter().any(|r| r[0].starts_with("bench time"));
         assert!(!label(&comparison_rows(&five_percent_more_instructions(
             false
         ))));
@@ -729,7 +830,7 @@ mod tests {
         assert_eq!(row[1], seconds(a.signature as f64 / a.nps.median * 1e3));
         assert!(a.bench_time_ms > 100.0, "{}", a.bench_time_ms);
         assert_eq!(row[1], row[2]);
-        assert_eq!(row[3], "+0.00%");
+        assert!(row[3].starts_with("+0.00% (95% CI "), "{row:?}");
     }
 
     #[test]
@@ -795,9 +896,81 @@ mod tests {
         let nps = comparison_rows(&local);
         assert!(
             nps.iter()
-                .any(|r| r[0].starts_with("NPS") && r[3] == "+11.11%"),
+                .any(|r| r[0].starts_with("NPS") && r[3].starts_with("+11.11% (95% CI")),
             "{nps:?}"
         );
+    }
+
+    #[test]
+    fn the_change_column_is_the_paired_estimate_the_verdict_reads() {
+        let stored: crate::baseline::Baseline =
+            serde_json::from_str(include_str!("../../../baselines/main.json")).unwrap();
+        let mut a = stored.measurement;
+        let steady = a.runs_time_ns[0].clone();
+        for run in &mut a.runs_time_ns {
+            run.clone_from(&steady);
+        }
+        // Load that hits B's runs unevenly: the median of B's runs and the paired rounds tell
+        // different stories (unpaired +45.45% NPS, paired +34.84%).
+        let mut b = a.clone();
+        let rounds = b.runs_time_ns.len();
+        for (round, run) in b.runs_time_ns.iter_mut().enumerate() {
+            let factor = if round < rounds / 2 { 1.1 } else { 0.5 };
+            for time in run.iter_mut() {
+                *time = (*time as f64 * factor) as u64;
+            }
+        }
+        let settings = Settings {
+            rounds: rounds as u32,
+            depth: None,
+            instr_depth: 6,
+            thresholds: Thresholds {
+                threshold_pct: 1.0,
+                instr_threshold_pct: 0.5,
+            },
+            positions: None,
+        };
+        let comparison = compare(
+            Kind::Compare,
+            settings,
+            &Measured::new("A", a),
+            &Measured::new("B", b),
+            Criteria::local(false),
+        );
+        let rows = comparison_rows(&comparison);
+        let row = |name: &str| {
+            rows.iter()
+                .find(|r| r[0].starts_with(name))
+                .unwrap()
+                .clone()
+        };
+        let paired_nps = comparison.speed.nps_change_pct.unwrap();
+        let nps = row("NPS");
+        assert!(
+            nps[3].starts_with(&format!("{} (95% CI ", signed_pct(paired_nps))),
+            "{nps:?}"
+        );
+        assert!(nps[3].ends_with(&format!("n={rounds})")), "{nps:?}");
+        assert_eq!(nps[4], "+45.45%", "{nps:?}");
+        assert!((paired_nps - 34.84).abs() < 0.01, "{paired_nps}");
+        let cost = comparison.speed.cost_ratio.unwrap();
+        let time = row("time per node");
+        assert!(
+            time[3].starts_with(&signed_pct((cost.estimate - 1.0) * 100.0)),
+            "{time:?}"
+        );
+        // The JSON carries the same figures.
+        let json: serde_json::Value =
+            serde_json::from_str(&json::render(&Report::Comparison(Box::new(comparison)))).unwrap();
+        let figure = json["figures"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["figure"] == "nps")
+            .unwrap();
+        assert_eq!(figure["basis"], "paired");
+        assert!((figure["change_pct"].as_f64().unwrap() - paired_nps).abs() < 1e-9);
+        assert!((figure["unpaired_change_pct"].as_f64().unwrap() - 45.4545).abs() < 0.01);
     }
 
     #[test]

@@ -6,7 +6,8 @@ use super::{
     bucket_rows, comparison_rows, describe_machine, describe_settings, exit_rate_rows,
     instructions_line, no_search_split, search_split_missing_line, search_split_rows,
     side_exit_rows, side_rows, side_search_rows, speed_elo_line, speed_line, verdict_line,
-    BaselineOutput, BenchOutput, Report, NO_EVAL_EXITS, SEARCH_SPLIT_HEADER, SIDE_SEARCH_HEADER,
+    BaselineOutput, BenchOutput, Report, FIGURES_HEADER, NO_EVAL_EXITS, SEARCH_SPLIT_HEADER,
+    SIDE_SEARCH_HEADER,
 };
 use crate::analysis::compare::{Comparison, SideSummary};
 
@@ -34,6 +35,9 @@ fn layout(report: &Report) -> String {
         Report::Tune(report) => super::tune::render(report, Style::Terminal),
         Report::SpeedElo(report) => super::verdict::render_speed_elo(report, Style::Terminal),
         Report::Verdict(report) => super::verdict::render_verdict(report, Style::Terminal),
+        Report::SameBinary(output) => {
+            format!("{}\n", super::same_binary_line(output, Style::Terminal))
+        }
         Report::Text(text) => text.clone(),
     }
 }
@@ -59,10 +63,7 @@ fn render_comparison(comparison: &Comparison) -> String {
     if !comparison.warnings.is_empty() || !comparison.notes.is_empty() {
         out.push('\n');
     }
-    out.push_str(&table(
-        ["figure", "A", "B", "B vs A"],
-        comparison_rows(comparison),
-    ));
+    out.push_str(&table(FIGURES_HEADER, comparison_rows(comparison)));
     out.push_str(&format!("\n{}\n", speed_line(comparison)));
     if let Some(line) = speed_elo_line(comparison) {
         out.push_str(&format!("{line}\n"));

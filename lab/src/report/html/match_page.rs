@@ -15,7 +15,7 @@ use super::plot::Footer;
 use super::{fact, head, machine_of, section, utc};
 use crate::games::sprt::{EloModel, PENTANOMIAL_CELLS};
 use crate::games::summary::SprtState;
-use crate::report::matches::{decision, estimate, shards};
+use crate::report::matches::{decision, estimate, los, shards};
 
 /// Said instead of the trajectory plots of a JSON from before the trajectory was recorded.
 const NO_TRAJECTORY: &str =
@@ -75,13 +75,12 @@ pub fn page(doc: &MatchDoc) -> Result<String> {
             &format!("pentanomial [{}]", PENTANOMIAL_CELLS.join(", ")),
             &format!("{:?}", doc.pentanomial.0),
         ),
-        fact("Elo of B (logistic)", &estimate(doc.elo, doc.pairs)),
-        fact("nElo of B (normalized)", &estimate(doc.nelo, doc.pairs)),
+        fact("Elo of B (logistic)", &estimate(doc.elo, &doc.pentanomial)),
         fact(
-            "LOS",
-            &doc.los
-                .map_or_else(|| "—".to_string(), |los| format!("{:.1}%", los * 100.0)),
+            "nElo of B (normalized)",
+            &estimate(doc.nelo, &doc.pentanomial),
         ),
+        fact("LOS", &los(doc.los, &doc.pentanomial)),
         fact("SPRT", &sprt_summary(doc.sprt.as_ref())),
         fact("verdict", &doc.verdict),
         fact("machine", &machine),

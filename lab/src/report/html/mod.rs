@@ -55,6 +55,7 @@ pub fn render(report: &Report) -> Result<String> {
         Report::Comparison(_)
         | Report::Match(_)
         | Report::History(_)
+        | Report::SameBinary(_)
         | Report::SpeedElo(_)
         | Report::Verdict(_) => {
             let value: serde_json::Value = serde_json::from_str(&json::render(report))
@@ -142,12 +143,42 @@ pub fn from_json(value: &serde_json::Value) -> Result<String> {
         Some("speed-elo") => speed_elo_page::page(value),
         Some(crate::verdict::models::SPEED_ELO_KIND) => speed_elo_page::page(value),
         Some("verdict") => verdict_page::page(value),
+        Some("same-binary") => Ok(same_binary_page(value)),
         Some(kind) => bail!(
             "an HTML report is drawn for {PAGES}, not for kind \"{}\"",
             crate::input::excerpt(kind, 80)
         ),
         None => bail!("not a lab JSON report (no \"kind\" field; see docs/lab-json.md)"),
     }
+}
+
+/// The page of a comparison that measured nothing: its one line.
+fn same_binary_page(value: &serde_json::Value) -> String {
+    let text = |side: &str, field: &str| {
+        value[side][field]
+            .as_str()
+            .map(|text| crate::input::excerpt(text, 200).into_owned())
+            .unwrap_or_default()
+    };
+    let name = |side: &str| {
+        let id = value[side]["commit"]
+            .as_str()
+            .map_or_else(|| text(side, "tree"), |commit| commit.to_string());
+        format!(
+            "{} ({})",
+            text(side, "spec"),
+            crate::input::prefix_chars(&id, 10)
+        )
+    };
+    let line = super::same_binary_sentence(
+        &name("a"),
+        &name("b"),
+        value["binary_key"].as_str().unwrap_or(""),
+    );
+    let mut html = head("lab compare: one engine binary");
+    let _ = writeln!(html, "<p class=\"note\">{}</p>", escape(&line));
+    html.push_str("</body>\n</html>\n");
+    html
 }
 
 fn page(doc: &Doc) -> Result<String> {
@@ -160,14 +191,16 @@ fn page(doc: &Doc) -> Result<String> {
     let mut html = head(&format!("lab {}: A = {a_name}, B = {b_name}", doc.kind));
     let _ = write!(
         html,
-        "<table class=\"facts\">\n{}{}{}{}{}{}</table>\n",
+        "<table class=\"facts\">\n{}{}{}{}{}{}{}</table>\n",
         fact("A", &format!("{a_name}, {} engine", doc.a.engine.name)),
         fact("B", &format!("{b_name}, {} engine", doc.b.engine.name)),
         fact("machine", &machine),
         fact("date", &date),
         fact("speed", &speed_summary(doc)),
+        fact("instructions", &instructions_summary(doc)),
         fact("verdict", &doc.verdict),
     );
+    html.push_str(&figures_table(doc));
     for (class, lines) in [("warning", &doc.warnings), ("note", &doc.notes)] {
         for line in lines {
             let _ = writeln!(html, "<p class=\"{class}\">{}</p>", escape(line));
@@ -264,8 +297,14 @@ fn page(doc: &Doc) -> Result<String> {
         Some(functions) if !functions.movers.is_empty() => section(
             &mut html,
             "Function movers",
-            "The functions whose self cost (callgrind Ir) changed most from A to B, in percent \
-             of A's total: red costs B more, green less.",
+            if functions.why.as_deref() == Some("instructions-moved") {
+                "Instructions per node moved with the same signature: the functions whose self \
+                 cost (callgrind Ir, from the instruction count's own runs) changed most from A \
+                 to B, in percent of A's total: red costs B more, green less."
+            } else {
+                "The functions whose self cost (callgrind Ir) changed most from A to B, in \
+                 percent of A's total: red costs B more, green less."
+            },
             Some(movers::draw(&functions.movers, functions.depth, &footer)?),
         ),
         Some(_) => section(
@@ -277,7 +316,8 @@ fn page(doc: &Doc) -> Result<String> {
         None => section(
             &mut html,
             "Function movers",
-            "Not measured: run compare with --functions for per-function instruction movers.",
+            "Not measured: instructions per node did not move by 0.1% or more with the same \
+             signature; run compare with --functions for per-function instruction movers.",
             None,
         ),
     }
@@ -377,6 +417,71 @@ fn speed_summary(doc: &Doc) -> String {
     )
 }
 
+/// The figures table, the same cells the terminal prints (`report::figure_rows`).
+fn figures_table(doc: &Doc) -> String {
+    let Some(figures) = &doc.figures else {
+        return "<p class=\"note\">This JSON does not record the figures table (it comes from \
+                an older lab).</p>\n"
+            .to_string();
+    };
+    let rows = super::figure_rows(
+        figures,
+        (doc.a.nps.runs.len(), doc.b.nps.runs.len()),
+        doc.a.instructions.depth.or(doc.b.instructions.depth),
+    );
+    let mut table = String::from("<table class=\"figures\">\n<tr>");
+    for name in super::FIGURES_HEADER {
+        let _ = write!(table, "<th>{}</th>", escape(name));
+    }
+    table.push_str("</tr>\n");
+    for row in rows {
+        table.push_str("<tr>");
+        for cell in row {
+            let _ = write!(table, "<td>{}</td>", escape(&cell));
+        }
+        table.push_str("</tr>\n");
+    }
+    table.push_str("</table>\n");
+    table
+}
+
+/// The instructions line of the terminal report, from the JSON.
+fn instructions_summary(doc: &Doc) -> String {
+    let Some(instructions) = &doc.instructions else {
+        return "not recorded in this JSON".to_string();
+    };
+    let top_mover = doc
+        .functions
+        .as_ref()
+        .filter(|functions| functions.why.as_deref() == Some("instructions-moved"))
+        .and_then(|functions| functions.movers.first())
+        .map(|mover| {
+            format!(
+                "{} ({})",
+                mover.function,
+                super::functions::describe_delta(mover.self_delta, mover.self_delta_pct_of_total)
+            )
+        });
+    let sentence = super::instructions_sentence(&super::InstructionsFacts {
+        skipped: doc.a.instructions.skipped_reason.as_deref().or(doc
+            .b
+            .instructions
+            .skipped_reason
+            .as_deref()),
+        change_pct: instructions.per_node_change_pct,
+        flagged: instructions.flagged,
+        threshold_pct: doc.settings.instr_threshold_pct.unwrap_or(f64::NAN),
+        signature_changed: doc.signature.as_ref().is_some_and(|s| s.changed),
+        comparable: instructions.comparable,
+        verdict: instructions.verdict,
+        top_mover,
+    });
+    sentence
+        .strip_prefix("Instructions: ")
+        .unwrap_or(&sentence)
+        .to_string()
+}
+
 /// The page up to its heading, `title` in both.
 fn head(title: &str) -> String {
     let title = escape(title);
@@ -427,7 +532,7 @@ pub fn escape(text: &str) -> String {
 const STYLE: &str = "body{font-family:sans-serif;margin:2em;max-width:1250px;color:#222}\
 h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em}\
 table.facts th{text-align:left;padding-right:1em;font-weight:600}\
-table.commits{border-collapse:collapse}table.commits td,table.commits th{padding:2px 8px;text-align:left}\
+table.commits,table.figures{border-collapse:collapse}table.figures td,table.figures th{padding:2px 8px;text-align:left}table.commits td,table.commits th{padding:2px 8px;text-align:left}\
 p.warning{color:#9a3412}p.note{color:#555}figure{margin:0}svg{max-width:100%;height:auto}";
 
 #[cfg(test)]

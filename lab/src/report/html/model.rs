@@ -13,6 +13,13 @@ pub struct Doc {
     pub a: Side,
     pub b: Side,
     pub speed: Speed,
+    /// Absent in the JSON of a lab before the figures table was recorded.
+    #[serde(default)]
+    pub figures: Option<Vec<crate::analysis::compare::Figure>>,
+    #[serde(default)]
+    pub instructions: Option<InstructionsDoc>,
+    #[serde(default)]
+    pub signature: Option<SignatureDoc>,
     pub verdict: String,
     #[serde(default)]
     pub warnings: Vec<String>,
@@ -28,6 +35,29 @@ pub struct Doc {
 pub struct Settings {
     pub rounds: u32,
     pub threshold_pct: f64,
+    #[serde(default)]
+    pub instr_threshold_pct: Option<f64>,
+}
+
+/// The instructions comparison, for the instructions verdict.
+#[derive(Debug, Deserialize)]
+pub struct InstructionsDoc {
+    pub comparable: bool,
+    pub per_node_change_pct: Option<f64>,
+    pub flagged: bool,
+    pub verdict: crate::analysis::stats::Verdict,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct SignatureDoc {
+    pub changed: bool,
+}
+
+/// What a side's instruction count was.
+#[derive(Debug, Default, Deserialize)]
+pub struct SideInstructions {
+    pub depth: Option<u32>,
+    pub skipped_reason: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -36,6 +66,8 @@ pub struct Side {
     pub revision: Revision,
     pub engine: Engine,
     pub nps: Nps,
+    #[serde(default)]
+    pub instructions: SideInstructions,
     #[serde(default)]
     pub eval: Option<Eval>,
 }
@@ -96,6 +128,10 @@ pub struct CostRatio {
 
 #[derive(Debug, Deserialize)]
 pub struct Functions {
+    /// `requested` (`--functions`) or `instructions-moved` (the default attribution); absent
+    /// before the attribution existed.
+    #[serde(default)]
+    pub why: Option<String>,
     pub depth: Option<u32>,
     pub movers: Vec<Mover>,
 }
