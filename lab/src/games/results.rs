@@ -20,6 +20,7 @@ use super::book::BookIdentity;
 use super::game::{GameId, GameRecord};
 use super::rules::{one_or_per_side, DrawAdjudication, ResignAdjudication, SideLimits};
 use super::sprt::{EloModel, Sprt};
+use crate::analysis::provenance::Provenance;
 use crate::paths::{locked_by, try_lock_exclusive};
 
 pub const RESULTS_KIND: &str = "lab-match-results";
@@ -97,15 +98,23 @@ pub struct Header {
     pub schema_version: u32,
     pub shard: Shard,
     pub settings: MatchSettings,
+    /// The machine the file's games are played on and when the file was started
+    /// (`measured_unix`), so that a merge of shards names where and when they ran. Not part
+    /// of the settings: shards of one match may run on different machines. `None` in a file
+    /// from a lab that did not record it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started: Option<Provenance>,
 }
 
 impl Header {
+    /// The header of a results file started now, on this machine.
     pub fn new(settings: MatchSettings, shard: Shard) -> Header {
         Header {
             kind: RESULTS_KIND.to_string(),
             schema_version: RESULTS_SCHEMA_VERSION,
             shard,
             settings,
+            started: Some(Provenance::here_now()),
         }
     }
 }

@@ -9,7 +9,7 @@ use anyhow::Result;
 
 use super::match_elo::{self, EloPoint};
 use super::match_llr;
-use super::match_model::{MatchDoc, MatchEngine};
+use super::match_model::{MatchDoc, MatchEngine, ShardStarted};
 use super::pentanomial;
 use super::plot::Footer;
 use super::{fact, head, machine_of, section, utc};
@@ -17,27 +17,85 @@ use crate::games::sprt::{EloModel, PENTANOMIAL_CELLS};
 use crate::games::summary::SprtState;
 use crate::report::matches::{decision, estimate, shards};
 
-/// Said instead of the trajectory plots of a JSON from before the trajectory was recorded.
-const NO_TRAJECTORY: &str =
-    "This JSON was written by a lab that did not record the trajectory: nothing to draw.";
-
-pub fn page(doc: &MatchDoc) -> Result<String> {
-    let [a, b] = &doc.engines;
-    let (machine, date) = match &doc.measured {
-        Some(measured) => (
+/// The machine and date lines of a match: where its games finished, or for a merge, each
+/// distinct machine with its shards and when the shards were started.
+fn played_on(doc: &MatchDoc) -> (String, String) {
+    if let Some(measured) = &doc.measured {
+        return (
             machine_of(
                 measured.hostname.as_deref(),
                 &measured.machine.cpu_model,
                 measured.machine.cores,
             ),
             format!("games finished {}", utc(measured.measured_unix)),
-        ),
-        None => (
-            "not recorded (a merge of results files, which do not record their machine)"
+        );
+    }
+    let Some((first, last)) = doc
+        .shards_started
+        .iter()
+        .map(|shard| shard.started.measured_unix)
+        .fold(None, |span: Option<(u64, u64)>, at| {
+            Some(span.map_or((at, at), |(lo, hi)| (lo.min(at), hi.max(at))))
+        })
+    else {
+        return (
+            "not recorded (results files written by a lab that did not record their machine)"
                 .to_string(),
             "not recorded".to_string(),
-        ),
+        );
     };
+    let mut machines: Vec<(String, Vec<String>)> = Vec::new();
+    for ShardStarted { shard, started } in &doc.shards_started {
+        let machine = machine_of(
+            started.hostname.as_deref(),
+            &started.machine.cpu_model,
+            started.machine.cores,
+        );
+        let shard = format!("{}/{}", shard.index, shard.count);
+        match machines.iter_mut().find(|(known, _)| *known == machine) {
+            Some((_, shards)) => shards.push(shard),
+            None => machines.push((machine, vec![shard])),
+        }
+    }
+    let unrecorded: Vec<String> = doc
+        .shards
+        .iter()
+        .filter(|shard| {
+            !doc.shards_started
+                .iter()
+                .any(|started| started.shard.index == shard.index)
+        })
+        .map(|shard| format!("{}/{}", shard.index, shard.count))
+        .collect();
+    let mut machine = machines
+        .iter()
+        .map(|(machine, shards)| {
+            if machines.len() == 1 && unrecorded.is_empty() {
+                machine.clone()
+            } else {
+                format!("{machine}: shards {}", shards.join(" "))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("; ");
+    if !unrecorded.is_empty() {
+        machine.push_str(&format!("; shards {}: not recorded", unrecorded.join(" ")));
+    }
+    let date = if first == last {
+        format!("shards started {}", utc(first))
+    } else {
+        format!("shards started {} to {}", utc(first), utc(last))
+    };
+    (machine, date)
+}
+
+/// Said instead of the trajectory plots of a JSON from before the trajectory was recorded.
+const NO_TRAJECTORY: &str =
+    "This JSON was written by a lab that did not record the trajectory: nothing to draw.";
+
+pub fn page(doc: &MatchDoc) -> Result<String> {
+    let [a, b] = &doc.engines;
+    let (machine, date) = played_on(doc);
     let footer = Footer(format!(
         "A = {} · B = {} · {machine} · {date}",
         a.name, b.name
