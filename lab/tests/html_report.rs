@@ -62,6 +62,7 @@ fn compare_exports_a_page_that_lab_report_redraws_from_the_json() {
         "lab report draws the page --export-html wrote"
     );
     common::browser::render_headless(&redrawn, 4, 3);
+    common::browser::assert_readable_layout(&redrawn);
 }
 
 #[test]
