@@ -787,30 +787,15 @@ mod tests {
         assert_eq!(started[0]["measured_unix"], 86_400);
         assert_eq!(started[1]["hostname"], "runner-2");
         assert_eq!(started[1]["machine"]["cpu_model"], "Test CPU");
-
-        let page = crate::report::html::from_json(&report).unwrap();
-        assert!(
-            page.contains("runner-1, Test CPU (4 cores): shards 1/2; runner-2, Test CPU (4 cores): shards 2/2"),
-            "{page}"
-        );
-        assert!(
-            page.contains("shards started 1970-01-02 00:00 UTC to 1970-01-02 01:00 UTC"),
-            "{page}"
-        );
-        assert!(!page.contains("not recorded"), "{page}");
     }
 
     #[test]
-    fn a_merge_of_files_that_record_no_machine_says_so() {
+    fn a_merge_of_files_that_record_no_machine_lists_the_others() {
         let report = merged(&[shard_header(1, None), shard_header(2, Some(("one", 0)))]);
-        let page = crate::report::html::from_json(&report).unwrap();
-        assert!(
-            page.contains("one, Test CPU (4 cores): shards 2/2; shards 1/2: not recorded"),
-            "{page}"
-        );
+        let started = report["shards_started"].as_array().unwrap();
+        assert_eq!(started.len(), 1, "{report}");
+        assert_eq!(started[0]["shard"]["index"], 2);
         let report = merged(&[shard_header(1, None)]);
         assert!(report.get("shards_started").is_none(), "{report}");
-        let page = crate::report::html::from_json(&report).unwrap();
-        assert!(page.contains("did not record their machine"), "{page}");
     }
 }

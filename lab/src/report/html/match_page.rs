@@ -288,3 +288,79 @@ fn sprt_summary(sprt: Option<&SprtState>) -> String {
         ),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A merged match's JSON whose shards were started on `started` (host, Unix time), in
+    /// shard order; `None`: a file that did not record it.
+    fn merged(started: &[Option<(&str, u64)>]) -> MatchDoc {
+        let count = started.len();
+        let shards: Vec<serde_json::Value> = (1..=count)
+            .map(|index| serde_json::json!({"index": index, "count": count}))
+            .collect();
+        let recorded: Vec<serde_json::Value> = started
+            .iter()
+            .enumerate()
+            .filter_map(|(index, started)| {
+                let (host, unix) = (*started)?;
+                Some(serde_json::json!({
+                    "shard": {"index": index + 1, "count": count},
+                    "measured_unix": unix, "hostname": host,
+                    "machine": {"cpu_model": "Test CPU", "cores": 4}
+                }))
+            })
+            .collect();
+        let value = serde_json::json!({
+            "schema_version": 1, "kind": "match",
+            "engines": [{"spec": "A", "name": "a"}, {"spec": "B", "name": "b"}],
+            "tc": "nodes 1", "book": {"source": "built-in", "openings": 2}, "seed": 1,
+            "games_budget": 4, "shards": shards, "games": 0, "pairs": 0,
+            "wdl": {"wins": 0, "draws": 0, "losses": 0}, "pentanomial": [0, 0, 0, 0, 0],
+            "elo": null, "sprt": null, "verdict": "0 of 4 games played",
+            "shards_started": recorded, "trajectory": null
+        });
+        MatchDoc::from_json(&value).unwrap()
+    }
+
+    #[test]
+    fn a_merge_names_each_shards_machine_and_start() {
+        let doc = merged(&[
+            Some(("runner-1", 86_400)),
+            Some(("runner-2", 86_400 + 3_600)),
+        ]);
+        let (machine, date) = played_on(&doc);
+        assert_eq!(
+            machine,
+            "runner-1, Test CPU (4 cores): shards 1/2; runner-2, Test CPU (4 cores): shards 2/2"
+        );
+        assert_eq!(
+            date,
+            "shards started 1970-01-02 00:00 UTC to 1970-01-02 01:00 UTC"
+        );
+        let page = page(&doc).unwrap();
+        assert!(page.contains(&machine) && page.contains(&date), "{page}");
+        assert!(!page.contains("not recorded"), "{page}");
+
+        let doc = merged(&[Some(("one", 0)), Some(("one", 0))]);
+        assert_eq!(
+            played_on(&doc),
+            (
+                "one, Test CPU (4 cores)".to_string(),
+                "shards started 1970-01-01 00:00 UTC".to_string()
+            )
+        );
+    }
+
+    #[test]
+    fn shards_that_record_no_machine_are_named() {
+        let doc = merged(&[None, Some(("one", 0))]);
+        assert_eq!(
+            played_on(&doc).0,
+            "one, Test CPU (4 cores): shards 2/2; shards 1/2: not recorded"
+        );
+        let doc = merged(&[None]);
+        assert!(played_on(&doc).0.contains("did not record their machine"));
+    }
+}
