@@ -136,6 +136,7 @@ fn calibrate_draws_its_page_and_lab_report_redraws_it() {
     assert_eq!(std::fs::read_to_string(&merged_page).unwrap(), html);
 
     common::browser::render_headless(Path::new(&page), 3, 20);
+    common::browser::assert_readable_layout(Path::new(&page));
 }
 
 #[test]

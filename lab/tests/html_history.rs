@@ -23,7 +23,8 @@ fn valgrind_available() -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
-/// Five commits, the third changing the bench's node count (the signature); returns their ids.
+/// Five commits, the third changing the bench's node count (the signature), the fourth with a
+/// long subject; returns their ids.
 fn five_commits_with_a_signature_change(repo: &FakeRepo) -> Vec<String> {
     let mut commits = Vec::new();
     for step in 1..=5 {
@@ -31,7 +32,12 @@ fn five_commits_with_a_signature_change(repo: &FakeRepo) -> Vec<String> {
             repo.set_constant("NODES_PER_POSITION", "1100");
         }
         repo.write("engine/src/revision.txt", &format!("{step}\n"));
-        commits.push(repo.commit(&format!("step {step}")).to_string());
+        // One long subject: the commit table's layout squeezes the other columns.
+        let subject = match step {
+            4 => format!("step 4: {}", "a subject that runs on and on ".repeat(12)),
+            _ => format!("step {step}"),
+        };
+        commits.push(repo.commit(subject.trim()).to_string());
     }
     commits
 }
@@ -217,6 +223,10 @@ fn a_history_page_marks_the_signature_change_and_draws_each_machine() {
         "lab report draws the page the history wrote"
     );
     render_headless(&redrawn, plots, 5);
+    // Every text at least 12 px at 100% zoom, and no commit's date over two lines.
+    if let Some(dates) = common::browser::assert_readable_layout(&redrawn) {
+        assert_eq!(dates, 5);
+    }
 
     // A CI runner's series of the same toolchain and settings, lacking commit 4, and one file
     // of it corrupt: a second NPS line over the three commits it holds.

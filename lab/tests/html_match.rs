@@ -118,6 +118,7 @@ fn a_match_with_an_sprt_draws_its_llr_elo_and_pentanomial() {
         "lab report draws the page --export-html wrote"
     );
     common::browser::render_headless(&html, 3, 5);
+    common::browser::assert_readable_layout(&html);
 }
 
 #[test]
@@ -142,7 +143,7 @@ fn without_an_sprt_a_sentence_stands_in_for_the_llr_plot_and_a_merge_has_its_pag
     );
     common::browser::render_headless(&html, 2, 5);
 
-    // Two shards merged: the games pooled by pair, no machine or date recorded.
+    // Two shards merged: the games pooled by pair, each shard's machine and start recorded.
     let mut shards = Vec::new();
     for index in 1..=2 {
         let file = out.path().join(format!("shard-{index}.jsonl"));
@@ -183,6 +184,11 @@ fn without_an_sprt_a_sentence_stands_in_for_the_llr_plot_and_a_merge_has_its_pag
     );
     let report = read_json(&merged_json);
     assert!(report["measured"].is_null(), "{report}");
+    assert_eq!(
+        report["shards_started"].as_array().map(Vec::len),
+        Some(2),
+        "{report}"
+    );
     let pairs: Vec<u64> = report["trajectory"]
         .as_array()
         .unwrap()
@@ -194,7 +200,9 @@ fn without_an_sprt_a_sentence_stands_in_for_the_llr_plot_and_a_merge_has_its_pag
     assert_eq!(self_contained_svgs(&page), 3, "{page}");
     assert!(page.contains("shards 1/2 2/2"), "{page}");
     assert!(page.contains("pooled in pair order"), "{page}");
-    assert!(page.contains("which do not record their machine"), "{page}");
+    assert!(!page.contains("not recorded"), "{page}");
+    assert!(page.contains("cores)"), "{page}");
+    assert!(page.contains("shards started "), "{page}");
     assert_eq!(
         redraw(&repo, &merged_json, &out.path().join("merged-redrawn.html")),
         page.as_bytes()

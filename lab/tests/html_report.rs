@@ -88,6 +88,7 @@ fn compare_exports_a_page_that_lab_report_redraws_from_the_json() {
             "the paired change with its n: {table}"
         );
     }
+    common::browser::assert_readable_layout(&redrawn);
 }
 
 #[test]

@@ -81,8 +81,13 @@ pub struct MatchReport {
     pub elapsed_s: Option<f64>,
     pub games_per_minute: Option<f64>,
     /// When and where this run's games were played (the HTML page's footer); `None` for a
-    /// merge, whose shards' machines and dates the results files do not record.
+    /// merge, which has `shards_started` instead.
     pub measured: Option<Provenance>,
+    /// Of a merge: each shard's machine and the time its results file was started, as its
+    /// header records them (in shard order; a file from a lab that did not record them is
+    /// absent). Empty for a match that was played, not merged.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub shards_started: Vec<ShardStarted>,
     /// The statistics after each completed pair, thinned (the `trajectory` module).
     pub trajectory: Vec<TrajectoryPoint>,
     /// `--maxmoves`: games were drawn once each side had played this many moves.
@@ -127,6 +132,14 @@ pub enum Resume {
     /// As `Required`, but a new results file when none has these settings: for commands that
     /// play several matches, where an interruption leaves some of them not yet begun.
     IfAny,
+}
+
+/// Where and when one merged shard was started.
+#[derive(Debug, Clone, Serialize)]
+pub struct ShardStarted {
+    pub shard: Shard,
+    #[serde(flatten)]
+    pub started: Provenance,
 }
 
 /// What `lab match A B` plays: every setting parsed and checked, the book loaded.
@@ -526,6 +539,7 @@ pub fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
 pub fn merge(files: &[PathBuf], pgn: Option<&Path>) -> Result<MatchReport> {
     let mut base: Option<(PathBuf, Header)> = None;
     let mut shards: Vec<Shard> = Vec::new();
+    let mut started: Vec<ShardStarted> = Vec::new();
     let mut games: Vec<GameRecord> = Vec::new();
     let mut owner: std::collections::HashMap<game::GameId, PathBuf> = Default::default();
     for file in files {
@@ -563,6 +577,12 @@ pub fn merge(files: &[PathBuf], pgn: Option<&Path>) -> Result<MatchReport> {
             );
         }
         shards.push(header.shard);
+        if let Some(provenance) = &header.started {
+            started.push(ShardStarted {
+                shard: header.shard,
+                started: provenance.clone(),
+            });
+        }
         for game in shard_games {
             if let Some(other) = owner.insert(game.id, file.clone()) {
                 bail!(
@@ -581,6 +601,7 @@ pub fn merge(files: &[PathBuf], pgn: Option<&Path>) -> Result<MatchReport> {
     };
     games.sort_by_key(|game| game.id);
     shards.sort_by_key(|shard| shard.index);
+    started.sort_by_key(|started| started.shard.index);
     if let Some(path) = pgn {
         let text: String = games.iter().map(|game| game.pgn.as_str()).collect();
         crate::paths::write_atomically(path, text.as_bytes())?;
@@ -591,6 +612,7 @@ pub fn merge(files: &[PathBuf], pgn: Option<&Path>) -> Result<MatchReport> {
     };
     let mut report = build_report(&header.settings, shards.clone(), &games, &summary_stop);
     report.pgn_file = pgn.map(|path| path.display().to_string());
+    report.shards_started = started;
     if shards.len() as u32 != header.shard.count {
         report.verdict.push_str(&format!(
             " (only {} of {} shards merged)",
@@ -663,6 +685,7 @@ fn build_report(
         elapsed_s: None,
         games_per_minute: None,
         measured: None,
+        shards_started: Vec::new(),
         trajectory: trajectory(games, settings.sprt.as_ref()),
         max_moves: settings.max_moves,
         nps_scale: None,
@@ -900,5 +923,64 @@ pub fn format_duration(duration: Duration) -> String {
         0..60 => format!("{seconds}s"),
         60..3600 => format!("{}m{:02}s", seconds / 60, seconds % 60),
         _ => format!("{}h{:02}m", seconds / 3600, seconds % 3600 / 60),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A results file's header line of shard `index`/2, started on `host` at `unix`.
+    fn shard_header(index: u32, started: Option<(&str, u64)>) -> String {
+        let started = started.map_or(String::new(), |(host, unix)| {
+            format!(
+                r#","started":{{"measured_unix":{unix},"hostname":"{host}","machine":{{"cpu_model":"Test CPU","cores":4}}}}"#
+            )
+        });
+        format!(
+            r#"{{"kind":"lab-match-results","schema_version":1,"shard":{{"index":{index},"count":2}},"settings":{{"engines":[{{"spec":"HEAD","name":"squall A","binary":"k1","commit":"c1","options":[]}},{{"spec":"HEAD","name":"squall B","binary":"k1","commit":"c1","options":[]}}],"limits":[{{"kind":"nodes","nodes":5000}},{{"kind":"nodes","nodes":5000}}],"book":{{"source":"built-in","digest":"d","openings":2000,"plies":null}},"seed":1,"draw_adjudication":null,"resign_adjudication":null,"timemargin_ms":0,"games":100,"sprt":null,"elo_model":"logistic"}}{started}}}"#
+        ) + "\n"
+    }
+
+    fn merged(headers: &[String]) -> serde_json::Value {
+        let dir = tempfile::tempdir().unwrap();
+        let files: Vec<PathBuf> = headers
+            .iter()
+            .enumerate()
+            .map(|(index, header)| {
+                let path = dir.path().join(format!("shard-{index}.jsonl"));
+                std::fs::write(&path, header).unwrap();
+                path
+            })
+            .collect();
+        let report = merge(&files, None).unwrap();
+        serde_json::to_value(&report).unwrap()
+    }
+
+    #[test]
+    fn a_merge_carries_each_shards_machine_and_start() {
+        // Given in reverse shard order: the report lists them by shard.
+        let report = merged(&[
+            shard_header(2, Some(("runner-2", 86_400 + 3_600))),
+            shard_header(1, Some(("runner-1", 86_400))),
+        ]);
+        assert!(report["measured"].is_null(), "{report}");
+        let started = report["shards_started"].as_array().unwrap();
+        assert_eq!(started.len(), 2, "{report}");
+        assert_eq!(started[0]["shard"]["index"], 1);
+        assert_eq!(started[0]["hostname"], "runner-1");
+        assert_eq!(started[0]["measured_unix"], 86_400);
+        assert_eq!(started[1]["hostname"], "runner-2");
+        assert_eq!(started[1]["machine"]["cpu_model"], "Test CPU");
+    }
+
+    #[test]
+    fn a_merge_of_files_that_record_no_machine_lists_the_others() {
+        let report = merged(&[shard_header(1, None), shard_header(2, Some(("one", 0)))]);
+        let started = report["shards_started"].as_array().unwrap();
+        assert_eq!(started.len(), 1, "{report}");
+        assert_eq!(started[0]["shard"]["index"], 2);
+        let report = merged(&[shard_header(1, None)]);
+        assert!(report.get("shards_started").is_none(), "{report}");
     }
 }

@@ -20,6 +20,7 @@ use super::book::BookIdentity;
 use super::game::{GameId, GameRecord};
 use super::rules::{one_or_per_side, DrawAdjudication, ResignAdjudication, SideLimits};
 use super::sprt::{EloModel, Sprt};
+use crate::provenance::Provenance;
 use crate::paths::{locked_by, try_lock_exclusive};
 
 pub const RESULTS_KIND: &str = "lab-match-results";
@@ -123,9 +124,16 @@ pub struct Header {
     /// The clocks' scaling on the machine that wrote this file (`--scale-nps`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nps_scale: Option<NpsScale>,
+    /// The machine the file's games are played on and when the file was started
+    /// (`measured_unix`), so that a merge of shards names where and when they ran. Not part
+    /// of the settings: shards of one match may run on different machines. `None` in a file
+    /// from a lab that did not record it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started: Option<Provenance>,
 }
 
 impl Header {
+    /// The header of a results file started now, on this machine.
     pub fn new(settings: MatchSettings, shard: Shard, nps_scale: Option<NpsScale>) -> Header {
         Header {
             kind: RESULTS_KIND.to_string(),
@@ -133,6 +141,7 @@ impl Header {
             shard,
             settings,
             nps_scale,
+            started: Some(Provenance::here_now()),
         }
     }
 }

@@ -5,7 +5,9 @@
 use anyhow::Result;
 use plotters::prelude::*;
 
-use super::plot::{padded, plot_error, svg, Footer, FONT};
+use super::plot::{
+    count_ticks, padded, plot_error, svg, ticked, with_legend_room, Footer, FONT, TEXT,
+};
 
 /// Bars of the histogram: a colour of their own, so a test can count them.
 pub const BAR_COLOUR: RGBColor = RGBColor(0x4C, 0x72, 0xB0);
@@ -72,7 +74,35 @@ pub fn draw(resamples: &[f64], lines: &Lines, footer: &Footer) -> Result<String>
     }
     let (lo, hi) = padded(lo, hi, 0.05);
     let top = bars.iter().map(|b| b.2).max().unwrap_or(1) as f64 * 1.15;
-    svg((900, 420), footer, |area| {
+    let bars_label = "resampled geometric mean of the round ratios";
+    let no_change_label = if no_change.is_empty() {
+        "1: no change (beyond the axis)"
+    } else {
+        "1: no change"
+    };
+    let estimate_label = format!("estimate {:.4}", lines.estimate);
+    let ci_label = lines.ci.map(|(low, high)| {
+        format!(
+            "{:.0}% t interval {low:.4} – {high:.4}",
+            lines.confidence * 100.0
+        )
+    });
+    let threshold_label = if thresholds.len() == 2 {
+        format!("threshold ±{}%", lines.threshold_pct)
+    } else {
+        format!(
+            "threshold ±{}% (beyond the axis where not drawn)",
+            lines.threshold_pct
+        )
+    };
+    let legend_labels = [
+        bars_label,
+        no_change_label,
+        &estimate_label,
+        ci_label.as_deref().unwrap_or(""),
+        &threshold_label,
+    ];
+    svg((1200, 420), footer, |area| {
         let mut chart = ChartBuilder::on(area)
             .caption(
                 format!(
@@ -84,10 +114,15 @@ pub fn draw(resamples: &[f64], lines: &Lines, footer: &Footer) -> Result<String>
             .margin(12)
             .x_label_area_size(40)
             .y_label_area_size(70)
-            .build_cartesian_2d(lo..hi, 0.0..top)
+            .build_cartesian_2d(
+                with_legend_room(lo..hi, &legend_labels, area.dim_in_pixel().0 - 24 - 70),
+                ticked(0.0..top, count_ticks(top, 10)),
+            )
             .map_err(plot_error)?;
         chart
             .configure_mesh()
+            .label_style((FONT, TEXT))
+            .axis_desc_style((FONT, TEXT))
             .x_desc("B/A time per node (ratio; above 1: B slower)")
             .y_desc("resamples (count)")
             .x_label_formatter(&|x| format!("{x:.3}"))
@@ -99,7 +134,7 @@ pub fn draw(resamples: &[f64], lines: &Lines, footer: &Footer) -> Result<String>
                 Rectangle::new([(*start, 0.0), (*end, *count as f64)], BAR_COLOUR.filled())
             }))
             .map_err(plot_error)?
-            .label("resampled geometric mean of the round ratios")
+            .label(bars_label)
             .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 16, y + 5)], BAR_COLOUR.filled()));
         let vertical = |x: f64, colour: RGBColor, width: u32| {
             PathElement::new(vec![(x, 0.0), (x, top)], colour.stroke_width(width))
@@ -111,47 +146,32 @@ pub fn draw(resamples: &[f64], lines: &Lines, footer: &Footer) -> Result<String>
                     .map(|x| vertical(*x, RGBColor(0x99, 0x99, 0x99), 1)),
             )
             .map_err(plot_error)?
-            .label(if no_change.is_empty() {
-                "1: no change (beyond the axis)"
-            } else {
-                "1: no change"
-            })
+            .label(no_change_label)
             .legend(|(x, y)| {
                 PathElement::new(vec![(x, y), (x + 16, y)], RGBColor(0x99, 0x99, 0x99))
             });
         chart
             .draw_series([vertical(lines.estimate, BLACK, 2)])
             .map_err(plot_error)?
-            .label(format!("estimate {:.4}", lines.estimate))
+            .label(estimate_label.as_str())
             .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], BLACK.stroke_width(2)));
-        if let Some((low, high)) = lines.ci {
+        if let (Some((low, high)), Some(ci_label)) = (lines.ci, ci_label.as_deref()) {
             chart
                 .draw_series([vertical(low, CI_COLOUR, 2), vertical(high, CI_COLOUR, 2)])
                 .map_err(plot_error)?
-                .label(format!(
-                    "{:.0}% t interval {low:.4} – {high:.4}",
-                    lines.confidence * 100.0
-                ))
+                .label(ci_label)
                 .legend(|(x, y)| {
                     PathElement::new(vec![(x, y), (x + 16, y)], CI_COLOUR.stroke_width(2))
                 });
         }
-        let label = if thresholds.len() == 2 {
-            format!("threshold ±{}%", lines.threshold_pct)
-        } else {
-            format!(
-                "threshold ±{}% (beyond the axis where not drawn)",
-                lines.threshold_pct
-            )
-        };
         chart
             .draw_series(thresholds.iter().map(|t| vertical(*t, THRESHOLD_COLOUR, 2)))
             .map_err(plot_error)?
-            .label(label)
+            .label(threshold_label.as_str())
             .legend(|(x, y)| {
                 PathElement::new(vec![(x, y), (x + 16, y)], THRESHOLD_COLOUR.stroke_width(2))
             });
-        super::plot::legend(&mut chart, SeriesLabelPosition::UpperRight, 13)?;
+        super::plot::legend(&mut chart)?;
         Ok(())
     })
 }
@@ -174,6 +194,7 @@ mod tests {
             threshold_pct: 1.0,
         };
         let svg = draw(&resamples, &lines, &test_footer()).unwrap();
+        super::super::plot::assert_readable(&svg);
         // One rectangle per non-empty bin, and one in the legend.
         assert_eq!(count(&svg, "fill=\"#4C72B0\""), bars.len() + 1, "{svg}");
         // Two CI lines and two thresholds, each with one legend line.

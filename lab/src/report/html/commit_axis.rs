@@ -10,7 +10,9 @@ use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::plot::{padded, plot_error, FONT};
+use super::plot::{
+    count_ticks, padded, plot_error, ticked, with_legend_room, TickedAxis, FONT, TEXT,
+};
 
 /// The signature-change markers' colour: tests find the markers by it.
 pub const CHANGE_COLOUR: RGBColor = RGBColor(0x94, 0x67, 0xBD);
@@ -28,8 +30,10 @@ pub struct CommitAxis {
     pub changes: Vec<usize>,
 }
 
-pub type Chart<'a, 'b> =
-    ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+pub type Chart<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<TickedAxis, RangedCoordf64>>;
+
+/// The signature-change markers' legend entry.
+const CHANGE_LABEL: &str = "signature changed (◆ in the table)";
 
 impl CommitAxis {
     /// The tick label of x: the short id of the commit there, nothing between commits.
@@ -44,7 +48,8 @@ impl CommitAxis {
             .unwrap_or_default()
     }
 
-    /// A chart over the commits with its caption, mesh and axis descriptions drawn.
+    /// A chart over the commits with its caption, mesh and axis descriptions drawn, and room
+    /// at its right for a legend of `legend_labels` and the signature-change marker's.
     pub fn chart<'a, 'b>(
         &self,
         area: &'a DrawingArea<SVGBackend<'b>, Shift>,
@@ -52,20 +57,38 @@ impl CommitAxis {
         y_desc: &str,
         y: Range<f64>,
         y_format: &dyn Fn(&f64) -> String,
+        legend_labels: &[&str],
     ) -> Result<Chart<'a, 'b>> {
         let n = self.commits.len().max(1);
+        let mut labels = legend_labels.to_vec();
+        if !self.changes.is_empty() {
+            labels.push(CHANGE_LABEL);
+        }
+        // Commits at whole x only; with many, every few commits (a step of 1, 2, 5, 10...).
+        let ticks = count_ticks(n as f64 - 1.0, MAX_TICKS);
         let mut chart = ChartBuilder::on(area)
             .caption(caption, (FONT, 20))
             .margin(12)
             .x_label_area_size(44)
             .y_label_area_size(80)
-            .build_cartesian_2d(-0.5f64..n as f64 - 0.5, y)
+            .build_cartesian_2d(
+                ticked(
+                    with_legend_room(
+                        -0.5f64..n as f64 - 0.5,
+                        &labels,
+                        area.dim_in_pixel().0 - 24 - 80,
+                    ),
+                    ticks,
+                ),
+                y,
+            )
             .map_err(plot_error)?;
         chart
             .configure_mesh()
+            .label_style((FONT, TEXT))
+            .axis_desc_style((FONT, TEXT))
             .x_desc("commit, oldest → newest (short id; dates in the commit table)")
             .y_desc(y_desc)
-            .x_labels(n.min(MAX_TICKS) + 1)
             .x_label_formatter(&|x| self.tick(*x))
             .y_label_formatter(y_format)
             .draw()
@@ -88,7 +111,7 @@ impl CommitAxis {
                 )
             }))
             .map_err(plot_error)?
-            .label("signature changed (◆ in the table)")
+            .label(CHANGE_LABEL)
             .legend(|(x, y)| {
                 PathElement::new(
                     vec![(x + 8, y - 6), (x + 8, y + 6)],
@@ -118,9 +141,8 @@ pub fn draw_line<'a, 'b>(
     Ok(())
 }
 
-/// A y range over `values` with room below the data for the legend (lower left), down to zero
-/// at most for figures that cannot be negative.
-pub fn range_with_legend_room(values: impl Iterator<Item = f64>) -> Range<f64> {
+/// A y range over `values`, padded, down to zero at most for figures that cannot be negative.
+pub fn value_range(values: impl Iterator<Item = f64>) -> Range<f64> {
     let (lo, hi) = values
         .filter(|v| v.is_finite())
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
@@ -131,11 +153,10 @@ pub fn range_with_legend_room(values: impl Iterator<Item = f64>) -> Range<f64> {
     }
     let (padded_lo, hi) = padded(lo, hi, 0.1);
     // Never below zero for positive figures: a negative rate would read as data.
-    let bottom = padded_lo - (hi - padded_lo) * 0.6;
     if lo >= 0.0 {
-        bottom.max(0.0)..hi
+        padded_lo.max(0.0)..hi
     } else {
-        bottom..hi
+        padded_lo..hi
     }
 }
 
@@ -149,9 +170,9 @@ pub fn decimals(y: &Range<f64>) -> usize {
     }
 }
 
-/// The legend of a history plot, at `position` (where the plot leaves room for it).
-pub fn legend<'a, 'b: 'a>(chart: &mut Chart<'a, 'b>, position: SeriesLabelPosition) -> Result<()> {
-    super::plot::legend(chart, position, 13)
+/// The legend of a history plot, at the right of the chart.
+pub fn legend<'a, 'b: 'a>(chart: &mut Chart<'a, 'b>) -> Result<()> {
+    super::plot::legend(chart)
 }
 
 #[cfg(test)]

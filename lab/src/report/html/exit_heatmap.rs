@@ -7,7 +7,7 @@ use anyhow::Result;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::plot::{plot_error, svg, Footer, FONT};
+use super::plot::{plot_error, svg, Footer, FONT, TEXT};
 use super::side_buckets::{share_colour, EMPTY};
 use crate::calibration::summary::TIER_NAMES;
 
@@ -29,6 +29,8 @@ pub fn draw(shares: &[Vec<Option<f64>>; 3], footer: &Footer) -> Result<String> {
             .map_err(plot_error)?;
         chart
             .configure_mesh()
+            .label_style((FONT, TEXT))
+            .axis_desc_style((FONT, TEXT))
             .disable_mesh()
             .x_desc("material bucket")
             .y_desc("tier exited in")
@@ -63,7 +65,7 @@ pub fn draw(shares: &[Vec<Option<f64>>; 3], footer: &Footer) -> Result<String> {
                     colour.filled(),
                 ));
                 if let Some(s) = share {
-                    let style = TextStyle::from((FONT, 14).into_font())
+                    let style = TextStyle::from((FONT, TEXT).into_font())
                         .color(if *s > 0.55 { &WHITE } else { &BLACK })
                         .pos(Pos::new(HPos::Center, VPos::Center));
                     texts.push(Text::new(
@@ -96,6 +98,7 @@ mod tests {
             row[3] = None;
         }
         let svg = draw(&shares, &test_footer()).unwrap();
+        super::super::plot::assert_readable(&svg);
         // The background, then 24 cells.
         assert_eq!(count(&svg, "<rect"), 1 + 24, "{svg}");
         assert_eq!(

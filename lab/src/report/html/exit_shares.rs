@@ -5,7 +5,9 @@ use anyhow::Result;
 use plotters::prelude::*;
 
 use super::model::Bucket;
-use super::plot::{plot_error, svg, Footer, A_COLOUR, B_COLOUR, FONT};
+use super::plot::{
+    cell_ticks, legend_row, plot_error, svg, ticked, Footer, A_COLOUR, B_COLOUR, FONT, TEXT,
+};
 use crate::report::TIERS;
 
 /// Share of a bucket's calls exiting in `tier`, in percent (0 for a bucket never evaluated).
@@ -20,48 +22,44 @@ pub fn share(bucket: &Bucket, tier: usize) -> f64 {
 pub fn draw(a: &[Bucket], b: &[Bucket], labels: (&str, &str), footer: &Footer) -> Result<String> {
     let buckets = a.len().max(b.len()).max(1);
     svg((1200, 440), footer, |area| {
-        let (title, panels) = area.split_vertically(36);
+        // The legend has a row of its own under the title, outside every panel's bars.
+        let (title, panels) = area.split_vertically(64);
         title
             .titled(
                 "Eval exit share by tier and material bucket, A and B",
                 (FONT, 20),
             )
             .map_err(plot_error)?;
+        legend_row(&title, &[(A_COLOUR, labels.0), (B_COLOUR, labels.1)], 36)?;
         for (tier, panel) in panels.split_evenly((1, 3)).iter().enumerate() {
             let mut chart = ChartBuilder::on(panel)
                 .caption(format!("{} tier", TIERS[tier]), (FONT, 16))
                 .margin(10)
                 .x_label_area_size(40)
                 .y_label_area_size(55)
-                .build_cartesian_2d(-0.5f64..buckets as f64 - 0.5, 0.0f64..100.0)
+                .build_cartesian_2d(
+                    ticked(-0.5f64..buckets as f64 - 0.5, cell_ticks(buckets)),
+                    0.0f64..100.0,
+                )
                 .map_err(plot_error)?;
             chart
                 .configure_mesh()
+                .label_style((FONT, TEXT))
+                .axis_desc_style((FONT, TEXT))
                 .disable_x_mesh()
                 .x_desc("material bucket")
                 .y_desc("exits in the tier (% of the bucket's evals)")
-                .x_labels(buckets)
                 .x_label_formatter(&|x| format!("{x:.0}"))
                 .y_label_formatter(&|y| format!("{y:.0}%"))
                 .draw()
                 .map_err(plot_error)?;
-            for (side, colour, label, left) in
-                [(a, A_COLOUR, labels.0, -0.4), (b, B_COLOUR, labels.1, 0.0)]
-            {
-                let series = chart
+            for (side, colour, left) in [(a, A_COLOUR, -0.4), (b, B_COLOUR, 0.0)] {
+                chart
                     .draw_series(side.iter().map(|bucket| {
                         let x = bucket.bucket as f64 + left;
                         Rectangle::new([(x, 0.0), (x + 0.4, share(bucket, tier))], colour.filled())
                     }))
                     .map_err(plot_error)?;
-                if tier == 0 {
-                    series.label(label).legend(move |(x, y)| {
-                        Rectangle::new([(x, y - 5), (x + 12, y + 5)], colour.filled())
-                    });
-                }
-            }
-            if tier == 0 {
-                super::plot::legend(&mut chart, SeriesLabelPosition::UpperLeft, 12)?;
             }
         }
         Ok(())

@@ -364,7 +364,7 @@ fn commit_table(html: &mut String, rows: &[Row]) {
         };
         let _ = writeln!(
             html,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{mark}{}</td></tr>",
+            "<tr><td>{}</td><td>{}</td><td class=\"date\">{}</td><td class=\"subject\">{}</td><td>{mark}{}</td></tr>",
             i + 1,
             escape(&commit),
             escape(&row.commit.date),
@@ -427,7 +427,7 @@ fn failed_table(html: &mut String, failed: &[Failed]) {
     for failure in failed {
         let _ = writeln!(
             html,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}{}</td><td><pre>{}</pre></td></tr>",
+            "<tr><td>{}</td><td>{}</td><td class=\"date\">{}</td><td class=\"subject\">{}</td><td>{}{}</td><td><pre>{}</pre></td></tr>",
             failure.position + 1,
             escape(&failure.commit.short),
             escape(&failure.commit.date),

@@ -21,20 +21,14 @@ const HALF_BAR: f64 = 0.3;
 
 /// `(commit index, [super-lazy, lazy, full] shares in 0..=1)`, oldest first.
 pub fn draw(shares: &[(usize, [f64; 3])], axis: &CommitAxis, footer: &Footer) -> Result<String> {
-    svg((1000, 420), footer, |area| {
-        // Room above 100% for the legend, so it hides no bar.
+    svg((1200, 420), footer, |area| {
         let mut chart = axis.chart(
             area,
             "Eval exit shares per commit",
             "eval calls exiting in the tier (%)",
-            0.0..145.0,
-            &|v| {
-                if *v <= 100.0 {
-                    format!("{v:.0}%")
-                } else {
-                    String::new()
-                }
-            },
+            0.0..100.0,
+            &|v| format!("{v:.0}%"),
+            &TIERS,
         )?;
         for (tier, colour) in TIER_COLOURS.iter().enumerate() {
             let colour = *colour;
@@ -57,7 +51,7 @@ pub fn draw(shares: &[(usize, [f64; 3])], axis: &CommitAxis, footer: &Footer) ->
                 });
         }
         axis.draw_changes(&mut chart)?;
-        legend(&mut chart, SeriesLabelPosition::UpperRight)
+        legend(&mut chart)
     })
 }
 
@@ -74,6 +68,7 @@ mod tests {
         };
         let shares = [(0, [0.4, 0.2, 0.4]), (2, [0.5, 0.2, 0.3])];
         let svg = draw(&shares, &axis, &test_footer()).unwrap();
+        super::super::plot::assert_readable(&svg);
         // A bar per tier per commit, and a legend box per tier.
         for colour in ["#2CA02C", "#BCBD22", "#D62728"] {
             assert_eq!(

@@ -2,9 +2,8 @@
 //! instruction counts depend on the binary and not on the machine that counted them.
 
 use anyhow::Result;
-use plotters::prelude::*;
 
-use super::commit_axis::{decimals, draw_line, legend, range_with_legend_room, CommitAxis};
+use super::commit_axis::{decimals, draw_line, legend, value_range, CommitAxis};
 use super::plot::{svg, Footer, A_COLOUR};
 
 /// `(commit index, instructions per node)`, oldest first; commits without a count are absent.
@@ -14,25 +13,22 @@ pub fn draw(
     axis: &CommitAxis,
     footer: &Footer,
 ) -> Result<String> {
-    let y = range_with_legend_room(points.iter().map(|p| p.1));
+    let y = value_range(points.iter().map(|p| p.1));
     let places = decimals(&y);
-    svg((1000, 400), footer, |area| {
+    let label = format!("instructions per node at depth {depth}");
+    svg((1200, 400), footer, |area| {
         let mut chart = axis.chart(
             area,
             "Instructions per node per commit",
             "instructions per node (callgrind Ir)",
             y,
             &|v| format!("{v:.places$}"),
+            &[&label],
         )?;
         let points: Vec<(f64, f64)> = points.iter().map(|(i, v)| (*i as f64, *v)).collect();
-        draw_line(
-            &mut chart,
-            points,
-            A_COLOUR,
-            &format!("instructions per node at depth {depth}"),
-        )?;
+        draw_line(&mut chart, points, A_COLOUR, &label)?;
         axis.draw_changes(&mut chart)?;
-        legend(&mut chart, SeriesLabelPosition::LowerLeft)
+        legend(&mut chart)
     })
 }
 

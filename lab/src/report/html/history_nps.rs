@@ -6,7 +6,7 @@
 use anyhow::Result;
 use plotters::prelude::*;
 
-use super::commit_axis::{decimals, draw_line, legend, range_with_legend_room, CommitAxis};
+use super::commit_axis::{decimals, draw_line, legend, value_range, CommitAxis};
 use super::plot::{svg, Footer, A_COLOUR, B_COLOUR};
 
 /// One colour per machine, this machine's first; none is the signature markers' purple.
@@ -50,15 +50,23 @@ pub fn draw(lines: &[Line], axis: &CommitAxis, footer: &Footer) -> Result<String
         })
     };
     let (unit, y_desc) = scale(all().fold(0.0, f64::max));
-    let y = range_with_legend_room(all().map(|nps| nps / unit));
-    svg((1000, 440), footer, |area| {
+    let y = value_range(all().map(|nps| nps / unit));
+    svg((1200, 440), footer, |area| {
         let caption = if lines.len() > 1 {
             format!("NPS per commit on {} machines", lines.len())
         } else {
             "NPS per commit".to_string()
         };
         let places = decimals(&y);
-        let mut chart = axis.chart(area, &caption, y_desc, y, &|v| format!("{v:.places$}"))?;
+        let labels: Vec<&str> = lines.iter().map(|line| line.label.as_str()).collect();
+        let mut chart = axis.chart(
+            area,
+            &caption,
+            y_desc,
+            y,
+            &|v| format!("{v:.places$}"),
+            &labels,
+        )?;
         for (line, colour) in lines.iter().zip(PALETTE.iter().cycle()) {
             let points: Vec<(f64, f64)> = line
                 .points
@@ -79,7 +87,7 @@ pub fn draw(lines: &[Line], axis: &CommitAxis, footer: &Footer) -> Result<String
                 .map_err(super::plot::plot_error)?;
         }
         axis.draw_changes(&mut chart)?;
-        legend(&mut chart, SeriesLabelPosition::LowerLeft)
+        legend(&mut chart)
     })
 }
 
@@ -111,6 +119,7 @@ mod tests {
             },
         ];
         let svg = draw(&lines, &axis(5, vec![2]), &test_footer()).unwrap();
+        super::super::plot::assert_readable(&svg);
         assert_eq!(count(&svg, "<circle"), 5 + 2, "{svg}");
         assert_eq!(count(&svg, "fill=\"#1F77B4\""), 5);
         assert_eq!(count(&svg, "fill=\"#FF7F0E\""), 2);

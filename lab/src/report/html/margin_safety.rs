@@ -6,7 +6,7 @@ use anyhow::Result;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::plot::{plot_error, svg, Footer, FONT};
+use super::plot::{cell_ticks, plot_error, svg, ticked, Footer, FONT, TEXT};
 use crate::calibration::figures::SafetyRate;
 use crate::calibration::summary::TARGET_UPPER;
 
@@ -46,13 +46,17 @@ pub fn draw(tiers: &[(&str, Vec<SafetyRate>)], footer: &Footer) -> Result<String
                 .margin(10)
                 .x_label_area_size(40)
                 .y_label_area_size(60)
-                .build_cartesian_2d(-0.5..buckets - 0.5, 0.0..top)
+                .build_cartesian_2d(
+                    ticked(-0.5..buckets - 0.5, cell_ticks(rates.len())),
+                    0.0..top,
+                )
                 .map_err(plot_error)?;
             chart
                 .configure_mesh()
+                .label_style((FONT, TEXT))
+                .axis_desc_style((FONT, TEXT))
                 .x_desc("material bucket")
                 .y_desc("exceeded rate (% of exits)")
-                .x_labels(rates.len() + 1)
                 .x_label_formatter(&|x| format!("{x:.0}"))
                 .y_label_formatter(&|y| format!("{y:.1}%"))
                 .draw()
@@ -60,7 +64,7 @@ pub fn draw(tiers: &[(&str, Vec<SafetyRate>)], footer: &Footer) -> Result<String
             // The target line is labelled at its right end rather than in a legend box, which
             // would hide the bars of the last buckets.
             let target = TARGET_UPPER * 100.0;
-            let target_style = TextStyle::from((FONT, 12).into_font())
+            let target_style = TextStyle::from((FONT, TEXT).into_font())
                 .color(&TARGET_COLOUR)
                 .pos(Pos::new(HPos::Right, VPos::Bottom));
             chart
@@ -84,7 +88,7 @@ pub fn draw(tiers: &[(&str, Vec<SafetyRate>)], footer: &Footer) -> Result<String
                     SAFE_COLOUR
                 }
             };
-            let label_style = TextStyle::from((FONT, 11).into_font())
+            let label_style = TextStyle::from((FONT, TEXT).into_font())
                 .color(&BLACK)
                 .pos(Pos::new(HPos::Center, VPos::Bottom));
             let mut bars = Vec::new();
@@ -158,6 +162,7 @@ mod tests {
         let mut mixed: Vec<SafetyRate> = (0..7).map(|b| rate(b, 30, 1000)).collect();
         mixed.push(rate(7, 0, 0));
         let svg = draw(&[("super-lazy", safe), ("lazy", mixed)], &test_footer()).unwrap();
+        super::super::plot::assert_readable(&svg);
         let fill = |c: RGBColor| format!("fill=\"#{:02X}{:02X}{:02X}\"", c.0, c.1, c.2);
         assert_eq!(count(&svg, "<circle"), 15, "{svg}");
         assert_eq!(count(&svg, &fill(SAFE_COLOUR)), 8);

@@ -47,7 +47,13 @@ pub fn draw(
         .map(|p| (p.games, clamp(p.high)))
         .chain(points.iter().rev().map(|p| (p.games, clamp(p.low))))
         .collect();
-    let plot = svg((900, 420), footer, |area| {
+    let band_label = "95% interval (from the pentanomial counts)";
+    let zero_label = "0: equal strength";
+    let hypotheses_label = hypotheses
+        .map(|(elo0, elo1)| format!("SPRT hypotheses elo0 = {elo0}, elo1 = {elo1}"))
+        .unwrap_or_default();
+    let estimate_label = "Elo estimate after each complete pair";
+    let plot = svg((1200, 420), footer, |area| {
         let mut chart = chart(
             area,
             "Elo of B over games, with its 95% interval",
@@ -55,17 +61,18 @@ pub fn draw(
             (lo, hi),
             "Elo of B against A (logistic)",
             &|y| format!("{y:+.0}"),
+            &[band_label, zero_label, &hypotheses_label, estimate_label],
         )?;
         let band_style = B_COLOUR.mix(BAND_OPACITY).filled();
         chart
             .draw_series([Polygon::new(band, band_style)])
             .map_err(plot_error)?
-            .label("95% interval (from the pentanomial counts)")
+            .label(band_label)
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 16, y + 5)], band_style));
         chart
             .draw_series([horizontal(0.0, games, ZERO_COLOUR, 1)])
             .map_err(plot_error)?
-            .label("0: equal strength")
+            .label(zero_label)
             .legend(|(x, y)| swatch(x, y, ZERO_COLOUR, 1));
         if let Some((elo0, elo1)) = hypotheses {
             chart
@@ -75,7 +82,7 @@ pub fn draw(
                         .map(|y| horizontal(y, games, HYPOTHESIS_COLOUR, 1)),
                 )
                 .map_err(plot_error)?
-                .label(format!("SPRT hypotheses elo0 = {elo0}, elo1 = {elo1}"))
+                .label(hypotheses_label.as_str())
                 .legend(|(x, y)| swatch(x, y, HYPOTHESIS_COLOUR, 1));
         }
         chart
@@ -84,13 +91,9 @@ pub fn draw(
                 B_COLOUR.stroke_width(2),
             ))
             .map_err(plot_error)?
-            .label("Elo estimate after each complete pair")
+            .label(estimate_label)
             .legend(|(x, y)| swatch(x, y, B_COLOUR, 2));
-        // The legend goes in the half of the axis the final estimate is not in.
-        legend(
-            &mut chart,
-            points.last().is_some_and(|p| p.elo > (lo + hi) / 2.0),
-        )
+        legend(&mut chart)
     })?;
     Ok((plot, clipped))
 }
@@ -118,6 +121,7 @@ mod tests {
     #[test]
     fn a_band_a_line_and_the_zero_line() {
         let (svg, clipped) = draw(&points(100), Some((0.0, 5.0)), &test_footer()).unwrap();
+        super::super::plot::assert_readable(&svg);
         // The band: one polygon with the points there and back.
         assert_eq!(count(&svg, "<polygon"), 1, "{svg}");
         let polygon = svg.split("<polygon").nth(1).unwrap();

@@ -33,7 +33,23 @@ pub fn draw(points: &[(f64, f64)], test: &Test, footer: &Footer) -> Result<Strin
             (lo.min(y), hi.max(y))
         });
     let last = points.last().copied();
-    svg((900, 420), footer, |area| {
+    let bounds = [
+        (
+            test.upper,
+            H1_COLOUR,
+            format!("upper bound {:.2}: H1 accepted (B stronger)", test.upper),
+        ),
+        (
+            test.lower,
+            H0_COLOUR,
+            format!("lower bound {:.2}: H0 accepted", test.lower),
+        ),
+    ];
+    let llr_label = "LLR after each complete pair";
+    let last_label = last
+        .map(|(x, y)| format!("{} after {x:.0} games (LLR {y:.2})", test.decision))
+        .unwrap_or_default();
+    svg((1200, 420), footer, |area| {
         let mut chart = chart(
             area,
             &format!("SPRT log-likelihood ratio over games, {}", test.hypotheses),
@@ -41,19 +57,9 @@ pub fn draw(points: &[(f64, f64)], test: &Test, footer: &Footer) -> Result<Strin
             padded(lo, hi, 0.08),
             "LLR (log-likelihood ratio, H1 over H0)",
             &|y| format!("{y:.1}"),
+            &[&bounds[0].2, &bounds[1].2, llr_label, &last_label],
         )?;
-        for (y, colour, label) in [
-            (
-                test.upper,
-                H1_COLOUR,
-                format!("upper bound {:.2}: H1 accepted (B stronger)", test.upper),
-            ),
-            (
-                test.lower,
-                H0_COLOUR,
-                format!("lower bound {:.2}: H0 accepted", test.lower),
-            ),
-        ] {
+        for (y, colour, label) in bounds.clone() {
             chart
                 .draw_series([horizontal(y, games, colour, 2)])
                 .map_err(plot_error)?
@@ -69,16 +75,16 @@ pub fn draw(points: &[(f64, f64)], test: &Test, footer: &Footer) -> Result<Strin
                 B_COLOUR.stroke_width(2),
             ))
             .map_err(plot_error)?
-            .label("LLR after each complete pair")
+            .label(llr_label)
             .legend(|(x, y)| swatch(x, y, B_COLOUR, 2));
         if let Some((x, y)) = last {
             chart
                 .draw_series([Circle::new((x, y), 6, BLACK.filled())])
                 .map_err(plot_error)?
-                .label(format!("{} after {x:.0} games (LLR {y:.2})", test.decision))
+                .label(last_label.as_str())
                 .legend(|(x, y)| Circle::new((x + 8, y), 5, BLACK.filled()));
         }
-        legend(&mut chart, last.is_some_and(|(_, y)| y >= 0.0))
+        legend(&mut chart)
     })
 }
 
@@ -100,6 +106,7 @@ mod tests {
             decision: "H1 accepted",
         };
         let svg = draw(&points, &test, &test_footer()).unwrap();
+        super::super::plot::assert_readable(&svg);
         // The bounds: one line each and one legend swatch each.
         assert_eq!(count(&svg, "stroke=\"#2CA02C\""), 2, "{svg}");
         assert_eq!(count(&svg, "stroke=\"#D62728\""), 2, "{svg}");

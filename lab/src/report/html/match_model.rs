@@ -36,9 +36,19 @@ pub struct MatchDoc {
     pub results_file: Option<String>,
     #[serde(default)]
     pub measured: Option<Measured>,
+    /// Of a merge: where and when each shard was started.
+    #[serde(default)]
+    pub shards_started: Vec<ShardStarted>,
     /// `None` in the JSON of a lab from before the trajectory was recorded.
     #[serde(default)]
     pub trajectory: Option<Vec<TrajectoryPoint>>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct ShardStarted {
+    pub shard: Shard,
+    #[serde(flatten)]
+    pub started: Measured,
 }
 
 #[derive(Debug, Deserialize)]

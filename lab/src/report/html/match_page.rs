@@ -9,7 +9,7 @@ use anyhow::Result;
 
 use super::match_elo::{self, EloPoint};
 use super::match_llr;
-use super::match_model::{MatchDoc, MatchEngine};
+use super::match_model::{MatchDoc, MatchEngine, ShardStarted};
 use super::pentanomial;
 use super::plot::Footer;
 use super::{fact, head, machine_of, section, utc};
@@ -17,27 +17,85 @@ use crate::games::sprt::{EloModel, PENTANOMIAL_CELLS};
 use crate::games::summary::SprtState;
 use crate::report::matches::{decision, estimate, los, shards};
 
-/// Said instead of the trajectory plots of a JSON from before the trajectory was recorded.
-const NO_TRAJECTORY: &str =
-    "This JSON was written by a lab that did not record the trajectory: nothing to draw.";
-
-pub fn page(doc: &MatchDoc) -> Result<String> {
-    let [a, b] = &doc.engines;
-    let (machine, date) = match &doc.measured {
-        Some(measured) => (
+/// The machine and date lines of a match: where its games finished, or for a merge, each
+/// distinct machine with its shards and when the shards were started.
+fn played_on(doc: &MatchDoc) -> (String, String) {
+    if let Some(measured) = &doc.measured {
+        return (
             machine_of(
                 measured.hostname.as_deref(),
                 &measured.machine.cpu_model,
                 measured.machine.cores,
             ),
             format!("games finished {}", utc(measured.measured_unix)),
-        ),
-        None => (
-            "not recorded (a merge of results files, which do not record their machine)"
+        );
+    }
+    let Some((first, last)) = doc
+        .shards_started
+        .iter()
+        .map(|shard| shard.started.measured_unix)
+        .fold(None, |span: Option<(u64, u64)>, at| {
+            Some(span.map_or((at, at), |(lo, hi)| (lo.min(at), hi.max(at))))
+        })
+    else {
+        return (
+            "not recorded (results files written by a lab that did not record their machine)"
                 .to_string(),
             "not recorded".to_string(),
-        ),
+        );
     };
+    let mut machines: Vec<(String, Vec<String>)> = Vec::new();
+    for ShardStarted { shard, started } in &doc.shards_started {
+        let machine = machine_of(
+            started.hostname.as_deref(),
+            &started.machine.cpu_model,
+            started.machine.cores,
+        );
+        let shard = format!("{}/{}", shard.index, shard.count);
+        match machines.iter_mut().find(|(known, _)| *known == machine) {
+            Some((_, shards)) => shards.push(shard),
+            None => machines.push((machine, vec![shard])),
+        }
+    }
+    let unrecorded: Vec<String> = doc
+        .shards
+        .iter()
+        .filter(|shard| {
+            !doc.shards_started
+                .iter()
+                .any(|started| started.shard.index == shard.index)
+        })
+        .map(|shard| format!("{}/{}", shard.index, shard.count))
+        .collect();
+    let mut machine = machines
+        .iter()
+        .map(|(machine, shards)| {
+            if machines.len() == 1 && unrecorded.is_empty() {
+                machine.clone()
+            } else {
+                format!("{machine}: shards {}", shards.join(" "))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("; ");
+    if !unrecorded.is_empty() {
+        machine.push_str(&format!("; shards {}: not recorded", unrecorded.join(" ")));
+    }
+    let date = if first == last {
+        format!("shards started {}", utc(first))
+    } else {
+        format!("shards started {} to {}", utc(first), utc(last))
+    };
+    (machine, date)
+}
+
+/// Said instead of the trajectory plots of a JSON from before the trajectory was recorded.
+const NO_TRAJECTORY: &str =
+    "This JSON was written by a lab that did not record the trajectory: nothing to draw.";
+
+pub fn page(doc: &MatchDoc) -> Result<String> {
+    let [a, b] = &doc.engines;
+    let (machine, date) = played_on(doc);
     let footer = Footer(format!(
         "A = {} · B = {} · {machine} · {date}",
         a.name, b.name
@@ -227,5 +285,81 @@ fn sprt_summary(sprt: Option<&SprtState>) -> String {
             sprt.upper,
             decision(sprt.result)
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A merged match's JSON whose shards were started on `started` (host, Unix time), in
+    /// shard order; `None`: a file that did not record it.
+    fn merged(started: &[Option<(&str, u64)>]) -> MatchDoc {
+        let count = started.len();
+        let shards: Vec<serde_json::Value> = (1..=count)
+            .map(|index| serde_json::json!({"index": index, "count": count}))
+            .collect();
+        let recorded: Vec<serde_json::Value> = started
+            .iter()
+            .enumerate()
+            .filter_map(|(index, started)| {
+                let (host, unix) = (*started)?;
+                Some(serde_json::json!({
+                    "shard": {"index": index + 1, "count": count},
+                    "measured_unix": unix, "hostname": host,
+                    "machine": {"cpu_model": "Test CPU", "cores": 4}
+                }))
+            })
+            .collect();
+        let value = serde_json::json!({
+            "schema_version": 1, "kind": "match",
+            "engines": [{"spec": "A", "name": "a"}, {"spec": "B", "name": "b"}],
+            "tc": "nodes 1", "book": {"source": "built-in", "openings": 2}, "seed": 1,
+            "games_budget": 4, "shards": shards, "games": 0, "pairs": 0,
+            "wdl": {"wins": 0, "draws": 0, "losses": 0}, "pentanomial": [0, 0, 0, 0, 0],
+            "elo": null, "sprt": null, "verdict": "0 of 4 games played",
+            "shards_started": recorded, "trajectory": null
+        });
+        MatchDoc::from_json(&value).unwrap()
+    }
+
+    #[test]
+    fn a_merge_names_each_shards_machine_and_start() {
+        let doc = merged(&[
+            Some(("runner-1", 86_400)),
+            Some(("runner-2", 86_400 + 3_600)),
+        ]);
+        let (machine, date) = played_on(&doc);
+        assert_eq!(
+            machine,
+            "runner-1, Test CPU (4 cores): shards 1/2; runner-2, Test CPU (4 cores): shards 2/2"
+        );
+        assert_eq!(
+            date,
+            "shards started 1970-01-02 00:00 UTC to 1970-01-02 01:00 UTC"
+        );
+        let page = page(&doc).unwrap();
+        assert!(page.contains(&machine) && page.contains(&date), "{page}");
+        assert!(!page.contains("not recorded"), "{page}");
+
+        let doc = merged(&[Some(("one", 0)), Some(("one", 0))]);
+        assert_eq!(
+            played_on(&doc),
+            (
+                "one, Test CPU (4 cores)".to_string(),
+                "shards started 1970-01-01 00:00 UTC".to_string()
+            )
+        );
+    }
+
+    #[test]
+    fn shards_that_record_no_machine_are_named() {
+        let doc = merged(&[None, Some(("one", 0))]);
+        assert_eq!(
+            played_on(&doc).0,
+            "one, Test CPU (4 cores): shards 2/2; shards 1/2: not recorded"
+        );
+        let doc = merged(&[None]);
+        assert!(played_on(&doc).0.contains("did not record their machine"));
     }
 }

@@ -507,9 +507,27 @@ fn section(html: &mut String, title: &str, text: &str, svg: Option<String>) {
         escape(text)
     );
     if let Some(svg) = svg {
-        let _ = writeln!(html, "<figure>{}</figure>", svg.trim());
+        let _ = writeln!(html, "<figure>{}</figure>", responsive(svg.trim()));
     }
     html.push_str("</section>\n");
+}
+
+/// A plot as the page shows it: as wide as the page (its `viewBox` keeps its proportions), but
+/// never narrower than it was drawn, so its smallest text (`plot::MIN_TEXT_PX`) is never below
+/// 12 px at 100% zoom; a narrower window scrolls the figure instead.
+fn responsive(svg: &str) -> String {
+    let drawn_width = svg
+        .strip_prefix("<svg width=\"")
+        .and_then(|rest| rest.split('"').next())
+        .and_then(|width| width.parse::<u32>().ok());
+    match drawn_width {
+        Some(width) => svg.replacen(
+            "<svg ",
+            &format!("<svg class=\"plot\" style=\"min-width:{width}px\" "),
+            1,
+        ),
+        None => svg.to_string(),
+    }
 }
 
 /// `text` as HTML text or an attribute value, its control characters other than line breaks
@@ -533,7 +551,9 @@ const STYLE: &str = "body{font-family:sans-serif;margin:2em;max-width:1250px;col
 h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em}\
 table.facts th{text-align:left;padding-right:1em;font-weight:600}\
 table.commits,table.figures{border-collapse:collapse}table.figures td,table.figures th{padding:2px 8px;text-align:left}table.commits td,table.commits th{padding:2px 8px;text-align:left}\
-p.warning{color:#9a3412}p.note{color:#555}figure{margin:0}svg{max-width:100%;height:auto}";
+table.commits td{white-space:nowrap;vertical-align:top}table.commits td.subject{white-space:normal}\
+p.warning{color:#9a3412}p.note{color:#555}figure{margin:0;overflow-x:auto}\
+svg.plot{display:block;width:100%;height:auto}";
 
 #[cfg(test)]
 mod tests {
@@ -545,6 +565,19 @@ mod tests {
         assert_eq!(escape("x\x1b]0;t\x07"), "x\\x1b]0;t\\x07");
         assert_eq!(utc(0), "1970-01-01 00:00 UTC");
         assert_eq!(utc(951_782_400 + 3_723), "2000-02-29 01:02 UTC");
+    }
+
+    #[test]
+    fn a_plot_fills_the_page_but_never_shrinks_below_its_drawn_size() {
+        let svg = plot::svg((900, 400), &plot::test_footer(), |_| Ok(())).unwrap();
+        let shown = responsive(svg.trim());
+        assert!(
+            shown.starts_with(
+                "<svg class=\"plot\" style=\"min-width:900px\" width=\"900\" height=\"400\" viewBox=\"0 0 900 400\""
+            ),
+            "{shown}"
+        );
+        assert!(STYLE.contains("svg.plot{display:block;width:100%;height:auto}"));
     }
 
     #[test]

@@ -5,7 +5,7 @@ use anyhow::Result;
 use plotters::prelude::*;
 
 use super::model::Mover;
-use super::plot::{padded, plot_error, svg, Footer, FONT};
+use super::plot::{padded, plot_error, svg, Footer, FONT, TEXT};
 
 /// B costs more (red) or less (green) in the function.
 pub const MORE: RGBColor = RGBColor(0xC4, 0x3C, 0x39);
@@ -40,6 +40,8 @@ pub fn draw(movers: &[Mover], depth: Option<u32>, footer: &Footer) -> Result<Str
             .map_err(plot_error)?;
         chart
             .configure_mesh()
+            .label_style((FONT, TEXT))
+            .axis_desc_style((FONT, TEXT))
             .disable_y_mesh()
             .x_desc("self Ir change (% of A's total Ir)")
             .y_desc("function")
@@ -90,6 +92,7 @@ mod tests {
             })
             .collect();
         let svg = draw(&movers, Some(6), &test_footer()).unwrap();
+        super::super::plot::assert_readable(&svg);
         assert_eq!(count(&svg, "fill=\"#C43C39\""), 2, "{svg}");
         assert_eq!(count(&svg, "fill=\"#3A8F3A\""), 1);
         assert!(svg.contains("eval::full"));

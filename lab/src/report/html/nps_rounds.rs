@@ -4,7 +4,10 @@
 use anyhow::Result;
 use plotters::prelude::*;
 
-use super::plot::{padded, plot_error, svg, Footer, A_COLOUR, B_COLOUR, FONT};
+use super::plot::{
+    count_ticks, padded, plot_error, svg, ticked, with_legend_room, Footer, A_COLOUR, B_COLOUR,
+    FONT, TEXT,
+};
 
 /// `a` and `b` are `(round, NPS)` points.
 pub fn draw(
@@ -22,26 +25,36 @@ pub fn draw(
     } else {
         (0.0, 1.0)
     };
-    svg((900, 420), footer, |area| {
+    // Rounds are numbered from 1: whole numbers only, at most 20 of them.
+    let ticks: Vec<f64> = count_ticks(rounds as f64, 21)
+        .into_iter()
+        .filter(|round| *round >= 1.0)
+        .collect();
+    svg((1100, 420), footer, |area| {
         let mut chart = ChartBuilder::on(area)
             .caption("NPS per round, A and B", (FONT, 20))
             .margin(12)
             .x_label_area_size(40)
             .y_label_area_size(80)
-            .build_cartesian_2d(0.5f64..rounds as f64 + 0.5, lo..hi)
+            .build_cartesian_2d(
+                ticked(
+                    with_legend_room(
+                        0.5f64..rounds as f64 + 0.5,
+                        &[labels.0, labels.1],
+                        area.dim_in_pixel().0 - 24 - 80,
+                    ),
+                    ticks,
+                ),
+                lo..hi,
+            )
             .map_err(plot_error)?;
         chart
             .configure_mesh()
+            .label_style((FONT, TEXT))
+            .axis_desc_style((FONT, TEXT))
             .x_desc("round (ABBA pairs, in order)")
             .y_desc("NPS (thousand nodes/s)")
-            .x_labels(rounds.min(20) + 1)
-            .x_label_formatter(&|x| {
-                if x.fract().abs() < 1e-9 && *x >= 1.0 {
-                    format!("{x:.0}")
-                } else {
-                    String::new()
-                }
-            })
+            .x_label_formatter(&|x| format!("{x:.0}"))
             .y_label_formatter(&|y| format!("{y:.0}"))
             .draw()
             .map_err(plot_error)?;
@@ -58,7 +71,7 @@ pub fn draw(
                 .label(label)
                 .legend(move |(x, y)| Circle::new((x + 8, y), 5, colour.filled()));
         }
-        super::plot::legend(&mut chart, SeriesLabelPosition::LowerRight, 14)?;
+        super::plot::legend(&mut chart)?;
         Ok(())
     })
 }
@@ -73,6 +86,7 @@ mod tests {
         let a: Vec<(usize, f64)> = (1..=6).map(|r| (r, 1.0e6 + r as f64 * 1e3)).collect();
         let b: Vec<(usize, f64)> = (1..=5).map(|r| (r, 0.97e6)).collect();
         let svg = draw(&a, &b, ("A = x", "B = y"), &test_footer()).unwrap();
+        super::super::plot::assert_readable(&svg);
         // One circle per point, and one per side in the legend.
         assert_eq!(count(&svg, "<circle"), 6 + 5 + 2, "{svg}");
         assert_eq!(count(&svg, "fill=\"#1F77B4\""), 6 + 1);

@@ -6,17 +6,18 @@ use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::plot::{plot_error, FONT};
+use super::plot::{count_ticks, plot_error, ticked, with_legend_room, TickedAxis, FONT, TEXT};
 
 pub type GamesChart<'a, 'b> =
-    ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+    ChartContext<'a, SVGBackend<'b>, Cartesian2d<TickedAxis, RangedCoordf64>>;
 
 /// The x axis ends a little past the last game, so the final point is not on the frame.
 pub fn x_end(games: f64) -> f64 {
     games.max(1.0) * 1.02
 }
 
-/// A chart of `caption` over games 0 to `games`, y over `y`, with its mesh and axis labels.
+/// A chart of `caption` over games 0 to `games` (whole numbers on the axis), y over `y`, with
+/// its mesh and axis labels, and room at its right for a legend of `legend_labels`.
 pub fn chart<'a, 'b>(
     area: &'a DrawingArea<SVGBackend<'b>, Shift>,
     caption: &str,
@@ -24,16 +25,29 @@ pub fn chart<'a, 'b>(
     y: (f64, f64),
     y_desc: &str,
     y_format: &dyn Fn(&f64) -> String,
+    legend_labels: &[&str],
 ) -> Result<GamesChart<'a, 'b>> {
     let mut chart = ChartBuilder::on(area)
         .caption(caption, (FONT, 18))
         .margin(12)
         .x_label_area_size(40)
-        .y_label_area_size(60)
-        .build_cartesian_2d(0.0..x_end(games), y.0..y.1)
+        .y_label_area_size(70)
+        .build_cartesian_2d(
+            ticked(
+                with_legend_room(
+                    0.0..x_end(games),
+                    legend_labels,
+                    area.dim_in_pixel().0 - 24 - 70,
+                ),
+                count_ticks(games, 10),
+            ),
+            y.0..y.1,
+        )
         .map_err(plot_error)?;
     chart
         .configure_mesh()
+        .label_style((FONT, TEXT))
+        .axis_desc_style((FONT, TEXT))
         .x_desc("games played (in the order recorded)")
         .y_desc(y_desc)
         .x_label_formatter(&|x| format!("{x:.0}"))
@@ -56,15 +70,9 @@ pub fn swatch(x: i32, y: i32, colour: RGBColor, width: u32) -> PathElement<(i32,
     PathElement::new(vec![(x, y), (x + 16, y)], colour.stroke_width(width))
 }
 
-/// The legend at the right, below when the data ends high and above otherwise, where the
-/// chart is emptier.
-pub fn legend<'a, 'b: 'a>(chart: &mut GamesChart<'a, 'b>, ends_high: bool) -> Result<()> {
-    let position = if ends_high {
-        SeriesLabelPosition::LowerRight
-    } else {
-        SeriesLabelPosition::UpperRight
-    };
-    super::plot::legend(chart, position, 13)
+/// The legend, at the right of the chart.
+pub fn legend<'a, 'b: 'a>(chart: &mut GamesChart<'a, 'b>) -> Result<()> {
+    super::plot::legend(chart)
 }
 
 /// The number of points of the SVG polyline or polygon whose text follows its tag; for tests.

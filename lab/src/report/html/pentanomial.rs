@@ -5,7 +5,7 @@ use anyhow::Result;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::plot::{plot_error, svg, Footer, FONT};
+use super::plot::{cell_ticks, count_ticks, plot_error, svg, ticked, Footer, FONT, TEXT};
 use crate::games::sprt::PENTANOMIAL_CELLS;
 
 /// From B's worst pair to its best: red, light red, grey, light green, green.
@@ -31,14 +31,18 @@ pub fn draw(counts: &[u64; 5], footer: &Footer) -> Result<String> {
             .margin(12)
             .x_label_area_size(50)
             .y_label_area_size(60)
-            .build_cartesian_2d(-0.5f64..4.5, 0.0..top)
+            .build_cartesian_2d(
+                ticked(-0.5f64..4.5, cell_ticks(5)),
+                ticked(0.0..top, count_ticks(top, 8)),
+            )
             .map_err(plot_error)?;
         chart
             .configure_mesh()
+            .label_style((FONT, TEXT))
+            .axis_desc_style((FONT, TEXT))
             .disable_x_mesh()
             .x_desc("B's results in the pair (B's points in the pair)")
             .y_desc("pairs (count)")
-            .x_labels(5)
             .x_label_formatter(&|x| {
                 let cell = x.round();
                 if (x - cell).abs() < 1e-6 && (0.0..5.0).contains(&cell) {
@@ -65,7 +69,7 @@ pub fn draw(counts: &[u64; 5], footer: &Footer) -> Result<String> {
                 Text::new(
                     count.to_string(),
                     (cell as f64, *count as f64 + top * 0.01),
-                    (FONT, 14)
+                    (FONT, TEXT)
                         .into_font()
                         .into_text_style(area)
                         .pos(Pos::new(HPos::Center, VPos::Bottom)),
@@ -80,6 +84,16 @@ pub fn draw(counts: &[u64; 5], footer: &Footer) -> Result<String> {
 mod tests {
     use super::super::plot::{count, test_footer};
     use super::*;
+
+    /// Two pairs put the top at 2.3: plotters' own ticks, 0.5 apart, read "0, 0, 1, 2, 2".
+    #[test]
+    fn the_count_axis_reads_whole_numbers_once_each() {
+        let svg = draw(&[0, 2, 0, 0, 0], &test_footer()).unwrap();
+        // The y ticks are the right-aligned texts; the bars' counts are centred.
+        let ticks = super::super::plot::texts_with(&svg, "text-anchor=\"end\"");
+        assert_eq!(ticks, ["0", "1", "2"], "{svg}");
+        super::super::plot::assert_readable(&svg);
+    }
 
     #[test]
     fn one_bar_per_cell_with_its_count() {

@@ -9,7 +9,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::bootstrap::BAR_COLOUR;
-use super::plot::{plot_error, svg, Footer, FONT};
+use super::plot::{count_ticks, plot_error, svg, ticked, Footer, FONT, TEXT};
 use crate::calibration::figures::{ResidualPanel, SHOWN_PERCENT};
 
 /// The margin entries in force (red) and the chosen percentiles in this calibration (green):
@@ -56,7 +56,7 @@ pub fn draw(panels: &[ResidualPanel], footer: &Footer) -> Result<String> {
             title
                 .draw_text(
                     row_title(set),
-                    &(FONT, 14).into_font().color(&BLACK),
+                    &(FONT, TEXT).into_font().color(&BLACK),
                     (8, 6),
                 )
                 .map_err(plot_error)?;
@@ -99,7 +99,7 @@ fn legend(area: &DrawingArea<SVGBackend, Shift>) -> Result<()> {
             colour.stroke_width(width),
         ))
         .map_err(plot_error)?;
-        area.draw_text(text, &(FONT, 13).into_font().color(&BLACK), (x + 28, 33))
+        area.draw_text(text, &(FONT, TEXT).into_font().color(&BLACK), (x + 28, 33))
             .map_err(plot_error)?;
         x += 40 + 7 * text.len() as i32;
     }
@@ -119,22 +119,21 @@ fn draw_panel(panel: &ResidualPanel, area: &DrawingArea<SVGBackend, Shift>) -> R
                 panel.bucket,
                 compact(panel.samples as f64)
             ),
-            (FONT, 11),
+            (FONT, TEXT),
         )
         .margin(4)
         .x_label_area_size(30)
         .y_label_area_size(36)
-        .build_cartesian_2d(from - 0.5..to + 0.5, 0.0..top)
+        .build_cartesian_2d(from - 0.5..to + 0.5, ticked(0.0..top, count_ticks(top, 4)))
         .map_err(plot_error)?;
     chart
         .configure_mesh()
+        .label_style((FONT, TEXT))
+        .axis_desc_style((FONT, TEXT))
         .disable_mesh()
         .x_labels(4)
-        .y_labels(4)
         .x_desc("cp")
         .y_desc("samples")
-        .label_style((FONT, 9))
-        .axis_desc_style((FONT, 10))
         .x_label_formatter(&|x| format!("{x:.0}"))
         .y_label_formatter(&|y| compact(*y))
         .draw()
@@ -174,7 +173,7 @@ fn draw_panel(panel: &ResidualPanel, area: &DrawingArea<SVGBackend, Shift>) -> R
             .map_err(plot_error)?;
     }
     if panel.clipped != (0, 0) {
-        let style = TextStyle::from((FONT, 9).into_font()).color(&RGBColor(0x55, 0x55, 0x55));
+        let style = TextStyle::from((FONT, TEXT).into_font()).color(&RGBColor(0x55, 0x55, 0x55));
         chart
             .draw_series([EmptyElement::at((from - 0.5, top))
                 + Text::new(
@@ -212,6 +211,7 @@ mod tests {
             .flat_map(|set| (0..8).map(move |b| panel(set, b, b != 7)))
             .collect();
         let svg = draw(&panels, &test_footer()).unwrap();
+        super::super::plot::assert_readable(&svg);
         assert_eq!(count(&svg, "<polygon"), 16, "one histogram per panel");
         // Two lines per panel with lines (7 of 8 in each row), plus the legend's sample.
         let stroke = |c: RGBColor| format!("stroke=\"#{:02X}{:02X}{:02X}\"", c.0, c.1, c.2);

@@ -6,7 +6,7 @@ use anyhow::Result;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::plot::{plot_error, svg, Footer, FONT};
+use super::plot::{plot_error, svg, Footer, FONT, TEXT};
 
 /// `[own][opponent]` cells, `None` where nothing was evaluated.
 type Grid = Vec<Vec<Option<f64>>>;
@@ -93,23 +93,26 @@ pub fn draw(
                 .margin(10)
                 .x_label_area_size(40)
                 .y_label_area_size(45)
-                .build_cartesian_2d(0..size, 0..size)
+                // Segmented axes put each bucket's tick at the centre of its cells; a
+                // segmented range holds its end too: 0..=size-1 is `size` cells.
+                .build_cartesian_2d(
+                    (0..size - 1).into_segmented(),
+                    (0..size - 1).into_segmented(),
+                )
                 .map_err(plot_error)?;
             chart
                 .configure_mesh()
+                .label_style((FONT, TEXT))
+                .axis_desc_style((FONT, TEXT))
                 .disable_mesh()
                 .x_desc("opponent's material bucket")
                 .y_desc("own material bucket")
-                .x_labels(size as usize + 1)
-                .y_labels(size as usize + 1)
+                .x_labels(size as usize)
+                .y_labels(size as usize)
+                .x_label_formatter(&bucket_label)
+                .y_label_formatter(&bucket_label)
                 .draw()
                 .map_err(plot_error)?;
-            // Cell values are centred in their cells: an offset in pixels from the cell's corner.
-            let (xs, ys) = chart.plotting_area().get_pixel_range();
-            let centre = (
-                (xs.end - xs.start) / size / 2,
-                (ys.end - ys.start) / size / 2,
-            );
             let mut rects = Vec::new();
             let mut texts = Vec::new();
             for (own, row) in cells.iter().enumerate() {
@@ -120,7 +123,13 @@ pub fn draw(
                         Some(v) if *is_delta => delta_colour(*v, scale),
                         Some(v) => share_colour(*v),
                     };
-                    rects.push(Rectangle::new([(x, y), (x + 1, y + 1)], colour.filled()));
+                    rects.push(Rectangle::new(
+                        [
+                            (SegmentValue::Exact(x), SegmentValue::Exact(y)),
+                            (SegmentValue::Exact(x + 1), SegmentValue::Exact(y + 1)),
+                        ],
+                        colour.filled(),
+                    ));
                     if let Some(v) = value {
                         let dark = !is_delta && *v > 55.0;
                         let text = if *is_delta {
@@ -128,10 +137,14 @@ pub fn draw(
                         } else {
                             format!("{v:.0}")
                         };
-                        let style = TextStyle::from((FONT, 13).into_font())
+                        let style = TextStyle::from((FONT, TEXT).into_font())
                             .color(if dark { &WHITE } else { &BLACK })
                             .pos(Pos::new(HPos::Center, VPos::Center));
-                        texts.push(EmptyElement::at((x, y + 1)) + Text::new(text, centre, style));
+                        texts.push(Text::new(
+                            text,
+                            (SegmentValue::CenterOf(x), SegmentValue::CenterOf(y)),
+                            style,
+                        ));
                     }
                 }
             }
@@ -140,6 +153,14 @@ pub fn draw(
         }
         Ok(())
     })
+}
+
+/// A bucket's tick: its number at the centre of its cells, nothing at the cells' edges.
+fn bucket_label(value: &SegmentValue<i32>) -> String {
+    match value {
+        SegmentValue::CenterOf(bucket) => bucket.to_string(),
+        _ => String::new(),
+    }
 }
 
 #[cfg(test)]
@@ -179,6 +200,52 @@ mod tests {
         // Cell (7, 7): 140 cheap exits of 240 calls.
         assert!(svg.contains(">\n58\n</text>"), "{svg}");
         assert!(svg.contains("own material bucket"));
+    }
+
+    /// The value of attribute `name` in an SVG element's text.
+    fn attribute(element: &str, name: &str) -> Option<f64> {
+        element
+            .split(&format!(" {name}=\""))
+            .nth(1)?
+            .split('"')
+            .next()?
+            .parse()
+            .ok()
+    }
+
+    #[test]
+    fn bucket_ticks_sit_at_cell_centres() {
+        let svg = draw(
+            &grid(false),
+            &grid(false),
+            ("A = x", "B = y"),
+            &test_footer(),
+        )
+        .unwrap();
+        let centres: Vec<f64> = svg
+            .split("<rect")
+            .skip(2)
+            .filter_map(|rect| Some(attribute(rect, "x")? + attribute(rect, "width")? / 2.0))
+            .collect();
+        let ticks: Vec<f64> = svg
+            .split("<text")
+            .skip(1)
+            .filter(|text| text.contains("text-anchor=\"middle\""))
+            .filter(|text| {
+                let content = text.split('>').nth(1).unwrap_or("").trim_start();
+                content.starts_with(|c: char| c.is_ascii_digit())
+                    && content.split('<').next().unwrap().trim().len() == 1
+            })
+            .filter_map(|text| attribute(text, "x"))
+            .collect();
+        assert!(ticks.len() >= 3 * 8, "{ticks:?}: {svg}");
+        for tick in ticks {
+            assert!(
+                centres.iter().any(|centre| (centre - tick).abs() <= 1.0),
+                "a tick at x = {tick} is at no cell's centre: {svg}"
+            );
+        }
+        super::super::plot::assert_readable(&svg);
     }
 
     #[test]
