@@ -6,7 +6,7 @@ use anyhow::Result;
 use plotters::prelude::*;
 
 use super::match_llr::{H0_COLOUR, H1_COLOUR};
-use super::plot::{padded, plot_error, svg, Footer, A_COLOUR, B_COLOUR, FONT};
+use super::plot::{padded, plot_error, svg, Footer, A_COLOUR, B_COLOUR, FONT, TEXT};
 
 const SEARCH_COLOUR: RGBColor = RGBColor(0x7F, 0x7F, 0x7F);
 const ZERO_COLOUR: RGBColor = RGBColor(0x99, 0x99, 0x99);
@@ -39,13 +39,15 @@ pub fn draw(bars: &[Bar], bounds: (f64, f64), footer: &Footer) -> Result<String>
                 (FONT, 18),
             )
             .margin(12)
-            .x_label_area_size(40)
-            .y_label_area_size(60)
+            .x_label_area_size(44)
+            .y_label_area_size(70)
             .build_cartesian_2d((0..count).into_segmented(), lo..hi)
             .map_err(plot_error)?;
         chart
             .configure_mesh()
             .disable_x_mesh()
+            .label_style((FONT, TEXT))
+            .axis_desc_style((FONT, TEXT))
             .y_desc("Elo (logistic), bar: estimate, whisker: 95% interval")
             .x_label_formatter(&|x| match x {
                 SegmentValue::CenterOf(index) => names
@@ -66,17 +68,10 @@ pub fn draw(bars: &[Bar], bounds: (f64, f64), footer: &Footer) -> Result<String>
         chart
             .draw_series([across(0.0, ZERO_COLOUR, 1)])
             .map_err(plot_error)?;
-        for (y, colour, label) in [
-            (bounds.1, H1_COLOUR, format!("elo1 = {:+.1}", bounds.1)),
-            (bounds.0, H0_COLOUR, format!("elo0 = {:+.1}", bounds.0)),
-        ] {
+        for (y, colour) in [(bounds.1, H1_COLOUR), (bounds.0, H0_COLOUR)] {
             chart
                 .draw_series([across(y, colour, 2)])
-                .map_err(plot_error)?
-                .label(label)
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 16, y)], colour.stroke_width(2))
-                });
+                .map_err(plot_error)?;
         }
         let colours = [A_COLOUR, SEARCH_COLOUR, B_COLOUR];
         for (index, bar) in bars.iter().enumerate() {
@@ -112,7 +107,7 @@ pub fn draw(bars: &[Bar], bounds: (f64, f64), footer: &Footer) -> Result<String>
                 }
             }
         }
-        super::plot::legend(&mut chart, SeriesLabelPosition::UpperRight, 13)
+        Ok(())
     })
 }
 
@@ -144,9 +139,10 @@ mod tests {
         for name in ["speed", "search", "total", "elo0 = -5.0", "elo1 = +0.0"] {
             assert!(svg.contains(name), "{name}: {svg}");
         }
-        // The bounds: a line and a legend swatch each.
-        assert_eq!(count(&svg, "stroke=\"#2CA02C\""), 2, "{svg}");
-        assert_eq!(count(&svg, "stroke=\"#D62728\""), 2, "{svg}");
+        // The bounds: a line each, named in the title.
+        assert_eq!(count(&svg, "stroke=\"#2CA02C\""), 1, "{svg}");
+        assert_eq!(count(&svg, "stroke=\"#D62728\""), 1, "{svg}");
+        super::super::plot::assert_readable(&svg);
         // Three whiskers, each capped twice.
         assert_eq!(count(&svg, "<circle"), 6, "{svg}");
     }

@@ -4,7 +4,9 @@
 use anyhow::Result;
 use plotters::prelude::*;
 
-use super::plot::{padded, plot_error, svg, Footer, A_COLOUR, B_COLOUR, FONT};
+use super::plot::{
+    padded, plot_error, svg, with_legend_room, Footer, A_COLOUR, B_COLOUR, FONT, TEXT,
+};
 
 /// One played odds: log2 of B's time over A's, the Elo and its 95% interval.
 pub struct OddsElo {
@@ -18,6 +20,9 @@ pub struct Slope {
     pub value: f64,
     pub ci: (f64, f64),
 }
+
+/// The plot's width: room for the data and the legend beside it.
+const WIDTH: u32 = 1100;
 
 pub fn draw(title: &str, points: &[OddsElo], slope: &Slope, footer: &Footer) -> Result<String> {
     let x_max = points
@@ -46,16 +51,26 @@ pub fn draw(title: &str, points: &[OddsElo], slope: &Slope, footer: &Footer) -> 
             (lo.min(y), hi.max(y))
         });
     let (lo, hi) = padded(lo, hi, 0.08);
-    svg((900, 440), footer, |area| {
+    let band_label = format!("95% interval of k: {:.1} to {:.1}", slope.ci.0, slope.ci.1);
+    let fit_label = format!("fit: Elo = {:.1} · log2(odds)", slope.value);
+    let points_label = "played odds: Elo and its 95% interval";
+    let x_range = with_legend_room(
+        x_min..x_max,
+        &[&band_label, &fit_label, points_label],
+        WIDTH - 100,
+    );
+    svg((WIDTH, 440), footer, |area| {
         let mut chart = ChartBuilder::on(area)
             .caption(title, (FONT, 18))
             .margin(12)
-            .x_label_area_size(40)
-            .y_label_area_size(60)
-            .build_cartesian_2d(x_min..x_max, lo..hi)
+            .x_label_area_size(44)
+            .y_label_area_size(70)
+            .build_cartesian_2d(x_range, lo..hi)
             .map_err(plot_error)?;
         chart
             .configure_mesh()
+            .label_style((FONT, TEXT))
+            .axis_desc_style((FONT, TEXT))
             .x_desc("log2(B's time / A's time): doublings of time")
             .y_desc("Elo of B over A (logistic)")
             .x_label_formatter(&|x| format!("{x:.2}"))
@@ -71,10 +86,7 @@ pub fn draw(title: &str, points: &[OddsElo], slope: &Slope, footer: &Footer) -> 
         chart
             .draw_series([Polygon::new(band, B_COLOUR.mix(0.18).filled())])
             .map_err(plot_error)?
-            .label(format!(
-                "95% interval of k: {:.1} to {:.1}",
-                slope.ci.0, slope.ci.1
-            ))
+            .label(band_label.as_str())
             .legend(|(x, y)| {
                 Rectangle::new([(x, y - 5), (x + 16, y + 5)], B_COLOUR.mix(0.18).filled())
             });
@@ -84,7 +96,7 @@ pub fn draw(title: &str, points: &[OddsElo], slope: &Slope, footer: &Footer) -> 
                 B_COLOUR.stroke_width(2),
             ))
             .map_err(plot_error)?
-            .label(format!("fit: Elo = {:.1} · log2(odds)", slope.value))
+            .label(fit_label.as_str())
             .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], B_COLOUR.stroke_width(2)));
         for point in points {
             chart
@@ -101,9 +113,9 @@ pub fn draw(title: &str, points: &[OddsElo], slope: &Slope, footer: &Footer) -> 
                     .map(|point| Circle::new((point.log2_odds, point.elo), 5, A_COLOUR.filled())),
             )
             .map_err(plot_error)?
-            .label("played odds: Elo and its 95% interval")
+            .label(points_label)
             .legend(|(x, y)| Circle::new((x + 8, y), 5, A_COLOUR.filled()));
-        super::plot::legend(&mut chart, SeriesLabelPosition::UpperLeft, 13)
+        super::plot::legend(&mut chart)
     })
 }
 
@@ -136,5 +148,6 @@ mod tests {
         assert!(svg.contains("fit: Elo = 88.0 · log2(odds)"), "{svg}");
         assert!(svg.contains("95% interval of k: 75.0 to 101.0"), "{svg}");
         assert!(svg.contains("<polygon"), "{svg}");
+        super::super::plot::assert_readable(&svg);
     }
 }
