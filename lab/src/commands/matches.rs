@@ -86,6 +86,7 @@ fn options(args: &MatchPlayArgs) -> Result<MatchOptions> {
         pgn: args.pgn.clone(),
         resume: args.resume,
         exports: super::export_paths(&args.output.export),
+        report_on_interrupt: true,
     })
 }
 
@@ -174,6 +175,7 @@ fn outcome(report: MatchReport) -> Outcome {
     let exit = match report.exit_code {
         0 => Exit::Clean,
         1 => Exit::Regression,
+        crate::process::INTERRUPTED_EXIT => Exit::Interrupted,
         _ => Exit::Undecided,
     };
     Outcome {

@@ -76,6 +76,7 @@ pub fn run(lab: &Lab, args: &SpeedEloArgs) -> Result<Outcome> {
                 pgn: None,
                 resume: false,
                 exports: super::export_paths(&args.output.export),
+                report_on_interrupt: false,
             },
         )?;
         let elo = report.summary.elo.with_context(|| {

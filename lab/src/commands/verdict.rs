@@ -170,6 +170,7 @@ pub fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
             pgn: None,
             resume: false,
             exports: super::export_paths(&args.output.export),
+            report_on_interrupt: false,
         },
     )?;
     let state = report
