@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 pub use crate::report::Format;
 
@@ -18,7 +18,8 @@ Exit codes:
   0  SPRT accepted H1 (B is stronger by elo1 or more), or no --sprt and the match finished
   1  SPRT accepted H0 (B is not stronger by elo1)
   2  error (bad option or book, failed build, an engine that faults game after game, ...)
-  3  the game budget was spent without an SPRT decision";
+  3  the game budget was spent without an SPRT decision
+  130  interrupted (Ctrl-C, SIGTERM): the report of the games so far; --resume plays the rest";
 
 pub const VERDICT_EXIT_CODES_HELP: &str = "\
 Exit codes:
@@ -44,6 +45,39 @@ pub const DEFAULT_INSTR_THRESHOLD_PCT: f64 = 0.5;
 /// node than its baseline saved hours before. asv's `--factor` (1.1) makes a like allowance.
 pub const DEFAULT_BASELINE_THRESHOLD_PCT: f64 = 15.0;
 
+/// The heading of the options every command takes, listed apart from the command's own.
+pub const GLOBAL_OPTIONS: &str = "Global options";
+
+/// Parses the command line as [`Cli::try_parse`] does, with every option and positional that
+/// takes a value accepting a negative number (`--threshold -1`): the lab's own check then
+/// names what is wrong, where clap would call `-1` an unknown flag.
+pub fn parse() -> Result<Cli, clap::Error> {
+    parse_from(std::env::args_os())
+}
+
+/// [`parse`] over the given arguments (the first is the program's name).
+pub fn parse_from<I, T>(args: I) -> Result<Cli, clap::Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let mut command = with_negative_numbers(Cli::command());
+    let mut matches = command.try_get_matches_from_mut(args)?;
+    Cli::from_arg_matches_mut(&mut matches).map_err(|error| error.format(&mut command))
+}
+
+fn with_negative_numbers(command: clap::Command) -> clap::Command {
+    command
+        .mut_args(|arg| {
+            if arg.get_action().takes_values() {
+                arg.allow_negative_numbers(true)
+            } else {
+                arg
+            }
+        })
+        .mut_subcommands(with_negative_numbers)
+}
+
 /// Squall Lab: performance-regression lab for the squall chess engine.
 ///
 /// Builds the engine of any git revision (or the uncommitted WORKTREE) in a cache under
@@ -53,16 +87,16 @@ pub const DEFAULT_BASELINE_THRESHOLD_PCT: f64 = 15.0;
 #[command(name = "lab", version, after_help = EXIT_CODES_HELP)]
 pub struct Cli {
     /// Repository to operate on (default: discovered from the current directory).
-    #[arg(long, global = true, value_name = "PATH")]
+    #[arg(long, global = true, value_name = "PATH", help_heading = GLOBAL_OPTIONS)]
     pub repo: Option<PathBuf>,
 
     /// The engine definition (default: the repository's lab.toml; without one, squall with its
     /// own bench protocol). Keys: docs/lab-toml.md.
-    #[arg(long, global = true, value_name = "FILE")]
+    #[arg(long, global = true, value_name = "FILE", help_heading = GLOBAL_OPTIONS)]
     pub config: Option<PathBuf>,
 
     /// Print no progress lines or bars.
-    #[arg(long, short, global = true)]
+    #[arg(long, short, global = true, help_heading = GLOBAL_OPTIONS)]
     pub quiet: bool,
 
     #[command(subcommand)]

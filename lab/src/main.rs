@@ -1,7 +1,5 @@
 use std::process::ExitCode;
 
-use clap::Parser;
-use squall_lab::cli::Cli;
 use squall_lab::commands;
 
 /// Exit codes, also listed in `lab --help`; the others come from [`squall_lab::outcome::Exit`].
@@ -9,7 +7,7 @@ const NO_REGRESSION: u8 = 0;
 const ERROR: u8 = 2;
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let cli = match squall_lab::cli::parse() {
         Ok(cli) => cli,
         Err(error) => {
             let _ = error.print();

@@ -28,6 +28,8 @@ pub enum Exit {
     Regression,
     /// 3: a match spent its game budget without an SPRT decision.
     Undecided,
+    /// 130: a match interrupted by SIGINT or SIGTERM, reported with the games it had.
+    Interrupted,
 }
 
 impl Exit {
@@ -44,6 +46,7 @@ impl Exit {
             Exit::Clean => 0,
             Exit::Regression => 1,
             Exit::Undecided => 3,
+            Exit::Interrupted => crate::process::INTERRUPTED_EXIT,
         }
     }
 }

@@ -3,6 +3,7 @@
 
 use std::io::Read;
 use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread;
@@ -359,22 +360,65 @@ fn signal_group(pid: i32) {
     }
 }
 
+/// The exit code of a lab ended by SIGINT or SIGTERM (128 + SIGINT, as shells report it).
+pub const INTERRUPTED_EXIT: u8 = 130;
+
+/// While set, a signal ends the child groups and is left for the lab to act on.
+static REPORT_ON_INTERRUPT: AtomicBool = AtomicBool::new(false);
+/// A signal arrived while [`REPORT_ON_INTERRUPT`] was set.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
 /// Installs a SIGINT/SIGTERM handler that kills every registered process group and exits with
 /// 130, so engines and builds do not outlive an interrupted lab. Whatever the lab had appended
-/// (match results, PGN) stays on disk. Call once, at start-up.
+/// (match results, PGN) stays on disk. Inside [`ReportOnInterrupt`] the first signal does not
+/// exit: the lab reports what it has and then exits 130. Call once, at start-up.
 pub fn end_children_on_signal() {
     let _ = ctrlc::set_handler(|| {
         // The lock is kept until the exit, so no new group can start after this snapshot.
         let groups = lock(&LIVE_GROUPS);
+        let report = REPORT_ON_INTERRUPT.load(Ordering::SeqCst);
+        // Set before the groups end, so whatever their end causes is seen as the interrupt's.
+        let first = !INTERRUPTED.swap(true, Ordering::SeqCst);
         for &pid in groups.iter() {
             signal_group(pid);
+        }
+        if report && first {
+            eprintln!(
+                "\ninterrupted: ended {} child process group(s); reporting what was done \
+                 (interrupt again to exit at once)",
+                groups.len()
+            );
+            return;
         }
         eprintln!(
             "\ninterrupted: ended {} child process group(s)",
             groups.len()
         );
-        std::process::exit(130);
+        std::process::exit(i32::from(INTERRUPTED_EXIT));
     });
+}
+
+/// Whether a signal arrived inside [`ReportOnInterrupt`]: the work in hand stops, its child
+/// groups already ended, and the lab reports what it has before exiting 130.
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(Ordering::SeqCst)
+}
+
+/// While alive, the first SIGINT or SIGTERM ends the child groups and sets [`interrupted`]
+/// instead of exiting; dropped, a signal exits at once again.
+pub struct ReportOnInterrupt(());
+
+impl ReportOnInterrupt {
+    pub fn start() -> ReportOnInterrupt {
+        REPORT_ON_INTERRUPT.store(true, Ordering::SeqCst);
+        ReportOnInterrupt(())
+    }
+}
+
+impl Drop for ReportOnInterrupt {
+    fn drop(&mut self) {
+        REPORT_ON_INTERRUPT.store(false, Ordering::SeqCst);
+    }
 }
 
 #[cfg(test)]

@@ -3,8 +3,9 @@
 //! outside text (an engine's name, a commit subject): its control characters are written out
 //! ([`crate::report::sanitize`]), never sent to the terminal.
 
+use std::cell::Cell;
 use std::io::IsTerminal;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -22,10 +23,32 @@ pub struct Progress {
     quiet: bool,
 }
 
+/// `1h02m`, `4m10s`, `12s`.
+pub fn format_duration(duration: Duration) -> String {
+    let seconds = duration.as_secs();
+    match seconds {
+        0..60 => format!("{seconds}s"),
+        60..3600 => format!("{}m{:02}s", seconds / 60, seconds % 60),
+        _ => format!("{}h{:02}m", seconds / 3600, seconds % 3600 / 60),
+    }
+}
+
+/// The time left when `done` of `total` equal steps took `elapsed`; `None` before the first.
+pub fn eta(elapsed: Duration, done: u64, total: u64) -> Option<Duration> {
+    (done > 0).then(|| elapsed.mul_f64(total.saturating_sub(done) as f64 / done as f64))
+}
+
 pub struct Task {
     bar: Option<ProgressBar>,
-    /// Without a bar, each step is printed as its own line.
-    plain_steps: bool,
+    /// Without a bar: the task's message and start, for the steps' ETA and the closing line.
+    plain: Option<PlainTask>,
+}
+
+struct PlainTask {
+    message: String,
+    started: Instant,
+    /// Each step printed as its own line, with the steps done and the ETA (a counter).
+    steps: Option<(Cell<u64>, u64)>,
 }
 
 impl Progress {
@@ -40,42 +63,50 @@ impl Progress {
         }
     }
 
+    /// A wait of unknown length (a build, a callgrind run): a spinner with the time elapsed, or
+    /// a line when it starts and one with its duration when it ends.
     pub fn spinner(&self, message: &str) -> Task {
         if self.quiet {
             return Task::silent();
         }
+        let message = visible_lines(message).into_owned();
         if !self.interactive {
-            eprintln!("{} ...", visible_lines(message));
-            return Task::silent();
+            eprintln!("{message} ...");
+            return Task::plain(message, None);
         }
-        let bar = ProgressBar::new_spinner().with_message(visible_lines(message).into_owned());
+        let style = ProgressStyle::with_template("{spinner} {msg} {elapsed}")
+            .unwrap_or_else(|_| ProgressStyle::default_spinner());
+        let bar = ProgressBar::new_spinner()
+            .with_style(style)
+            .with_message(message);
         bar.enable_steady_tick(Duration::from_millis(120));
         Task {
             bar: Some(bar),
-            plain_steps: false,
+            plain: None,
         }
     }
 
+    /// `total` steps of about equal length (measurement runs): a bar with the time elapsed and
+    /// the time left, or a line per step with the steps done and the time left.
     pub fn counter(&self, total: u64, message: &str) -> Task {
         if self.quiet {
             return Task::silent();
         }
+        let message = visible_lines(message).into_owned();
         if !self.interactive {
-            eprintln!("{}: {total} runs", visible_lines(message));
-            return Task {
-                bar: None,
-                plain_steps: true,
-            };
+            eprintln!("{message}: {total} runs");
+            return Task::plain(message, Some(total));
         }
-        let style = ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} {elapsed}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar())
-            .progress_chars("=> ");
+        let style =
+            ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} {elapsed} (ETA {eta})")
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> ");
         let bar = ProgressBar::new(total)
             .with_style(style)
-            .with_message(visible_lines(message).into_owned());
+            .with_message(message);
         Task {
             bar: Some(bar),
-            plain_steps: false,
+            plain: None,
         }
     }
 }
@@ -84,7 +115,18 @@ impl Task {
     fn silent() -> Self {
         Task {
             bar: None,
-            plain_steps: false,
+            plain: None,
+        }
+    }
+
+    fn plain(message: String, total: Option<u64>) -> Self {
+        Task {
+            bar: None,
+            plain: Some(PlainTask {
+                message,
+                started: Instant::now(),
+                steps: total.map(|total| (Cell::new(0), total)),
+            }),
         }
     }
 
@@ -92,14 +134,31 @@ impl Task {
         if let Some(bar) = &self.bar {
             bar.inc(1);
             bar.set_message(visible_lines(detail).into_owned());
-        } else if self.plain_steps {
-            eprintln!("  {}", visible_lines(detail));
+        } else if let Some(PlainTask {
+            started,
+            steps: Some((done, total)),
+            ..
+        }) = &self.plain
+        {
+            done.set(done.get() + 1);
+            let left = eta(started.elapsed(), done.get(), *total)
+                .map_or_else(String::new, |left| {
+                    format!(", ETA {}", format_duration(left))
+                });
+            eprintln!("  {} [{}/{total}{left}]", visible_lines(detail), done.get());
         }
     }
 
     pub fn finish(self) {
         if let Some(bar) = self.bar {
             bar.finish_and_clear();
+        }
+        if let Some(plain) = self.plain {
+            eprintln!(
+                "{}: done in {}",
+                plain.message,
+                format_duration(plain.started.elapsed())
+            );
         }
     }
 }
@@ -158,5 +217,26 @@ impl Status {
         if let Some(bar) = self.bar {
             bar.finish_and_clear();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_eta_scales_the_time_so_far_by_the_steps_left() {
+        let second = Duration::from_secs(1);
+        assert_eq!(eta(second * 10, 0, 12), None);
+        assert_eq!(eta(second * 10, 2, 12), Some(second * 50));
+        assert_eq!(eta(second * 10, 12, 12), Some(Duration::ZERO));
+        assert_eq!(eta(second * 10, 13, 12), Some(Duration::ZERO));
+    }
+
+    #[test]
+    fn durations_read_at_a_glance() {
+        assert_eq!(format_duration(Duration::from_secs(12)), "12s");
+        assert_eq!(format_duration(Duration::from_secs(250)), "4m10s");
+        assert_eq!(format_duration(Duration::from_secs(3720)), "1h02m");
     }
 }

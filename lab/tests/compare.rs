@@ -389,6 +389,42 @@ fn an_engine_whose_timer_reads_zero_is_an_invalid_measurement() {
 }
 
 #[test]
+fn each_side_runs_one_discarded_warm_up_before_its_rounds() {
+    let repo = FakeRepo::new();
+    repo.commit_constant("WORK_PER_NODE", "250");
+    let log = tempfile::tempdir().unwrap();
+    let runs = log.path().join("runs");
+    let env = [("FAKE_ENGINE_RUNS", runs.to_str().unwrap())];
+    let bench_runs = || std::fs::read_to_string(&runs).unwrap().lines().count();
+
+    let bench = repo.lab_with_env(
+        &["bench", "HEAD", "--rounds", "2", "--no-instructions"],
+        &env,
+    );
+    assert_eq!(bench.code, 0, "{bench}");
+    assert_eq!(bench_runs(), 3, "a warm-up run and 2 rounds: {bench}");
+
+    std::fs::remove_file(&runs).unwrap();
+    let args = [
+        "compare",
+        "HEAD~1",
+        "HEAD",
+        "--rounds",
+        "3",
+        "--no-instructions",
+    ];
+    let compare = repo.lab_with_env(&[&args[..], &["--format", "json"]].concat(), &env);
+    assert_ne!(compare.code, 2, "{compare}");
+    assert_eq!(
+        bench_runs(),
+        2 + 2 * 3,
+        "a warm-up run per side, then 3 pairs: {compare}"
+    );
+    let ratio = &compare.json()["speed"]["cost_ratio"];
+    assert_eq!(ratio["rounds"], 3, "the warm-up is not a round: {compare}");
+}
+
+#[test]
 fn thresholds_must_be_finite_and_not_negative() {
     let repo = FakeRepo::new();
     for flag in ["--threshold", "--instr-threshold"] {

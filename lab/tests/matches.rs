@@ -534,10 +534,10 @@ fn resume_after_an_interrupt_loses_no_game_and_plays_none_twice() {
         "--out",
         out.to_str().unwrap(),
     ];
-    let mut child = Command::new(env!("CARGO_BIN_EXE_lab"))
+    let child = Command::new(env!("CARGO_BIN_EXE_lab"))
         .args(base)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
         .spawn()
         .expect("lab starts");
     // Generous: the games are short, and the gated ones wait for the interrupt (up to the
@@ -554,10 +554,26 @@ fn resume_after_an_interrupt_loses_no_game_and_plays_none_twice() {
     unsafe {
         libc::kill(child.id() as i32, libc::SIGINT);
     }
-    let status = child.wait().unwrap();
-    assert_eq!(status.code(), Some(130), "an interrupted lab exits 130");
+    let output = child.wait_with_output().unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr),
+    );
+    assert_eq!(
+        output.status.code(),
+        Some(130),
+        "an interrupted lab exits 130: {stderr}"
+    );
     let before = results_lines(&out).len() - 1;
     assert_eq!(before, GAMES_BEFORE, "games recorded before the interrupt");
+    assert!(
+        stderr.contains("24 games to play (0 recorded), concurrency 2, expected duration about"),
+        "the plan before the games: {stderr}"
+    );
+    assert!(
+        stdout.contains(&format!("interrupted after {GAMES_BEFORE} of 24 games")),
+        "the report of the games so far: {stdout}\n{stderr}"
+    );
     drop(serial);
     std::fs::remove_file(gate.join("limit")).unwrap();
 

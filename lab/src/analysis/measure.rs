@@ -448,6 +448,9 @@ impl Measurement {
 struct Runs<'a> {
     subject: &'a Subject<'a>,
     plan: &'a Plan,
+    /// The discarded warm-up run: not timed into any figure, but its search is checked against
+    /// the measured runs' as theirs are against each other.
+    warm_up: Option<BenchResult>,
     reports: Vec<BenchResult>,
 }
 
@@ -472,11 +475,27 @@ impl<'a> Runs<'a> {
         Self {
             subject,
             plan,
+            warm_up: None,
             reports: Vec::new(),
         }
     }
 
+    /// One run whose time is discarded, as hyperfine's `--warmup 1`: the first run of a binary
+    /// pays for what later runs find warm (the page cache holding the binary, the CPU's
+    /// frequency ramp, the allocator's first pages), a cost no round should carry.
+    fn warm_up(&mut self) -> Result<&BenchResult> {
+        let report = self.bench()?;
+        Ok(self.warm_up.insert(report))
+    }
+
     fn run_once(&mut self) -> Result<&BenchResult> {
+        let report = self.bench()?;
+        self.reports.push(report);
+        Ok(self.reports.last().expect("just pushed"))
+    }
+
+    /// A bench run, valid and with the same search as the runs before it.
+    fn bench(&self) -> Result<BenchResult> {
         let request = BenchRequest {
             depth: self.plan.depth,
             full_eval: self.subject.full_eval,
@@ -496,11 +515,10 @@ impl<'a> Runs<'a> {
                 self.subject.revision.short_name()
             )
         })?;
-        if let Some(first) = self.reports.first() {
+        if let Some(first) = self.warm_up.as_ref().or(self.reports.first()) {
             check_same_search(self.subject, first, &report)?;
         }
-        self.reports.push(report);
-        Ok(self.reports.last().expect("just pushed"))
+        Ok(report)
     }
 
     fn finish(
@@ -578,7 +596,8 @@ fn check_same_search(subject: &Subject, first: &BenchResult, later: &BenchResult
 }
 
 /// Measures two binaries with paired runs in ABBA order (A B, B A, A B, ...), so slow drifts of
-/// the machine affect both sides alike. The first two rounds double as the signature check.
+/// the machine affect both sides alike, after one discarded warm-up run of each. The warm-up
+/// and the first round double as the signature check.
 pub fn measure_pair(
     a: &Subject,
     b: &Subject,
@@ -589,7 +608,18 @@ pub fn measure_pair(
     plan.check()?;
     let mut a_runs = Runs::new(a, plan);
     let mut b_runs = Runs::new(b, plan);
-    let task = progress.counter(u64::from(plan.rounds) * 2, "measuring NPS (ABBA)");
+    let task = progress.counter(
+        u64::from(plan.rounds) * 2 + 2,
+        "measuring NPS (a warm-up run per side, then ABBA rounds)",
+    );
+    for runs in [&mut a_runs, &mut b_runs] {
+        let label = runs.subject.side.letter();
+        let report = runs.warm_up()?;
+        task.advance(&format!(
+            "warm-up: {label} {} (discarded)",
+            describe_run(report)
+        ));
+    }
     for round in 0..plan.rounds {
         let order = if round % 2 == 0 {
             [&mut a_runs, &mut b_runs]
@@ -619,7 +649,8 @@ fn describe_run(report: &BenchResult) -> String {
     format!("{} nodes, {:.0} nps", report.total_nodes, nps)
 }
 
-/// Measures one binary `plan.rounds` times (at least twice, for the signature check).
+/// Measures one binary `plan.rounds` times (at least twice, for the signature check) after one
+/// discarded warm-up run.
 pub fn measure_single(
     subject: &Subject,
     plan: &Plan,
@@ -628,7 +659,12 @@ pub fn measure_single(
 ) -> Result<Measured> {
     plan.check()?;
     let mut runs = Runs::new(subject, plan);
-    let task = progress.counter(u64::from(plan.rounds), "measuring NPS");
+    let task = progress.counter(
+        u64::from(plan.rounds) + 1,
+        "measuring NPS (a warm-up run, then the rounds)",
+    );
+    let report = runs.warm_up()?;
+    task.advance(&format!("warm-up: {} (discarded)", describe_run(report)));
     for round in 0..plan.rounds {
         let report = runs.run_once()?;
         task.advance(&format!("run {}: {}", round + 1, describe_run(report)));

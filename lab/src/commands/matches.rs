@@ -93,6 +93,7 @@ fn options(args: &MatchPlayArgs) -> Result<MatchOptions> {
             max_moves: args.maxmoves,
             scale_nps: args.scale_nps,
         },
+        report_on_interrupt: true,
     })
 }
 
@@ -342,6 +343,7 @@ fn outcome(report: MatchReport) -> Outcome {
     let exit = match report.exit_code {
         0 => Exit::Clean,
         1 => Exit::Regression,
+        crate::process::INTERRUPTED_EXIT => Exit::Interrupted,
         _ => Exit::Undecided,
     };
     Outcome {

@@ -181,6 +181,9 @@ pub struct MatchOptions {
     /// any of them.
     pub exports: Vec<NamedPath>,
     pub conventions: RunnerConventions,
+    /// On SIGINT or SIGTERM during the games, end them and report the games so far (exit 130)
+    /// rather than exit at once: `lab match`, whose report is the games.
+    pub report_on_interrupt: bool,
 }
 
 impl MatchOptions {
@@ -215,6 +218,7 @@ impl MatchOptions {
             sprt_may_change: false,
             exports,
             conventions: RunnerConventions::default(),
+            report_on_interrupt: false,
         })
     }
 }
@@ -247,6 +251,7 @@ pub fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
         sprt_may_change,
         exports,
         conventions,
+        report_on_interrupt,
     } = options;
     let RunnerConventions {
         sides,
@@ -468,18 +473,21 @@ pub fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
         concurrency: concurrency.min(jobs.len().max(1)),
     });
     progress.line(&format!(
-        "lab match: {} vs {}, {}, {} games to play ({} recorded), concurrency {}; results {}, PGN {}",
+        "lab match: {} vs {}, {}, {} games to play ({} recorded), concurrency {}, expected \
+         duration {}; results {}, PGN {}",
         identities[0].name,
         identities[1].name,
         describe_limits(&played_limits),
         jobs.len(),
         recorded.len(),
         arena.concurrency,
+        expected_duration(&limits, jobs.len(), arena.concurrency, stop_on.is_some()),
         results.path().display(),
         pgn.path().display()
     ));
     let started = Instant::now();
     let played_before = recorded.len();
+    let interrupt_guard = report_on_interrupt.then(crate::process::ReportOnInterrupt::start);
     let stop = runner::play(
         arena,
         jobs,
@@ -488,6 +496,7 @@ pub fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
         stop_on,
         progress,
     )?;
+    drop(interrupt_guard);
     let elapsed = started.elapsed();
     if let Stop::IgnoredLimit { side, reason } = &stop {
         bail!(
@@ -525,7 +534,14 @@ pub fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
         );
         report.nps_scale = Some(scale);
     }
-    if shard != Shard::WHOLE {
+    if stop == Stop::Interrupted {
+        report.verdict = format!(
+            "interrupted after {} of {} games: --resume plays the rest",
+            recorded.len(),
+            settings.games
+        );
+        report.exit_code = crate::process::INTERRUPTED_EXIT;
+    } else if shard != Shard::WHOLE {
         report.verdict = format!(
             "shard {}/{} finished: pool the shards with `lab match merge` for the verdict",
             shard.index, shard.count
@@ -533,6 +549,26 @@ pub fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
         report.exit_code = 0;
     }
     Ok(report)
+}
+
+/// The plan's expected duration in words: the games' expected time shared among the workers,
+/// or why there is none.
+fn expected_duration(
+    limits: &SideLimits,
+    games: usize,
+    concurrency: usize,
+    sequential: bool,
+) -> String {
+    let Some(game) = rules::expected_game_time(limits) else {
+        return "unknown (a nodes or depth limit takes what the machine takes)".to_string();
+    };
+    let rounds = games.div_ceil(concurrency.max(1)) as u32;
+    let total = format_duration(game.saturating_mul(rounds));
+    if sequential {
+        format!("at most about {total} (the SPRT may stop sooner)")
+    } else {
+        format!("about {total}")
+    }
 }
 
 /// `lab match merge FILES`.
@@ -676,6 +712,7 @@ fn build_report(
             Stop::Budget => "budget",
             Stop::Sprt(_) => "sprt",
             Stop::Faults { .. } | Stop::IgnoredLimit { .. } => "faults",
+            Stop::Interrupted => "interrupted",
         },
         verdict,
         exit_code,
@@ -916,15 +953,7 @@ fn side_label(side: Side) -> &'static str {
     }
 }
 
-/// `1h02m`, `4m10s`, `12s`.
-pub fn format_duration(duration: Duration) -> String {
-    let seconds = duration.as_secs();
-    match seconds {
-        0..60 => format!("{seconds}s"),
-        60..3600 => format!("{}m{:02}s", seconds / 60, seconds % 60),
-        _ => format!("{}h{:02}m", seconds / 3600, seconds % 3600 / 60),
-    }
-}
+pub use crate::progress::format_duration;
 
 #[cfg(test)]
 mod tests {

@@ -82,6 +82,28 @@ const MAX_TC_SECONDS: f64 = 86_400.0;
 /// a limit of its own.
 pub type SideLimits = [Limit; 2];
 
+/// Moves each side makes in a typical game, for a match's expected duration: self-play games
+/// at short clocks last about 80 plies before they end or are adjudicated.
+pub const TYPICAL_MOVES_PER_SIDE: u32 = 40;
+
+/// The time one game is expected to take when each side spends what its limit allows over
+/// [`TYPICAL_MOVES_PER_SIDE`] moves; `None` when a side's limit is not a time (nodes, depth).
+pub fn expected_game_time(limits: &SideLimits) -> Option<Duration> {
+    let moves = u64::from(TYPICAL_MOVES_PER_SIDE);
+    limits
+        .iter()
+        .map(|limit| match *limit {
+            Limit::Clock {
+                base_ms,
+                increment_ms,
+            } => Some(base_ms.saturating_add(increment_ms.saturating_mul(moves))),
+            Limit::MoveTime { movetime_ms } => Some(movetime_ms.saturating_mul(moves)),
+            Limit::Nodes { .. } | Limit::Depth { .. } => None,
+        })
+        .try_fold(0u64, |sum, side| side.map(|ms| sum.saturating_add(ms)))
+        .map(Duration::from_millis)
+}
+
 /// `tc 10+0.1` when both sides play under one limit, `A nodes 5000, B tc 10+0.1` otherwise.
 pub fn describe_limits(limits: &SideLimits) -> String {
     if limits[0] == limits[1] {
@@ -363,6 +385,22 @@ pub const UNTIMED_MOVE_DEADLINE: Duration = Duration::from_secs(60);
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_game_is_expected_to_take_both_sides_limits_over_a_typical_game() {
+        let tc = Limit::parse_tc("10+0.1").unwrap();
+        // 10 s + 40 × 0.1 s per side.
+        assert_eq!(expected_game_time(&[tc; 2]), Some(Duration::from_secs(28)));
+        let movetime = Limit::MoveTime { movetime_ms: 20 };
+        assert_eq!(
+            expected_game_time(&[movetime, tc]),
+            Some(Duration::from_millis(800 + 14_000))
+        );
+        assert_eq!(
+            expected_game_time(&[tc, Limit::Nodes { nodes: 5000 }]),
+            None
+        );
+    }
 
     #[test]
     fn time_controls_parse_in_fastchess_notation() {

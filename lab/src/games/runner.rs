@@ -26,6 +26,8 @@ use crate::progress::Progress;
 
 /// Games in a row an engine may lose to faults before the match is stopped.
 pub const MAX_CONSECUTIVE_FAULTS: u32 = 3;
+/// How often the writer, waiting for a game, looks whether the lab was interrupted.
+const INTERRUPT_POLL: Duration = Duration::from_millis(100);
 /// How often the status line's statistics are recomputed over all games.
 const STATUS_REDRAW: Duration = Duration::from_secs(1);
 
@@ -55,6 +57,8 @@ pub enum Stop {
         side: Side,
         reason: String,
     },
+    /// SIGINT or SIGTERM while the lab reports on interrupt ([`crate::process::ReportOnInterrupt`]).
+    Interrupted,
 }
 
 /// The PGN of a match, appended game by game.
@@ -152,7 +156,25 @@ pub fn play(
     let mut last_redraw: Option<Instant> = None;
     let mut ending = Stop::Budget;
     let mut failure = None;
-    for (game, _handover) in receiver {
+    loop {
+        let received = receiver.recv_timeout(INTERRUPT_POLL);
+        let interrupted = crate::process::interrupted();
+        let (game, _handover) = match received {
+            Ok(received) => received,
+            Err(mpsc::RecvTimeoutError::Timeout) if !interrupted => continue,
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                stop_interrupted(&stop, &mut ending);
+                break;
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        };
+        // The interrupt ended the engines: a game with a fault may be that end, a loss the
+        // engine did not make, so it is left to --resume to play again. A game without one
+        // ended on the board and is kept.
+        if interrupted && game.fault.is_some() {
+            stop_interrupted(&stop, &mut ending);
+            break;
+        }
         if let Err(error) = results.append(&game).and_then(|()| pgn.append(&game)) {
             stop.store(true, Ordering::Relaxed);
             failure = Some(error);
@@ -208,8 +230,14 @@ pub fn play(
             let summary = summarize(games, sprt);
             status.update(games.len() as u64, &status_line(&summary, total, eta), last);
         }
+        if interrupted {
+            stop_interrupted(&stop, &mut ending);
+            break;
+        }
     }
     stop.store(true, Ordering::Relaxed);
+    // Games still queued are dropped with their handovers, which frees the workers waiting.
+    drop(receiver);
     for worker in workers {
         let _ = worker.join();
     }
@@ -217,6 +245,13 @@ pub fn play(
     match failure {
         Some(error) => Err(error),
         None => Ok(ending),
+    }
+}
+
+fn stop_interrupted(stop: &AtomicBool, ending: &mut Stop) {
+    stop.store(true, Ordering::Relaxed);
+    if *ending == Stop::Budget {
+        *ending = Stop::Interrupted;
     }
 }
 

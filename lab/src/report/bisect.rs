@@ -2,7 +2,7 @@
 //! comparison of the commit found with its parent in the `lab compare` layout.
 
 use super::sanitize::code_span;
-use super::table::{Style, Table};
+use super::table::{cut, Style, Table, SUBJECT_WIDTH};
 use super::{signed_pct, thousands, Report};
 use crate::history::bisect::{BisectReport, Metric, Probe, Role};
 use crate::history::range::CommitInfo;
@@ -116,7 +116,7 @@ pub fn probe_rows(report: &BisectReport) -> Vec<[String; 6]> {
             [
                 (step + 1).to_string(),
                 format!("{} ({})", probe.commit.short, probe.position),
-                probe.commit.subject.clone(),
+                cut(&probe.commit.subject, SUBJECT_WIDTH),
                 figure(report.metric, probe),
                 probe.change_pct.map_or_else(String::new, signed_pct),
                 judged.to_string(),

@@ -2,7 +2,7 @@
 //! signature changed from the row before.
 
 use super::sanitize::code_span;
-use super::table::{Style, Table};
+use super::table::{cut, Style, Table, SUBJECT_WIDTH};
 use super::thousands;
 use crate::history::store::SeriesSettings;
 use crate::history::{last_line, FailedRow, HistoryReport, HistoryRow, Step, StepMetric};
@@ -13,9 +13,6 @@ pub const CHANGED: &str = "◆";
 pub const FAILED: &str = "✗";
 /// Marks a commit whose engine binary is an earlier row's: it shows that row's measurement.
 pub const SAME_BINARY: &str = "=";
-
-/// Longest subject shown in full; longer ones are cut with an ellipsis.
-const SUBJECT_WIDTH: usize = 48;
 
 fn header(report: &HistoryReport) -> [String; 8] {
     [
@@ -32,11 +29,7 @@ fn header(report: &HistoryReport) -> [String; 8] {
 
 /// The subject cut to [`SUBJECT_WIDTH`]; the table shows it literally in either style.
 fn subject(text: &str) -> String {
-    let mut shown: String = text.chars().take(SUBJECT_WIDTH).collect();
-    if text.chars().count() > SUBJECT_WIDTH {
-        shown.push('…');
-    }
-    shown
+    cut(text, SUBJECT_WIDTH)
 }
 
 fn row(row: &HistoryRow) -> [String; 8] {

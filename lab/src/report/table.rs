@@ -1,11 +1,23 @@
 //! The one table helper: a header and rows of text, laid out as a terminal table (comfy-table,
-//! figures right-aligned) or as a markdown table. A cell may hold outside text (an engine's
+//! figures right-aligned, cells wrapped to fit the terminal's width) or as a markdown table. A cell may hold outside text (an engine's
 //! name, a commit subject): both layouts show it literally (see [`super::sanitize`]).
 
 use comfy_table::presets::UTF8_FULL_CONDENSED;
-use comfy_table::CellAlignment;
+use comfy_table::{CellAlignment, ContentArrangement};
 
 use super::sanitize::{markdown_cell, visible};
+
+/// Longest commit subject a table shows in full; longer ones are cut with an ellipsis.
+pub const SUBJECT_WIDTH: usize = 48;
+
+/// `text` cut to `width` characters, an ellipsis marking the cut.
+pub fn cut(text: &str, width: usize) -> String {
+    let mut shown: String = text.chars().take(width).collect();
+    if text.chars().count() > width {
+        shown.push('…');
+    }
+    shown
+}
 
 /// How a table is laid out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,9 +63,21 @@ impl Table {
         }
     }
 
-    /// Labels in the first column, figures right-aligned in the others.
+    /// Labels in the first column, figures right-aligned in the others; on a terminal, the
+    /// cells wrapped to fit its width. Printed to a pipe or a file, the table keeps its natural
+    /// width, so the text is the same on every machine.
     pub fn terminal(&self) -> String {
+        self.terminal_within(None)
+    }
+
+    /// [`Self::terminal`] laid out within `width` columns when given (cells wrapped at their
+    /// words), otherwise within the terminal's width when stdout is one.
+    pub fn terminal_within(&self, width: Option<u16>) -> String {
         let mut table = comfy_table::Table::new();
+        table.set_content_arrangement(ContentArrangement::Dynamic);
+        if let Some(width) = width {
+            table.set_width(width);
+        }
         let shown = |cells: &[String]| -> Vec<String> {
             cells
                 .iter()
@@ -114,6 +138,35 @@ mod tests {
         let text = table.terminal();
         assert!(text.contains("a | <b>\\x1b[31m"), "{text}");
         assert!(!text.contains('\x1b'), "{text}");
+    }
+
+    #[test]
+    fn a_wide_table_fits_the_width_it_is_given_and_keeps_every_word() {
+        let subject = "eval: a fixed cost added to drawish_scale, which every evaluate call pays";
+        let table = Table::new(["figure", "A", "B", "B vs A"]).with_rows([
+            [
+                subject,
+                "1,234,567",
+                "1,240,000",
+                "+0.44% (95% CI -0.10% to +0.98%)",
+            ],
+            ["instructions per node", "2,345.6", "2,356.4", "+0.46%"],
+        ]);
+        let natural = table.terminal_within(None);
+        let widest = |text: &str| text.lines().map(|l| l.chars().count()).max().unwrap_or(0);
+        assert!(widest(&natural) > 80, "{natural}");
+        let fitted = table.terminal_within(Some(80));
+        assert!(widest(&fitted) <= 80, "{fitted}");
+        for word in subject.split(' ').chain(["+0.44%", "2,356.4"]) {
+            assert!(fitted.contains(word), "{word} lost:\n{fitted}");
+        }
+    }
+
+    #[test]
+    fn cut_marks_a_cut_with_an_ellipsis_and_keeps_short_text() {
+        assert_eq!(cut("short", 8), "short");
+        assert_eq!(cut("ééééé", 5), "ééééé");
+        assert_eq!(cut("a long subject", 6), "a long…");
     }
 
     #[test]
