@@ -35,7 +35,10 @@ pub fn draw(bars: &[Bar], bounds: (f64, f64), footer: &Footer) -> Result<String>
     svg((900, 420), footer, |area| {
         let mut chart = ChartBuilder::on(area)
             .caption(
-                "Elo of B over A: the speed, the search and their total",
+                format!(
+                    "Elo of B over A against the bounds elo0 = {:+.1} (red) and elo1 = {:+.1} (green)",
+                    bounds.0, bounds.1
+                ),
                 (FONT, 18),
             )
             .margin(12)
