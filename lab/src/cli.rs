@@ -494,8 +494,9 @@ pub struct VerdictCommandArgs {
     /// test); alpha and beta default to 0.05.
     #[arg(long, value_name = "SPEC", default_value = "elo0=-5,elo1=0")]
     pub sprt: String,
-    /// With the same signature: the most measurement rounds spent before the speed's Elo is
-    /// called undecided (the rounds double from --rounds).
+    /// The most measurement rounds (they double from --rounds): with the same signature,
+    /// before the speed's Elo is called undecided; with different signatures, before the games
+    /// start on a speed interval wider than the bounds' gap.
     #[arg(long, default_value_t = 48, value_parser = clap::value_parser!(u32).range(2..=10_000))]
     pub max_rounds: u32,
     /// With different signatures: the most fixed-node games before the SPRT is undecided.

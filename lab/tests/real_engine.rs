@@ -27,6 +27,10 @@ use std::process::Command;
 
 use git2::{ApplyLocation, Diff, IndexAddOption, Repository, Signature};
 
+#[path = "common/speed_elo.rs"]
+mod speed_elo;
+use speed_elo::store_stand_in_model;
+
 fn env_or(name: &str, default: &str) -> String {
     std::env::var(name).unwrap_or_else(|_| default.to_string())
 }
@@ -207,42 +211,6 @@ fn redundant_work_in_a_hot_function_is_a_regression_with_an_unchanged_signature(
         serde_json::json!([["Threads", "1"], ["FullEval", "true"]]),
         "{context}"
     );
-}
-
-/// A model of 80 Elo per doubling (70 to 90) at 2+0.02 for this machine, as `lab speed-elo`
-/// stores it, fitted on no real binary.
-fn store_stand_in_model(repo: &Path) {
-    use squall_lab::games::rules::Limit;
-    use squall_lab::games::sprt::Estimate;
-    use squall_lab::verdict::models::{self, ModelEngine, SpeedEloModel};
-    use squall_lab::verdict::speed_elo::{fit, OddsPoint};
-    let machine = squall_lab::machine::Machine::current();
-    let points = [OddsPoint {
-        odds: 2.0,
-        elo: Estimate {
-            value: 80.0,
-            ci_low: 70.0,
-            ci_high: 90.0,
-        },
-        games: 1000,
-    }];
-    let model = SpeedEloModel {
-        kind: models::SPEED_ELO_KIND.into(),
-        schema_version: models::SPEED_ELO_SCHEMA_VERSION,
-        engine: ModelEngine {
-            spec: "stand-in".into(),
-            commit: None,
-            binary: "stand-in".into(),
-        },
-        limit: Limit::parse_tc("2+0.02").unwrap(),
-        machine_id: squall_lab::history::store::machine_id(&machine),
-        machine,
-        elo_per_doubling: fit(&points).unwrap(),
-        games: 1000,
-        date: "2026-12-02".into(),
-    };
-    let paths = squall_lab::paths::LabPaths::new(repo);
-    models::save(&models::models_dir(&paths), &model).unwrap();
 }
 
 /// Runs `lab --repo REPO COMMAND... --format json --rounds 6 MEASURE...`: its exit code, its JSON

@@ -1,5 +1,5 @@
 //! `lab report`'s pages over arbitrary Unicode: every string field of a compare, match,
-//! history and calibration document replaced by any text is drawn without a panic (no byte
+//! history, calibration, verdict and speed-Elo document replaced by any text is drawn without a panic (no byte
 //! slicing of strings), escaped, and a document of a schema version the lab does not read is
 //! refused naming the versions it reads. In-process, through the rendering functions that
 //! `lab report` calls.
@@ -194,6 +194,77 @@ fn calibration_document() -> Value {
     })
 }
 
+/// A verdict document: the compare document as its measurement, and with `games` the
+/// fixed-node match of different signatures (without, the same signature: no game).
+fn verdict_document(games: bool) -> Value {
+    let estimate =
+        |value: f64| json!({"value": value, "ci_low": value - 10.0, "ci_high": value + 10.0});
+    let search = games.then(|| {
+        json!({
+            "nodes_per_move": 164455,
+            "nps": 2349364.0,
+            "typical_move_ms": 70,
+            "shifted_sprt": {"elo0": 3.2, "elo1": 8.2, "alpha": 0.05, "beta": 0.05,
+                             "model": "logistic"},
+            "match": match_document()
+        })
+    });
+    json!({
+        "schema_version": 2,
+        "kind": "verdict",
+        "limit": {"kind": "clock", "base_ms": 2000, "increment_ms": 20},
+        "tc": "2+0.02",
+        "sprt": {"elo0": -5.0, "elo1": 0.0, "alpha": 0.05, "beta": 0.05, "model": "logistic"},
+        "comparison": compare_document(),
+        "model": {"elo_per_doubling": estimate(155.0), "fitted_on": "5d05aef", "same_binary": true,
+                  "games": 400, "date": "2026-12-02", "path": "target/lab/speed-elo/m.json"},
+        "speed_ratio": {"value": 0.82, "ci_low": 0.70, "ci_high": 0.96},
+        "speed_elo": estimate(-44.0),
+        "search_elo": estimate(if games { -20.0 } else { 0.0 }),
+        "total_elo": estimate(-64.0),
+        "llr": -0.6,
+        "llr_lower": -2.94,
+        "llr_upper": 2.94,
+        "games": if games { 20 } else { 0 },
+        "rounds": 6,
+        "search": search,
+        "decision": "continue",
+        "wall_time_s": 116.5,
+        "notes": ["a note"]
+    })
+}
+
+fn speed_elo_document() -> Value {
+    let fit = json!({
+        "value": 155.1, "ci_low": 116.1, "ci_high": 194.1,
+        "points": [
+            {"odds": 1.5, "elo": {"value": 77.7, "ci_low": 39.2, "ci_high": 118.2}, "games": 200},
+            {"odds": 2.0, "elo": {"value": 166.2, "ci_low": 121.4, "ci_high": 216.9}, "games": 200}
+        ]
+    });
+    json!({
+        "schema_version": 2,
+        "kind": "speed-elo",
+        "elo_per_doubling": fit.clone(),
+        "models": [{
+            "kind": "lab-speed-elo",
+            "schema_version": 1,
+            "engine": {"spec": "HEAD", "commit": "5d05aefaa1e1743aba28bb2f05b1469882e318bf",
+                       "binary": "74b32d52d7cae663e493b05c27af95d74bba4245"},
+            "limit": {"kind": "clock", "base_ms": 2000, "increment_ms": 20},
+            "machine": {"cpu_model": "a cpu", "cores": 2, "kernel": "6.1",
+                        "transparent_hugepages": "madvise", "governor": "unavailable"},
+            "machine_id": "98dad7d66072",
+            "elo_per_doubling": fit,
+            "games": 400,
+            "date": "2026-12-02"
+        }],
+        "unusable": ["target/lab/match/old.jsonl: another binary"],
+        "stored": "target/lab/speed-elo/m.json",
+        "results_files": ["target/lab/match/HEAD-vs-HEAD.jsonl"]
+    })
+}
+
 /// The documents of every kind, each with the pointers of its free-text fields: the string
 /// fields whose value any text may take and the page is still drawn. The others (kinds,
 /// enums, hex ids parsed as such) may refuse the document, never panic.
@@ -230,14 +301,20 @@ fn with(document: &Value, pointers: &[String], text: &[String]) -> Value {
     changed
 }
 
+/// How many documents [`fixtures`] holds.
+const FIXTURES: usize = 7;
+
 fn fixtures() -> &'static [Fixture] {
-    static FIXTURES: OnceLock<Vec<Fixture>> = OnceLock::new();
-    FIXTURES.get_or_init(|| {
+    static DOCUMENTS: OnceLock<Vec<Fixture>> = OnceLock::new();
+    let fixtures = DOCUMENTS.get_or_init(|| {
         let documents = [
             ("compare", compare_document()),
             ("match", match_document()),
             ("history", history_document()),
             ("calibration", calibration_document()),
+            ("verdict without games", verdict_document(false)),
+            ("verdict with games", verdict_document(true)),
+            ("speed-elo", speed_elo_document()),
         ];
         documents
             .into_iter()
@@ -260,8 +337,10 @@ fn fixtures() -> &'static [Fixture] {
                     other,
                 }
             })
-            .collect()
-    })
+            .collect::<Vec<_>>()
+    });
+    assert_eq!(fixtures.len(), FIXTURES);
+    fixtures
 }
 
 #[test]
@@ -331,7 +410,7 @@ proptest! {
 
     #[test]
     fn free_text_of_any_unicode_is_drawn(
-        which in 0usize..4,
+        which in 0usize..FIXTURES,
         texts in prop::collection::vec(any_text(), 1..8),
     ) {
         let fixture = &fixtures()[which];
@@ -341,7 +420,7 @@ proptest! {
 
     #[test]
     fn any_text_in_any_string_field_never_panics(
-        which in 0usize..4,
+        which in 0usize..FIXTURES,
         field in any::<prop::sample::Index>(),
         text in any_text(),
     ) {

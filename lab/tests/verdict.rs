@@ -4,46 +4,8 @@
 
 mod common;
 
+use common::speed_elo::store_stand_in_model;
 use common::FakeRepo;
-use squall_lab::games::rules::Limit;
-use squall_lab::games::sprt::Estimate;
-use squall_lab::history::store::machine_id;
-use squall_lab::machine::Machine;
-use squall_lab::paths::LabPaths;
-use squall_lab::verdict::models::{
-    self, ModelEngine, SpeedEloModel, SPEED_ELO_KIND, SPEED_ELO_SCHEMA_VERSION,
-};
-use squall_lab::verdict::speed_elo::{fit, OddsPoint};
-
-/// A model of 80 ± 10 Elo per doubling at 2+0.02 for this machine, fitted on another binary.
-fn store_model(repo: &FakeRepo) {
-    let machine = Machine::current();
-    let points = [OddsPoint {
-        odds: 2.0,
-        elo: Estimate {
-            value: 80.0,
-            ci_low: 70.0,
-            ci_high: 90.0,
-        },
-        games: 1000,
-    }];
-    let model = SpeedEloModel {
-        kind: SPEED_ELO_KIND.into(),
-        schema_version: SPEED_ELO_SCHEMA_VERSION,
-        engine: ModelEngine {
-            spec: "v1.0".into(),
-            commit: None,
-            binary: "another-binary".into(),
-        },
-        limit: Limit::parse_tc("2+0.02").unwrap(),
-        machine_id: machine_id(&machine),
-        machine,
-        elo_per_doubling: fit(&points).unwrap(),
-        games: 1000,
-        date: "2026-12-01".into(),
-    };
-    models::save(&models::models_dir(&LabPaths::new(repo.path())), &model).unwrap();
-}
 
 fn verdict(repo: &FakeRepo, a: &str, b: &str) -> common::LabRun {
     repo.lab(&[
@@ -72,7 +34,7 @@ fn a_same_signature_slowdown_is_judged_by_its_speed_alone_with_no_games() {
         "the error names the command that makes a model: {missing}"
     );
 
-    store_model(&repo);
+    store_stand_in_model(repo.path());
     let run = verdict(&repo, "HEAD~1", "HEAD");
     assert_eq!(run.code, 1, "1.5 times the work per node is H0: {run}");
     let report = run.json();

@@ -86,7 +86,6 @@ fn options(args: &MatchPlayArgs) -> Result<MatchOptions> {
         } else {
             Resume::No
         },
-        sprt_may_change: false,
         exports: super::export_paths(&args.output.export),
         conventions: RunnerConventions {
             sides: [a.setup, b.setup],

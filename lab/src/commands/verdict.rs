@@ -24,8 +24,8 @@ use crate::report::Report;
 use crate::schema::{Kind, LAB_JSON_SCHEMA_VERSION};
 use crate::verdict::speed_elo::{add, speed_elo};
 use crate::verdict::{
-    models, node_budget, shifted_sprt, speed_decision, speed_ratio, typical_move_ms, Decision,
-    ModelUse, SearchGames, VerdictReport,
+    models, node_budget, shifted_sprt, speed_decision, speed_measured_finely, speed_ratio,
+    typical_move_ms, Decision, ModelUse, SearchGames, VerdictReport,
 };
 
 pub fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
@@ -132,6 +132,32 @@ pub fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
         }));
     }
 
+    while !speed_measured_finely(&ratio, model.elo_per_doubling.value, &sprt)
+        && rounds < args.max_rounds
+    {
+        rounds = (rounds * 2).min(args.max_rounds);
+        lab.progress().line(&format!(
+            "speed ratio {:.4} (95% CI {:.4} to {:.4}) is too coarse to shift bounds {} apart by: \
+             measuring again with {rounds} rounds",
+            ratio.value,
+            ratio.ci_low,
+            ratio.ci_high,
+            sprt.elo1 - sprt.elo0
+        ));
+        let instructions = comparison.instructions.clone();
+        let (again, _) = measure(lab, args, rounds, false)?;
+        comparison = again;
+        comparison.instructions = instructions;
+        (ratio, speed) = speed_of(&comparison)?;
+    }
+    if !speed_measured_finely(&ratio, model.elo_per_doubling.value, &sprt) {
+        notes.push(format!(
+            "the speed's interval ({:+.1} to {:+.1} Elo) is still wider than the bounds' gap after \
+             {rounds} rounds: its lower end charges B more than a quiet machine would",
+            speed.ci_low, speed.ci_high
+        ));
+    }
+
     // The fastest of A's runs: load only ever slows a run, so the fastest is the nearest to
     // the machine's own speed, and a busy machine does not shrink the games' budget.
     let nps = comparison.a.nps.max;
@@ -172,10 +198,8 @@ pub fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
         super::export_paths(&args.output.export),
     )?;
     options.sprt = Some(shifted);
-    options.sprt_may_change = true;
     if let Some((path, _)) = earlier {
-        options.out = Some(path);
-        options.resume = Resume::Required;
+        options.resume = Resume::Rebounded(path);
     }
     let report = games::run(lab, options)?;
     let state = report
@@ -241,33 +265,20 @@ struct Findings {
 /// one budget for both sides, with an SPRT. Its budget is kept, so that its games pool with
 /// the new ones.
 fn earlier_games(match_dir: &Path, binaries: [&str; 2]) -> Option<(PathBuf, u64)> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir(match_dir).into_iter().flatten().flatten() {
-        let path = entry.path();
-        if path.extension().is_none_or(|ext| ext != "jsonl") {
-            continue;
-        }
-        let Ok((header, _, _)) = results::read(&path) else {
-            continue;
-        };
+    let (newest, _) = results::newest(match_dir, |header| {
         let settings = &header.settings;
         let [Limit::Nodes { nodes }, Limit::Nodes { nodes: b_nodes }] = settings.limits else {
-            continue;
+            return None;
         };
         let same_engines =
             settings.engines[0].binary == binaries[0] && settings.engines[1].binary == binaries[1];
-        if nodes != b_nodes
-            || !same_engines
-            || settings.sprt.is_none()
-            || header.shard != Shard::WHOLE
-        {
-            continue;
-        }
-        let modified = entry.metadata().and_then(|meta| meta.modified()).ok();
-        found.push((modified, path, nodes));
-    }
-    found.sort();
-    found.pop().map(|(_, path, nodes)| (path, nodes))
+        (nodes == b_nodes
+            && same_engines
+            && settings.sprt.is_some()
+            && header.shard == Shard::WHOLE)
+            .then_some(nodes)
+    });
+    newest
 }
 
 /// A and B measured as `lab compare` measures them, `rounds` paired rounds; instructions only

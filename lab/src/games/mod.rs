@@ -123,7 +123,7 @@ pub struct RunnerConventions {
 }
 
 /// Whether a match continues an earlier results file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Resume {
     /// A new results file.
     No,
@@ -132,6 +132,10 @@ pub enum Resume {
     /// As `Required`, but a new results file when none has these settings: for commands that
     /// play several matches, where an interruption leaves some of them not yet begun.
     IfAny,
+    /// This results file, whose SPRT bounds may differ from this run's: `lab verdict` shifts
+    /// them by each run's new measurement of the speed. The LLR is taken anew over every
+    /// recorded pair. The engines are the same binaries, whatever the revisions were called.
+    Rebounded(PathBuf),
 }
 
 /// Where and when one merged shard was started.
@@ -174,9 +178,6 @@ pub struct MatchOptions {
     pub pgn: Option<PathBuf>,
     /// Whether to continue the games of an existing results file played with the same settings.
     pub resume: Resume,
-    /// On resume, the SPRT's bounds may differ from the file's: `lab verdict` shifts them by
-    /// each run's new measurement of the speed. The LLR is taken anew over every recorded pair.
-    pub sprt_may_change: bool,
     /// The other files this run writes (the report's exports): the match's files may not be
     /// any of them.
     pub exports: Vec<NamedPath>,
@@ -215,7 +216,6 @@ impl MatchOptions {
             out: None,
             pgn: None,
             resume: Resume::No,
-            sprt_may_change: false,
             exports,
             conventions: RunnerConventions::default(),
             report_on_interrupt: false,
@@ -248,7 +248,6 @@ pub fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
         out,
         pgn,
         resume,
-        sprt_may_change,
         exports,
         conventions,
         report_on_interrupt,
@@ -326,8 +325,10 @@ pub fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
     );
 
     let match_dir = paths.root.join("match");
+    let rebounded = matches!(resume, Resume::Rebounded(_));
     let resumed = match (resume, &out) {
         (Resume::No, _) => None,
+        (Resume::Rebounded(path), _) => Some(path),
         (_, Some(path)) => Some(path.clone()),
         (Resume::Required, None) => Some(newest_match(&match_dir, &settings, shard)?),
         (Resume::IfAny, None) => newest_match(&match_dir, &settings, shard).ok(),
@@ -340,10 +341,11 @@ pub fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
             &exports,
         )?;
         let (file, header, games) = ResultsFile::resume(&path)?;
-        let mut changed = differences(&header.settings, &settings);
-        if sprt_may_change {
-            changed.retain(|name| name != "sprt");
-        }
+        let changed = if rebounded {
+            results::differences_but_bounds_and_names(&header.settings, &settings)
+        } else {
+            differences(&header.settings, &settings)
+        };
         if !changed.is_empty() {
             bail!(
                 "cannot resume {}: it was played with other settings ({}); start a new match with another --out",
@@ -911,26 +913,11 @@ fn results_stem(specs: &[String; 2]) -> String {
 
 /// The newest results file under `dir` played with `settings` as shard `shard`.
 fn newest_match(dir: &Path, settings: &MatchSettings, shard: Shard) -> Result<PathBuf> {
-    let mut candidates = Vec::new();
-    let mut others = 0;
-    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let path = entry.path();
-        if path.extension().is_none_or(|ext| ext != "jsonl") {
-            continue;
-        }
-        match results::read(&path) {
-            Ok((header, _, _))
-                if header.shard == shard && differences(&header.settings, settings).is_empty() =>
-            {
-                let modified = entry.metadata().and_then(|m| m.modified()).ok();
-                candidates.push((modified, path));
-            }
-            _ => others += 1,
-        }
-    }
-    candidates.sort();
-    match candidates.pop() {
-        Some((_, path)) => Ok(path),
+    let (newest, others) = results::newest(dir, |header| {
+        (header.shard == shard && differences(&header.settings, settings).is_empty()).then_some(())
+    });
+    match newest {
+        Some((path, ())) => Ok(path),
         None => bail!(
             "--resume: no match with these settings under {} ({others} other results files there); name one with --out",
             dir.display()

@@ -322,6 +322,31 @@ pub fn read(path: &Path) -> Result<(Header, Vec<GameRecord>, u64)> {
     parse(&bytes, path)
 }
 
+/// The newest results file under `dir` (by modification time) whose header `accept` takes,
+/// with what it took; and how many results files `accept` did not take or could not be read.
+pub fn newest<T>(
+    dir: &Path,
+    accept: impl Fn(&Header) -> Option<T>,
+) -> (Option<(PathBuf, T)>, usize) {
+    let mut taken = Vec::new();
+    let mut others = 0;
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.extension().is_none_or(|ext| ext != "jsonl") {
+            continue;
+        }
+        match read(&path).ok().and_then(|(header, _, _)| accept(&header)) {
+            Some(value) => {
+                let modified = entry.metadata().and_then(|meta| meta.modified()).ok();
+                taken.push((modified, path, value));
+            }
+            None => others += 1,
+        }
+    }
+    taken.sort_by(|x, y| (x.0, &x.1).cmp(&(y.0, &y.1)));
+    (taken.pop().map(|(_, path, value)| (path, value)), others)
+}
+
 /// The header and games of a results file's bytes (`path` names it in errors). Blank lines are
 /// skipped; every game must be one the header's schedule plays, once.
 pub fn parse(bytes: &[u8], path: &Path) -> Result<(Header, Vec<GameRecord>, u64)> {
@@ -443,6 +468,29 @@ pub fn differences(base: &MatchSettings, other: &MatchSettings) -> Vec<String> {
     names
 }
 
+/// The settings a file resumed with new SPRT bounds may record otherwise (`lab verdict`'s
+/// resume): the bounds, and how the same two binaries were named (a later commit that changed
+/// only docs builds the same binary).
+const BOUNDS_AND_NAMES: [&str; 7] = [
+    "sprt",
+    "engines[A].spec",
+    "engines[A].commit",
+    "engines[A].name",
+    "engines[B].spec",
+    "engines[B].commit",
+    "engines[B].name",
+];
+
+/// [`differences`] but for the SPRT bounds and the engines' names.
+pub fn differences_but_bounds_and_names(
+    base: &MatchSettings,
+    other: &MatchSettings,
+) -> Vec<String> {
+    let mut names = differences(base, other);
+    names.retain(|name| !BOUNDS_AND_NAMES.contains(&name.as_str()));
+    names
+}
+
 /// Game pairs among `games` with both games played.
 pub fn complete_pairs(games: &[GameRecord]) -> BTreeMap<u64, [Option<&GameRecord>; 2]> {
     let mut pairs: BTreeMap<u64, [Option<&GameRecord>; 2]> = BTreeMap::new();
@@ -524,6 +572,65 @@ mod tests {
         let line = serde_json::to_string(&Header::new(today.clone(), Shard::WHOLE, None)).unwrap();
         let back: Header = serde_json::from_str(&line).unwrap();
         assert!(differences(&back.settings, &today).is_empty());
+    }
+
+    /// A verdict resumes the games of the same binaries whatever they were called and with
+    /// bounds shifted anew; another binary is another match.
+    #[test]
+    fn a_rebounded_resume_ignores_bounds_and_names_but_not_binaries() {
+        let old: Header = serde_json::from_str(ONE_LIMIT_HEADER).unwrap();
+        let mut today = old.settings.clone();
+        today.engines[0].spec = "main".to_string();
+        today.engines[0].commit = Some("c2".to_string());
+        today.engines[0].name = "squall A (c2)".to_string();
+        today.engines[1].spec = "exp".to_string();
+        today.sprt = Some(Sprt::new(3.0, 8.0, 0.05, 0.05, EloModel::Logistic).unwrap());
+        assert_eq!(differences(&old.settings, &today).len(), 5);
+        assert!(differences_but_bounds_and_names(&old.settings, &today).is_empty());
+        today.engines[1].binary = "k2".to_string();
+        today.limits[0] = super::super::rules::Limit::Nodes { nodes: 10_000 };
+        assert_eq!(
+            differences_but_bounds_and_names(&old.settings, &today),
+            ["engines[B].binary", "limits[A]"]
+        );
+    }
+
+    /// The newest accepted file by modification time, what `accept` took from it, and every
+    /// other file counted: rejected, unreadable or not a results file.
+    #[test]
+    fn the_newest_accepted_results_file_is_found_and_the_others_counted() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, text: &str, age_s: u64| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, text).unwrap();
+            let modified = std::time::SystemTime::now() - std::time::Duration::from_secs(age_s);
+            File::options()
+                .write(true)
+                .open(&path)
+                .unwrap()
+                .set_modified(modified)
+                .unwrap();
+        };
+        let header = format!("{ONE_LIMIT_HEADER}\n");
+        write("old.jsonl", &header, 300);
+        write("new.jsonl", &header, 100);
+        write(
+            "newest-other.jsonl",
+            &header.replace("\"k1\"", "\"k9\""),
+            10,
+        );
+        write("broken.jsonl", "{not json\n", 0);
+        write("notes.txt", "not a results file", 0);
+        let (found, others) = newest(dir.path(), |header| {
+            (header.settings.engines[0].binary == "k1").then_some(header.settings.games)
+        });
+        assert_eq!(found, Some((dir.path().join("new.jsonl"), 100)));
+        assert_eq!(
+            others, 2,
+            "newest-other and broken (old was taken too, but is older)"
+        );
+        let (none, others) = newest(dir.path(), |_| None::<()>);
+        assert_eq!((none, others), (None, 4));
     }
 
     #[test]

@@ -101,6 +101,15 @@ pub fn shifted_sprt(sprt: &Sprt, speed_elo: &Estimate) -> Sprt {
     }
 }
 
+/// Whether the speed is measured finely enough to shift the games' bounds by it: the
+/// measurement's own half-width in Elo (the model's slope times half the ratio interval's width
+/// in doublings; more rounds narrow only this part) is at most half the bounds' gap. Under load
+/// a few rounds give an interval whose lower end charges a change tens of Elo it may not cost.
+pub fn speed_measured_finely(ratio: &Estimate, elo_per_doubling: f64, sprt: &Sprt) -> bool {
+    let half_width = elo_per_doubling.abs() * (ratio.ci_high / ratio.ci_low).log2() / 2.0;
+    half_width.is_finite() && half_width <= (sprt.elo1 - sprt.elo0) / 2.0
+}
+
 /// The decision of a verdict, as the exit code says it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -250,6 +259,21 @@ mod tests {
             ci_low: value - half_width,
             ci_high: value + half_width,
         }
+    }
+
+    /// At 155 Elo per doubling, bounds 5 apart ask for the ratio within about ±1.1%: ±1% is
+    /// fine enough, ±5% (a loaded machine's six rounds) is not, and neither is no interval.
+    #[test]
+    fn the_speed_is_fine_enough_when_its_own_half_width_is_within_half_the_gap() {
+        let ratio = |low: f64, high: f64| Estimate {
+            value: (low + high) / 2.0,
+            ci_low: low,
+            ci_high: high,
+        };
+        assert!(speed_measured_finely(&ratio(0.99, 1.01), 155.0, &sprt()));
+        assert!(!speed_measured_finely(&ratio(0.95, 1.05), 155.0, &sprt()));
+        assert!(speed_measured_finely(&ratio(0.95, 1.05), 20.0, &sprt()));
+        assert!(!speed_measured_finely(&ratio(0.0, 1.05), 155.0, &sprt()));
     }
 
     #[test]

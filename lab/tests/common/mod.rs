@@ -4,6 +4,7 @@
 
 pub mod browser;
 pub mod calibration;
+pub mod speed_elo;
 pub mod svg;
 
 use std::fs;
