@@ -24,8 +24,9 @@
 //! Flamegraphs: `cargo bench -p squall-benches --bench eval -- --profile-time 5` writes
 //! `<target>/criterion/<group>/<id>/profile/flamegraph.svg` for every benchmark (no timing then).
 
+mod criterion_files;
+
 use std::hint::black_box;
-use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
 use criterion::{Criterion, Throughput};
@@ -34,6 +35,8 @@ use squall::counters::Counters;
 use squall::eval::{self, Evaluator};
 use squall::tier::{SearchKind, Tier};
 use squall::Board;
+
+use criterion_files::criterion_median_ns;
 
 /// Null windows `(s - 1, s + 1)` with `s` = full score + each offset (centipawns): near the
 /// score every tier has to run to the full one, far from it the cheap tiers exit. The mix is
@@ -174,33 +177,6 @@ fn bench_eval(c: &mut Criterion) {
     }
 }
 
-/// Directory where criterion writes its results, found the way criterion 0.5 finds it.
-fn criterion_dir() -> PathBuf {
-    if let Some(home) = std::env::var_os("CRITERION_HOME") {
-        return PathBuf::from(home);
-    }
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../target"));
-    target.join("criterion")
-}
-
-/// Criterion's median time in ns for one benchmark, if it was written by this process
-/// (`since` = process start), so a stale file from an earlier run is never read.
-fn criterion_median_ns(kind: Kind, since: SystemTime) -> Option<f64> {
-    let (group, id) = kind.id();
-    let path = criterion_dir()
-        .join(group)
-        .join(id)
-        .join("new/estimates.json");
-    if std::fs::metadata(&path).ok()?.modified().ok()? < since {
-        return None;
-    }
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
-    json["median"]["point_estimate"].as_f64()
-}
-
 /// Rounds of the relative-cost pass, each timing one batch of every kind in turn.
 const ROUNDS: usize = 801;
 /// Each batch runs about this long: well under a scheduler time slice, so most batches run
@@ -252,7 +228,10 @@ fn print_relative_costs(since: SystemTime) {
     let ns: Vec<f64> = per_call.into_iter().map(percentile).collect();
     let crit: Vec<Option<f64>> = Kind::ALL
         .iter()
-        .map(|&k| criterion_median_ns(k, since).map(|t| t / k.calls(&fx) as f64))
+        .map(|&k| {
+            let (group, id) = k.id();
+            criterion_median_ns(group, id, since).map(|t| t / k.calls(&fx) as f64)
+        })
         .collect();
     let at = |kind: Kind| {
         Kind::ALL

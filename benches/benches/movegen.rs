@@ -17,11 +17,13 @@
 //! Run: `cargo bench -p squall-benches --bench movegen` (a criterion filter may follow `--`;
 //! the ratio pass honours the same substring filter).
 
+mod criterion_files;
+
 use std::hint::black_box;
-use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
 use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput};
+use criterion_files::criterion_median_ns;
 
 /// A test position with the depths benchmarked in each mode and the reference node counts.
 struct Position {
@@ -241,33 +243,6 @@ const MAX_RUNS: usize = 61;
 fn median(mut samples: Vec<Duration>) -> Duration {
     samples.sort();
     samples[samples.len() / 2]
-}
-
-/// Directory where criterion writes its results, found the way criterion 0.5 finds it.
-fn criterion_dir() -> PathBuf {
-    if let Some(home) = std::env::var_os("CRITERION_HOME") {
-        return PathBuf::from(home);
-    }
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../target"));
-    target.join("criterion")
-}
-
-/// Criterion's median time in ns for one benchmark, if it was written by this process
-/// (`since` = process start), so a stale file from an earlier run is never read.
-fn criterion_median_ns(group: &str, id: &str, since: SystemTime) -> Option<f64> {
-    // Criterion replaces '/' in group names by '_' in directory names.
-    let path = criterion_dir()
-        .join(group.replace('/', "_"))
-        .join(id)
-        .join("new/estimates.json");
-    if std::fs::metadata(&path).ok()?.modified().ok()? < since {
-        return None;
-    }
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
-    json["median"]["point_estimate"].as_f64()
 }
 
 /// Prints `ratio squall/cozy <position> <mode>: R` where R = (nodes/s squall) / (nodes/s cozy)

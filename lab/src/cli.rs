@@ -250,28 +250,24 @@ pub enum MetricArg {
 }
 
 /// Measurement options of `history` and `bisect` (no --positions: a series benches the
-/// engine's own list).
+/// engine's own list); the help of three options speaks of commits and probes.
 #[derive(Debug, Clone, Args)]
+#[command(
+    mut_arg("rounds", |arg| arg.help(
+        "NPS runs per commit (for `bisect --metric nps`, ABBA rounds per probe; the other \
+         metrics' probes run twice, for the signature check)"
+    )),
+    mut_arg("instr_depth", |arg| arg.help(
+        "Bench depth of the callgrind run (a run at depth 1 is subtracted as start-up work)"
+    )),
+    mut_arg("timeout", |arg| arg.help(
+        "Seconds a single bench run may take before it is killed (callgrind gets 20 times as \
+         long)"
+    ))
+)]
 pub struct SeriesMeasureArgs {
-    /// NPS runs per commit (for `bisect --metric nps`, ABBA rounds per probe; the other
-    /// metrics' probes run twice, for the signature check).
-    #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(2..=10_000))]
-    pub rounds: u32,
-    /// Bench depth for the signature and NPS runs (default: the engine's own default).
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64))]
-    pub depth: Option<u32>,
-    /// Bench depth of the callgrind run (a run at depth 1 is subtracted as start-up work).
-    #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(1..=64))]
-    pub instr_depth: u32,
-    /// Skip the callgrind instruction count.
-    #[arg(long)]
-    pub no_instructions: bool,
-    /// Extra cargo features to build the engine with (comma-separated or repeated).
-    #[arg(long, value_delimiter = ',')]
-    pub features: Vec<String>,
-    /// Seconds a single bench run may take before it is killed (callgrind gets 20 times as long).
-    #[arg(long, default_value_t = 300)]
-    pub timeout: u64,
+    #[command(flatten)]
+    pub run: BenchRunArgs,
 }
 
 #[derive(Debug, Args)]
@@ -417,8 +413,9 @@ pub enum BaselineCommand {
     },
 }
 
+/// The bench runs of a measurement: rounds, depths, features and each run's time limit.
 #[derive(Debug, Clone, Args)]
-pub struct MeasureArgs {
+pub struct BenchRunArgs {
     /// Measurement rounds. `compare` runs each round as a pair, alternating A B, B A, ...
     /// (ABBA order); `bench` and `baseline save` run the binary once per round. The speed
     /// interval takes the rounds as its sample: below 4 it is too wide to detect much (a
@@ -442,6 +439,12 @@ pub struct MeasureArgs {
     /// (callgrind gets 20 times as long).
     #[arg(long, default_value_t = 300)]
     pub timeout: u64,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct MeasureArgs {
+    #[command(flatten)]
+    pub run: BenchRunArgs,
     /// Bench these positions instead of the engine's built-in list: one FEN or EPD per line,
     /// or a .gz of such lines (a calibration pool works). Every line is checked first; a bad
     /// one is reported with its number. Not for `baseline save`.

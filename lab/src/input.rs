@@ -210,7 +210,14 @@ fn io_problem(error: io::Error) -> Problem {
 fn kind_of(kind: &std::fs::FileType) -> &'static str {
     if kind.is_dir() {
         "a directory"
-    } else if kind.is_fifo() {
+    } else {
+        special_file_kind(kind)
+    }
+}
+
+/// What a file that is neither a regular file, a directory nor a symbolic link is, for messages.
+pub(crate) fn special_file_kind(kind: &std::fs::FileType) -> &'static str {
+    if kind.is_fifo() {
         "a FIFO"
     } else if kind.is_socket() {
         "a socket"

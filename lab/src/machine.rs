@@ -1,5 +1,7 @@
 //! The machine and toolchain a measurement was taken on: NPS is only comparable on the same
-//! machine, signatures and instruction counts only with the same toolchain.
+//! machine, signatures and instruction counts only with the same toolchain. [`Provenance`]
+//! stamps a comparison, a calibration run or a match with the date, host and machine, so that a
+//! report drawn from its JSON later (`lab report`) names them.
 
 use std::path::Path;
 use std::process::Command;
@@ -223,6 +225,38 @@ pub fn rustflags() -> String {
 
 fn rustc_program() -> String {
     std::env::var("RUSTC").unwrap_or_else(|_| "rustc".to_string())
+}
+
+/// Where and when something was measured: the date, the host and its machine settings.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Provenance {
+    /// Seconds since the Unix epoch when the measurement was complete.
+    pub measured_unix: u64,
+    /// `/proc/sys/kernel/hostname`; `None` where the system does not say.
+    pub hostname: Option<String>,
+    pub machine: Machine,
+}
+
+impl Provenance {
+    /// This machine, now.
+    pub fn here_now() -> Self {
+        let measured_unix = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |elapsed| elapsed.as_secs());
+        Self {
+            measured_unix,
+            hostname: hostname(),
+            machine: Machine::current(),
+        }
+    }
+}
+
+/// This host's name (`/proc/sys/kernel/hostname`); `None` where the system does not say.
+pub fn hostname() -> Option<String> {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .map(|name| name.trim().to_string())
+        .filter(|name| !name.is_empty())
 }
 
 #[cfg(test)]

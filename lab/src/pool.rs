@@ -5,10 +5,9 @@
 //! Generation is deterministic for a given seed and count: games run in parallel, but each
 //! game has its own seed and results are merged in game order.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::input::{Limit, Problem};
+use crate::positions::{write_pool, SplitMix};
 use anyhow::{bail, Context, Result};
 use rayon::prelude::*;
 use squall::movegen::{legal_moves, noisy_moves};
@@ -19,10 +18,6 @@ use std::collections::HashSet;
 use std::sync::atomic::AtomicBool;
 
 pub const BUCKETS: usize = 8;
-
-/// The pool's generator: the engine's SplitMix64, whose sequence does not change between
-/// versions as a crate's RNG algorithm might.
-pub use squall::calibrate::SplitMix;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Kind {
@@ -467,74 +462,6 @@ pub fn pool_text(positions: &[PoolPosition], count: usize, seed: u64) -> String 
         text.push('\n');
     }
     text
-}
-
-/// A text file, decompressed when its name ends in `.gz`, read as `limit` allows (a regular
-/// file, at most its cap before and after decompression; see [`crate::input`]).
-pub fn read_text(path: &Path, limit: Limit) -> Result<String> {
-    let raw = crate::input::read_bytes(path, limit)?;
-    let what = limit.what;
-    let bytes = if is_gzip(path) {
-        crate::input::read_capped(flate2::read::GzDecoder::new(&raw[..]), limit.cap).map_err(
-            |problem| match problem {
-                Problem::TooLarge => anyhow::anyhow!(
-                    "{what} {} is larger than the {} cap on a {what} once decompressed",
-                    path.display(),
-                    crate::input::size_text(limit.cap)
-                ),
-                _ => anyhow::anyhow!(
-                    "{what} {} is not valid gzip-compressed text",
-                    path.display()
-                ),
-            },
-        )?
-    } else {
-        raw
-    };
-    String::from_utf8(bytes)
-        .map_err(|_| anyhow::anyhow!("{what} {} is not UTF-8 text", path.display()))
-}
-
-fn is_gzip(path: &Path) -> bool {
-    path.extension().is_some_and(|e| e == "gz")
-}
-
-/// Writes a pool atomically, gzip-compressed when the name ends in `.gz`. The gzip header
-/// carries no timestamp or name, so the same pool gives the same bytes.
-pub fn write_pool(path: &Path, text: &str) -> Result<()> {
-    let bytes = if is_gzip(path) {
-        let mut encoder = flate2::GzBuilder::new()
-            .mtime(0)
-            .write(Vec::new(), flate2::Compression::best());
-        encoder.write_all(text.as_bytes())?;
-        encoder.finish()?
-    } else {
-        text.as_bytes().to_vec()
-    };
-    crate::paths::write_atomically(path, &bytes)
-}
-
-/// Reads a pool (`.epd` or `.epd.gz`): one FEN or EPD per line, `#` comments and blank lines
-/// skipped, EPD operations after `;` dropped. Every FEN is checked; a bad line is reported
-/// with its number. Returns the FENs.
-pub fn read_pool(path: &Path) -> Result<Vec<String>> {
-    let text = read_text(path, crate::input::POOL)?;
-    let mut fens = Vec::new();
-    for (index, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let fen = line.split(';').next().unwrap_or_default().trim();
-        if let Err((_, reason)) = squall::bench::parse_positions(fen) {
-            bail!("{}:{}: bad position: {reason}", path.display(), index + 1);
-        }
-        fens.push(fen.to_string());
-    }
-    if fens.is_empty() {
-        bail!("pool {} has no positions", path.display());
-    }
-    Ok(fens)
 }
 
 #[cfg(test)]

@@ -11,11 +11,12 @@ use std::process::{Command, Output};
 use squall::calibrate::stats::{wilson_interval, Z95};
 use squall::calibrate::Histogram;
 use squall_lab::calibration::data::{
-    merge_samples, merge_shards, CalibrationFile, ExitRate, Histograms, MarginSafety, Provenance,
-    Sample, Samples as ReplaySamples, SparseHistogram, Tally, TierSafety,
+    merge_samples, merge_shards, CalibrationFile, ExitRate, Histograms, MarginSafety, Sample,
+    Samples as ReplaySamples, ShardProvenance, SparseHistogram, Tally, TierSafety,
 };
 use squall_lab::calibration::{margins_source, tables};
-use squall_lab::pool::{self, SplitMix};
+use squall_lab::pool;
+use squall_lab::positions::{self, SplitMix};
 use squall_lab::report::calibration::rate_with_interval;
 
 const SETS: [&str; 4] = [
@@ -422,8 +423,8 @@ fn pool_is_stratified_deduplicated_and_deterministic() {
     let dir = tempfile::tempdir().unwrap();
     for name in ["pool.epd", "pool.epd.gz"] {
         let path = dir.path().join(name);
-        pool::write_pool(&path, &text).unwrap();
-        let read = pool::read_pool(&path).unwrap();
+        positions::write_pool(&path, &text).unwrap();
+        let read = positions::read_pool(&path).unwrap();
         assert_eq!(
             read,
             first.iter().map(|p| p.fen.clone()).collect::<Vec<_>>()
@@ -442,17 +443,17 @@ fn bad_pools_are_reported_with_their_line() {
         "# comment\n\nrnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - ; c0 \"ok\"\nnot a fen at all\n",
     )
     .unwrap();
-    let error = pool::read_pool(&path).unwrap_err().to_string();
+    let error = positions::read_pool(&path).unwrap_err().to_string();
     assert!(error.contains("bad.epd:4:"), "{error}");
     let gz = dir.path().join("fake.epd.gz");
     std::fs::write(&gz, "plain text").unwrap();
-    assert!(pool::read_pool(&gz)
+    assert!(positions::read_pool(&gz)
         .unwrap_err()
         .to_string()
         .contains("gzip"));
     let empty = dir.path().join("empty.epd");
     std::fs::write(&empty, "# nothing\n").unwrap();
-    assert!(pool::read_pool(&empty)
+    assert!(positions::read_pool(&empty)
         .unwrap_err()
         .to_string()
         .contains("no positions"));
@@ -681,8 +682,8 @@ fn tables_write_no_bytes_of_the_path_into_source() {
 }
 
 /// The lab's record of shard `index` of `count` of a 30-position pool.
-fn provenance(index: u64, count: u64) -> Provenance {
-    Provenance {
+fn provenance(index: u64, count: u64) -> ShardProvenance {
+    ShardProvenance {
         pool: "lab/pools/test.epd".to_string(),
         pool_digest: "5d1e2c0e".to_string(),
         pool_positions: 30,
@@ -754,7 +755,7 @@ fn shard_merges_check_provenance_and_coverage() {
         let error = merge_error(&[("a.json", a.clone()), ("b.json", changed)]);
         assert!(error.contains(expected), "{expected}: {error}");
     };
-    fn record(f: &mut CalibrationFile) -> &mut Provenance {
+    fn record(f: &mut CalibrationFile) -> &mut ShardProvenance {
         f.lab.as_mut().unwrap()
     }
     differ(

@@ -12,8 +12,8 @@ use proptest::prelude::*;
 use serde_json::Value;
 use squall::calibrate::Histogram;
 use squall_lab::calibration::data::{
-    merge_shards, CalibrationFile, ExitRate, Histograms, MarginSafety, Provenance, SparseHistogram,
-    Tally, TierSafety, HISTOGRAM_LIMIT,
+    merge_shards, CalibrationFile, ExitRate, Histograms, MarginSafety, ShardProvenance,
+    SparseHistogram, Tally, TierSafety, HISTOGRAM_LIMIT,
 };
 use squall_lab::calibration::summary::{CalibratedSide, CalibrationComparison};
 use squall_lab::calibration::tables::{self, Choice, Pair};
@@ -215,8 +215,8 @@ fn exercise(file: &CalibrationFile) {
 }
 
 /// Shard `index` of `count` of a pool of `pool` positions, as `lab calibrate --shard` writes it.
-fn provenance(pool: u64, index: u64, count: u64) -> Provenance {
-    Provenance {
+fn provenance(pool: u64, index: u64, count: u64) -> ShardProvenance {
+    ShardProvenance {
         pool: "pool.epd".to_string(),
         pool_digest: "d1g357".to_string(),
         pool_positions: pool,

@@ -1,5 +1,6 @@
 //! The command line itself: help laid out within a terminal's width, global options apart from
-//! a command's own, and negative numbers given to the lab's own checks.
+//! a command's own, the shared measurement options with each command's own help, and negative
+//! numbers given to the lab's own checks.
 
 use std::process::{Command, Output};
 
@@ -58,6 +59,48 @@ fn global_options_are_listed_apart_from_a_commands_own() {
         own < global,
         "--rounds among compare's own options:\n{help}"
     );
+}
+
+/// The options `history` and `bisect` share with `compare` are one definition; the three whose
+/// meaning differs for a series keep their own help, and the series has no `--positions`.
+#[test]
+fn shared_measurement_options_keep_each_commands_help() {
+    let wide = |args: &[&str]| {
+        let run = Command::new(env!("CARGO_BIN_EXE_lab"))
+            .args(args)
+            .env("COLUMNS", "1000")
+            .current_dir(std::env::temp_dir())
+            .output()
+            .expect("running lab");
+        assert_eq!(run.status.code(), Some(0), "{args:?}");
+        text(&run.stdout)
+    };
+    let compare = wide(&["compare", "--help"]);
+    for own in [
+        "Measurement rounds. `compare` runs each round as a pair",
+        "Bench depth of the callgrind run per binary (a second run at depth 1",
+        "it started (callgrind gets 20 times as long)",
+        "--positions <FILE>",
+    ] {
+        assert!(compare.contains(own), "compare: {own:?}\n{compare}");
+    }
+    for series in ["history", "bisect"] {
+        let help = wide(&[series, "--help"]);
+        for own in [
+            "NPS runs per commit (for `bisect --metric nps`, ABBA rounds per probe; the other \
+             metrics' probes run twice, for the signature check)",
+            "Bench depth of the callgrind run (a run at depth 1 is subtracted as start-up work)",
+            "Seconds a single bench run may take before it is killed (callgrind gets 20 times as \
+             long)",
+            "Extra cargo features to build the engine with (comma-separated or repeated)",
+            "--no-instructions",
+            "--depth <DEPTH>",
+        ] {
+            assert!(help.contains(own), "{series}: {own:?}\n{help}");
+        }
+        assert!(!help.contains("--positions"), "{series}:\n{help}");
+        assert!(!help.contains("Measurement rounds."), "{series}:\n{help}");
+    }
 }
 
 #[test]

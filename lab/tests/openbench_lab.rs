@@ -287,7 +287,7 @@ fn match_builds_openbench_engines_from_the_same_definition() {
 #[test]
 fn profile_draws_any_engine_with_perf() {
     let Some(repo) = c_engine_repo() else { return };
-    if let Err(reason) = squall_lab::perf_profile::perf_availability() {
+    if let Err(reason) = squall_lab::profile::perf::perf_availability() {
         eprintln!("skipped: {reason}");
         return;
     }

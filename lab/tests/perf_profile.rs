@@ -1,4 +1,4 @@
-//! `perf_profile`: a real recording of a small C program, perf's absence and refusal, and a hung
+//! `profile::perf`: a real recording of a small C program, perf's absence and refusal, and a hung
 //! engine killed at its timeout with perf.
 //!
 //! The tests that need perf skip (with a printed reason) where `perf_availability` says it
@@ -9,7 +9,7 @@ use std::process::Command;
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use squall_lab::perf_profile::{perf_availability, record, CallGraph, PerfRequest};
+use squall_lab::profile::perf::{perf_availability, record, CallGraph, PerfRequest};
 
 /// `LAB_PERF` is process-wide: the tests of this file run one at a time.
 static SERIAL: Mutex<()> = Mutex::new(());

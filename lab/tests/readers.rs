@@ -654,7 +654,7 @@ mod outside_files {
             let dir = tempfile::tempdir().unwrap();
             let path = dir.path().join("pool.epd");
             std::fs::write(&path, text).unwrap();
-            let _ = squall_lab::pool::read_pool(&path);
+            let _ = squall_lab::positions::read_pool(&path);
         }
     }
 }

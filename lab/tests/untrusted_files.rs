@@ -14,7 +14,7 @@ use squall_lab::games::book::Book;
 use squall_lab::history::store::{Series, SeriesSettings, Stored};
 use squall_lab::input;
 use squall_lab::machine::{Machine, Toolchain};
-use squall_lab::pool;
+use squall_lab::positions;
 
 fn fifo(path: &Path) -> PathBuf {
     let name = CString::new(path.as_os_str().as_bytes()).unwrap();
@@ -137,7 +137,7 @@ fn every_reader_refuses_what_is_not_a_regular_file_under_its_cap() {
         ),
         (
             "pool device",
-            pool::read_pool(&zero_link(&at("zero-pool.epd"))).map(drop),
+            positions::read_pool(&zero_link(&at("zero-pool.epd"))).map(drop),
         ),
         (
             "lab.toml FIFO",

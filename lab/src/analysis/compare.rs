@@ -128,7 +128,7 @@ pub struct Comparison {
     /// When and on which machine B was measured, stamped by the command that measured it, so
     /// a report rendered later from the JSON can say so.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub measured: Option<crate::provenance::Provenance>,
+    pub measured: Option<crate::machine::Provenance>,
     /// The speed change in Elo, when a speed-Elo model exists for this machine (`lab
     /// speed-elo`); filled by the command, which reads the stored models.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -18,6 +18,7 @@ use crate::engine::callgrind::{
 use crate::engine::revision::Revision;
 use crate::paths::LabPaths;
 use crate::progress::Progress;
+use crate::side::Side;
 
 #[derive(Debug, Clone)]
 pub struct Plan {
@@ -33,23 +34,6 @@ pub struct Plan {
     pub timeout: Duration,
     /// A positions file for `squall bench --positions` (`None`: the built-in bench).
     pub positions: Option<std::path::PathBuf>,
-}
-
-/// A side's place in the measurement: first (A) or second (B) of each ABBA pair. Progress lines,
-/// errors and scratch files name it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Side {
-    A,
-    B,
-}
-
-impl Side {
-    pub fn letter(self) -> &'static str {
-        match self {
-            Side::A => "A",
-            Side::B => "B",
-        }
-    }
 }
 
 /// A revision with its built engine, ready to measure, and how reports name it: both decided

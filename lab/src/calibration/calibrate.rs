@@ -9,7 +9,7 @@ use anyhow::{bail, Result};
 use git2::Repository;
 use squall::calibrate::Sampling;
 
-use super::data::{to_json_text, CalibrationFile, Measured, Provenance};
+use super::data::{to_json_text, CalibrationFile, ShardProvenance};
 use super::in_force::margins_in_force;
 use super::margins_source::{const_values, marked_block, MARGINS_FILE};
 use super::run::{parse_shard, run_pool, select_shard, RunSettings};
@@ -18,6 +18,7 @@ use crate::engine::bench::reported_engine;
 use crate::engine::build::build_engine;
 use crate::engine::revision::Revision;
 use crate::engine::snapshot::materialize;
+use crate::machine::Provenance;
 use crate::paths::{write_atomically, LabPaths};
 use crate::progress::Progress;
 
@@ -75,7 +76,7 @@ pub fn calibrate_revision(
         settings.jobs
     ));
     let mut file = run_pool(&binary.path, settings, &results.join("work"), progress)?;
-    file.lab = Some(Provenance {
+    file.lab = Some(ShardProvenance {
         pool: settings.pool.clone(),
         pool_digest: settings.pool_digest.clone(),
         pool_positions: settings.pool_positions,
@@ -84,7 +85,7 @@ pub fn calibrate_revision(
         shard_count: settings.shard.1,
         shards: vec![settings.shard.0],
         margins,
-        measured: Some(Measured::here_now()),
+        measured: Some(Provenance::here_now()),
     });
     // The samples' positions are pool indices, checked against the record just set.
     file.validate()?;
@@ -173,7 +174,7 @@ pub fn run_settings(
         }
     }
     let pool = resolve_pool(paths, pool);
-    let mut fens = crate::pool::read_pool(&pool)?;
+    let mut fens = crate::positions::read_pool(&pool)?;
     let pool_positions = fens.len() as u64;
     let pool_digest = pool_digest(&fens)?;
     let mut shard_of = (1, 1);

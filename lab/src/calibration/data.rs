@@ -9,8 +9,8 @@ use squall::tier::{MATERIAL_BUCKETS, SEARCH_KINDS, SIDE_BUCKETS};
 use std::collections::BTreeSet;
 
 use super::in_force::MarginsInForce;
-use crate::pool::SplitMix;
-pub use crate::provenance::Provenance as Measured;
+use crate::machine::Provenance;
+use crate::positions::SplitMix;
 
 pub const SCHEMA_VERSION: u64 = 1;
 pub const KIND: &str = "squall-calibration";
@@ -169,12 +169,12 @@ pub struct CalibrationFile {
     pub samples: Option<Samples>,
     /// Written by `lab calibrate`; what `lab calibrate merge` checks the shards against.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub lab: Option<Provenance>,
+    pub lab: Option<ShardProvenance>,
 }
 
 /// Which positions and which engine a lab calibration covers.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Provenance {
+pub struct ShardProvenance {
     /// The pool as given on the command line (for messages; the digest is what is compared).
     pub pool: String,
     /// Git blob id of the pool's position lines joined by newlines.
@@ -196,10 +196,10 @@ pub struct Provenance {
     /// When the run ended and on which machine. `None` in files from before the lab recorded
     /// it, and in a merge of shards run on different machines.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub measured: Option<Measured>,
+    pub measured: Option<Provenance>,
 }
 
-impl Provenance {
+impl ShardProvenance {
     /// Positions of the pool in `shards` of `shard_count` (index i is in shard i % N + 1).
     pub fn expected_positions(&self) -> Option<u64> {
         let n = self.shard_count;
@@ -578,7 +578,7 @@ pub fn merge_shards(files: &[(String, CalibrationFile)]) -> Result<CalibrationFi
     let Some(((first_name, first), rest)) = files.split_first() else {
         bail!("no files to merge");
     };
-    let record = |name: &str, file: &CalibrationFile| -> Result<Provenance> {
+    let record = |name: &str, file: &CalibrationFile| -> Result<ShardProvenance> {
         let lab = file.lab.clone().with_context(|| {
             format!(
                 "{name}: no shard record (not written by `lab calibrate`), so its positions \
@@ -676,7 +676,7 @@ pub fn merge_shards(files: &[(String, CalibrationFile)]) -> Result<CalibrationFi
     let mut merged = in_shard_order[0].1.clone();
     // Until the final record below, every shard merged: the samples' positions are checked
     // against it.
-    merged.lab = Some(Provenance {
+    merged.lab = Some(ShardProvenance {
         shards: shards.clone(),
         ..base.clone()
     });
@@ -686,8 +686,8 @@ pub fn merge_shards(files: &[(String, CalibrationFile)]) -> Result<CalibrationFi
             .with_context(|| format!("merging {name}"))?;
     }
     let complete = shards.len() as u64 == base.shard_count;
-    let records: Vec<&Provenance> = files.iter().filter_map(|(_, f)| f.lab.as_ref()).collect();
-    merged.lab = Some(Provenance {
+    let records: Vec<&ShardProvenance> = files.iter().filter_map(|(_, f)| f.lab.as_ref()).collect();
+    merged.lab = Some(ShardProvenance {
         shard_count: if complete { 1 } else { base.shard_count },
         shards: if complete { vec![1] } else { shards },
         margins: records.iter().find_map(|lab| lab.margins.clone()),
@@ -699,7 +699,7 @@ pub fn merge_shards(files: &[(String, CalibrationFile)]) -> Result<CalibrationFi
 
 /// The shards' machine, dated when the last of them ended; `None` unless every shard records
 /// the same host and machine, since one line could not name several.
-fn merged_measurement(records: &[&Provenance]) -> Option<Measured> {
+fn merged_measurement(records: &[&ShardProvenance]) -> Option<Provenance> {
     let first = records.first()?.measured.as_ref()?;
     let mut latest = first.measured_unix;
     for lab in records {
@@ -709,7 +709,7 @@ fn merged_measurement(records: &[&Provenance]) -> Option<Measured> {
         }
         latest = latest.max(measured.measured_unix);
     }
-    Some(Measured {
+    Some(Provenance {
         measured_unix: latest,
         ..first.clone()
     })

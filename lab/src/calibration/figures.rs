@@ -5,9 +5,9 @@
 
 use squall::calibrate::stats::{wilson_interval, Z95};
 use squall::calibrate::Histogram;
+use squall::tier::Tier;
 
 use super::data::{CalibrationFile, Tally};
-use super::summary::TIER_NAMES;
 
 /// The histogram sets the margin tables are generated from, in the page's row order.
 pub const RESIDUAL_SETS: [&str; 3] = ["super_lazy_residual", "lazy_residual", "king"];
@@ -133,8 +133,11 @@ pub fn safety_rates(file: &CalibrationFile) -> Option<[(&'static str, Vec<Safety
             .collect()
     };
     Some([
-        (TIER_NAMES[0], rates(&safety.super_lazy.by_material_bucket)),
-        (TIER_NAMES[1], rates(&safety.lazy.by_material_bucket)),
+        (
+            Tier::SuperLazy.name(),
+            rates(&safety.super_lazy.by_material_bucket),
+        ),
+        (Tier::Lazy.name(), rates(&safety.lazy.by_material_bucket)),
     ])
 }
 

@@ -14,7 +14,7 @@ use anyhow::{anyhow, bail, Context, Result};
 
 use super::data::{merge_samples, CalibrationFile, Samples};
 use crate::paths::{remove_if_exists, write_atomically};
-use crate::pool::SplitMix;
+use crate::positions::SplitMix;
 use crate::process::{describe_status, spawn_in_group, tail_section, wait_and_end_group};
 use crate::progress::Progress;
 use squall::calibrate::Sampling;

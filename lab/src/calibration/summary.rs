@@ -2,6 +2,7 @@
 //! is stale, and the two sides of `lab compare --calibrate` side by side.
 
 use serde::Serialize;
+use squall::tier::Tier;
 
 use super::data::{CalibrationFile, ExitRate, MarginSafety};
 
@@ -37,8 +38,6 @@ pub const SETS: [(&str, &str, &str); 4] = [
         "source tier",
     ),
 ];
-
-pub const TIER_NAMES: [&str; 3] = ["super-lazy", "lazy", "full"];
 
 /// Recommended futility margins: the chosen percentile of `qfutility_excess` per source tier.
 pub fn futility_recommendation(
@@ -152,7 +151,7 @@ pub fn stale_futility(a: &CalibratedSide, b: &CalibratedSide, percentile: f64) -
                 warnings.push(format!(
                     "STALE: {} futility margin {current} of B differs by {:+.0}% from B's \
                      recommendation {new} (p{percentile})",
-                    TIER_NAMES[tier],
+                    Tier::ALL[tier].name(),
                     100.0 * rel,
                 ));
             }
@@ -163,7 +162,7 @@ pub fn stale_futility(a: &CalibratedSide, b: &CalibratedSide, percentile: f64) -
                 warnings.push(format!(
                     "STALE: {} futility recommendation moved {:+.0}% from A ({old}) to B ({new}): \
                      the new tables changed QSearch's estimate errors",
-                    TIER_NAMES[tier],
+                    Tier::ALL[tier].name(),
                     100.0 * rel
                 ));
             }

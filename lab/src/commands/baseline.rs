@@ -7,15 +7,16 @@ use anyhow::Result;
 
 use super::{comparison_outcome, plan, settings, thresholds};
 use crate::analysis::compare::{compare, summarize, Criteria, Settings, Thresholds};
-use crate::analysis::measure::{measure_single, Measured, Side, Subject};
+use crate::analysis::measure::{measure_single, Measured, Subject};
 use crate::baseline::{self, Baseline, BaselineSettings};
-use crate::cli::{BaselineCommand, MeasureArgs, VerdictArgs};
+use crate::cli::{BaselineCommand, BenchRunArgs, MeasureArgs, VerdictArgs};
 use crate::engine::revision::resolve;
 use crate::lab::Lab;
 use crate::machine::{comparability, Machine, Toolchain};
 use crate::outcome::Outcome;
 use crate::report::{BaselineOutput, Report};
 use crate::schema::{Kind, LAB_JSON_SCHEMA_VERSION};
+use crate::side::Side;
 
 pub fn run(lab: &Lab, action: &BaselineCommand) -> Result<Outcome> {
     match action {
@@ -58,7 +59,7 @@ fn save(lab: &Lab, name: &str, rev: &str, measure: &MeasureArgs) -> Result<Outco
     }
     let path = baseline::baseline_path(paths, name)?;
     let revision = resolve(session.repo(), rev, paths)?;
-    let binary = session.build(&revision, &measure.features)?;
+    let binary = session.build(&revision, &measure.run.features)?;
     let subject = Subject::new(Side::A, name, &revision, &binary);
     let (plan, _) = plan(&session, measure)?;
     let measured = measure_single(&subject, &plan, paths, session.progress())?;
@@ -71,10 +72,10 @@ fn save(lab: &Lab, name: &str, rev: &str, measure: &MeasureArgs) -> Result<Outco
         machine: Machine::current(),
         toolchain: Toolchain::current(&paths.workdir)?,
         settings: BaselineSettings {
-            depth: measure.depth,
-            rounds: measure.rounds,
-            instr_depth: measure.instr_depth,
-            features: measure.features.clone(),
+            depth: measure.run.depth,
+            rounds: measure.run.rounds,
+            instr_depth: measure.run.instr_depth,
+            features: measure.run.features.clone(),
         },
         measurement: measured.measurement,
     };
@@ -104,12 +105,14 @@ fn check(lab: &Lab, request: &CheckRequest) -> Result<Outcome> {
     let revision = resolve(session.repo(), request.rev, paths)?;
     let binary = session.build(&revision, &stored.settings.features)?;
     let measure = MeasureArgs {
-        rounds: request.rounds.unwrap_or(stored.settings.rounds),
-        depth: stored.settings.depth,
-        instr_depth: stored.settings.instr_depth,
-        no_instructions: request.no_instructions,
-        features: stored.settings.features.clone(),
-        timeout: request.timeout,
+        run: BenchRunArgs {
+            rounds: request.rounds.unwrap_or(stored.settings.rounds),
+            depth: stored.settings.depth,
+            instr_depth: stored.settings.instr_depth,
+            no_instructions: request.no_instructions,
+            features: stored.settings.features.clone(),
+            timeout: request.timeout,
+        },
         positions: None,
         every: None,
     };

@@ -5,13 +5,14 @@ use anyhow::{bail, Context, Result};
 
 use super::{plan, settings};
 use crate::analysis::compare::{summarize, Thresholds};
-use crate::analysis::measure::{measure_single, Side, Subject};
+use crate::analysis::measure::{measure_single, Subject};
 use crate::cli::BenchArgs;
 use crate::engine::revision::resolve;
 use crate::lab::Lab;
 use crate::outcome::{Exit, Outcome};
 use crate::report::{BenchOutput, CommitBench, Report};
 use crate::schema::{Kind, LAB_JSON_SCHEMA_VERSION};
+use crate::side::Side;
 
 /// The part of a commit message read for its bench number: messages are short, and this bounds
 /// what an outside repository can make the lab scan.
@@ -42,7 +43,7 @@ pub fn run(lab: &Lab, args: &BenchArgs) -> Result<Outcome> {
         None
     };
     let (plan, positions) = plan(&session, &args.measure)?;
-    let binary = session.build(&revision, &args.measure.features)?;
+    let binary = session.build(&revision, &args.measure.run.features)?;
     let subject = Subject::new(Side::A, args.rev.clone(), &revision, &binary);
     let measured = measure_single(&subject, &plan, session.paths(), session.progress())?;
     let revision = summarize(&measured.label, &measured.measurement);

@@ -52,7 +52,7 @@ pub fn run(lab: &Lab, args: &BisectArgs) -> Result<Outcome> {
             probe_plan: &probe_plan,
             compare_plan: &compare_plan,
             compare_settings: settings(&measure, thresholds, None),
-            features: &measure.features,
+            features: &measure.run.features,
         },
     )?;
     Ok(Outcome {

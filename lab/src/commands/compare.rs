@@ -8,7 +8,7 @@ use anyhow::Result;
 use super::{comparison_outcome, plan, settings, thresholds};
 use crate::analysis::compare::{compare, Criteria};
 use crate::analysis::functions::{compare_functions, measure_functions, FunctionsWhy};
-use crate::analysis::measure::{measure_pair, Instructions, RevisionRecord, Side, Subject};
+use crate::analysis::measure::{measure_pair, Instructions, RevisionRecord, Subject};
 use crate::calibration;
 use crate::cli::CompareArgs;
 use crate::engine::adapter::ProtocolFeature;
@@ -18,6 +18,7 @@ use crate::lab::Lab;
 use crate::outcome::Outcome;
 use crate::report::{Report, SameBinaryOutput};
 use crate::schema::{Kind, LAB_JSON_SCHEMA_VERSION};
+use crate::side::Side;
 
 pub fn run(lab: &Lab, args: &CompareArgs) -> Result<Outcome> {
     let session = lab.lock()?;
@@ -29,8 +30,8 @@ pub fn run(lab: &Lab, args: &CompareArgs) -> Result<Outcome> {
     if args.calibration.calibrate {
         session.engine().require(ProtocolFeature::Calibration)?;
     }
-    let a_binary = session.build(&a, &args.measure.features)?;
-    let b_binary = session.build(&b, &args.measure.features)?;
+    let a_binary = session.build(&a, &args.measure.run.features)?;
+    let b_binary = session.build(&b, &args.measure.run.features)?;
     // One cache key is one binary: measuring it against itself can only measure noise.
     let one_binary = a_binary.key == b_binary.key;
     if one_binary && !args.force {
@@ -87,10 +88,10 @@ pub fn run(lab: &Lab, args: &CompareArgs) -> Result<Outcome> {
                 measure_functions(
                     engine.as_ref(),
                     [&a_binary.path, &b_binary.path],
-                    engine.takes_depth().then_some(args.measure.instr_depth),
+                    engine.takes_depth().then_some(args.measure.run.instr_depth),
                     plan.positions.as_deref(),
                     top,
-                    Duration::from_secs(args.measure.timeout),
+                    Duration::from_secs(args.measure.run.timeout),
                     paths,
                     progress,
                 )?

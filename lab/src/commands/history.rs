@@ -27,7 +27,7 @@ pub fn run(lab: &Lab, args: &HistoryArgs) -> Result<Outcome> {
             max: args.max.map(|max| max as usize),
             store,
             plan: &plan,
-            features: &measure.features,
+            features: &measure.run.features,
             retry_failed: args.retry_failed,
         },
     )?;

@@ -239,24 +239,24 @@ fn plan(session: &Session, measure: &MeasureArgs) -> Result<(Plan, Option<Positi
     if measure.positions.is_some() {
         session.engine().require(ProtocolFeature::PositionsFile)?;
     }
-    if !measure.features.is_empty() {
+    if !measure.run.features.is_empty() {
         session.engine().require(ProtocolFeature::CargoFeatures)?;
     }
     let mut plan = Plan {
         adapter: session.engine().clone(),
         bench_dir: bench_dir(session.paths()),
-        depth: measure.depth,
-        rounds: measure.rounds,
-        instr_depth: measure.instr_depth,
-        instructions: !measure.no_instructions,
-        timeout: Duration::from_secs(measure.timeout),
+        depth: measure.run.depth,
+        rounds: measure.run.rounds,
+        instr_depth: measure.run.instr_depth,
+        instructions: !measure.run.no_instructions,
+        timeout: Duration::from_secs(measure.run.timeout),
         positions: None,
     };
     let Some(file) = &measure.positions else {
         return Ok((plan, None));
     };
     let every = measure.every.unwrap_or(1);
-    let fens: Vec<String> = crate::pool::read_pool(file)?
+    let fens: Vec<String> = crate::positions::read_pool(file)?
         .into_iter()
         .step_by(every as usize)
         .collect();
@@ -279,12 +279,7 @@ fn plan(session: &Session, measure: &MeasureArgs) -> Result<(Plan, Option<Positi
 /// The measurement options of `history` and `bisect` as the plan reads them.
 fn series_measure(series: &SeriesMeasureArgs) -> MeasureArgs {
     MeasureArgs {
-        rounds: series.rounds,
-        depth: series.depth,
-        instr_depth: series.instr_depth,
-        no_instructions: series.no_instructions,
-        features: series.features.clone(),
-        timeout: series.timeout,
+        run: series.run.clone(),
         positions: None,
         every: None,
     }
@@ -303,9 +298,9 @@ fn settings(
     positions: Option<PositionsSetting>,
 ) -> Settings {
     Settings {
-        rounds: measure.rounds,
-        depth: measure.depth,
-        instr_depth: measure.instr_depth,
+        rounds: measure.run.rounds,
+        depth: measure.run.depth,
+        instr_depth: measure.run.instr_depth,
         thresholds,
         positions,
     }
@@ -313,7 +308,7 @@ fn settings(
 
 /// A comparison stamped with the date and machine of its measurement, which its exports keep.
 fn comparison_outcome(mut comparison: Comparison) -> Outcome {
-    comparison.measured = Some(crate::provenance::Provenance::here_now());
+    comparison.measured = Some(crate::machine::Provenance::here_now());
     Outcome {
         exit: Exit::regression_if(comparison.regression),
         report: Report::Comparison(Box::new(comparison)),

@@ -17,13 +17,6 @@ pub fn run(lab: &Lab, args: &ProfileArgs) -> Result<Outcome> {
         frequency: args.frequency,
         timeout: args.timeout,
     };
-    let session = lab.lock()?;
-    let output = crate::profile::run(
-        session.repo(),
-        session.paths(),
-        session.progress(),
-        session.engine().as_ref(),
-        &request,
-    )?;
+    let output = crate::profile::run(&lab.lock()?, &request)?;
     Ok(Outcome::clean(Report::Profile(Box::new(output))))
 }

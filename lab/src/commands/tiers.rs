@@ -5,20 +5,21 @@ use anyhow::Result;
 
 use super::{comparison_outcome, plan, settings, thresholds};
 use crate::analysis::compare::{compare, Criteria};
-use crate::analysis::measure::{measure_pair, Side, Subject};
+use crate::analysis::measure::{measure_pair, Subject};
 use crate::cli::TiersArgs;
 use crate::engine::adapter::ProtocolFeature;
 use crate::engine::revision::resolve;
 use crate::lab::Lab;
 use crate::outcome::Outcome;
 use crate::schema::Kind;
+use crate::side::Side;
 
 pub fn run(lab: &Lab, args: &TiersArgs) -> Result<Outcome> {
     let session = lab.lock()?;
     session.engine().require(ProtocolFeature::EvalTiers)?;
     let revision = resolve(session.repo(), &args.rev, session.paths())?;
     let (plan, positions) = plan(&session, &args.measure)?;
-    let binary = session.build(&revision, &args.measure.features)?;
+    let binary = session.build(&revision, &args.measure.run.features)?;
     let full_eval = Subject {
         spec: format!("{} --full-eval", revision.spec),
         full_eval: true,

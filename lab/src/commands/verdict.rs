@@ -9,7 +9,7 @@ use anyhow::{bail, Context, Result};
 
 use super::{plan, settings};
 use crate::analysis::compare::{compare, Comparison, Criteria, Thresholds};
-use crate::analysis::measure::{measure_pair, Side, Subject};
+use crate::analysis::measure::{measure_pair, Subject};
 use crate::cli::{VerdictCommandArgs, DEFAULT_INSTR_THRESHOLD_PCT, DEFAULT_THRESHOLD_PCT};
 use crate::games::results::{self, Shard};
 use crate::games::rules::Limit;
@@ -22,6 +22,7 @@ use crate::outcome::{Exit, Outcome};
 use crate::paths::LabPaths;
 use crate::report::Report;
 use crate::schema::{Kind, LAB_JSON_SCHEMA_VERSION};
+use crate::side::Side;
 use crate::verdict::speed_elo::{add, speed_elo};
 use crate::verdict::{
     models, node_budget, shifted_sprt, speed_decision, speed_measured_finely, speed_ratio,
@@ -33,11 +34,11 @@ pub fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
     let sprt = Sprt::parse(&args.sprt, EloModel::Logistic)
         .map_err(|error| anyhow::anyhow!("--sprt {}: {error}", args.sprt))?;
     let limit = Limit::parse_tc(&args.tc)?;
-    if args.max_rounds < args.measure.rounds {
+    if args.max_rounds < args.measure.run.rounds {
         bail!(
             "--max-rounds {} is below --rounds {}: the rounds only grow",
             args.max_rounds,
-            args.measure.rounds
+            args.measure.run.rounds
         );
     }
     if !args.max_games.is_multiple_of(2) {
@@ -47,7 +48,7 @@ pub fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
         );
     }
     let mut notes = Vec::new();
-    let (mut comparison, paths) = measure(lab, args, args.measure.rounds, true)?;
+    let (mut comparison, paths) = measure(lab, args, args.measure.run.rounds, true)?;
     let model_dir = models::models_dir(&paths);
     let match_dir = paths.root.join("match");
     let machine = machine_id(&Machine::current());
@@ -93,7 +94,7 @@ pub fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
         Ok((ratio, elo))
     };
     let (mut ratio, mut speed) = speed_of(&comparison)?;
-    let mut rounds = args.measure.rounds;
+    let mut rounds = args.measure.run.rounds;
 
     if !comparison.signature.changed {
         let (mut llr, mut decision) = speed_decision(&speed, &sprt);
@@ -295,11 +296,11 @@ fn measure(
     let a = crate::engine::revision::resolve(repo, &args.a, paths)?;
     let b = crate::engine::revision::resolve(repo, &args.b, paths)?;
     let mut measure = args.measure.clone();
-    measure.rounds = rounds;
-    measure.no_instructions |= !instructions;
+    measure.run.rounds = rounds;
+    measure.run.no_instructions |= !instructions;
     let (plan, positions) = plan(&session, &measure)?;
-    let a_binary = session.build(&a, &measure.features)?;
-    let b_binary = session.build(&b, &measure.features)?;
+    let a_binary = session.build(&a, &measure.run.features)?;
+    let b_binary = session.build(&b, &measure.run.features)?;
     let (a_measured, b_measured) = measure_pair(
         &Subject::new(Side::A, "A", &a, &a_binary),
         &Subject::new(Side::B, "B", &b, &b_binary),
@@ -318,7 +319,7 @@ fn measure(
         &b_measured,
         Criteria::local(false),
     );
-    comparison.measured = Some(crate::provenance::Provenance::here_now());
+    comparison.measured = Some(crate::machine::Provenance::here_now());
     Ok((comparison, paths.clone()))
 }
 

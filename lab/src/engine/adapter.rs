@@ -313,18 +313,10 @@ impl EngineAdapter for OpenBenchAdapter {
             "{} of {}: {} {}",
             self.engine.name,
             revision.short_name(),
-            if built.cached {
-                "cached build"
-            } else {
-                "built"
-            },
+            built.origin(),
             &built.key[..12]
         ));
-        Ok(EngineBinary {
-            path: built.path,
-            key: built.key,
-            cached: built.cached,
-        })
+        Ok(built)
     }
 
     fn bench_command(&self, binary: &Path, request: &BenchRequest) -> Result<Vec<OsString>> {

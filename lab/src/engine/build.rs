@@ -21,12 +21,25 @@ const FAILED_BUILD_TAIL: usize = 30;
 /// Generous: a cold release build with fat LTO on two busy cores takes minutes.
 const BUILD_TIMEOUT: Duration = Duration::from_secs(3600);
 
-#[derive(Debug, Clone)]
+/// A built (or cached) engine binary, whichever adapter built it.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EngineBinary {
+    /// `target/lab/bin/<key>/<name>`, absolute when the lab's paths are.
     pub path: PathBuf,
     pub key: String,
     /// True when the binary came from the cache rather than a fresh build.
     pub cached: bool,
+}
+
+impl EngineBinary {
+    /// How a progress line tells where the binary came from: `cached build` or `built`.
+    pub fn origin(&self) -> &'static str {
+        if self.cached {
+            "cached build"
+        } else {
+            "built"
+        }
+    }
 }
 
 /// Paths in a revision whose content decides the engine binary. `lab/` is deliberately absent,
@@ -66,64 +79,121 @@ pub fn build_engine_with_rustflags(
     let sources = materialize(repo, revision, paths)?;
     let key = binary_key(repo, revision.tree, features, extra_rustflags, &sources)?;
     let binary_dir = paths.binaries.join(&key);
-    let path = binary_dir.join(ENGINE_PACKAGE);
+    let what = format!("engine of {}", revision.short_name());
+    let binary = cached_or_build(&binary_dir, ENGINE_PACKAGE, &what, key, |key| {
+        if let Some(standalone) = super::workspace::standalone_manifest(repo, revision.tree)? {
+            progress.line(&format!(
+                "{}{} predates the lab layout: its workspace names {}, which it does not contain; \
+                 building the engine package alone",
+                revision.short_name(),
+                commit_date(repo, revision)
+                    .map_or_else(String::new, |date| format!(" from {date}")),
+                standalone.missing.join(", ")
+            ));
+        }
+        // All trees share one cargo target directory, and cargo decides freshness by comparing
+        // source mtimes with the last build's outputs: a tree materialised before another
+        // tree's build (e.g. B built plain, then A and B with `--features calibrate`) would look
+        // fresh and get the other tree's binary. Stamping the sources "now" forces the real
+        // rebuild.
+        touch_tree(&sources)?;
+        let task = progress.spinner(&format!("building engine of {}", revision.short_name()));
+        let built = run_cargo_build(&sources, features, extra_rustflags, paths);
+        task.finish();
+        if let Err(error) = built {
+            // A failed tree stays out of the cache, so the next run starts from scratch.
+            remove_if_exists(&source_dir(paths, revision.tree))?;
+            return Err(error.context(format!("building the engine of '{}'", revision.spec)));
+        }
+        let built = cargo_target(paths, extra_rustflags)
+            .join("release")
+            .join(ENGINE_PACKAGE);
+        install(
+            paths,
+            key,
+            &built,
+            &binary_dir,
+            ENGINE_PACKAGE,
+            Placing::Copy,
+        )
+    })?;
+    progress.line(&format!(
+        "{what}: {} {}",
+        binary.origin(),
+        &binary.key[..12]
+    ));
+    Ok(binary)
+}
+
+/// The cache entry `binary_dir` holding the binary `name`, reused when its recorded digest
+/// still matches and built by `build` (given the key) when it is absent or does not match. The
+/// one cache-or-rebuild path of both adapters' builds; `what` names the binary in the note.
+pub(crate) fn cached_or_build(
+    binary_dir: &Path,
+    name: &str,
+    what: &str,
+    key: String,
+    build: impl FnOnce(&str) -> Result<()>,
+) -> Result<EngineBinary> {
+    let path = binary_dir.join(name);
     if binary_dir.symlink_metadata().is_ok() {
-        match check_cached(&binary_dir, ENGINE_PACKAGE) {
+        match check_cached(binary_dir, name) {
             Ok(()) => {
-                progress.line(&format!(
-                    "engine of {}: cached build {}",
-                    revision.short_name(),
-                    &key[..12]
-                ));
                 return Ok(EngineBinary {
                     path,
                     key,
                     cached: true,
-                });
+                })
             }
             Err(problem) => {
                 crate::progress::note(&format!(
-                    "note: the cached engine of {} ({}) {problem}; building it again",
-                    revision.short_name(),
+                    "note: the cached {what} ({}) {problem}; building it again",
                     binary_dir.display()
                 ));
-                remove_if_exists(&binary_dir)?;
+                remove_if_exists(binary_dir)?;
             }
         }
     }
-    if let Some(standalone) = super::workspace::standalone_manifest(repo, revision.tree)? {
-        progress.line(&format!(
-            "{}{} predates the lab layout: its workspace names {}, which it does not contain; \
-             building the engine package alone",
-            revision.short_name(),
-            commit_date(repo, revision).map_or_else(String::new, |date| format!(" from {date}")),
-            standalone.missing.join(", ")
-        ));
-    }
-    // All trees share one cargo target directory, and cargo decides freshness by comparing
-    // source mtimes with the last build's outputs: a tree materialised before another tree's
-    // build (e.g. B built plain, then A and B with `--features calibrate`) would look fresh and
-    // get the other tree's binary. Stamping the sources "now" forces the real rebuild.
-    touch_tree(&sources)?;
-    let task = progress.spinner(&format!("building engine of {}", revision.short_name()));
-    let built = run_cargo_build(&sources, features, extra_rustflags, paths);
-    task.finish();
-    if let Err(error) = built {
-        // A failed tree stays out of the cache, so the next run starts from scratch.
-        remove_if_exists(&source_dir(paths, revision.tree))?;
-        return Err(error.context(format!("building the engine of '{}'", revision.spec)));
-    }
-    install_binary(paths, extra_rustflags, &key, &binary_dir)?;
-    progress.line(&format!(
-        "engine of {}: built {}",
-        revision.short_name(),
-        &key[..12]
-    ));
+    build(&key)?;
     Ok(EngineBinary {
         path,
         key,
         cached: false,
     })
+}
+
+/// How a fresh binary reaches its cache entry: copied out of a directory that outlives the
+/// build (cargo's shared target), or moved out of one about to be removed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Placing {
+    Copy,
+    Move,
+}
+
+/// Installs the fresh binary `built` as `binary_dir/name` with its digest beside it; the entry
+/// appears whole or not at all.
+pub(crate) fn install(
+    paths: &LabPaths,
+    key: &str,
+    built: &Path,
+    binary_dir: &Path,
+    name: &str,
+    placing: Placing,
+) -> Result<()> {
+    let temporary = temp_sibling(&paths.binaries, key);
+    remove_if_exists(&temporary)?;
+    fs::create_dir_all(&temporary).with_context(|| format!("creating {}", temporary.display()))?;
+    let installed = temporary.join(name);
+    // A move across file systems fails: copy then (with the permissions).
+    if placing == Placing::Copy || fs::rename(built, &installed).is_err() {
+        fs::copy(built, &installed).with_context(|| format!("copying {}", built.display()))?;
+    }
+    fs::write(temporary.join(DIGEST_FILE), digest(&installed)? + "\n")
+        .with_context(|| format!("writing the digest of {}", installed.display()))?;
+    remove_if_exists(binary_dir)?;
+    fs::rename(&temporary, binary_dir)
+        .with_context(|| format!("installing {}", binary_dir.display()))?;
+    Ok(())
 }
 
 /// The file beside each cached binary that holds its digest.
@@ -265,26 +335,58 @@ fn touch_tree(dir: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Copies the fresh binary out of the shared target directory, which the next build overwrites,
-/// and records its digest beside it; the entry appears whole or not at all.
-fn install_binary(
-    paths: &LabPaths,
-    extra_rustflags: &str,
-    key: &str,
-    binary_dir: &Path,
-) -> Result<()> {
-    let built = cargo_target(paths, extra_rustflags)
-        .join("release")
-        .join(ENGINE_PACKAGE);
-    let temporary = temp_sibling(&paths.binaries, key);
-    remove_if_exists(&temporary)?;
-    fs::create_dir_all(&temporary)?;
-    let installed = temporary.join(ENGINE_PACKAGE);
-    fs::copy(&built, &installed).with_context(|| format!("copying {}", built.display()))?;
-    fs::write(temporary.join(DIGEST_FILE), digest(&installed)? + "\n")
-        .with_context(|| format!("writing the digest of {}", installed.display()))?;
-    remove_if_exists(binary_dir)?;
-    fs::rename(&temporary, binary_dir)
-        .with_context(|| format!("installing {}", binary_dir.display()))?;
-    Ok(())
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Builds into `binary_dir` the way both adapters do: a fresh file installed with its digest.
+    fn build_into<'a>(
+        paths: &'a LabPaths,
+        binary_dir: &'a Path,
+        builds: &'a std::cell::Cell<u32>,
+    ) -> impl FnOnce(&str) -> Result<()> + 'a {
+        move |key| {
+            builds.set(builds.get() + 1);
+            let fresh = paths.scratch.join("fresh");
+            fs::write(&fresh, b"binary")?;
+            install(paths, key, &fresh, binary_dir, "engine", Placing::Move)
+        }
+    }
+
+    #[test]
+    fn an_entry_is_built_once_reused_while_sound_and_rebuilt_when_damaged() {
+        let dir = tempfile::tempdir().unwrap();
+        let paths = LabPaths::new(dir.path());
+        paths.create_dirs().unwrap();
+        let binary_dir = paths.binaries.join("key");
+        let builds = std::cell::Cell::new(0);
+        let cache = || {
+            cached_or_build(
+                &binary_dir,
+                "engine",
+                "engine of test",
+                "key".to_string(),
+                build_into(&paths, &binary_dir, &builds),
+            )
+            .unwrap()
+        };
+
+        let first = cache();
+        assert!(!first.cached && first.origin() == "built");
+        assert_eq!(first.path, binary_dir.join("engine"));
+        assert_eq!(fs::read(&first.path).unwrap(), b"binary");
+        assert!(!paths.scratch.join("fresh").exists(), "moved, not copied");
+
+        let again = cache();
+        assert!(again.cached && again.origin() == "cached build");
+        assert_eq!((again.path, again.key), (first.path.clone(), first.key));
+        assert_eq!(builds.get(), 1);
+
+        fs::write(&first.path, b"truncated").unwrap();
+        assert!(check_cached(&binary_dir, "engine").is_err());
+        let rebuilt = cache();
+        assert!(!rebuilt.cached);
+        assert_eq!(builds.get(), 2);
+        assert_eq!(check_cached(&binary_dir, "engine"), Ok(()));
+    }
 }

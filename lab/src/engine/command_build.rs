@@ -18,11 +18,11 @@ use std::time::Duration;
 use anyhow::{anyhow, bail, Context, Result};
 use git2::{FileMode, IndexTime, ObjectType, Oid, Repository, Tree};
 
-use crate::engine::build::{check_cached, digest, DIGEST_FILE};
+use crate::engine::build::{cached_or_build, install, EngineBinary, Placing};
 use crate::engine::config::OpenBenchEngine;
 use crate::engine::revision::{check_tree_entries, Revision};
 use crate::engine::snapshot::write_new_file;
-use crate::paths::{remove_if_exists, temp_sibling, LabPaths};
+use crate::paths::{remove_if_exists, LabPaths};
 use crate::process::{run_keeping_tails, run_with_timeout, tail_section};
 
 /// The plain, relative file name the build is asked to produce (`{exe}`). Relative, so
@@ -75,16 +75,6 @@ const KEY_VERSION: &str = "openbench-build 1";
 /// Files by which rustup picks a toolchain, in the directory where `rustc` runs or above.
 const TOOLCHAIN_FILES: [&str; 2] = ["rust-toolchain", "rust-toolchain.toml"];
 
-/// A built (or cached) engine binary.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BuiltEngine {
-    /// `target/lab/bin/<key>/<name>`, absolute when the lab's paths are.
-    pub path: PathBuf,
-    pub key: String,
-    /// True when the binary came from the cache rather than a fresh build.
-    pub cached: bool,
-}
-
 /// Builds `engine` at `revision`, or finds it in the cache. `timeout` bounds the build command
 /// (its whole process group is killed then).
 ///
@@ -98,7 +88,7 @@ pub fn build_openbench_engine(
     engine: &OpenBenchEngine,
     paths: &LabPaths,
     timeout: Duration,
-) -> Result<BuiltEngine> {
+) -> Result<EngineBinary> {
     let tree = repo.find_tree(revision.tree)?;
     require_build_dir(&tree, engine, revision)?;
     let head = snapshot_head(repo, revision);
@@ -107,48 +97,25 @@ pub fn build_openbench_engine(
     let compilers = probe_compilers(repo, &tree, engine, paths)?;
     let key = cache_key(revision.tree, head, engine, &compilers)?;
     let binary_dir = paths.binaries.join(&key);
-    let path = binary_dir.join(&engine.name);
-    if binary_dir.symlink_metadata().is_ok() {
-        match check_cached(&binary_dir, &engine.name) {
-            Ok(()) => {
-                return Ok(BuiltEngine {
-                    path,
-                    key,
-                    cached: true,
-                })
-            }
-            Err(problem) => {
-                crate::progress::note(&format!(
-                    "note: the cached {} of {} ({}) {problem}; building it again",
+    let what = format!("{} of {}", engine.name, revision.short_name());
+    cached_or_build(&binary_dir, &engine.name, &what, key, |key| {
+        let snapshot = paths
+            .scratch
+            .join(format!("build-{}-{}", &key[..12], unique()));
+        remove_if_exists(&snapshot)?;
+        let built = write_git_snapshot(repo, revision, &snapshot)
+            .with_context(|| {
+                format!(
+                    "writing the source of {} at {} to {}",
                     engine.name,
                     revision.short_name(),
-                    binary_dir.display()
-                ));
-                remove_if_exists(&binary_dir)?;
-            }
-        }
-    }
-    let snapshot = paths
-        .scratch
-        .join(format!("build-{}-{}", &key[..12], unique()));
-    remove_if_exists(&snapshot)?;
-    let built = write_git_snapshot(repo, revision, &snapshot)
-        .with_context(|| {
-            format!(
-                "writing the source of {} at {} to {}",
-                engine.name,
-                revision.short_name(),
-                snapshot.display()
-            )
-        })
-        .and_then(|_| run_build(revision, engine, &snapshot, timeout))
-        .and_then(|exe| install(paths, &key, &exe, &binary_dir, &engine.name));
-    remove_if_exists(&snapshot)?;
-    built?;
-    Ok(BuiltEngine {
-        path,
-        key,
-        cached: false,
+                    snapshot.display()
+                )
+            })
+            .and_then(|_| run_build(revision, engine, &snapshot, timeout))
+            .and_then(|exe| install(paths, key, &exe, &binary_dir, &engine.name, Placing::Move));
+        remove_if_exists(&snapshot)?;
+        built
     })
 }
 
@@ -506,25 +473,6 @@ fn exit_status(status: std::process::ExitStatus) -> String {
         (None, Some(signal)) => format!("killed by signal {signal}"),
         _ => status.to_string(),
     }
-}
-
-/// Moves the built file into the cache entry `binary_dir` with its digest; the entry appears
-/// whole or not at all (a temporary sibling renamed into place).
-fn install(paths: &LabPaths, key: &str, exe: &Path, binary_dir: &Path, name: &str) -> Result<()> {
-    let temporary = temp_sibling(&paths.binaries, key);
-    remove_if_exists(&temporary)?;
-    fs::create_dir_all(&temporary).with_context(|| format!("creating {}", temporary.display()))?;
-    let installed = temporary.join(name);
-    if fs::rename(exe, &installed).is_err() {
-        // Another file system: copy (with its permissions).
-        fs::copy(exe, &installed).with_context(|| format!("copying {}", exe.display()))?;
-    }
-    fs::write(temporary.join(DIGEST_FILE), digest(&installed)? + "\n")
-        .with_context(|| format!("writing the digest of {}", installed.display()))?;
-    remove_if_exists(binary_dir)?;
-    fs::rename(&temporary, binary_dir)
-        .with_context(|| format!("installing {}", binary_dir.display()))?;
-    Ok(())
 }
 
 #[cfg(test)]

@@ -300,7 +300,7 @@ impl WorktreeWalker<'_> {
                 "warning: {WORKTREE}: skipping {} ({}): only regular files, directories and \
                  symbolic links are snapshotted",
                 absolute.display(),
-                special_kind(&kind)
+                crate::input::special_file_kind(&kind)
             ));
             return Ok(());
         } else if metadata.permissions().mode() & 0o111 != 0 {
@@ -311,21 +311,6 @@ impl WorktreeWalker<'_> {
         let id = self.repo.blob(&contents)?;
         index.add(&index_entry(path, mode, id, contents.len()))?;
         Ok(())
-    }
-}
-
-fn special_kind(kind: &fs::FileType) -> &'static str {
-    use std::os::unix::fs::FileTypeExt;
-    if kind.is_fifo() {
-        "a FIFO"
-    } else if kind.is_socket() {
-        "a socket"
-    } else if kind.is_block_device() {
-        "a block device"
-    } else if kind.is_char_device() {
-        "a character device"
-    } else {
-        "not a regular file"
     }
 }
 

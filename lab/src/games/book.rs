@@ -13,7 +13,7 @@ use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, Position};
 
 use super::referee::fen_of;
-use crate::pool::SplitMix;
+use crate::positions::SplitMix;
 
 /// The shipped book: openings 8 to 12 plies deep whose shallow search is level.
 pub const BUILT_IN: &str = include_str!("../../books/openings.epd");
@@ -53,7 +53,7 @@ impl Book {
                 Book::parse(BUILT_IN_NAME, BUILT_IN, None)
             }
             Some(path) => {
-                let text = crate::pool::read_text(path, crate::input::BOOK)?;
+                let text = crate::positions::read_text(path, crate::input::BOOK)?;
                 Book::parse(&path.display().to_string(), &text, plies)
             }
         }

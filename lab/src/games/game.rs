@@ -7,33 +7,14 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use super::book::Opening;
-use super::engine::{Engine, Fault};
 use super::pgn::{self, PgnGame, TimeControlTags};
 use super::referee::{MoveError, Referee, RuleEnding};
 use super::rules::{
     Adjudication, Adjudicator, DrawAdjudication, Limit, ResignAdjudication, Score, SideLimits,
     UNTIMED_MOVE_DEADLINE,
 };
-
-/// The two engines of a match: A is the base, B the engine under test.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum Side {
-    A,
-    B,
-}
-
-impl Side {
-    pub fn index(self) -> usize {
-        self as usize
-    }
-
-    pub fn other(self) -> Side {
-        match self {
-            Side::A => Side::B,
-            Side::B => Side::A,
-        }
-    }
-}
+use super::uci_process::{Fault, UciProcess};
+use crate::side::Side;
 
 /// One game of the schedule: game 0 of a pair gives A the white pieces, game 1 gives them to B.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -179,7 +160,7 @@ pub enum Played {
 /// Plays game `id` from `opening` (index `opening_index` in the book) with `engines[side]` for
 /// A and B.
 pub fn play(
-    engines: [&mut Engine; 2],
+    engines: [&mut UciProcess; 2],
     id: GameId,
     opening_index: usize,
     opening: &Opening,
@@ -322,7 +303,7 @@ type Outcome = (GameResult, Termination, String, Option<FaultRecord>);
 /// Runs the game to its end: `None` when `stop` was raised first. `moves` receives each SAN
 /// with its comment, `overhead` the lab's time between a reply and the next `go`.
 fn referee_game(
-    by_side: [&mut Engine; 2],
+    by_side: [&mut UciProcess; 2],
     white: Side,
     settings: &GameSettings,
     stop: &AtomicBool,
@@ -459,7 +440,7 @@ fn fault_outcome(
     side: Side,
     fault: Fault,
     referee: &Referee,
-    engine: &Engine,
+    engine: &UciProcess,
 ) -> Outcome {
     let termination = match fault {
         Fault::Timeout { .. } => Termination::TimeForfeit,

@@ -9,7 +9,6 @@
 //! the HTML page format them.
 
 pub mod book;
-pub mod engine;
 pub mod game;
 pub mod pgn;
 pub mod referee;
@@ -20,6 +19,7 @@ pub mod scale;
 pub mod sprt;
 pub mod summary;
 pub mod trajectory;
+pub mod uci_process;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -30,8 +30,7 @@ use git2::{ObjectType, Oid};
 use serde::Serialize;
 
 use self::book::{shuffled_order, Book, BookIdentity};
-use self::engine::{Engine, EngineSetup};
-use self::game::{GameRecord, GameSettings, Side};
+use self::game::{GameRecord, GameSettings};
 use self::results::{
     differences, schedule, EngineIdentity, Header, MatchSettings, NpsScale, ResultsFile, Shard,
 };
@@ -40,12 +39,14 @@ use self::runner::{Arena, PgnFile, Stop};
 use self::sprt::{EloModel, Sprt, SprtDecision};
 use self::summary::{summarize, Summary};
 use self::trajectory::{trajectory, TrajectoryPoint};
+use self::uci_process::{EngineSetup, UciProcess};
 use crate::engine::revision::resolve;
 use crate::lab::{Lab, Session};
+use crate::machine::Provenance;
 use crate::paths::{refuse_aliases, same_file, LabPaths, NamedPath};
 use crate::progress::Progress;
-use crate::provenance::Provenance;
 use crate::schema::{Kind, MATCH_JSON_SCHEMA_VERSION};
+use crate::side::Side;
 
 /// Prefix of an engine given as a binary instead of a revision.
 const EXE_PREFIX: &str = "exe:";
@@ -823,7 +824,7 @@ fn preflight(
         dir: side.dir.clone(),
         options: Vec::new(),
     };
-    let engine = Engine::start(Arc::new(probe))
+    let engine = UciProcess::start(Arc::new(probe))
         .map_err(|fault| anyhow::anyhow!("engine {label} ({spec}) {}", fault.describe()))?;
     let mut sent = Vec::new();
     if let Some(mb) = hash {
@@ -866,7 +867,7 @@ fn preflight(
         options: sent.clone(),
     };
     // Start once more with the options, so a value the engine rejects by dying shows now.
-    Engine::start(Arc::new(setup.clone())).map_err(|fault| {
+    UciProcess::start(Arc::new(setup.clone())).map_err(|fault| {
         anyhow::anyhow!(
             "engine {label} ({spec}) with its options {}",
             fault.describe()
@@ -926,11 +927,7 @@ fn newest_match(dir: &Path, settings: &MatchSettings, shard: Shard) -> Result<Pa
 }
 
 fn host_name() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .map(|name| name.trim().to_string())
-        .ok()
-        .filter(|name| !name.is_empty())
-        .unwrap_or_else(|| "?".to_string())
+    crate::machine::hostname().unwrap_or_else(|| "?".to_string())
 }
 
 fn side_label(side: Side) -> &'static str {

@@ -20,8 +20,8 @@ use super::book::BookIdentity;
 use super::game::{GameId, GameRecord};
 use super::rules::{one_or_per_side, DrawAdjudication, ResignAdjudication, SideLimits};
 use super::sprt::{EloModel, Sprt};
+use crate::machine::Provenance;
 use crate::paths::{locked_by, try_lock_exclusive};
-use crate::provenance::Provenance;
 
 pub const RESULTS_KIND: &str = "lab-match-results";
 pub const RESULTS_SCHEMA_VERSION: u32 = 1;

@@ -16,13 +16,14 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 
 use super::book::Book;
-use super::engine::{Engine, EngineSetup, Fault};
-use super::game::{self, FaultRecord, GameId, GameRecord, GameSettings, Played, Side};
+use super::game::{self, FaultRecord, GameId, GameRecord, GameSettings, Played};
 use super::results::ResultsFile;
 use super::sprt::{self, Sprt, SprtDecision};
 use super::summary::{summarize, Summary};
 use super::trajectory::PairTally;
+use super::uci_process::{EngineSetup, Fault, UciProcess};
 use crate::progress::Progress;
+use crate::side::Side;
 
 /// Games in a row an engine may lose to faults before the match is stopped.
 pub const MAX_CONSECUTIVE_FAULTS: u32 = 3;
@@ -271,7 +272,7 @@ fn worker(
     stop: &AtomicBool,
     sender: &mpsc::Sender<(GameRecord, Handover)>,
 ) {
-    let mut engines: [Option<Engine>; 2] = [None, None];
+    let mut engines: [Option<UciProcess>; 2] = [None, None];
     let (done, recorded) = mpsc::channel();
     while !stop.load(Ordering::Relaxed) {
         let Some(id) = queue.lock().ok().and_then(|mut queue| queue.pop_front()) else {
@@ -282,7 +283,7 @@ fn worker(
         let mut startup: Option<(Side, Fault)> = None;
         for side in [Side::A, Side::B] {
             if engines[side.index()].is_none() {
-                match Engine::start(Arc::clone(&arena.setups[side.index()])) {
+                match UciProcess::start(Arc::clone(&arena.setups[side.index()])) {
                     Ok(engine) => engines[side.index()] = Some(engine),
                     Err(fault) => {
                         startup = Some((side, fault));

@@ -6,9 +6,10 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::game::{GameRecord, Side, Termination};
+use super::game::{GameRecord, Termination};
 use super::results::complete_pairs;
 use super::sprt::{self, Estimate, Pentanomial, Sprt, SprtDecision, Wdl};
+use crate::side::Side;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SprtState {

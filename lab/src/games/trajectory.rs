@@ -10,8 +10,9 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::game::{GameRecord, Side};
+use super::game::GameRecord;
 use super::sprt::{self, Pentanomial, Sprt};
+use crate::side::Side;
 
 /// At most this many points are kept, so the JSON and the page stay small for a long match.
 pub const MAX_POINTS: usize = 500;

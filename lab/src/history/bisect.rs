@@ -13,13 +13,14 @@ use super::range::{self, CommitInfo};
 use super::revision_of;
 use super::store::{tail, FAILURE_TAIL_BYTES};
 use crate::analysis::compare::{compare, percent_change, Comparison, Criteria, Settings};
-use crate::analysis::measure::{measure_pair, measure_single, Measured, Plan, Side, Subject};
+use crate::analysis::measure::{measure_pair, measure_single, Measured, Plan, Subject};
 use crate::analysis::stats::Verdict;
 use crate::engine::build::EngineBinary;
 use crate::engine::callgrind::find_valgrind;
 use crate::engine::revision::Revision;
 use crate::lab::Session;
 use crate::schema::{Kind, LAB_JSON_SCHEMA_VERSION};
+use crate::side::Side;
 
 /// What moved.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -18,12 +18,13 @@ use anyhow::{bail, Result};
 use serde::Serialize;
 
 use crate::analysis::compare::{summarize, NpsSummary, TierRates};
-use crate::analysis::measure::{measure_single, Measurement, Plan, Side, Subject};
+use crate::analysis::measure::{measure_single, Measurement, Plan, Subject};
 use crate::engine::build::EngineBinary;
 use crate::engine::revision::{resolve, Revision};
 use crate::lab::Session;
 use crate::machine::{Machine, Toolchain};
 use crate::schema::{Kind, LAB_JSON_SCHEMA_VERSION};
+use crate::side::Side;
 use range::CommitInfo;
 use store::{Failure, Series, SeriesSettings, Stage, Stored};
 

@@ -5,13 +5,14 @@
 use std::path::Path;
 
 use squall::calibrate::stats::{wilson_interval, Z95};
+use squall::tier::Tier;
 
 use super::table::{Style, Table};
 use crate::calibration::data::{CalibrationFile, ExitRate, MarginSafety, Tally};
 use crate::calibration::margins_source::{BEGIN_MARKER, END_MARKER};
 use crate::calibration::summary::{
     futility_recommendation, relative_change, CalibrationComparison, MAX_SHARE, MIN_POSITIONS,
-    SETS, SPREAD, STALE_FRACTION, TARGET_UPPER, TIER_NAMES,
+    SETS, SPREAD, STALE_FRACTION, TARGET_UPPER,
 };
 
 /// `lab calibrate` and `lab calibrate merge`: one calibration file, reported in full.
@@ -87,9 +88,9 @@ pub fn percentile_section(
     let mut t = Table::new(head);
     for (index, h) in hists.iter().enumerate() {
         let label = if set == "qfutility_excess" {
-            TIER_NAMES
+            Tier::ALL
                 .get(index)
-                .map_or(index.to_string(), |n| n.to_string())
+                .map_or(index.to_string(), |tier| tier.name().to_string())
         } else {
             index.to_string()
         };
@@ -288,7 +289,7 @@ pub fn futility_section(
             _ => "-".to_string(),
         };
         t.row([
-            TIER_NAMES[tier].to_string(),
+            Tier::ALL[tier].name().to_string(),
             hists.get(tier).map_or(0, |h| h.count()).to_string(),
             rec.map_or("-".to_string(), |v| v.to_string()),
             cur.map_or("unknown".to_string(), |v| v.to_string()),
@@ -470,7 +471,7 @@ pub fn compare_section(calibration: &CalibrationComparison, style: Style) -> Str
         for tier in 0..3 {
             let show = |v: Option<i32>| v.map_or("-".to_string(), |v| v.to_string());
             t.row([
-                TIER_NAMES[tier].to_string(),
+                Tier::ALL[tier].name().to_string(),
                 show(ra[tier]),
                 show(rb[tier]),
                 b.futility_current

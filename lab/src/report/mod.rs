@@ -23,6 +23,7 @@ use std::path::Path;
 
 use anyhow::Result;
 use serde::Serialize;
+use squall::tier::Tier;
 
 use crate::analysis::compare::{
     Comparison, Figure, FigureBasis, FigureKind, SearchSplit, Settings, SideSummary, TierRates,
@@ -184,8 +185,6 @@ pub fn export(report: &Report, json: Option<&Path>, markdown: Option<&Path>) -> 
 pub fn export_html(report: &Report, path: &Path) -> Result<()> {
     crate::paths::write_atomically(path, html::render(report)?.as_bytes())
 }
-
-pub const TIERS: [&str; 3] = ["super-lazy", "lazy", "full"];
 
 /// The header of the figures table: the change column is the paired estimate the verdict
 /// reads (or a count's exact change), the unpaired change of the medians stands apart.
@@ -500,7 +499,7 @@ pub fn exit_rate_rows(comparison: &Comparison) -> Option<Vec<[String; 4]>> {
     let rows = (0..3)
         .map(|tier| {
             [
-                TIERS[tier].to_string(),
+                Tier::ALL[tier].name().to_string(),
                 pct(a[tier]),
                 pct(b[tier]),
                 signed_pp(delta[tier]),
@@ -583,7 +582,7 @@ pub fn search_split_rows(comparison: &Comparison) -> Option<Vec<[String; 6]>> {
                 NO_EXITS.to_string()
             };
             [
-                TIERS[tier].to_string(),
+                Tier::ALL[tier].name().to_string(),
                 a_main,
                 a_quiescence,
                 b_main,
@@ -651,7 +650,7 @@ pub fn side_search_rows(side: &SideSummary) -> Option<Vec<[String; 5]>> {
                 }
             };
             [
-                TIERS[tier].to_string(),
+                Tier::ALL[tier].name().to_string(),
                 thousands(main[tier]),
                 thousands(quiescence[tier]),
                 share(main_share[tier]),

@@ -6,10 +6,10 @@
 use anyhow::Result;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
+use squall::tier::Tier;
 
 use super::plot::{plot_error, svg, Footer, FONT, TEXT};
 use super::side_buckets::{share_colour, EMPTY};
-use crate::calibration::summary::TIER_NAMES;
 
 /// `shares[tier][bucket]` as fractions, `None` for a bucket never evaluated.
 pub fn draw(shares: &[Vec<Option<f64>>; 3], footer: &Footer) -> Result<String> {
@@ -44,8 +44,8 @@ pub fn draw(shares: &[Vec<Option<f64>>; 3], footer: &Footer) -> Result<String> {
             .y_label_formatter(&|y| match y {
                 SegmentValue::CenterOf(row) => usize::try_from(2 - *row)
                     .ok()
-                    .and_then(|t| TIER_NAMES.get(t))
-                    .map_or(String::new(), |name| name.to_string()),
+                    .and_then(|t| Tier::ALL.get(t))
+                    .map_or(String::new(), |tier| tier.name().to_string()),
                 _ => String::new(),
             })
             .draw()

@@ -8,7 +8,7 @@ use super::model::Bucket;
 use super::plot::{
     cell_ticks, legend_row, plot_error, svg, ticked, Footer, A_COLOUR, B_COLOUR, FONT, TEXT,
 };
-use crate::report::TIERS;
+use squall::tier::Tier;
 
 /// Share of a bucket's calls exiting in `tier`, in percent (0 for a bucket never evaluated).
 pub fn share(bucket: &Bucket, tier: usize) -> f64 {
@@ -33,7 +33,7 @@ pub fn draw(a: &[Bucket], b: &[Bucket], labels: (&str, &str), footer: &Footer) -
         legend_row(&title, &[(A_COLOUR, labels.0), (B_COLOUR, labels.1)], 36)?;
         for (tier, panel) in panels.split_evenly((1, 3)).iter().enumerate() {
             let mut chart = ChartBuilder::on(panel)
-                .caption(format!("{} tier", TIERS[tier]), (FONT, 16))
+                .caption(format!("{} tier", Tier::ALL[tier].name()), (FONT, 16))
                 .margin(10)
                 .x_label_area_size(40)
                 .y_label_area_size(55)
@@ -93,8 +93,8 @@ mod tests {
         // 3 tiers × 8 buckets per side, and one legend box per side.
         assert_eq!(count(&svg, "fill=\"#1F77B4\""), 24 + 1, "{svg}");
         assert_eq!(count(&svg, "fill=\"#FF7F0E\""), 24 + 1);
-        for tier in TIERS {
-            assert!(svg.contains(&format!("{tier} tier")));
+        for tier in Tier::ALL {
+            assert!(svg.contains(&format!("{} tier", tier.name())));
         }
         assert!(svg.contains("material bucket"));
     }

@@ -7,7 +7,7 @@ use plotters::prelude::*;
 
 use super::commit_axis::{legend, CommitAxis};
 use super::plot::{plot_error, svg, Footer};
-use crate::report::TIERS;
+use squall::tier::Tier;
 
 /// One colour per tier, cheapest first: tests count bars by them.
 pub const TIER_COLOURS: [RGBColor; 3] = [
@@ -28,7 +28,7 @@ pub fn draw(shares: &[(usize, [f64; 3])], axis: &CommitAxis, footer: &Footer) ->
             "eval calls exiting in the tier (%)",
             0.0..100.0,
             &|v| format!("{v:.0}%"),
-            &TIERS,
+            &Tier::ALL.map(Tier::name),
         )?;
         for (tier, colour) in TIER_COLOURS.iter().enumerate() {
             let colour = *colour;
@@ -45,7 +45,7 @@ pub fn draw(shares: &[(usize, [f64; 3])], axis: &CommitAxis, footer: &Footer) ->
                     )
                 }))
                 .map_err(plot_error)?
-                .label(TIERS[tier])
+                .label(Tier::ALL[tier].name())
                 .legend(move |(x, y)| {
                     Rectangle::new([(x, y - 5), (x + 12, y + 5)], colour.filled())
                 });
@@ -77,8 +77,8 @@ mod tests {
                 "{colour}: {svg}"
             );
         }
-        for tier in TIERS {
-            assert!(svg.contains(tier));
+        for tier in Tier::ALL {
+            assert!(svg.contains(tier.name()));
         }
         assert_eq!(count(&svg, "stroke=\"#9467BD\""), 2, "{svg}");
     }

@@ -135,7 +135,7 @@ pub enum OptionKind {
     String,
 }
 
-pub struct Engine {
+pub struct UciProcess {
     setup: Arc<EngineSetup>,
     child: Child,
     stdin: ChildStdin,
@@ -147,9 +147,9 @@ pub struct Engine {
     pub declared_options: Vec<DeclaredOption>,
 }
 
-impl Engine {
+impl UciProcess {
     /// Starts the process and completes the handshake: `uci`, the options, `isready`.
-    pub fn start(setup: Arc<EngineSetup>) -> Result<Engine, Fault> {
+    pub fn start(setup: Arc<EngineSetup>) -> Result<UciProcess, Fault> {
         let mut command = Command::new(&setup.path);
         command.args(&setup.args);
         if let Some(dir) = &setup.dir {
@@ -174,7 +174,7 @@ impl Engine {
         };
         spawn_reader(stdout, Some(sender), Arc::clone(&recent));
         spawn_reader(stderr, None, Arc::clone(&recent));
-        let mut engine = Engine {
+        let mut engine = UciProcess {
             setup,
             child,
             stdin,
@@ -403,7 +403,7 @@ impl Engine {
     }
 }
 
-impl Drop for Engine {
+impl Drop for UciProcess {
     fn drop(&mut self) {
         let _ = self.send("quit");
         let deadline = Instant::now() + QUIT_GRACE;

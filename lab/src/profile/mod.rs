@@ -2,97 +2,30 @@
 //! frame pointers, runs `squall profile` (the bench under pprof's sampler), keeps the flamegraph
 //! SVG and folded stacks, and reports the share of samples in the key frames: the eval tiers,
 //! the fixed-cost checks, move generation and the search. Any other engine is built as its
-//! `lab.toml` says and its bench recorded by `perf record` (`perf_profile`), reporting its
+//! `lab.toml` says and its bench recorded by `perf record` (`perf`), reporting its
 //! hottest functions; without a usable perf the lab says why. With `--vs`, both runs' folded
-//! stacks also give a differential flamegraph (`flamegraph_diff`), whichever sampler wrote them.
+//! stacks also give a differential flamegraph (`diff`), whichever sampler wrote them.
+
+pub mod diff;
+pub mod perf;
+pub mod pprof;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use anyhow::{bail, Context, Result};
-use git2::Repository;
+use anyhow::{Context, Result};
 use serde::Serialize;
 
+use self::diff::{write_differential, DiffLabels};
+use self::perf::PerfRequest;
 use crate::engine::adapter::{BenchRequest, EngineAdapter};
-use crate::engine::build::{build_engine_with_rustflags, EngineBinary};
+use crate::engine::build::EngineBinary;
 use crate::engine::config::Format;
 use crate::engine::revision::{resolve, Revision};
-use crate::flamegraph_diff::{write_differential, DiffLabels};
+use crate::lab::Session;
 use crate::paths::LabPaths;
-use crate::perf_profile::{self, parse_folded, FoldedStack, PerfRequest};
-use crate::process::{require_success, run_with_timeout};
 use crate::progress::Progress;
 use crate::schema::{Kind, LAB_JSON_SCHEMA_VERSION};
-
-pub const PROFILE_FEATURE: &str = "profile";
-/// Complete stacks for the sampler's unwinder; part of the build's cache key.
-pub const PROFILE_RUSTFLAGS: &str = "-C force-frame-pointers=yes";
-
-/// The frames whose shares are reported: `(label, how a frame name matches)`.
-pub const KEY_FRAMES: [(&str, Matcher); 10] = [
-    ("evaluate", Matcher::Function("evaluate")),
-    ("super_lazy_score", Matcher::Function("super_lazy_score")),
-    ("lazy_terms", Matcher::Function("lazy_terms")),
-    ("full_tier", Matcher::Function("full_tier")),
-    ("drawish_scale", Matcher::Function("drawish_scale")),
-    (
-        "pawn_race_possible",
-        Matcher::Function("pawn_race_possible"),
-    ),
-    (
-        "bare_king_either_side",
-        Matcher::Function("bare_king_either_side"),
-    ),
-    ("movegen", Matcher::Contains("movegen")),
-    ("quiescence", Matcher::Function("quiescence")),
-    ("search (negamax)", Matcher::Function("negamax")),
-];
-
-#[derive(Debug, Clone, Copy)]
-pub enum Matcher {
-    /// The function's own name, after dropping the module path and generic arguments.
-    Function(&'static str),
-    /// Anywhere in the frame's text (module paths appear in generic arguments).
-    Contains(&'static str),
-}
-
-impl Matcher {
-    pub fn matches(&self, frame: &str) -> bool {
-        match self {
-            Matcher::Function(name) => function_name(frame) == *name,
-            Matcher::Contains(text) => frame.contains(text),
-        }
-    }
-}
-
-/// `squall::eval::Evaluator::full_tier::h0123` or `generate<squall::movegen::MoveList, true>`
-/// → `full_tier`, `generate`.
-pub fn function_name(frame: &str) -> &str {
-    let mut depth = 0usize;
-    let mut end = frame.len();
-    for (i, c) in frame.char_indices() {
-        match c {
-            '<' if depth == 0 && i > 0 => {
-                end = i;
-                break;
-            }
-            '<' => depth += 1,
-            '>' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-    }
-    let path = &frame[..end];
-    let mut segments: Vec<&str> = path.split("::").collect();
-    if segments.len() > 1
-        && segments.last().is_some_and(|s| {
-            s.len() == 17 && s.starts_with('h') && s[1..].bytes().all(|b| b.is_ascii_hexdigit())
-        })
-    {
-        segments.pop();
-    }
-    segments.last().copied().unwrap_or(path)
-}
 
 #[derive(Debug, Clone, Serialize)]
 pub struct FrameShare {
@@ -105,40 +38,6 @@ pub struct FrameShare {
     pub inclusive: f64,
     #[serde(rename = "self")]
     pub self_share: f64,
-}
-
-pub fn frame_shares(stacks: &[FoldedStack]) -> (u64, Vec<FrameShare>) {
-    let total: u64 = stacks.iter().map(|s| s.count).sum();
-    let share = |samples: u64| {
-        if total == 0 {
-            0.0
-        } else {
-            samples as f64 / total as f64
-        }
-    };
-    let shares = KEY_FRAMES
-        .iter()
-        .map(|(label, matcher)| {
-            let inclusive_samples = stacks
-                .iter()
-                .filter(|s| s.frames.iter().any(|f| matcher.matches(f)))
-                .map(|s| s.count)
-                .sum();
-            let self_samples = stacks
-                .iter()
-                .filter(|s| s.frames.last().is_some_and(|f| matcher.matches(f)))
-                .map(|s| s.count)
-                .sum();
-            FrameShare {
-                frame: label.to_string(),
-                inclusive_samples,
-                self_samples,
-                inclusive: share(inclusive_samples),
-                self_share: share(self_samples),
-            }
-        })
-        .collect();
-    (total, shares)
 }
 
 /// What `lab profile` is asked for.
@@ -203,18 +102,14 @@ pub struct FrameDelta {
     pub self_share: f64,
 }
 
-/// Runs with the cache lock held by the caller. squall is profiled by its own pprof sampler;
+/// Runs under the session's cache lock. squall is profiled by its own pprof sampler;
 /// any other engine by perf.
-pub fn run(
-    repo: &Repository,
-    paths: &LabPaths,
-    progress: &Progress,
-    engine: &dyn EngineAdapter,
-    options: &ProfileRequest,
-) -> Result<ProfileOutput> {
+pub fn run(session: &Session, options: &ProfileRequest) -> Result<ProfileOutput> {
+    let (repo, paths, progress) = (session.repo(), session.paths(), session.progress());
+    let engine = session.engine().as_ref();
     let with_perf = engine.format() == Format::OpenBench;
     if with_perf {
-        perf_profile::perf_availability().map_err(|reason| {
+        perf::perf_availability().map_err(|reason| {
             anyhow::anyhow!(
                 "lab profile draws '{}' with perf, which cannot record here: {reason}",
                 engine.name()
@@ -225,7 +120,7 @@ pub fn run(
         if with_perf {
             engine.build(repo, revision, &[], paths, progress)
         } else {
-            build(repo, revision, paths, progress)
+            pprof::build(repo, revision, paths, progress)
         }
     };
     // `frames`: B of `--vs` under perf reports A's functions, so the rows align.
@@ -235,7 +130,7 @@ pub fn run(
                 engine, revision, binary, svg, options, paths, progress, frames,
             )
         } else {
-            profile_one(revision, binary, svg, options, progress)
+            pprof::profile_one(revision, binary, svg, options, progress)
         }
     };
     let a = resolve(repo, &options.rev, paths)?;
@@ -284,22 +179,6 @@ pub fn run(
     })
 }
 
-fn build(
-    repo: &Repository,
-    revision: &Revision,
-    paths: &LabPaths,
-    progress: &Progress,
-) -> Result<EngineBinary> {
-    build_engine_with_rustflags(
-        repo,
-        revision,
-        &[PROFILE_FEATURE],
-        PROFILE_RUSTFLAGS,
-        paths,
-        progress,
-    )
-}
-
 /// Where `--vs`'s flamegraph goes: beside A's, named by B's spec (`-vs` when both are one).
 fn vs_svg(a_svg: &Path, a: &Revision, b: &Revision) -> PathBuf {
     let dir = a_svg.parent().unwrap_or(Path::new("."));
@@ -332,84 +211,6 @@ fn file_stem(spec: &str) -> String {
             }
         })
         .collect()
-}
-
-fn profile_one(
-    revision: &Revision,
-    binary: &EngineBinary,
-    svg: &Path,
-    options: &ProfileRequest,
-    progress: &Progress,
-) -> Result<ProfileRun> {
-    if let Some(dir) = svg.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    }
-    let folded = svg.with_extension("folded");
-    let mut command = Command::new(&binary.path);
-    command
-        .arg("profile")
-        .arg("--out")
-        .arg(svg)
-        .arg("--folded")
-        .arg(&folded)
-        .arg("--frequency")
-        .arg(options.frequency.to_string());
-    if let Some(depth) = options.depth {
-        command.arg("--depth").arg(depth.to_string());
-    }
-    let what = format!("`{} profile`", binary.path.display());
-    let task = progress.spinner(&format!("profiling {}", revision.short_name()));
-    let start = Instant::now();
-    let finished = run_with_timeout(command, Duration::from_secs(options.timeout), &what);
-    let elapsed = start.elapsed();
-    task.finish();
-    let finished = finished?;
-    require_success(&finished, &format!("the engine {what}"))?;
-    let stdout = String::from_utf8_lossy(&finished.stdout);
-    let field = |name: &str| {
-        stdout
-            .lines()
-            .find_map(|line| line.strip_prefix(name))
-            .and_then(|rest| rest.split_whitespace().next())
-            .and_then(|value| value.parse::<u64>().ok())
-    };
-    let text = std::fs::read_to_string(&folded)
-        .with_context(|| format!("reading folded stacks {}", folded.display()))?;
-    let stacks = parse_folded(&text)?;
-    let (samples, frames) = frame_shares(&stacks);
-    if samples == 0 {
-        bail!(
-            "the profile of {} has no samples; try a larger --depth",
-            revision.short_name()
-        );
-    }
-    progress.line(&format!(
-        "profile of {}: {samples} samples in {:.2} s → {}",
-        revision.short_name(),
-        elapsed.as_secs_f64(),
-        svg.display()
-    ));
-    Ok(ProfileRun {
-        spec: revision.spec.clone(),
-        commit: revision.commit.map(|c| c.to_string()),
-        binary_key: binary.key.clone(),
-        depth: options.depth,
-        frequency: options.frequency,
-        svg: svg.to_path_buf(),
-        folded,
-        run_time_s: elapsed.as_secs_f64(),
-        engine_profile_time_ms: field("Profile time:"),
-        // The sampled span is the bench: "Profile time" also holds building the report
-        // (symbolising, after the last sample), which made the rate look ~6% low at depth 11.
-        effective_hz: field("Search time:")
-            .or_else(|| field("Profile time:"))
-            .filter(|ms| *ms > 0)
-            .map(|ms| samples as f64 / (ms as f64 / 1000.0)),
-        sampler: "pprof",
-        nodes: field("Nodes searched:"),
-        samples,
-        frames,
-    })
 }
 
 /// Functions reported for an engine profiled with perf: its hottest by self samples.
@@ -460,13 +261,13 @@ fn perf_one(
         working_dir: bench_dir,
         frequency_hz: options.frequency,
         timeout: Duration::from_secs(options.timeout),
-        call_graph: perf_profile::CallGraph::FramePointer,
+        call_graph: perf::CallGraph::FramePointer,
         svg: svg.to_path_buf(),
         folded: folded.clone(),
         top: usize::MAX,
     };
     let task = progress.spinner(&format!("profiling {} with perf", revision.short_name()));
-    let profile = perf_profile::record(&request);
+    let profile = perf::record(&request);
     task.finish();
     let profile = profile?;
     let nodes = engine
@@ -522,54 +323,12 @@ fn perf_one(
     })
 }
 
-fn perf_frame(function: &perf_profile::FunctionShare) -> FrameShare {
+fn perf_frame(function: &perf::FunctionShare) -> FrameShare {
     FrameShare {
         frame: function.function.clone(),
         inclusive_samples: function.inclusive_samples,
         self_samples: function.self_samples,
         inclusive: function.inclusive,
         self_share: function.self_share,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn function_names_drop_paths_generics_and_hashes() {
-        assert_eq!(function_name("full_tier"), "full_tier");
-        assert_eq!(
-            function_name("squall::eval::Evaluator::full_tier::h0123456789abcdef"),
-            "full_tier"
-        );
-        assert_eq!(
-            function_name("generate<squall::movegen::MoveList, true>"),
-            "generate"
-        );
-        assert_eq!(
-            function_name("<squall::search::Searcher as Foo>::negamax"),
-            "negamax"
-        );
-    }
-
-    #[test]
-    fn shares_count_stacks_containing_a_frame() {
-        let stacks = parse_folded(
-            "main;negamax;evaluate;full_tier 3\n\
-             main;negamax;negamax;evaluate;super_lazy_score 1\n\
-             main;negamax;generate<squall::movegen::MoveList, true> 4\n\n",
-        )
-        .unwrap();
-        let (total, shares) = frame_shares(&stacks);
-        assert_eq!(total, 8);
-        let get = |name: &str| shares.iter().find(|s| s.frame == name).unwrap();
-        assert_eq!(get("evaluate").inclusive_samples, 4);
-        assert_eq!(get("evaluate").self_samples, 0);
-        assert_eq!(get("full_tier").self_samples, 3);
-        assert_eq!(get("movegen").inclusive, 0.5);
-        // A recursive frame counts once per stack.
-        assert_eq!(get("search (negamax)").inclusive, 1.0);
-        assert!(parse_folded("no-count-here").is_err());
     }
 }
