@@ -95,7 +95,7 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "FILE", help_heading = GLOBAL_OPTIONS)]
     pub config: Option<PathBuf>,
 
-    /// Print no progress lines or bars.
+    /// Print no progress lines, bars or notes (warnings and errors still print).
     #[arg(long, short, global = true, help_heading = GLOBAL_OPTIONS)]
     pub quiet: bool,
 

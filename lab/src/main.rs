@@ -27,7 +27,7 @@ fn main() -> ExitCode {
         Err(error) => {
             // An error may quote an engine's output or a build's tail: shown, never sent.
             let message = format!("error: {error:#}");
-            eprintln!("{}", squall_lab::report::sanitize::visible_lines(&message));
+            squall_lab::progress::warning(&message);
             ExitCode::from(ERROR)
         }
     }

@@ -383,17 +383,17 @@ pub fn end_children_on_signal() {
             signal_group(pid);
         }
         if report && first {
-            eprintln!(
+            crate::progress::warning(&format!(
                 "\ninterrupted: ended {} child process group(s); reporting what was done \
                  (interrupt again to exit at once)",
                 groups.len()
-            );
+            ));
             return;
         }
-        eprintln!(
+        crate::progress::warning(&format!(
             "\ninterrupted: ended {} child process group(s)",
             groups.len()
-        );
+        ));
         std::process::exit(i32::from(INTERRUPTED_EXIT));
     });
 }

@@ -11,9 +11,11 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::report::sanitize::visible_lines;
 
-/// A note or warning on stderr whatever `--quiet` says (a cache entry rebuilt, a file skipped),
-/// its outside text (paths, git's names) shown as by [`visible_lines`].
-pub fn note(message: &str) {
+/// A warning on stderr whatever `--quiet` says: what changed the run (a worktree file left
+/// out of the snapshot, an interrupt) or ended it (main's error). Its outside text (paths,
+/// git's names, an engine's output) is shown as by [`visible_lines`]. Notes go through
+/// [`Progress::line`], which `--quiet` silences.
+pub fn warning(message: &str) {
     eprintln!("{}", visible_lines(message));
 }
 

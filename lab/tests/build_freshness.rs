@@ -23,7 +23,13 @@ fn a_tree_materialised_before_another_build_still_gets_its_own_binary() {
     let a = resolve(&repo, "HEAD~1", &paths).unwrap();
     let b = resolve(&repo, "HEAD", &paths).unwrap();
     // B's sources are written first, then A is built, then B.
-    materialize(&repo, &b, &paths).unwrap();
+    materialize(
+        &repo,
+        &b,
+        &paths,
+        &squall_lab::progress::Progress::new(true),
+    )
+    .unwrap();
     std::thread::sleep(std::time::Duration::from_millis(1100));
     let built_a = build_engine(&repo, &a, &[], &paths, &progress).unwrap();
     let built_b = build_engine(&repo, &b, &[], &paths, &progress).unwrap();
@@ -126,6 +132,12 @@ fn a_damaged_cached_binary_is_built_again() {
         whole.len(),
         "the binary was not rebuilt"
     );
+    // With --quiet the rebuild is silent: a note, not a warning.
+    std::fs::write(&binary, &whole[..whole.len() / 2]).unwrap();
+    let quiet = fake.lab(&["bench", "HEAD", "--rounds", "2", "--no-instructions", "-q"]);
+    assert_eq!(quiet.code, 0, "{quiet}");
+    assert_eq!(quiet.stderr, "", "{quiet}");
+    assert_eq!(std::fs::read(&binary).unwrap().len(), whole.len());
     // A sound entry is reused without a note.
     let third = bench_json(&fake);
     assert_eq!(third.code, 0, "{third}");

@@ -15,6 +15,7 @@ use squall_lab::engine::command_build::{build_openbench_engine, write_git_snapsh
 use squall_lab::engine::config::{self, Engine, OpenBenchEngine};
 use squall_lab::engine::revision::{open_repository, resolve, Revision};
 use squall_lab::paths::LabPaths;
+use squall_lab::progress::Progress;
 
 const ENGINE_C: &str = r#"#include <stdio.h>
 #include <stdlib.h>
@@ -202,6 +203,11 @@ fn git_in(dir: &Path, args: &[&str]) -> String {
 }
 
 const BUILD_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// Progress that prints nothing: these builds are checked by what they return.
+fn quiet() -> Progress {
+    Progress::new(true)
+}
 const BENCH_TIMEOUT: Duration = Duration::from_secs(60);
 
 #[test]
@@ -216,7 +222,7 @@ fn a_makefile_engine_is_built_cached_and_benched() {
     let engine = engine_repo.engine();
     let paths = engine_repo.paths();
 
-    let built = build_openbench_engine(&repo, &revision, &engine, &paths, BUILD_TIMEOUT)
+    let built = build_openbench_engine(&repo, &revision, &engine, &paths, BUILD_TIMEOUT, &quiet())
         .unwrap_or_else(|e| panic!("{e:#}"));
     assert!(!built.cached);
     assert_eq!(built.path, paths.binaries.join(&built.key).join("tiny"));
@@ -231,7 +237,8 @@ fn a_makefile_engine_is_built_cached_and_benched() {
     );
     let modified = fs::metadata(&built.path).unwrap().modified().unwrap();
 
-    let again = build_openbench_engine(&repo, &revision, &engine, &paths, BUILD_TIMEOUT).unwrap();
+    let again =
+        build_openbench_engine(&repo, &revision, &engine, &paths, BUILD_TIMEOUT, &quiet()).unwrap();
     assert!(again.cached, "the second build came from the cache");
     assert_eq!(again.path, built.path);
     assert_eq!(
@@ -242,8 +249,15 @@ fn a_makefile_engine_is_built_cached_and_benched() {
     // The bench command does not change the binary, so it is not in the key.
     let mut other_bench = engine.clone();
     other_bench.bench = "{exe} bench".to_string();
-    let same =
-        build_openbench_engine(&repo, &revision, &other_bench, &paths, BUILD_TIMEOUT).unwrap();
+    let same = build_openbench_engine(
+        &repo,
+        &revision,
+        &other_bench,
+        &paths,
+        BUILD_TIMEOUT,
+        &quiet(),
+    )
+    .unwrap();
     assert!(same.cached && same.key == built.key);
 
     let scratch = paths.scratch.join("bench");
@@ -355,6 +369,7 @@ fn a_failing_build_shows_the_compiler_s_tail() {
         &engine_repo.engine(),
         &paths,
         BUILD_TIMEOUT,
+        &quiet(),
     )
     .expect_err("a syntax error");
     let message = format!("{error:#}");
@@ -376,7 +391,8 @@ fn a_failing_build_shows_the_compiler_s_tail() {
     silent.build = "true {exe}".to_string();
     let message = format!(
         "{:#}",
-        build_openbench_engine(&repo, &revision, &silent, &paths, BUILD_TIMEOUT).unwrap_err()
+        build_openbench_engine(&repo, &revision, &silent, &paths, BUILD_TIMEOUT, &quiet())
+            .unwrap_err()
     );
     assert!(
         message.contains(&format!("did not produce src/{EXE_NAME}")),
@@ -388,7 +404,15 @@ fn a_failing_build_shows_the_compiler_s_tail() {
     elsewhere.build_dir = PathBuf::from("engine");
     let message = format!(
         "{:#}",
-        build_openbench_engine(&repo, &revision, &elsewhere, &paths, BUILD_TIMEOUT).unwrap_err()
+        build_openbench_engine(
+            &repo,
+            &revision,
+            &elsewhere,
+            &paths,
+            BUILD_TIMEOUT,
+            &quiet()
+        )
+        .unwrap_err()
     );
     assert!(
         message.contains("revision HEAD (") && message.contains("has no directory 'engine'"),
@@ -418,6 +442,7 @@ fn a_hanging_build_is_killed_with_its_process_group() {
         &engine_repo.engine(),
         &paths,
         Duration::from_secs(2),
+        &quiet(),
     )
     .expect_err("a timeout");
     assert!(start.elapsed() < Duration::from_secs(60));

@@ -57,7 +57,7 @@ pub fn calibrate_revision(
             ));
         })
         .ok();
-    let sources = materialize(repo, revision, paths).ok();
+    let sources = materialize(repo, revision, paths, progress).ok();
     let futility = reported
         .as_ref()
         .and_then(|engine| engine.futility_base_margin_by_source)

@@ -305,8 +305,14 @@ impl EngineAdapter for OpenBenchAdapter {
             self.engine.build,
             self.engine.build_dir_display()
         ));
-        let built =
-            build_openbench_engine(repo, revision, &self.engine, paths, COMMAND_BUILD_TIMEOUT);
+        let built = build_openbench_engine(
+            repo,
+            revision,
+            &self.engine,
+            paths,
+            COMMAND_BUILD_TIMEOUT,
+            progress,
+        );
         task.finish();
         let built = built?;
         progress.line(&format!(

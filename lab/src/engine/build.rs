@@ -76,11 +76,11 @@ pub fn build_engine_with_rustflags(
     if entry_id(repo, revision.tree, "engine")?.is_none() {
         bail!("revision '{}' has no engine/ directory", revision.spec);
     }
-    let sources = materialize(repo, revision, paths)?;
+    let sources = materialize(repo, revision, paths, progress)?;
     let key = binary_key(repo, revision.tree, features, extra_rustflags, &sources)?;
     let binary_dir = paths.binaries.join(&key);
     let what = format!("engine of {}", revision.short_name());
-    let binary = cached_or_build(&binary_dir, ENGINE_PACKAGE, &what, key, |key| {
+    let binary = cached_or_build(&binary_dir, ENGINE_PACKAGE, &what, key, progress, |key| {
         if let Some(standalone) = super::workspace::standalone_manifest(repo, revision.tree)? {
             progress.line(&format!(
                 "{}{} predates the lab layout: its workspace names {}, which it does not contain; \
@@ -133,6 +133,7 @@ pub(crate) fn cached_or_build(
     name: &str,
     what: &str,
     key: String,
+    progress: &Progress,
     build: impl FnOnce(&str) -> Result<()>,
 ) -> Result<EngineBinary> {
     let path = binary_dir.join(name);
@@ -146,7 +147,7 @@ pub(crate) fn cached_or_build(
                 })
             }
             Err(problem) => {
-                crate::progress::note(&format!(
+                progress.line(&format!(
                     "note: the cached {what} ({}) {problem}; building it again",
                     binary_dir.display()
                 ));
@@ -366,6 +367,7 @@ mod tests {
                 "engine",
                 "engine of test",
                 "key".to_string(),
+                &Progress::new(true),
                 build_into(&paths, &binary_dir, &builds),
             )
             .unwrap()

@@ -24,6 +24,7 @@ use crate::engine::revision::{check_tree_entries, Revision};
 use crate::engine::snapshot::write_new_file;
 use crate::paths::{remove_if_exists, LabPaths};
 use crate::process::{run_keeping_tails, run_with_timeout, tail_section};
+use crate::progress::Progress;
 
 /// The plain, relative file name the build is asked to produce (`{exe}`). Relative, so
 /// makefiles that run `./$(EXE) bench` after linking (profile-guided optimisation) work.
@@ -88,6 +89,7 @@ pub fn build_openbench_engine(
     engine: &OpenBenchEngine,
     paths: &LabPaths,
     timeout: Duration,
+    progress: &Progress,
 ) -> Result<EngineBinary> {
     let tree = repo.find_tree(revision.tree)?;
     require_build_dir(&tree, engine, revision)?;
@@ -98,7 +100,7 @@ pub fn build_openbench_engine(
     let key = cache_key(revision.tree, head, engine, &compilers)?;
     let binary_dir = paths.binaries.join(&key);
     let what = format!("{} of {}", engine.name, revision.short_name());
-    cached_or_build(&binary_dir, &engine.name, &what, key, |key| {
+    cached_or_build(&binary_dir, &engine.name, &what, key, progress, |key| {
         let snapshot = paths
             .scratch
             .join(format!("build-{}-{}", &key[..12], unique()));

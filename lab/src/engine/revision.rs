@@ -296,7 +296,7 @@ impl WorktreeWalker<'_> {
         } else if !kind.is_file() {
             // Reading a FIFO blocks until a writer comes, a socket cannot be read at all: neither
             // is source.
-            crate::progress::note(&format!(
+            crate::progress::warning(&format!(
                 "warning: {WORKTREE}: skipping {} ({}): only regular files, directories and \
                  symbolic links are snapshotted",
                 absolute.display(),

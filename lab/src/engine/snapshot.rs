@@ -13,6 +13,7 @@ use git2::{FileMode, ObjectType, Oid, Repository, Tree};
 
 use super::revision::{check_tree_entries, join_relative, Revision};
 use crate::paths::{remove_if_exists, temp_sibling, LabPaths};
+use crate::progress::Progress;
 
 /// Writes the revision's tree into `target/lab/src/<tree-id>/` and returns that directory.
 /// A tree git would not check out is refused first (see [`check_tree_entries`]).
@@ -22,7 +23,12 @@ use crate::paths::{remove_if_exists, temp_sibling, LabPaths};
 /// made under `target/lab/src/`, it is written again from the object database, with a note
 /// naming the first difference. The snapshot may differ from the tree in the ways the lab
 /// itself makes (see [`SnapshotLayout`]).
-pub fn materialize(repo: &Repository, revision: &Revision, paths: &LabPaths) -> Result<PathBuf> {
+pub fn materialize(
+    repo: &Repository,
+    revision: &Revision,
+    paths: &LabPaths,
+    progress: &Progress,
+) -> Result<PathBuf> {
     check_tree_entries(repo, revision)?;
     let tree_id = revision.tree;
     let destination = source_dir(paths, tree_id);
@@ -32,7 +38,7 @@ pub fn materialize(repo: &Repository, revision: &Revision, paths: &LabPaths) -> 
         match layout.first_difference(repo, &tree, &destination, "")? {
             None => return Ok(destination),
             Some(difference) => {
-                crate::progress::note(&format!(
+                progress.line(&format!(
                     "note: the source snapshot {} does not match tree {tree_id} ({difference}); \
                      writing it again",
                     destination.display()

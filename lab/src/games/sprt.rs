@@ -1366,7 +1366,7 @@ mod tests {
         let max_errors = RUNS * 6 / 100;
         let percent = |n: u64| 100.0 * n as f64 / RUNS as f64;
         let at_h0 = simulate(&test, &ELO_ZERO, 0x5EED_0000);
-        eprintln!(
+        println!(
             "SPRT[0, {elo1}] {model}, true Elo 0: H1 accepted in {}/{RUNS} runs ({:.1}%), \
              H0 in {}, capped {}, mean {:.0} pairs",
             at_h0.accepted_h1,
@@ -1376,7 +1376,7 @@ mod tests {
             at_h0.pairs as f64 / RUNS as f64
         );
         let at_h1 = simulate(&test, &h1_law, 0x5EED_0001);
-        eprintln!(
+        println!(
             "SPRT[0, {elo1}] {model}, true {model} Elo {elo1}: H0 accepted in {}/{RUNS} runs \
              ({:.1}%), H1 in {}, capped {}, mean {:.0} pairs",
             at_h1.accepted_h0,
