@@ -19,22 +19,11 @@ use std::path::{Path, PathBuf};
 
 /// The import circles the map keeps, each the set of files (relative to the workspace) that
 /// import each other in a loop, with the reason it is kept.
-const ALLOWED_CIRCLES: &[(&[&str], &str)] = &[
-    (
-        &["engine/src/search/mod.rs", "engine/src/timeman.rs"],
-        "the search owns the limits it is given (`Limits`, `Clock`), time management turns them \
+const ALLOWED_CIRCLES: &[(&[&str], &str)] = &[(
+    &["engine/src/search/mod.rs", "engine/src/timeman.rs"],
+    "the search owns the limits it is given (`Limits`, `Clock`), time management turns them \
          into the deadlines the search polls: one concern split in two files for reading",
-    ),
-    (
-        &[
-            "lab/src/report/bisect.rs",
-            "lab/src/report/markdown.rs",
-            "lab/src/report/terminal.rs",
-        ],
-        "to be removed (issue 29 item 2): bisect renders its comparison through the format \
-         renderers, which dispatch to bisect; one comparison section taking a `Style` ends it",
-    ),
-];
+)];
 
 /// The packages checked, each with its code-map heading and its crates' roots.
 const PACKAGES: &[Package] = &[

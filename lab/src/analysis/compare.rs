@@ -8,10 +8,11 @@ use crate::analysis::measure::{EngineRecord, Instructions, Measured, Measurement
 use crate::analysis::stats::{
     classify, median, paired_ratios, round_ratio_interval, Estimate, Verdict, MIN_ROUNDS_FOR_CI,
 };
-use crate::engine::adapter::{describe_depth, WHOLE_BENCH};
+use crate::engine::adapter::WHOLE_BENCH;
 use crate::engine::bench::{EvalCounters, Exits, ExitsBySearch, SearchExits, TierCounts};
 
 use crate::schema::{Kind, LAB_JSON_SCHEMA_VERSION};
+use crate::side::Side;
 
 const CONFIDENCE: f64 = 0.95;
 
@@ -114,9 +115,9 @@ pub struct Comparison {
     pub eval_deltas: Option<EvalDeltas>,
     pub verdict: Verdict,
     pub regression: bool,
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
     /// What the reader should know that is not a problem (`lab tiers`: the node ratio).
-    pub notes: Vec<String>,
+    pub notes: Vec<Note>,
     /// Per-function instruction movers: with `compare --functions`, or by default when
     /// instructions per node moved by [`ATTRIBUTION_MIN_CHANGE_PCT`] or more with the same
     /// signature (from the instruction count's own callgrind runs; `why` says which).
@@ -528,6 +529,57 @@ fn fraction(count: u64, total: u64) -> f64 {
     }
 }
 
+/// A problem with a comparison the reader must see before its figures. The report says it
+/// in words (`report::findings`), and the JSON carries those words.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Warning {
+    /// The revisions searched different trees.
+    SignatureChanged {
+        a_label: String,
+        a_nodes: u64,
+        b_label: String,
+        b_nodes: u64,
+        change_pct: f64,
+    },
+    /// The sides were measured at different depths (`None`: the engine's default).
+    DepthsDiffer {
+        a_label: String,
+        a_depth: Option<u32>,
+        b_label: String,
+        b_depth: Option<u32>,
+    },
+    /// The baseline was measured on another machine, or in the settings listed.
+    NpsNotComparable { differences: Vec<String> },
+    /// Settings of the machine the baseline did not record.
+    MachineUnknown { settings: Vec<String> },
+    /// Fewer rounds than [`MIN_ROUNDS_FOR_CI`]: the interval is valid but wide.
+    TooFewRounds { rounds: usize, df: usize },
+    /// The baseline was built by another toolchain.
+    ToolchainDiffers,
+    /// The bench position lists differ: runs are paired whole.
+    PositionListsDiffer,
+    /// Both instruction counts exist but at different depths.
+    InstructionDepthsDiffer,
+}
+
+/// Something the reader should know about a comparison that is not a problem.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Note {
+    /// `lab compare --force` of one binary: an A/A run; the binary's cache key.
+    AaRun { binary_key: String },
+    /// One binary run two ways (`lab tiers`): the node counts of both.
+    SameBinaryNodeRatio { a_nodes: u64, b_nodes: u64 },
+    /// A baseline's time per node moved with the same work: possibly the machine's drift
+    /// between sessions. `baseline` names the baseline's revision, `revision` the other.
+    SessionDrift {
+        change_pct: f64,
+        baseline: String,
+        revision: String,
+    },
+    /// A side's instruction count says how it was taken (`engine::callgrind`).
+    InstructionsNote { side: Side, note: String },
+}
+
 pub fn compare(
     kind: Kind,
     settings: Settings,
@@ -720,7 +772,7 @@ fn drift_note(
     signature: &SignatureComparison,
     speed: &SpeedComparison,
     instructions: &InstructionsComparison,
-) -> Option<String> {
+) -> Option<Note> {
     let estimate = speed.cost_ratio.as_ref()?;
     let moved = estimate.ci_low > 1.0 || estimate.ci_high < 1.0;
     let same_work = instructions.per_node_ratio.is_some() && !instructions.flagged;
@@ -731,14 +783,11 @@ fn drift_note(
         Some(commit) => commit.get(..10).unwrap_or(commit),
         None => &a.revision.spec,
     };
-    Some(format!(
-        "time per node moved {:+.2}% against the baseline with the same signature and the same \
-         instructions per node: the baseline's runs come from another session, and the machine's \
-         speed drifts between sessions (the interval covers this session's rounds only); `lab \
-         compare {baseline} {}` measures both in the same rounds.",
-        (estimate.estimate - 1.0) * 100.0,
-        b.revision.spec
-    ))
+    Some(Note::SessionDrift {
+        change_pct: (estimate.estimate - 1.0) * 100.0,
+        baseline: baseline.to_string(),
+        revision: b.revision.spec.clone(),
+    })
 }
 
 fn compare_signatures(
@@ -920,26 +969,26 @@ fn notes(
     speed: &SpeedComparison,
     instructions: &InstructionsComparison,
     criteria: &Criteria,
-) -> Vec<String> {
+) -> Vec<Note> {
     let mut notes = Vec::new();
     if criteria.same_binary {
-        notes.push(format!(
-            "A and B run one binary two ways, whose trees may differ by design: B searched {} \
-             nodes, A {} (node ratio {:.4}); speed is compared per node.",
-            signature.b,
-            signature.a,
-            signature.b as f64 / signature.a.max(1) as f64
-        ));
+        notes.push(Note::SameBinaryNodeRatio {
+            a_nodes: signature.a,
+            b_nodes: signature.b,
+        });
     }
     if !criteria.paired_in_time {
         notes.extend(drift_note(a, b, signature, speed, instructions));
     }
-    for (side, measurement) in [("A", a), ("B", b)] {
+    for (side, measurement) in [(Side::A, a), (Side::B, b)] {
         if let Instructions::Measured {
             note: Some(note), ..
         } = &measurement.instructions
         {
-            notes.push(format!("{side}'s instructions: {note}"));
+            notes.push(Note::InstructionsNote {
+                side,
+                note: note.clone(),
+            });
         }
     }
     notes
@@ -952,74 +1001,51 @@ fn warnings(
     a: &SideSummary,
     b: &SideSummary,
     criteria: &Criteria,
-) -> Vec<String> {
+) -> Vec<Warning> {
     let mut warnings = Vec::new();
     if signature.changed && !criteria.same_binary {
-        warnings.push(format!(
-            "SIGNATURE CHANGED: {} searched {} nodes, {} searched {} ({:+.2}%). The revisions search \
-             different trees, so speed is compared per node (time per node, instructions per node), \
-             not for the bench as a whole.",
-            a.label, signature.a, b.label, signature.b, signature.change_pct
-        ));
+        warnings.push(Warning::SignatureChanged {
+            a_label: a.label.clone(),
+            a_nodes: signature.a,
+            b_label: b.label.clone(),
+            b_nodes: signature.b,
+            change_pct: signature.change_pct,
+        });
     }
     if a.depth != b.depth {
-        warnings.push(format!(
-            "{} was measured at depth {} and {} at depth {}.",
-            a.label,
-            describe_depth(a.depth),
-            b.label,
-            describe_depth(b.depth)
-        ));
+        warnings.push(Warning::DepthsDiffer {
+            a_label: a.label.clone(),
+            a_depth: a.depth,
+            b_label: b.label.clone(),
+            b_depth: b.depth,
+        });
     }
     if !criteria.nps_comparable {
-        let why = if criteria.machine_differences.is_empty() {
-            "the baseline was measured on another machine".to_string()
-        } else {
-            format!(
-                "the baseline was measured in another setting ({})",
-                criteria.machine_differences.join("; ")
-            )
-        };
-        warnings.push(format!(
-            "NPS is not comparable: {why}. Speed is shown but not judged."
-        ));
+        warnings.push(Warning::NpsNotComparable {
+            differences: criteria.machine_differences.clone(),
+        });
     }
     if !criteria.machine_unknown.is_empty() {
-        warnings.push(format!(
-            "The baseline does not record {}: NPS is compared as if they matched; save the \
-             baseline again to record them.",
-            criteria.machine_unknown.join(", ")
-        ));
+        warnings.push(Warning::MachineUnknown {
+            settings: criteria.machine_unknown.clone(),
+        });
     }
     if let Some(estimate) = &speed.cost_ratio {
         if estimate.rounds < MIN_ROUNDS_FOR_CI {
-            warnings.push(format!(
-                "Only {} rounds: the speed interval is a t interval on {} degree{} of freedom, \
-                 valid but too wide to detect any but gross changes. Use --rounds {} or more.",
-                estimate.rounds,
-                estimate.df,
-                if estimate.df == 1 { "" } else { "s" },
-                MIN_ROUNDS_FOR_CI
-            ));
+            warnings.push(Warning::TooFewRounds {
+                rounds: estimate.rounds,
+                df: estimate.df,
+            });
         }
     }
     if !criteria.toolchain_comparable {
-        warnings.push(
-            "The toolchain differs from the baseline's: signature and instruction changes may come from \
-             the compiler, so they are reported but not judged."
-                .to_string(),
-        );
+        warnings.push(Warning::ToolchainDiffers);
     }
     if speed.pairing == Pairing::PerRun {
-        warnings.push(
-            "The bench position lists differ; runs are paired as a whole, not per position."
-                .to_string(),
-        );
+        warnings.push(Warning::PositionListsDiffer);
     }
     if a.instructions.measured && b.instructions.measured && instructions.per_node_ratio.is_none() {
-        warnings.push(
-            "Instruction counts were taken at different depths and are not compared.".to_string(),
-        );
+        warnings.push(Warning::InstructionDepthsDiffer);
     }
     warnings
 }
@@ -1073,7 +1099,10 @@ mod tests {
     }
 
     fn drift_noted(comparison: &Comparison) -> bool {
-        comparison.notes.iter().any(|n| n.contains("drifts"))
+        comparison
+            .notes
+            .iter()
+            .any(|note| matches!(note, Note::SessionDrift { .. }))
     }
 
     #[test]
@@ -1083,7 +1112,7 @@ mod tests {
         assert_eq!(drift.speed.verdict, Verdict::NoChange);
         assert!(drift_noted(&drift), "{:?}", drift.notes);
         assert!(
-            drift.notes[0].contains("`lab compare "),
+            matches!(&drift.notes[0], Note::SessionDrift { revision, .. } if revision == "HEAD"),
             "{:?}",
             drift.notes
         );

@@ -10,7 +10,7 @@ use std::time::Duration;
 use anyhow::{anyhow, bail, Result};
 use serde::Serialize;
 
-use crate::engine::adapter::{describe_depth, BenchRequest, EngineAdapter};
+use crate::engine::adapter::{BenchRequest, EngineAdapter};
 use crate::engine::callgrind::{find_valgrind, Callgrind, Cost, Detail, FunctionCosts};
 use crate::paths::LabPaths;
 use crate::progress::Progress;
@@ -114,10 +114,13 @@ pub fn measure_functions(
 ) -> Result<FunctionsComparison> {
     let valgrind = find_valgrind()
         .ok_or_else(|| anyhow!("--functions needs valgrind (callgrind), which was not found"))?;
-    let task = progress.spinner(&format!(
-        "counting instructions per function under callgrind (depth {})",
-        describe_depth(depth)
-    ));
+    let task = progress.spinner(&match depth {
+        Some(depth) => {
+            format!("counting instructions per function under callgrind (depth {depth})")
+        }
+        None => "counting instructions per function under callgrind (depth the engine's default)"
+            .to_string(),
+    });
     let request = BenchRequest {
         depth,
         full_eval: false,

@@ -6,7 +6,7 @@ use std::time::Duration;
 use anyhow::Result;
 
 use super::{comparison_outcome, plan, settings, thresholds};
-use crate::analysis::compare::{compare, Criteria};
+use crate::analysis::compare::{compare, Criteria, Note};
 use crate::analysis::functions::{compare_functions, measure_functions, FunctionsWhy};
 use crate::analysis::measure::{measure_pair, Instructions, RevisionRecord, Subject};
 use crate::calibration;
@@ -54,11 +54,9 @@ pub fn run(lab: &Lab, args: &CompareArgs) -> Result<Outcome> {
     if one_binary {
         comparison.notes.insert(
             0,
-            format!(
-                "A/A run (--force): A and B are one engine binary ({}), so any change is the \
-                 machine's noise.",
-                crate::input::prefix_chars(&a_binary.key, 12)
-            ),
+            Note::AaRun {
+                binary_key: a_binary.key.clone(),
+            },
         );
     }
     if args.functions.functions {

@@ -7,8 +7,7 @@ use crate::calibration::CalibrationFile;
 use crate::cli::HistArgs;
 use crate::lab::Lab;
 use crate::outcome::Outcome;
-use crate::report::calibration::{header, percentile_section};
-use crate::report::table::Style;
+use crate::report::calibration::histogram_percentiles;
 use crate::report::Report;
 
 pub fn run(_lab: &Lab, args: &HistArgs) -> Result<Outcome> {
@@ -38,26 +37,29 @@ pub fn run(_lab: &Lab, args: &HistArgs) -> Result<Outcome> {
         }
         None => SETS.iter().map(|(set, _, _)| *set).collect(),
     };
-    let mut text = header(&file, &args.file.display().to_string());
-    let mut any = false;
-    for set in sets {
-        if let Some(section) = percentile_section(&file, set, &percentiles, Style::Terminal) {
-            text.push_str(&section);
-            any = true;
-        } else if args.set.is_some() {
-            bail!(
+    let present: Vec<&str> = sets
+        .into_iter()
+        .filter(|set| file.histogram_set(set).is_some())
+        .collect();
+    if present.is_empty() {
+        match &args.set {
+            Some(set) => bail!(
                 "{} has no '{set}' histograms (modes: {})",
                 args.file.display(),
                 file.modes.join(",")
-            );
+            ),
+            None => bail!(
+                "{} holds no histograms (modes: {}): run residual or qfutility",
+                args.file.display(),
+                file.modes.join(",")
+            ),
         }
     }
-    if !any {
-        bail!(
-            "{} holds no histograms (modes: {}): run residual or qfutility",
-            args.file.display(),
-            file.modes.join(",")
-        );
-    }
+    let text = histogram_percentiles(
+        &file,
+        &args.file.display().to_string(),
+        &present,
+        &percentiles,
+    );
     Ok(Outcome::clean(Report::Text(text)))
 }

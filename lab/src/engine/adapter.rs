@@ -74,14 +74,6 @@ pub struct BenchRequest<'a> {
     pub positions: Option<&'a Path>,
 }
 
-/// A bench depth for messages: the engine's default when it does not report one.
-pub fn describe_depth(depth: Option<u32>) -> String {
-    depth.map_or_else(
-        || "the engine's default".to_string(),
-        |depth| depth.to_string(),
-    )
-}
-
 /// One bench run as the lab measures it, whatever the engine's format.
 #[derive(Debug, Clone)]
 pub struct BenchResult {

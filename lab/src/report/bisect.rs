@@ -1,18 +1,15 @@
 //! The `lab bisect` section: what was found, what the search cost, each probe, and then the
 //! comparison of the commit found with its parent in the `lab compare` layout.
 
-use super::sanitize::code_span;
-use super::table::{cut, Style, Table, SUBJECT_WIDTH};
-use super::{signed_pct, thousands, Report};
+use super::style::Style;
+use super::table::{cut, Table, SUBJECT_WIDTH};
+use super::{signed_pct, thousands};
 use crate::history::bisect::{BisectReport, Metric, Probe, Role};
 use crate::history::range::CommitInfo;
 
 /// A commit and its subject; in markdown the subject is a code span, shown literally.
 fn commit(commit: &CommitInfo, style: Style) -> String {
-    match style {
-        Style::Terminal => format!("{} {}", commit.short, commit.subject),
-        Style::Markdown => format!("{} {}", commit.short, code_span(&commit.subject)),
-    }
+    format!("{} {}", commit.short, style.code(&commit.subject))
 }
 
 pub fn title(report: &BisectReport, style: Style) -> String {
@@ -137,13 +134,10 @@ pub fn render(report: &BisectReport, style: Style) -> String {
     let probes = Table::new(PROBE_HEADER)
         .with_rows(probe_rows(report))
         .render(style);
-    let comparison = report.comparison.as_ref().map(|comparison| {
-        let report = Report::Comparison(Box::new(comparison.clone()));
-        match style {
-            Style::Terminal => super::terminal::render(&report),
-            Style::Markdown => super::markdown::render(&report),
-        }
-    });
+    let comparison = report
+        .comparison
+        .as_ref()
+        .map(|comparison| super::comparison::render(comparison, style));
     let exit = if report.first_bad.is_some() || !report.first_bad_among.is_empty() {
         1
     } else {

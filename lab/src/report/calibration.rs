@@ -7,7 +7,8 @@ use std::path::Path;
 use squall::calibrate::stats::{wilson_interval, Z95};
 use squall::tier::Tier;
 
-use super::table::{Style, Table};
+use super::style::Style;
+use super::table::Table;
 use crate::calibration::data::{CalibrationFile, ExitRate, MarginSafety, Tally};
 use crate::calibration::margins_source::{BEGIN_MARKER, END_MARKER};
 use crate::calibration::summary::{
@@ -72,6 +73,22 @@ pub fn header(file: &CalibrationFile, origin: &str) -> String {
         file.modes.join(","),
         file.engine.features.join(",")
     )
+}
+
+/// `lab hist`: the file's header, then the percentile table of each of `sets` it holds.
+pub fn histogram_percentiles(
+    file: &CalibrationFile,
+    origin: &str,
+    sets: &[&str],
+    percentiles: &[f64],
+) -> String {
+    let mut text = header(file, origin);
+    for set in sets {
+        if let Some(section) = percentile_section(file, set, percentiles, Style::Terminal) {
+            text.push_str(&section);
+        }
+    }
+    text
 }
 
 /// The percentile table of one histogram set, or `None` when the file lacks it.
@@ -351,6 +368,14 @@ pub fn samples_section(file: &CalibrationFile, style: Style) -> Option<String> {
         ),
         t.render(style)
     ))
+}
+
+/// The calibration section; in markdown under a heading that names the command.
+pub fn render(report: &CalibrationReport, style: Style) -> String {
+    match style {
+        Style::Terminal => full_report(report, style),
+        Style::Markdown => format!("## lab {}\n\n{}", report.kind, full_report(report, style)),
+    }
 }
 
 /// Everything `lab calibrate` and `lab calibrate merge` print.

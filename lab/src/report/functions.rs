@@ -58,7 +58,7 @@ pub fn title(comparison: &FunctionsComparison) -> String {
     format!(
         "{why} {} function movers (callgrind Ir at depth {}, {} functions; % of A's total {})",
         comparison.movers.len(),
-        crate::engine::adapter::describe_depth(comparison.depth),
+        super::describe_depth(comparison.depth),
         comparison.functions_counted,
         thousands(comparison.a_total)
     )

@@ -2,7 +2,8 @@
 //! signature changed from the row before.
 
 use super::sanitize::code_span;
-use super::table::{cut, Style, Table, SUBJECT_WIDTH};
+use super::style::Style;
+use super::table::{cut, Table, SUBJECT_WIDTH};
 use super::thousands;
 use crate::history::store::SeriesSettings;
 use crate::history::{last_line, FailedRow, HistoryReport, HistoryRow, Step, StepMetric};

@@ -1,13 +1,28 @@
 //! The rows of a match report, built once; terminal and markdown lay them out.
 
 use super::sanitize::code_span;
-use super::table::Style;
+use super::style::Style;
+use super::table::render_rows;
 use super::thousands;
 use crate::games::results::{EngineIdentity, Shard};
 use crate::games::sprt::{
     too_few_pairs, too_few_pairs_text, EloModel, Estimate, Pentanomial, SprtDecision,
 };
 use crate::games::MatchReport;
+
+/// The match section: who played whom, the figures, and how the match ended.
+pub fn render(report: &MatchReport, style: Style) -> String {
+    let figures = render_rows(style, ["figure (B vs A)", "value"], rows(report));
+    match style {
+        Style::Terminal => format!("{}\n\n{figures}\n{}", title(report, style), footer(report)),
+        // Each line of the title and footer is a paragraph of its own.
+        Style::Markdown => format!(
+            "## {}\n\n{figures}\n{}",
+            title(report, style).replace('\n', "\n\n"),
+            footer(report).replace('\n', "\n\n")
+        ),
+    }
+}
 
 /// The opening line: who played whom under what. The engines' names are the engines' own
 /// words: in markdown they are code spans, shown literally.

@@ -1,7 +1,8 @@
 //! The `lab profile` report: each run's figures and the key frames' sample shares.
 
 use super::signed_pct;
-use super::table::{Style, Table};
+use super::style::Style;
+use super::table::Table;
 use crate::profile::{ProfileOutput, ProfileRun};
 
 fn pct(fraction: f64) -> String {

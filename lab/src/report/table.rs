@@ -19,11 +19,16 @@ pub fn cut(text: &str, width: usize) -> String {
     shown
 }
 
-/// How a table is laid out.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Style {
-    Terminal,
-    Markdown,
+/// The layout a table is rendered in; [`super::style`] holds what else differs.
+pub use super::style::Style;
+
+/// `header` and `rows` laid out in `style`: [`Table::render`] of a fixed number of columns.
+pub fn render_rows<const N: usize>(
+    style: Style,
+    header: [&str; N],
+    rows: impl IntoIterator<Item = [String; N]>,
+) -> String {
+    Table::new(header).with_rows(rows).render(style)
 }
 
 #[derive(Debug, Clone, Default)]

@@ -2,7 +2,8 @@
 //! bucket, and with `--search` the frontier, the chosen percentiles and the `lab tables`
 //! command that writes them.
 
-use super::table::{Style, Table};
+use super::style::Style;
+use super::table::Table;
 use super::thousands;
 use crate::tune::predict::{BucketPrediction, Rate, TierPrediction};
 use crate::tune::search::SearchResult;

@@ -2,8 +2,10 @@
 //! the decision, and the fitted Elo per doubling with its points. Terminal and markdown lay out
 //! the same rows.
 
-use super::table::{Style, Table};
-use super::{speed_line, thousands};
+use super::comparison::speed_line;
+use super::style::Style;
+use super::table::Table;
+use super::thousands;
 use crate::games::sprt::Estimate;
 use crate::verdict::speed_elo::EloPerDoubling;
 use crate::verdict::{Decision, SpeedEloReport, VerdictReport};

@@ -2,37 +2,18 @@
 //! `lab report`): one self-contained page, inline SVG plots drawn by plotters, no script and no
 //! network reference.
 //! The page is always drawn from the report's JSON, so a report exported while measuring and
-//! one drawn later from the stored JSON are the same bytes. One file per plot kind; `plot.rs`
-//! holds what they share, `model.rs` what the comparison page reads of the JSON,
-//! `match_model.rs` what the match page (`match_page.rs`) reads, `history.rs` the history
-//! page.
+//! one drawn later from the stored JSON are the same bytes. One folder per page with its plots
+//! (`compare/` holds the comparison page's plots, the page itself is here); `plot.rs` holds what
+//! they share, `model.rs` what the comparison page reads of the JSON.
 
-pub mod bootstrap;
-pub mod calibration_page;
-pub mod commit_axis;
-pub mod elo_split;
-pub mod exit_heatmap;
-pub mod exit_shares;
+pub mod calibration;
+pub mod compare;
 pub mod history;
-pub mod history_exits;
-pub mod history_instructions;
-pub mod history_nps;
-pub mod margin_safety;
-pub mod match_elo;
-pub mod match_llr;
-pub mod match_model;
-pub mod match_page;
+pub mod matches;
 pub mod model;
-pub mod movers;
-pub mod nps_rounds;
-pub mod over_games;
-pub mod pentanomial;
 pub mod plot;
-pub mod residuals;
-pub mod side_buckets;
-pub mod speed_elo_page;
-pub mod speed_fit;
-pub mod verdict_page;
+pub mod speed_elo;
+pub mod verdict;
 
 use std::fmt::Write as _;
 
@@ -131,18 +112,18 @@ pub fn from_json(value: &serde_json::Value) -> Result<String> {
     }
     match value.get("kind").and_then(|kind| kind.as_str()) {
         Some("compare" | "tiers" | "baseline-check") => page(&Doc::from_json(value)?),
-        Some("match") => match_page::page(&match_model::MatchDoc::from_json(value)?),
-        Some(crate::calibration::data::KIND) => calibration_page::page(value),
+        Some("match") => matches::page(&matches::model::MatchDoc::from_json(value)?),
+        Some(crate::calibration::data::KIND) => calibration::page(value),
         // `lab calibrate --format json` holds the calibration file it drew.
-        Some("calibration") => calibration_page::page(
+        Some("calibration") => calibration::page(
             value
                 .get("calibration")
                 .context("a calibration report without its \"calibration\" file")?,
         ),
         Some("history") => history::page(value),
-        Some("speed-elo") => speed_elo_page::page(value),
-        Some(crate::verdict::models::SPEED_ELO_KIND) => speed_elo_page::page(value),
-        Some("verdict") => verdict_page::page(value),
+        Some("speed-elo") => speed_elo::page(value),
+        Some(crate::verdict::models::SPEED_ELO_KIND) => speed_elo::page(value),
+        Some("verdict") => verdict::page(value),
         Some("same-binary") => Ok(same_binary_page(value)),
         Some(kind) => bail!(
             "an HTML report is drawn for {PAGES}, not for kind \"{}\"",
@@ -213,7 +194,7 @@ fn page(doc: &Doc) -> Result<String> {
         "Each round's NPS of A and of B, in the order the ABBA pairs ran. A round the machine \
          disturbed shows as both sides dropping together; a change shows as B apart from A in \
          every round.",
-        Some(nps_rounds::draw(
+        Some(compare::nps_rounds::draw(
             &doc.a.rounds(),
             &doc.b.rounds(),
             labels,
@@ -225,13 +206,13 @@ fn page(doc: &Doc) -> Result<String> {
     let bootstrap = match (&doc.speed.cost_ratio, ratios.is_empty()) {
         (Some(cost), false) => {
             let resamples = bootstrap_geometric_means(&ratios, RESAMPLES, SEED);
-            let lines = bootstrap::Lines {
+            let lines = compare::bootstrap::Lines {
                 estimate: cost.estimate.unwrap_or(f64::NAN),
                 ci: cost.ci_low.zip(cost.ci_high),
                 confidence: cost.confidence,
                 threshold_pct: doc.settings.threshold_pct,
             };
-            Some(bootstrap::draw(&resamples, &lines, &footer)?)
+            Some(compare::bootstrap::draw(&resamples, &lines, &footer)?)
         }
         _ => None,
     };
@@ -260,7 +241,7 @@ fn page(doc: &Doc) -> Result<String> {
                 "Eval exits by tier and material bucket",
                 "Of each material bucket's eval calls, the share that exits in each tier, A \
                  beside B.",
-                Some(exit_shares::draw(
+                Some(compare::exit_shares::draw(
                     &a.by_material_bucket,
                     &b.by_material_bucket,
                     labels,
@@ -269,7 +250,12 @@ fn page(doc: &Doc) -> Result<String> {
             );
             let heatmap = (!a.by_side_buckets.is_empty() && !b.by_side_buckets.is_empty())
                 .then(|| {
-                    side_buckets::draw(&a.by_side_buckets, &b.by_side_buckets, labels, &footer)
+                    compare::side_buckets::draw(
+                        &a.by_side_buckets,
+                        &b.by_side_buckets,
+                        labels,
+                        &footer,
+                    )
                 })
                 .transpose()?;
             section(
@@ -305,7 +291,11 @@ fn page(doc: &Doc) -> Result<String> {
                 "The functions whose self cost (callgrind Ir) changed most from A to B, in \
                  percent of A's total: red costs B more, green less."
             },
-            Some(movers::draw(&functions.movers, functions.depth, &footer)?),
+            Some(compare::movers::draw(
+                &functions.movers,
+                functions.depth,
+                &footer,
+            )?),
         ),
         Some(_) => section(
             &mut html,
@@ -417,20 +407,20 @@ fn speed_summary(doc: &Doc) -> String {
     )
 }
 
-/// The figures table, the same cells the terminal prints (`report::figure_rows`).
+/// The figures table, the same cells the terminal prints (`report::comparison::figure_rows`).
 fn figures_table(doc: &Doc) -> String {
     let Some(figures) = &doc.figures else {
         return "<p class=\"note\">This JSON does not record the figures table (it comes from \
                 an older lab).</p>\n"
             .to_string();
     };
-    let rows = super::figure_rows(
+    let rows = super::comparison::figure_rows(
         figures,
         (doc.a.nps.runs.len(), doc.b.nps.runs.len()),
         doc.a.instructions.depth.or(doc.b.instructions.depth),
     );
     let mut table = String::from("<table class=\"figures\">\n<tr>");
-    for name in super::FIGURES_HEADER {
+    for name in super::comparison::FIGURES_HEADER {
         let _ = write!(table, "<th>{}</th>", escape(name));
     }
     table.push_str("</tr>\n");
@@ -462,20 +452,21 @@ fn instructions_summary(doc: &Doc) -> String {
                 super::functions::describe_delta(mover.self_delta, mover.self_delta_pct_of_total)
             )
         });
-    let sentence = super::instructions_sentence(&super::InstructionsFacts {
-        skipped: doc.a.instructions.skipped_reason.as_deref().or(doc
-            .b
-            .instructions
-            .skipped_reason
-            .as_deref()),
-        change_pct: instructions.per_node_change_pct,
-        flagged: instructions.flagged,
-        threshold_pct: doc.settings.instr_threshold_pct.unwrap_or(f64::NAN),
-        signature_changed: doc.signature.as_ref().is_some_and(|s| s.changed),
-        comparable: instructions.comparable,
-        verdict: instructions.verdict,
-        top_mover,
-    });
+    let sentence =
+        super::comparison::instructions_sentence(&super::comparison::InstructionsFacts {
+            skipped: doc.a.instructions.skipped_reason.as_deref().or(doc
+                .b
+                .instructions
+                .skipped_reason
+                .as_deref()),
+            change_pct: instructions.per_node_change_pct,
+            flagged: instructions.flagged,
+            threshold_pct: doc.settings.instr_threshold_pct.unwrap_or(f64::NAN),
+            signature_changed: doc.signature.as_ref().is_some_and(|s| s.changed),
+            comparable: instructions.comparable,
+            verdict: instructions.verdict,
+            top_mover,
+        });
     sentence
         .strip_prefix("Instructions: ")
         .unwrap_or(&sentence)

@@ -8,8 +8,8 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use squall::tier::Tier;
 
-use super::plot::{plot_error, svg, Footer, FONT, TEXT};
-use super::side_buckets::{share_colour, EMPTY};
+use crate::report::html::compare::side_buckets::{share_colour, EMPTY};
+use crate::report::html::plot::{plot_error, svg, Footer, FONT, TEXT};
 
 /// `shares[tier][bucket]` as fractions, `None` for a bucket never evaluated.
 pub fn draw(shares: &[Vec<Option<f64>>; 3], footer: &Footer) -> Result<String> {
@@ -84,8 +84,8 @@ pub fn draw(shares: &[Vec<Option<f64>>; 3], footer: &Footer) -> Result<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::plot::{count, test_footer};
     use super::*;
+    use crate::report::html::plot::{count, test_footer};
 
     #[test]
     fn every_cell_is_drawn_and_labelled() {
@@ -98,7 +98,7 @@ mod tests {
             row[3] = None;
         }
         let svg = draw(&shares, &test_footer()).unwrap();
-        super::super::plot::assert_readable(&svg);
+        crate::report::html::plot::assert_readable(&svg);
         // The background, then 24 cells.
         assert_eq!(count(&svg, "<rect"), 1 + 24, "{svg}");
         assert_eq!(

@@ -6,9 +6,9 @@ use anyhow::Result;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::plot::{cell_ticks, plot_error, svg, ticked, Footer, FONT, TEXT};
 use crate::calibration::figures::SafetyRate;
 use crate::calibration::summary::TARGET_UPPER;
+use crate::report::html::plot::{cell_ticks, plot_error, svg, ticked, Footer, FONT, TEXT};
 
 /// Buckets whose upper bound is within the target (blue) and beyond it (red); the target line.
 pub const SAFE_COLOUR: RGBColor = RGBColor(0x1F, 0x77, 0xB4);
@@ -142,8 +142,8 @@ pub fn draw(tiers: &[(&str, Vec<SafetyRate>)], footer: &Footer) -> Result<String
 
 #[cfg(test)]
 mod tests {
-    use super::super::plot::{count, test_footer};
     use super::*;
+    use crate::report::html::plot::{count, test_footer};
     use squall::calibrate::stats::{wilson_interval, Z95};
 
     fn rate(bucket: usize, exceeded: u64, exits: u64) -> SafetyRate {
@@ -162,7 +162,7 @@ mod tests {
         let mut mixed: Vec<SafetyRate> = (0..7).map(|b| rate(b, 30, 1000)).collect();
         mixed.push(rate(7, 0, 0));
         let svg = draw(&[("super-lazy", safe), ("lazy", mixed)], &test_footer()).unwrap();
-        super::super::plot::assert_readable(&svg);
+        crate::report::html::plot::assert_readable(&svg);
         let fill = |c: RGBColor| format!("fill=\"#{:02X}{:02X}{:02X}\"", c.0, c.1, c.2);
         assert_eq!(count(&svg, "<circle"), 15, "{svg}");
         assert_eq!(count(&svg, &fill(SAFE_COLOUR)), 8);

@@ -3,15 +3,19 @@
 //! safety per tier and bucket, and the exit-rate heatmap. Drawn from the calibration file
 //! alone, so the export and `lab report` of the saved file give the same bytes.
 
+pub mod exit_heatmap;
+pub mod margin_safety;
+pub mod residuals;
+
 use std::fmt::Write as _;
 
 use anyhow::Result;
 
-use super::plot::Footer;
-use super::{exit_heatmap, fact, head, margin_safety, measured_on, residuals, section};
 use crate::calibration::data::CalibrationFile;
 use crate::calibration::figures::{exit_shares, residual_panels, safety_rates, SHOWN_PERCENT};
 use crate::calibration::summary::TARGET_UPPER;
+use crate::report::html::plot::Footer;
+use crate::report::html::{fact, head, measured_on, section};
 
 pub fn page(value: &serde_json::Value) -> Result<String> {
     let file = CalibrationFile::from_value(value.clone(), "the calibration file")?;

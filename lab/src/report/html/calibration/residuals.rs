@@ -8,9 +8,9 @@ use anyhow::Result;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::bootstrap::BAR_COLOUR;
-use super::plot::{count_ticks, plot_error, svg, ticked, Footer, FONT, TEXT};
 use crate::calibration::figures::{ResidualPanel, SHOWN_PERCENT};
+use crate::report::html::compare::bootstrap::BAR_COLOUR;
+use crate::report::html::plot::{count_ticks, plot_error, svg, ticked, Footer, FONT, TEXT};
 
 /// The margin entries in force (red) and the chosen percentiles in this calibration (green):
 /// tests count strokes of these colours.
@@ -46,7 +46,9 @@ fn compact(n: f64) -> String {
 pub fn draw(panels: &[ResidualPanel], footer: &Footer) -> Result<String> {
     let mut sets: Vec<&str> = panels.iter().map(|p| p.set).collect();
     sets.dedup();
-    let height = HEADER + sets.len() as u32 * (ROW_TITLE + ROW_HEIGHT) + super::plot::FOOTER_HEIGHT;
+    let height = HEADER
+        + sets.len() as u32 * (ROW_TITLE + ROW_HEIGHT)
+        + crate::report::html::plot::FOOTER_HEIGHT;
     svg((1240, height), footer, |area| {
         let (header, grid) = area.split_vertically(HEADER);
         legend(&header)?;
@@ -188,8 +190,8 @@ fn draw_panel(panel: &ResidualPanel, area: &DrawingArea<SVGBackend, Shift>) -> R
 
 #[cfg(test)]
 mod tests {
-    use super::super::plot::{count, test_footer};
     use super::*;
+    use crate::report::html::plot::{count, test_footer};
 
     fn panel(set: &'static str, bucket: usize, lines: bool) -> ResidualPanel {
         ResidualPanel {
@@ -211,7 +213,7 @@ mod tests {
             .flat_map(|set| (0..8).map(move |b| panel(set, b, b != 7)))
             .collect();
         let svg = draw(&panels, &test_footer()).unwrap();
-        super::super::plot::assert_readable(&svg);
+        crate::report::html::plot::assert_readable(&svg);
         assert_eq!(count(&svg, "<polygon"), 16, "one histogram per panel");
         // Two lines per panel with lines (7 of 8 in each row), plus the legend's sample.
         let stroke = |c: RGBColor| format!("stroke=\"#{:02X}{:02X}{:02X}\"", c.0, c.1, c.2);

@@ -5,7 +5,7 @@
 use anyhow::Result;
 use plotters::prelude::*;
 
-use super::plot::{
+use crate::report::html::plot::{
     count_ticks, padded, plot_error, svg, ticked, with_legend_room, Footer, FONT, TEXT,
 };
 
@@ -171,16 +171,16 @@ pub fn draw(resamples: &[f64], lines: &Lines, footer: &Footer) -> Result<String>
             .legend(|(x, y)| {
                 PathElement::new(vec![(x, y), (x + 16, y)], THRESHOLD_COLOUR.stroke_width(2))
             });
-        super::plot::legend(&mut chart)?;
+        crate::report::html::plot::legend(&mut chart)?;
         Ok(())
     })
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::plot::{count, test_footer};
     use super::*;
     use crate::analysis::bootstrap::bootstrap_geometric_means;
+    use crate::report::html::plot::{count, test_footer};
 
     #[test]
     fn every_bin_is_a_bar_and_every_line_is_drawn() {
@@ -194,7 +194,7 @@ mod tests {
             threshold_pct: 1.0,
         };
         let svg = draw(&resamples, &lines, &test_footer()).unwrap();
-        super::super::plot::assert_readable(&svg);
+        crate::report::html::plot::assert_readable(&svg);
         // One rectangle per non-empty bin, and one in the legend.
         assert_eq!(count(&svg, "fill=\"#4C72B0\""), bars.len() + 1, "{svg}");
         // Two CI lines and two thresholds, each with one legend line.

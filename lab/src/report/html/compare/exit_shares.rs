@@ -4,8 +4,8 @@
 use anyhow::Result;
 use plotters::prelude::*;
 
-use super::model::Bucket;
-use super::plot::{
+use crate::report::html::model::Bucket;
+use crate::report::html::plot::{
     cell_ticks, legend_row, plot_error, svg, ticked, Footer, A_COLOUR, B_COLOUR, FONT, TEXT,
 };
 use squall::tier::Tier;
@@ -68,8 +68,8 @@ pub fn draw(a: &[Bucket], b: &[Bucket], labels: (&str, &str), footer: &Footer) -
 
 #[cfg(test)]
 mod tests {
-    use super::super::plot::{count, test_footer};
     use super::*;
+    use crate::report::html::plot::{count, test_footer};
 
     fn buckets(scale: u64) -> Vec<Bucket> {
         (0..8)

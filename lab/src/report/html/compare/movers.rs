@@ -4,8 +4,8 @@
 use anyhow::Result;
 use plotters::prelude::*;
 
-use super::model::Mover;
-use super::plot::{padded, plot_error, svg, Footer, FONT, TEXT};
+use crate::report::html::model::Mover;
+use crate::report::html::plot::{padded, plot_error, svg, Footer, FONT, TEXT};
 
 /// B costs more (red) or less (green) in the function.
 pub const MORE: RGBColor = RGBColor(0xC4, 0x3C, 0x39);
@@ -77,8 +77,8 @@ pub fn draw(movers: &[Mover], depth: Option<u32>, footer: &Footer) -> Result<Str
 
 #[cfg(test)]
 mod tests {
-    use super::super::plot::{count, test_footer};
     use super::*;
+    use crate::report::html::plot::{count, test_footer};
 
     #[test]
     fn every_mover_is_a_named_bar() {
@@ -92,7 +92,7 @@ mod tests {
             })
             .collect();
         let svg = draw(&movers, Some(6), &test_footer()).unwrap();
-        super::super::plot::assert_readable(&svg);
+        crate::report::html::plot::assert_readable(&svg);
         assert_eq!(count(&svg, "fill=\"#C43C39\""), 2, "{svg}");
         assert_eq!(count(&svg, "fill=\"#3A8F3A\""), 1);
         assert!(svg.contains("eval::full"));

@@ -4,7 +4,7 @@
 use anyhow::Result;
 use plotters::prelude::*;
 
-use super::plot::{
+use crate::report::html::plot::{
     count_ticks, padded, plot_error, svg, ticked, with_legend_room, Footer, A_COLOUR, B_COLOUR,
     FONT, TEXT,
 };
@@ -71,22 +71,22 @@ pub fn draw(
                 .label(label)
                 .legend(move |(x, y)| Circle::new((x + 8, y), 5, colour.filled()));
         }
-        super::plot::legend(&mut chart)?;
+        crate::report::html::plot::legend(&mut chart)?;
         Ok(())
     })
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::plot::{count, test_footer};
     use super::*;
+    use crate::report::html::plot::{count, test_footer};
 
     #[test]
     fn every_round_of_each_side_is_a_point() {
         let a: Vec<(usize, f64)> = (1..=6).map(|r| (r, 1.0e6 + r as f64 * 1e3)).collect();
         let b: Vec<(usize, f64)> = (1..=5).map(|r| (r, 0.97e6)).collect();
         let svg = draw(&a, &b, ("A = x", "B = y"), &test_footer()).unwrap();
-        super::super::plot::assert_readable(&svg);
+        crate::report::html::plot::assert_readable(&svg);
         // One circle per point, and one per side in the legend.
         assert_eq!(count(&svg, "<circle"), 6 + 5 + 2, "{svg}");
         assert_eq!(count(&svg, "fill=\"#1F77B4\""), 6 + 1);

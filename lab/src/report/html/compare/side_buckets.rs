@@ -6,7 +6,7 @@ use anyhow::Result;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::plot::{plot_error, svg, Footer, FONT, TEXT};
+use crate::report::html::plot::{plot_error, svg, Footer, FONT, TEXT};
 
 /// `[own][opponent]` cells, `None` where nothing was evaluated.
 type Grid = Vec<Vec<Option<f64>>>;
@@ -165,8 +165,8 @@ fn bucket_label(value: &SegmentValue<i32>) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::super::plot::{count, test_footer};
     use super::*;
+    use crate::report::html::plot::{count, test_footer};
 
     fn grid(empty_cell: bool) -> Vec<Vec<[u64; 3]>> {
         (0..8)
@@ -245,7 +245,7 @@ mod tests {
                 "a tick at x = {tick} is at no cell's centre: {svg}"
             );
         }
-        super::super::plot::assert_readable(&svg);
+        crate::report::html::plot::assert_readable(&svg);
     }
 
     #[test]

@@ -10,7 +10,7 @@ use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::plot::{
+use crate::report::html::plot::{
     count_ticks, padded, plot_error, ticked, with_legend_room, TickedAxis, FONT, TEXT,
 };
 
@@ -172,7 +172,7 @@ pub fn decimals(y: &Range<f64>) -> usize {
 
 /// The legend of a history plot, at the right of the chart.
 pub fn legend<'a, 'b: 'a>(chart: &mut Chart<'a, 'b>) -> Result<()> {
-    super::plot::legend(chart)
+    crate::report::html::plot::legend(chart)
 }
 
 #[cfg(test)]

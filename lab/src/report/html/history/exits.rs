@@ -5,8 +5,8 @@
 use anyhow::Result;
 use plotters::prelude::*;
 
-use super::commit_axis::{legend, CommitAxis};
-use super::plot::{plot_error, svg, Footer};
+use crate::report::html::history::commit_axis::{legend, CommitAxis};
+use crate::report::html::plot::{plot_error, svg, Footer};
 use squall::tier::Tier;
 
 /// One colour per tier, cheapest first: tests count bars by them.
@@ -57,8 +57,8 @@ pub fn draw(shares: &[(usize, [f64; 3])], axis: &CommitAxis, footer: &Footer) ->
 
 #[cfg(test)]
 mod tests {
-    use super::super::plot::{count, test_footer};
     use super::*;
+    use crate::report::html::plot::{count, test_footer};
 
     #[test]
     fn each_commit_stacks_its_three_tiers() {
@@ -68,7 +68,7 @@ mod tests {
         };
         let shares = [(0, [0.4, 0.2, 0.4]), (2, [0.5, 0.2, 0.3])];
         let svg = draw(&shares, &axis, &test_footer()).unwrap();
-        super::super::plot::assert_readable(&svg);
+        crate::report::html::plot::assert_readable(&svg);
         // A bar per tier per commit, and a legend box per tier.
         for colour in ["#2CA02C", "#BCBD22", "#D62728"] {
             assert_eq!(

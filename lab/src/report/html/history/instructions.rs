@@ -3,8 +3,10 @@
 
 use anyhow::Result;
 
-use super::commit_axis::{decimals, draw_line, legend, value_range, CommitAxis};
-use super::plot::{svg, Footer, A_COLOUR};
+use crate::report::html::history::commit_axis::{
+    decimals, draw_line, legend, value_range, CommitAxis,
+};
+use crate::report::html::plot::{svg, Footer, A_COLOUR};
 
 /// `(commit index, instructions per node)`, oldest first; commits without a count are absent.
 pub fn draw(
@@ -34,8 +36,8 @@ pub fn draw(
 
 #[cfg(test)]
 mod tests {
-    use super::super::plot::{count, test_footer};
     use super::*;
+    use crate::report::html::plot::{count, test_footer};
 
     #[test]
     fn a_point_per_counted_commit_and_a_marker_per_change() {

@@ -4,18 +4,23 @@
 //! `lab history --export-html` and `lab report` give the same bytes. What the JSON of an older
 //! lab lacks (`machine`, `machines`, `measured_unix`) the page says it lacks.
 
+pub mod commit_axis;
+pub mod exits;
+pub mod instructions;
+pub mod nps;
+
 use std::fmt::Write as _;
 
 use anyhow::{bail, Context, Result};
 use serde::Deserialize;
 
-use super::commit_axis::CommitAxis;
-use super::model::Machine;
-use super::plot::Footer;
-use super::{escape, fact, head, history_exits, history_instructions, history_nps, section, utc};
 use crate::history::store::SeriesSettings;
 use crate::report::history::settings_line;
+use crate::report::html::model::Machine;
+use crate::report::html::plot::Footer;
+use crate::report::html::{escape, fact, head, section, utc};
 use crate::report::{thousands, NO_EVAL_EXITS};
+use commit_axis::CommitAxis;
 
 #[derive(Debug, Deserialize)]
 struct Doc {
@@ -188,7 +193,7 @@ pub fn page(value: &serde_json::Value) -> Result<String> {
         &mut html,
         "NPS per machine",
         &nps_text,
-        Some(history_nps::draw(&lines, &axis, &nps_footer)?),
+        Some(nps::draw(&lines, &axis, &nps_footer)?),
     );
 
     let instructions: Vec<(usize, f64)> = doc
@@ -225,7 +230,7 @@ pub fn page(value: &serde_json::Value) -> Result<String> {
             &mut html,
             "Instructions per node",
             &text,
-            Some(history_instructions::draw(
+            Some(instructions::draw(
                 &instructions,
                 doc.settings.instr_depth,
                 &axis,
@@ -257,7 +262,7 @@ pub fn page(value: &serde_json::Value) -> Result<String> {
             "Eval exit shares",
             "Of each commit's eval calls in the bench, the share that exits in the super-lazy, \
              lazy and full tier, stacked to 100%.",
-            Some(history_exits::draw(&shares, &axis, &footer(&machine))?),
+            Some(exits::draw(&shares, &axis, &footer(&machine))?),
         );
     }
 
@@ -272,7 +277,7 @@ pub fn page(value: &serde_json::Value) -> Result<String> {
 
 /// This machine's line and the other machines', as the JSON lists them; from the rows alone
 /// when the JSON is older than `machines`.
-fn nps_lines(doc: &Doc) -> Vec<history_nps::Line> {
+fn nps_lines(doc: &Doc) -> Vec<nps::Line> {
     let index = |commit: &str| doc.rows.iter().position(|row| row.commit.id == commit);
     let spreads = || -> Vec<(usize, f64, f64)> {
         doc.rows
@@ -287,7 +292,7 @@ fn nps_lines(doc: &Doc) -> Vec<history_nps::Line> {
     match &doc.machines {
         Some(machines) if !machines.is_empty() => machines
             .iter()
-            .map(|line| history_nps::Line {
+            .map(|line| nps::Line {
                 label: if line.this_machine {
                     format!("this machine: {}", line.label)
                 } else {
@@ -305,7 +310,7 @@ fn nps_lines(doc: &Doc) -> Vec<history_nps::Line> {
                 },
             })
             .collect(),
-        _ => vec![history_nps::Line {
+        _ => vec![nps::Line {
             label: format!("machine {}", doc.machine_id),
             points: doc
                 .rows

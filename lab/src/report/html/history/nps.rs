@@ -6,8 +6,10 @@
 use anyhow::Result;
 use plotters::prelude::*;
 
-use super::commit_axis::{decimals, draw_line, legend, value_range, CommitAxis};
-use super::plot::{svg, Footer, A_COLOUR, B_COLOUR};
+use crate::report::html::history::commit_axis::{
+    decimals, draw_line, legend, value_range, CommitAxis,
+};
+use crate::report::html::plot::{svg, Footer, A_COLOUR, B_COLOUR};
 
 /// One colour per machine, this machine's first; none is the signature markers' purple.
 pub const PALETTE: [RGBColor; 6] = [
@@ -84,7 +86,7 @@ pub fn draw(lines: &[Line], axis: &CommitAxis, footer: &Footer) -> Result<String
             });
             chart
                 .draw_series(bars.map(|path| PathElement::new(path, colour.stroke_width(1))))
-                .map_err(super::plot::plot_error)?;
+                .map_err(crate::report::html::plot::plot_error)?;
         }
         axis.draw_changes(&mut chart)?;
         legend(&mut chart)
@@ -93,9 +95,9 @@ pub fn draw(lines: &[Line], axis: &CommitAxis, footer: &Footer) -> Result<String
 
 #[cfg(test)]
 mod tests {
-    use super::super::commit_axis::CHANGE_COLOUR;
-    use super::super::plot::{count, test_footer};
     use super::*;
+    use crate::report::html::history::commit_axis::CHANGE_COLOUR;
+    use crate::report::html::plot::{count, test_footer};
 
     fn axis(n: usize, changes: Vec<usize>) -> CommitAxis {
         CommitAxis {
@@ -119,7 +121,7 @@ mod tests {
             },
         ];
         let svg = draw(&lines, &axis(5, vec![2]), &test_footer()).unwrap();
-        super::super::plot::assert_readable(&svg);
+        crate::report::html::plot::assert_readable(&svg);
         assert_eq!(count(&svg, "<circle"), 5 + 2, "{svg}");
         assert_eq!(count(&svg, "fill=\"#1F77B4\""), 5);
         assert_eq!(count(&svg, "fill=\"#FF7F0E\""), 2);

@@ -4,8 +4,8 @@
 use anyhow::Result;
 use plotters::prelude::*;
 
-use super::over_games::{chart, horizontal, legend, swatch};
-use super::plot::{padded, plot_error, svg, Footer, B_COLOUR};
+use crate::report::html::matches::over_games::{chart, horizontal, legend, swatch};
+use crate::report::html::plot::{padded, plot_error, svg, Footer, B_COLOUR};
 
 /// The band's colour: B's, faded (tests count it).
 pub const BAND_OPACITY: f64 = 0.25;
@@ -100,9 +100,9 @@ pub fn draw(
 
 #[cfg(test)]
 mod tests {
-    use super::super::over_games::points_of;
-    use super::super::plot::{count, test_footer};
     use super::*;
+    use crate::report::html::matches::over_games::points_of;
+    use crate::report::html::plot::{count, test_footer};
 
     fn points(n: usize) -> Vec<EloPoint> {
         (1..=n)
@@ -121,7 +121,7 @@ mod tests {
     #[test]
     fn a_band_a_line_and_the_zero_line() {
         let (svg, clipped) = draw(&points(100), Some((0.0, 5.0)), &test_footer()).unwrap();
-        super::super::plot::assert_readable(&svg);
+        crate::report::html::plot::assert_readable(&svg);
         // The band: one polygon with the points there and back.
         assert_eq!(count(&svg, "<polygon"), 1, "{svg}");
         let polygon = svg.split("<polygon").nth(1).unwrap();

@@ -5,8 +5,8 @@
 use anyhow::Result;
 use plotters::prelude::*;
 
-use super::over_games::{chart, horizontal, legend, swatch};
-use super::plot::{padded, plot_error, svg, Footer, B_COLOUR};
+use crate::report::html::matches::over_games::{chart, horizontal, legend, swatch};
+use crate::report::html::plot::{padded, plot_error, svg, Footer, B_COLOUR};
 
 /// The bounds' colours: green where B is accepted as stronger, red where it is not.
 pub const H1_COLOUR: RGBColor = RGBColor(0x2C, 0xA0, 0x2C);
@@ -90,9 +90,9 @@ pub fn draw(points: &[(f64, f64)], test: &Test, footer: &Footer) -> Result<Strin
 
 #[cfg(test)]
 mod tests {
-    use super::super::over_games::points_of;
-    use super::super::plot::{count, test_footer};
     use super::*;
+    use crate::report::html::matches::over_games::points_of;
+    use crate::report::html::plot::{count, test_footer};
 
     #[test]
     fn the_line_runs_between_both_bounds_to_the_marked_decision() {
@@ -106,7 +106,7 @@ mod tests {
             decision: "H1 accepted",
         };
         let svg = draw(&points, &test, &test_footer()).unwrap();
-        super::super::plot::assert_readable(&svg);
+        crate::report::html::plot::assert_readable(&svg);
         // The bounds: one line each and one legend swatch each.
         assert_eq!(count(&svg, "stroke=\"#2CA02C\""), 2, "{svg}");
         assert_eq!(count(&svg, "stroke=\"#D62728\""), 2, "{svg}");

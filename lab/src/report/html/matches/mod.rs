@@ -3,19 +3,23 @@
 //! its interval as the games accrued (both from the JSON's `trajectory`, computed in
 //! `games::trajectory`), and the pentanomial counts.
 
+pub mod elo;
+pub mod llr;
+pub mod model;
+pub mod over_games;
+pub mod pentanomial;
+
 use std::fmt::Write as _;
 
 use anyhow::Result;
 
-use super::match_elo::{self, EloPoint};
-use super::match_llr;
-use super::match_model::{MatchDoc, MatchEngine, ShardStarted};
-use super::pentanomial;
-use super::plot::Footer;
-use super::{fact, head, machine_of, section, utc};
 use crate::games::sprt::{EloModel, PENTANOMIAL_CELLS};
 use crate::games::summary::SprtState;
+use crate::report::html::plot::Footer;
+use crate::report::html::{fact, head, machine_of, section, utc};
 use crate::report::matches::{decision, estimate, los, shards};
+use elo::EloPoint;
+use model::{MatchDoc, MatchEngine, ShardStarted};
 
 /// The machine and date lines of a match: where its games finished, or for a merge, each
 /// distinct machine with its shards and when the shards were started.
@@ -180,7 +184,7 @@ pub fn page(doc: &MatchDoc) -> Result<String> {
             if line.is_empty() {
                 ("No complete pair yet: nothing to draw.".to_string(), None)
             } else {
-                let test = match_llr::Test {
+                let test = llr::Test {
                     lower: sprt.lower,
                     upper: sprt.upper,
                     hypotheses: format!(
@@ -196,7 +200,7 @@ pub fn page(doc: &MatchDoc) -> Result<String> {
                          (α = {}, β = {}); the black point is where the games stopped.{thinning}",
                         sprt.test.alpha, sprt.test.beta
                     ),
-                    Some(match_llr::draw(&line, &test, &footer)?),
+                    Some(llr::draw(&line, &test, &footer)?),
                 )
             }
         }
@@ -235,7 +239,7 @@ pub fn page(doc: &MatchDoc) -> Result<String> {
                     .as_ref()
                     .filter(|sprt| sprt.test.model == EloModel::Logistic)
                     .map(|sprt| (sprt.test.elo0, sprt.test.elo1));
-                let (svg, clipped) = match_elo::draw(&band, hypotheses, &footer)?;
+                let (svg, clipped) = elo::draw(&band, hypotheses, &footer)?;
                 let clipping = if clipped {
                     " The axis fits the later 90% of the points: the wider intervals of the \
                      first pairs are cut at its edge."

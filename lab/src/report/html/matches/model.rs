@@ -5,11 +5,11 @@
 use anyhow::{Context, Result};
 use serde::Deserialize;
 
-use super::model::Measured;
 use crate::games::results::Shard;
 use crate::games::sprt::{Estimate, Pentanomial, Wdl};
 use crate::games::summary::SprtState;
 use crate::games::trajectory::TrajectoryPoint;
+use crate::report::html::model::Measured;
 
 #[derive(Debug, Deserialize)]
 pub struct MatchDoc {

@@ -6,7 +6,9 @@ use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::plot::{count_ticks, plot_error, ticked, with_legend_room, TickedAxis, FONT, TEXT};
+use crate::report::html::plot::{
+    count_ticks, plot_error, ticked, with_legend_room, TickedAxis, FONT, TEXT,
+};
 
 pub type GamesChart<'a, 'b> =
     ChartContext<'a, SVGBackend<'b>, Cartesian2d<TickedAxis, RangedCoordf64>>;
@@ -72,7 +74,7 @@ pub fn swatch(x: i32, y: i32, colour: RGBColor, width: u32) -> PathElement<(i32,
 
 /// The legend, at the right of the chart.
 pub fn legend<'a, 'b: 'a>(chart: &mut GamesChart<'a, 'b>) -> Result<()> {
-    super::plot::legend(chart)
+    crate::report::html::plot::legend(chart)
 }
 
 /// The number of points of the SVG polyline or polygon whose text follows its tag; for tests.

@@ -5,8 +5,10 @@ use anyhow::Result;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::plot::{cell_ticks, count_ticks, plot_error, svg, ticked, Footer, FONT, TEXT};
 use crate::games::sprt::PENTANOMIAL_CELLS;
+use crate::report::html::plot::{
+    cell_ticks, count_ticks, plot_error, svg, ticked, Footer, FONT, TEXT,
+};
 
 /// From B's worst pair to its best: red, light red, grey, light green, green.
 pub const CELL_COLOURS: [RGBColor; 5] = [
@@ -82,17 +84,17 @@ pub fn draw(counts: &[u64; 5], footer: &Footer) -> Result<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::plot::{count, test_footer};
     use super::*;
+    use crate::report::html::plot::{count, test_footer};
 
     /// Two pairs put the top at 2.3: plotters' own ticks, 0.5 apart, read "0, 0, 1, 2, 2".
     #[test]
     fn the_count_axis_reads_whole_numbers_once_each() {
         let svg = draw(&[0, 2, 0, 0, 0], &test_footer()).unwrap();
         // The y ticks are the right-aligned texts; the bars' counts are centred.
-        let ticks = super::super::plot::texts_with(&svg, "text-anchor=\"end\"");
+        let ticks = crate::report::html::plot::texts_with(&svg, "text-anchor=\"end\"");
         assert_eq!(ticks, ["0", "1", "2"], "{svg}");
-        super::super::plot::assert_readable(&svg);
+        crate::report::html::plot::assert_readable(&svg);
     }
 
     #[test]

@@ -1,14 +1,16 @@
 //! The page of `lab speed-elo` (`--export-html`, `lab report` of its JSON or of a stored
 //! model): per model, the Elo of each time odds against log2(odds) with the fitted line.
 
+pub mod speed_fit;
+
 use std::fmt::Write as _;
 
 use anyhow::{Context, Result};
 use serde::Deserialize;
 
-use super::plot::Footer;
-use super::speed_fit::{self, OddsElo, Slope};
-use super::{fact, head, section};
+use crate::report::html::plot::Footer;
+use crate::report::html::{fact, head, section};
+use speed_fit::{OddsElo, Slope};
 
 #[derive(Deserialize)]
 struct Estimate {
@@ -126,7 +128,7 @@ pub fn page(value: &serde_json::Value) -> Result<String> {
         let _ = write!(
             html,
             "<h2>{}</h2>\n<table class=\"facts\">\n{}</table>\n",
-            super::escape(&title),
+            crate::report::html::escape(&title),
             facts.concat()
         );
         let points: Vec<OddsElo> = fit

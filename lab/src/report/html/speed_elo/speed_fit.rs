@@ -4,7 +4,7 @@
 use anyhow::Result;
 use plotters::prelude::*;
 
-use super::plot::{
+use crate::report::html::plot::{
     padded, plot_error, svg, with_legend_room, Footer, A_COLOUR, B_COLOUR, FONT, TEXT,
 };
 
@@ -115,14 +115,14 @@ pub fn draw(title: &str, points: &[OddsElo], slope: &Slope, footer: &Footer) -> 
             .map_err(plot_error)?
             .label(points_label)
             .legend(|(x, y)| Circle::new((x + 8, y), 5, A_COLOUR.filled()));
-        super::plot::legend(&mut chart)
+        crate::report::html::plot::legend(&mut chart)
     })
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::plot::{count, test_footer};
     use super::*;
+    use crate::report::html::plot::{count, test_footer};
 
     #[test]
     fn each_odds_is_a_point_with_its_interval_under_the_fitted_line() {
@@ -148,6 +148,6 @@ mod tests {
         assert!(svg.contains("fit: Elo = 88.0 · log2(odds)"), "{svg}");
         assert!(svg.contains("95% interval of k: 75.0 to 101.0"), "{svg}");
         assert!(svg.contains("<polygon"), "{svg}");
-        super::super::plot::assert_readable(&svg);
+        crate::report::html::plot::assert_readable(&svg);
     }
 }

@@ -5,8 +5,8 @@
 use anyhow::Result;
 use plotters::prelude::*;
 
-use super::match_llr::{H0_COLOUR, H1_COLOUR};
-use super::plot::{padded, plot_error, svg, Footer, A_COLOUR, B_COLOUR, FONT, TEXT};
+use crate::report::html::matches::llr::{H0_COLOUR, H1_COLOUR};
+use crate::report::html::plot::{padded, plot_error, svg, Footer, A_COLOUR, B_COLOUR, FONT, TEXT};
 
 const SEARCH_COLOUR: RGBColor = RGBColor(0x7F, 0x7F, 0x7F);
 const ZERO_COLOUR: RGBColor = RGBColor(0x99, 0x99, 0x99);
@@ -116,8 +116,8 @@ pub fn draw(bars: &[Bar], bounds: (f64, f64), footer: &Footer) -> Result<String>
 
 #[cfg(test)]
 mod tests {
-    use super::super::plot::{count, test_footer};
     use super::*;
+    use crate::report::html::plot::{count, test_footer};
 
     #[test]
     fn three_bars_with_whiskers_between_the_bounds() {
@@ -145,7 +145,7 @@ mod tests {
         // The bounds: a line each, named in the title.
         assert_eq!(count(&svg, "stroke=\"#2CA02C\""), 1, "{svg}");
         assert_eq!(count(&svg, "stroke=\"#D62728\""), 1, "{svg}");
-        super::super::plot::assert_readable(&svg);
+        crate::report::html::plot::assert_readable(&svg);
         // Three whiskers, each capped twice.
         assert_eq!(count(&svg, "<circle"), 6, "{svg}");
     }

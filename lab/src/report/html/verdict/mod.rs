@@ -2,15 +2,17 @@
 //! Elo split with their intervals, the speed and the model behind its Elo, and, when games
 //! were played, the fixed-node SPRT's LLR between its shifted bounds.
 
+pub mod elo_split;
+
 use std::fmt::Write as _;
 
 use anyhow::{Context, Result};
 use serde::Deserialize;
 
-use super::elo_split::{self, Bar};
-use super::match_llr;
-use super::plot::Footer;
-use super::{fact, head, section};
+use crate::report::html::matches::llr;
+use crate::report::html::plot::Footer;
+use crate::report::html::{fact, head, section};
+use elo_split::Bar;
 
 #[derive(Deserialize)]
 struct Estimate {
@@ -214,7 +216,11 @@ pub fn page(value: &serde_json::Value) -> Result<String> {
         facts.concat()
     );
     for note in &doc.notes {
-        let _ = writeln!(html, "<p class=\"note\">{}</p>", super::escape(note));
+        let _ = writeln!(
+            html,
+            "<p class=\"note\">{}</p>",
+            crate::report::html::escape(note)
+        );
     }
 
     let bars = [
@@ -265,7 +271,7 @@ pub fn page(value: &serde_json::Value) -> Result<String> {
         let plot = if line.is_empty() {
             None
         } else {
-            let test = match_llr::Test {
+            let test = llr::Test {
                 lower: doc.llr_lower,
                 upper: doc.llr_upper,
                 hypotheses: format!(
@@ -278,7 +284,7 @@ pub fn page(value: &serde_json::Value) -> Result<String> {
                     _ => "no decision",
                 },
             };
-            Some(match_llr::draw(&line, &test, &footer)?)
+            Some(llr::draw(&line, &test, &footer)?)
         };
         section(&mut html, "The games' SPRT", &text, plot);
     }

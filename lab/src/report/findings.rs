@@ -1,0 +1,127 @@
+//! What a comparison found before its figures, in words: the analysis returns typed
+//! [`Warning`]s and [`Note`]s, and every format (terminal, markdown, JSON, HTML) says them in
+//! the sentences written here.
+
+use std::fmt;
+
+use serde::{Serialize, Serializer};
+
+use super::describe_depth;
+use crate::analysis::compare::{Note, Warning};
+use crate::analysis::stats::MIN_ROUNDS_FOR_CI;
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Warning::SignatureChanged {
+                a_label,
+                a_nodes,
+                b_label,
+                b_nodes,
+                change_pct,
+            } => write!(
+                f,
+                "SIGNATURE CHANGED: {a_label} searched {a_nodes} nodes, {b_label} searched \
+                 {b_nodes} ({change_pct:+.2}%). The revisions search different trees, so speed \
+                 is compared per node (time per node, instructions per node), not for the bench \
+                 as a whole."
+            ),
+            Warning::DepthsDiffer {
+                a_label,
+                a_depth,
+                b_label,
+                b_depth,
+            } => write!(
+                f,
+                "{a_label} was measured at depth {} and {b_label} at depth {}.",
+                describe_depth(*a_depth),
+                describe_depth(*b_depth)
+            ),
+            Warning::NpsNotComparable { differences } => {
+                let why = if differences.is_empty() {
+                    "the baseline was measured on another machine".to_string()
+                } else {
+                    format!(
+                        "the baseline was measured in another setting ({})",
+                        differences.join("; ")
+                    )
+                };
+                write!(
+                    f,
+                    "NPS is not comparable: {why}. Speed is shown but not judged."
+                )
+            }
+            Warning::MachineUnknown { settings } => write!(
+                f,
+                "The baseline does not record {}: NPS is compared as if they matched; save the \
+                 baseline again to record them.",
+                settings.join(", ")
+            ),
+            Warning::TooFewRounds { rounds, df } => write!(
+                f,
+                "Only {rounds} rounds: the speed interval is a t interval on {df} degree{} of \
+                 freedom, valid but too wide to detect any but gross changes. Use --rounds {} \
+                 or more.",
+                if *df == 1 { "" } else { "s" },
+                MIN_ROUNDS_FOR_CI
+            ),
+            Warning::ToolchainDiffers => f.write_str(
+                "The toolchain differs from the baseline's: signature and instruction changes \
+                 may come from the compiler, so they are reported but not judged.",
+            ),
+            Warning::PositionListsDiffer => f.write_str(
+                "The bench position lists differ; runs are paired as a whole, not per position.",
+            ),
+            Warning::InstructionDepthsDiffer => f.write_str(
+                "Instruction counts were taken at different depths and are not compared.",
+            ),
+        }
+    }
+}
+
+impl fmt::Display for Note {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Note::AaRun { binary_key } => write!(
+                f,
+                "A/A run (--force): A and B are one engine binary ({}), so any change is the \
+                 machine's noise.",
+                crate::input::prefix_chars(binary_key, 12)
+            ),
+            Note::SameBinaryNodeRatio { a_nodes, b_nodes } => write!(
+                f,
+                "A and B run one binary two ways, whose trees may differ by design: B searched \
+                 {b_nodes} nodes, A {a_nodes} (node ratio {:.4}); speed is compared per node.",
+                *b_nodes as f64 / (*a_nodes).max(1) as f64
+            ),
+            Note::SessionDrift {
+                change_pct,
+                baseline,
+                revision,
+            } => write!(
+                f,
+                "time per node moved {change_pct:+.2}% against the baseline with the same \
+                 signature and the same instructions per node: the baseline's runs come from \
+                 another session, and the machine's speed drifts between sessions (the interval \
+                 covers this session's rounds only); `lab compare {baseline} {revision}` \
+                 measures both in the same rounds."
+            ),
+            Note::InstructionsNote { side, note } => {
+                write!(f, "{}'s instructions: {note}", side.letter())
+            }
+        }
+    }
+}
+
+/// The JSON carries each finding as the sentence the other formats print.
+impl Serialize for Warning {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl Serialize for Note {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}

@@ -1,0 +1,78 @@
+//! The two text layouts a report section is written for, and the few things they write
+//! differently: tables (see [`super::table`]), outside text shown literally, emphasis,
+//! paragraphs, headings, call-outs and a block a reader may fold away. A section is one function
+//! over a `Style`; what it says is the same in both.
+
+use super::sanitize::code_span;
+
+/// How a report is laid out as text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Style {
+    /// Plain lines and aligned tables for a terminal or a log.
+    Terminal,
+    /// A CI job summary or a pull-request comment.
+    Markdown,
+}
+
+impl Style {
+    /// Outside text (a revision's spec, an engine's name) shown literally: as it is on a
+    /// terminal (control characters are written out for the whole report), a code span in
+    /// markdown.
+    pub fn code(self, text: &str) -> String {
+        match self {
+            Style::Terminal => text.to_string(),
+            Style::Markdown => code_span(text),
+        }
+    }
+
+    /// A line a reader should not miss: bold in markdown.
+    pub fn emphasis(self, text: &str) -> String {
+        match self {
+            Style::Terminal => text.to_string(),
+            Style::Markdown => format!("**{text}**"),
+        }
+    }
+
+    /// A paragraph: one line on a terminal, set apart by a blank line in markdown.
+    pub fn paragraph(self, text: &str) -> String {
+        match self {
+            Style::Terminal => format!("{text}\n"),
+            Style::Markdown => format!("{text}\n\n"),
+        }
+    }
+
+    /// A sub-section's heading within a report.
+    pub fn heading(self, text: &str) -> String {
+        match self {
+            Style::Terminal => format!("{text}\n"),
+            Style::Markdown => format!("### {text}\n\n"),
+        }
+    }
+
+    /// A problem with the measurement, shown before any figure.
+    pub fn warning(self, text: &str) -> String {
+        match self {
+            Style::Terminal => format!("!! WARNING: {text}\n"),
+            Style::Markdown => format!("> **Warning:** {text}\n\n"),
+        }
+    }
+
+    /// Something the reader should know that is not a problem.
+    pub fn note(self, text: &str) -> String {
+        match self {
+            Style::Terminal => format!("note: {text}\n"),
+            Style::Markdown => format!("> **Note:** {text}\n\n"),
+        }
+    }
+
+    /// Detail a reader may skip, after a table: under its summary line on a terminal, folded
+    /// away in markdown.
+    pub fn folded(self, summary: &str, body: &str) -> String {
+        match self {
+            Style::Terminal => format!("\n{summary}\n{body}"),
+            Style::Markdown => {
+                format!("\n<details><summary>{summary}</summary>\n\n{body}\n</details>\n\n")
+            }
+        }
+    }
+}
