@@ -1,15 +1,14 @@
 //! The sections of one revision's measurement: `lab bench` and `lab baseline show`, each one
 //! layout for either style.
 
-use squall::tier::Tier;
-
+use super::eval_exits::{side_exit_rows, side_search_rows, SIDE_SEARCH_HEADER};
 use super::style::Style;
 use super::table::render_rows;
 use super::{
     describe_machine, describe_revision, describe_settings, no_search_split, optional_count,
-    optional_float, pct, seconds, thousands, BaselineOutput, BenchOutput, NO_EVAL_EXITS, NO_EXITS,
+    optional_float, seconds, thousands, BaselineOutput, BenchOutput, NO_EVAL_EXITS,
 };
-use crate::analysis::compare::{SideSummary, TierRates};
+use crate::analysis::compare::SideSummary;
 
 /// `lab bench REV`: the revision, its settings, its figures and, with `--check-commit`, the
 /// signature against the commit message's.
@@ -132,66 +131,4 @@ fn instructions_label(a: &SideSummary, b: &SideSummary) -> String {
         Some(depth) => format!("instructions (depth {depth})"),
         None => "instructions".to_string(),
     }
-}
-
-/// The header of `side_search_rows`.
-pub const SIDE_SEARCH_HEADER: [&str; 5] = ["tier", "main", "quiescence", "main %", "quiescence %"];
-
-/// `[tier, main, quiescence, main %, quiescence %]` exits of one revision by the search that
-/// asked, then all exits; `None` when its bench does not split them.
-pub fn side_search_rows(side: &SideSummary) -> Option<Vec<[String; 5]>> {
-    let split = side.eval.as_ref()?.by_search.as_ref()?;
-    let (main, quiescence) = (
-        split.main.exits.as_array(),
-        split.quiescence.exits.as_array(),
-    );
-    let (main_share, quiescence_share) = (
-        split.main.share_of_tier.as_array(),
-        split.quiescence.share_of_tier.as_array(),
-    );
-    let mut rows: Vec<[String; 5]> = (0..3)
-        .map(|tier| {
-            let share = |value: f64| {
-                if main[tier] + quiescence[tier] == 0 {
-                    NO_EXITS.to_string()
-                } else {
-                    pct(value)
-                }
-            };
-            [
-                Tier::ALL[tier].name().to_string(),
-                thousands(main[tier]),
-                thousands(quiescence[tier]),
-                share(main_share[tier]),
-                share(quiescence_share[tier]),
-            ]
-        })
-        .collect();
-    rows.push([
-        "all".to_string(),
-        thousands(main.iter().sum()),
-        thousands(quiescence.iter().sum()),
-        pct(split.main.share_of_all),
-        pct(split.quiescence.share_of_all),
-    ]);
-    Some(rows)
-}
-
-/// `[tier, share]` rows of one revision, overall then per bucket; `None` when its engine does
-/// not report eval exits.
-pub fn side_exit_rows(side: &SideSummary) -> Option<Vec<[String; 5]>> {
-    let row = |name: String, total: u64, rates: &TierRates| {
-        let r = rates.as_array();
-        [name, thousands(total), pct(r[0]), pct(r[1]), pct(r[2])]
-    };
-    let eval = side.eval.as_ref()?;
-    let mut rows = vec![row("all".to_string(), eval.calls, &eval.rates)];
-    for bucket in &eval.by_material_bucket {
-        rows.push(row(
-            format!("bucket {}", bucket.bucket),
-            bucket.total,
-            &bucket.rates,
-        ));
-    }
-    Some(rows)
 }

@@ -2,17 +2,16 @@
 //! bisection found against its parent): its rows and lines, and the one layout of them for
 //! either style.
 
-use squall::tier::Tier;
-
+use super::eval_exits::{
+    bucket_rows, exit_rate_rows, search_split_missing_line, search_split_rows, SEARCH_SPLIT_HEADER,
+};
 use super::style::Style;
 use super::table::render_rows;
 use super::{
-    describe_revision, describe_settings, functions, no_search_split, pct, seconds, signed_pct,
-    signed_pp, thousands, verdict_word, NO_EVAL_EXITS, NO_EXITS,
+    describe_revision, describe_settings, functions, seconds, signed_pct, thousands, verdict_word,
+    NO_EVAL_EXITS,
 };
-use crate::analysis::compare::{
-    Comparison, Figure, FigureBasis, FigureKind, SearchSplit, SideSummary,
-};
+use crate::analysis::compare::{Comparison, Figure, FigureBasis, FigureKind, SideSummary};
 use crate::analysis::functions::FunctionsWhy;
 use crate::analysis::stats::Verdict;
 use crate::schema::Kind;
@@ -382,131 +381,6 @@ pub fn verdict_line(comparison: &Comparison) -> String {
         "Verdict: {} (exit {code})",
         verdict_word(comparison.verdict)
     )
-}
-
-/// `[tier, A, B, delta]` exit shares of all eval calls; `None` unless both sides report them.
-pub fn exit_rate_rows(comparison: &Comparison) -> Option<Vec<[String; 4]>> {
-    let (a, b) = (
-        comparison.a.eval.as_ref()?.rates.as_array(),
-        comparison.b.eval.as_ref()?.rates.as_array(),
-    );
-    let delta = comparison.eval_deltas.as_ref()?.rates_pp.as_array();
-    let rows = (0..3)
-        .map(|tier| {
-            [
-                Tier::ALL[tier].name().to_string(),
-                pct(a[tier]),
-                pct(b[tier]),
-                signed_pp(delta[tier]),
-            ]
-        })
-        .collect();
-    Some(rows)
-}
-
-/// `[bucket, evals A, evals B, super-lazy, lazy, full]` with each tier as `A → B (delta)`;
-/// `None` unless both sides report eval exits.
-pub fn bucket_rows(comparison: &Comparison) -> Option<Vec<[String; 6]>> {
-    let (a, b) = (
-        &comparison.a.eval.as_ref()?.by_material_bucket,
-        &comparison.b.eval.as_ref()?.by_material_bucket,
-    );
-    let rows = a
-        .iter()
-        .zip(b)
-        .zip(&comparison.eval_deltas.as_ref()?.by_material_bucket)
-        .map(|((a, b), delta)| {
-            let tier = |i: usize| {
-                format!(
-                    "{} → {} ({})",
-                    pct(a.rates.as_array()[i]),
-                    pct(b.rates.as_array()[i]),
-                    signed_pp(delta.rates_pp.as_array()[i])
-                )
-            };
-            [
-                a.bucket.to_string(),
-                thousands(a.total),
-                thousands(b.total),
-                tier(0),
-                tier(1),
-                tier(2),
-            ]
-        })
-        .collect();
-    Some(rows)
-}
-
-/// The header of `search_split_rows`.
-pub const SEARCH_SPLIT_HEADER: [&str; 6] = [
-    "tier",
-    "A main",
-    "A quiescence",
-    "B main",
-    "B quiescence",
-    "quiescence B vs A",
-];
-
-/// `[tier, A main, A quiescence, B main, B quiescence, delta]`: each tier's exits split by the
-/// search that asked, then all exits; `None` unless both sides report the split.
-pub fn search_split_rows(comparison: &Comparison) -> Option<Vec<[String; 6]>> {
-    let split = |side: &SideSummary| side.eval.as_ref()?.by_search.clone();
-    let (a, b) = (split(&comparison.a)?, split(&comparison.b)?);
-    let delta = comparison.eval_deltas.as_ref()?.by_search.as_ref()?;
-    let tier_delta = delta.quiescence_share_of_tier_pp.as_array();
-    // A tier without exits (the cheap tiers under --full-eval) has no split to show.
-    let has_exits = |split: &SearchSplit, tier: usize| {
-        split.main.exits.as_array()[tier] + split.quiescence.exits.as_array()[tier] > 0
-    };
-    let tier_shares = |split: &SearchSplit, tier: usize| {
-        if !has_exits(split, tier) {
-            return [NO_EXITS.to_string(), NO_EXITS.to_string()];
-        }
-        [
-            pct(split.main.share_of_tier.as_array()[tier]),
-            pct(split.quiescence.share_of_tier.as_array()[tier]),
-        ]
-    };
-    let mut rows: Vec<[String; 6]> = (0..3)
-        .map(|tier| {
-            let ([a_main, a_quiescence], [b_main, b_quiescence]) =
-                (tier_shares(&a, tier), tier_shares(&b, tier));
-            let delta = if has_exits(&a, tier) && has_exits(&b, tier) {
-                signed_pp(tier_delta[tier])
-            } else {
-                NO_EXITS.to_string()
-            };
-            [
-                Tier::ALL[tier].name().to_string(),
-                a_main,
-                a_quiescence,
-                b_main,
-                b_quiescence,
-                delta,
-            ]
-        })
-        .collect();
-    rows.push([
-        "all".to_string(),
-        pct(a.main.share_of_all),
-        pct(a.quiescence.share_of_all),
-        pct(b.main.share_of_all),
-        pct(b.quiescence.share_of_all),
-        signed_pp(delta.quiescence_share_of_all_pp),
-    ]);
-    Some(rows)
-}
-
-/// Said beside the eval tables when a side's bench does not split its exits by search.
-pub fn search_split_missing_line(comparison: &Comparison) -> Option<String> {
-    let lacks = |side: &SideSummary| side.eval.as_ref().is_none_or(|e| e.by_search.is_none());
-    let who = match (lacks(&comparison.a), lacks(&comparison.b)) {
-        (false, false) => return None,
-        (true, false) => "A",
-        (false, true) => "B",
-        (true, true) => "either side",
-    };
-    Some(no_search_split(who))
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@ pub mod bisect;
 pub mod calibration;
 pub mod comparison;
 pub mod cutechess;
+pub mod eval_exits;
 pub mod findings;
 pub mod functions;
 pub mod history;
