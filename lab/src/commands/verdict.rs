@@ -26,7 +26,7 @@ use crate::side::Side;
 use crate::verdict::speed_elo::{add, speed_elo};
 use crate::verdict::{
     models, node_budget, shifted_sprt, speed_decision, speed_measured_finely, speed_ratio,
-    typical_move_ms, Decision, ModelUse, SearchGames, VerdictReport,
+    typical_move_ms, Decision, ModelUse, SearchGames, VerdictNote, VerdictReport,
 };
 
 pub fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
@@ -64,10 +64,9 @@ pub fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
             )
         })?;
     if !same_binary {
-        notes.push(format!(
-            "the speed-Elo model was fitted on another engine tree ({}), not on A's binary",
-            model.engine.spec
-        ));
+        notes.push(VerdictNote::ModelOfAnotherTree {
+            spec: model.engine.spec.clone(),
+        });
     }
     let model_use = ModelUse {
         elo_per_doubling: Estimate {
@@ -152,11 +151,11 @@ pub fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
         (ratio, speed) = speed_of(&comparison)?;
     }
     if !speed_measured_finely(&ratio, model.elo_per_doubling.value, &sprt) {
-        notes.push(format!(
-            "the speed's interval ({:+.1} to {:+.1} Elo) is still wider than the bounds' gap after \
-             {rounds} rounds: its lower end charges B more than a quiet machine would",
-            speed.ci_low, speed.ci_high
-        ));
+        notes.push(VerdictNote::SpeedTooCoarse {
+            low: speed.ci_low,
+            high: speed.ci_high,
+            rounds,
+        });
     }
 
     // The fastest of A's runs: load only ever slows a run, so the fastest is the nearest to
@@ -210,10 +209,9 @@ pub fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
         .context("the fixed-node games report no SPRT state")?;
     let (llr, decision) = ((state.llr, state.lower, state.upper), state.result);
     let search_elo = report.summary.elo.unwrap_or_else(|| {
-        notes.push(format!(
-            "the search's Elo is unbounded after {} games (every pair won or lost)",
-            report.summary.games
-        ));
+        notes.push(VerdictNote::SearchEloUnbounded {
+            games: report.summary.games,
+        });
         let sign = report.summary.score.map_or(0.0, |s| (s - 0.5).signum());
         Estimate {
             value: sign * f64::INFINITY,
@@ -259,7 +257,7 @@ struct Findings {
     search: Option<SearchGames>,
     decision: SprtDecision,
     started: Instant,
-    notes: Vec<String>,
+    notes: Vec<VerdictNote>,
 }
 
 /// The newest results file of an earlier verdict between these binaries: fixed-node games at

@@ -1,6 +1,6 @@
-//! What a comparison found before its figures, in words: the analysis returns typed
-//! [`Warning`]s and [`Note`]s, and every format (terminal, markdown, JSON, HTML) says them in
-//! the sentences written here.
+//! What a comparison or a verdict found beside its figures, in words: the analysis returns
+//! typed [`Warning`]s, [`Note`]s and [`VerdictNote`]s, and every format (terminal, markdown,
+//! JSON, HTML) says them in the sentences written here.
 
 use std::fmt;
 
@@ -9,6 +9,7 @@ use serde::{Serialize, Serializer};
 use super::describe_depth;
 use crate::analysis::compare::{Note, Warning};
 use crate::analysis::stats::MIN_ROUNDS_FOR_CI;
+use crate::verdict::VerdictNote;
 
 impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -121,6 +122,33 @@ impl Serialize for Warning {
 }
 
 impl Serialize for Note {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl fmt::Display for VerdictNote {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            VerdictNote::ModelOfAnotherTree { spec } => write!(
+                f,
+                "the speed-Elo model was fitted on another engine tree ({spec}), not on A's binary"
+            ),
+            VerdictNote::SpeedTooCoarse { low, high, rounds } => write!(
+                f,
+                "the speed's interval ({low:+.1} to {high:+.1} Elo) is still wider than the \
+                 bounds' gap after {rounds} rounds: its lower end charges B more than a quiet \
+                 machine would"
+            ),
+            VerdictNote::SearchEloUnbounded { games } => write!(
+                f,
+                "the search's Elo is unbounded after {games} games (every pair won or lost)"
+            ),
+        }
+    }
+}
+
+impl Serialize for VerdictNote {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.collect_str(self)
     }

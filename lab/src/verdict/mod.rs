@@ -110,6 +110,17 @@ pub fn speed_measured_finely(ratio: &Estimate, elo_per_doubling: f64, sprt: &Spr
     half_width.is_finite() && half_width <= (sprt.elo1 - sprt.elo0) / 2.0
 }
 
+/// What a verdict found beside its figures; report/ words it (`report::findings`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum VerdictNote {
+    /// The speed-Elo model was fitted on another engine tree (`spec`), not on A's binary.
+    ModelOfAnotherTree { spec: String },
+    /// After `rounds` rounds the speed's interval (in Elo) is still wider than the bounds' gap.
+    SpeedTooCoarse { low: f64, high: f64, rounds: u32 },
+    /// Every pair of the `games` was won or lost: the search's Elo has no finite estimate.
+    SearchEloUnbounded { games: u64 },
+}
+
 /// The decision of a verdict, as the exit code says it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -189,7 +200,7 @@ pub struct VerdictReport {
     pub search: Option<SearchGames>,
     pub decision: Decision,
     pub wall_time_s: f64,
-    pub notes: Vec<String>,
+    pub notes: Vec<VerdictNote>,
 }
 
 /// `lab speed-elo`: the model just fitted (and stored), or with `--show` every stored one.
