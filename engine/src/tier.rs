@@ -19,7 +19,7 @@ pub const TIERS: usize = Tier::ALL.len();
 impl Tier {
     pub const ALL: [Tier; 3] = [Tier::SuperLazy, Tier::Lazy, Tier::Full];
 
-    pub fn name(self) -> &'static str {
+    pub const fn name(self) -> &'static str {
         match self {
             Tier::SuperLazy => "super-lazy",
             Tier::Lazy => "lazy",

@@ -1,7 +1,7 @@
 //! The sections of one revision's measurement: `lab bench` and `lab baseline show`, each one
 //! layout for either style.
 
-use super::eval_exits::{side_exit_rows, side_search_rows, SIDE_SEARCH_HEADER};
+use super::eval_exits::{side_exit_rows, side_search_rows, SIDE_SEARCH_HEADER, TIER_NAMES};
 use super::style::Style;
 use super::table::render_rows;
 use super::{
@@ -71,7 +71,13 @@ fn render_side(side: &SideSummary, style: Style) -> String {
             }));
             out.push_str(&render_rows(
                 style,
-                ["scope", "evals", "super-lazy", "lazy", "full"],
+                [
+                    "scope",
+                    "evals",
+                    TIER_NAMES[0],
+                    TIER_NAMES[1],
+                    TIER_NAMES[2],
+                ],
                 rows,
             ));
         }

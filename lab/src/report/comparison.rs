@@ -4,6 +4,7 @@
 
 use super::eval_exits::{
     bucket_rows, exit_rate_rows, search_split_missing_line, search_split_rows, SEARCH_SPLIT_HEADER,
+    TIER_NAMES,
 };
 use super::style::Style;
 use super::table::render_rows;
@@ -53,7 +54,14 @@ pub fn render(comparison: &Comparison, style: Style) -> String {
                 "Eval exits by material bucket (A → B)",
                 &render_rows(
                     style,
-                    ["bucket", "evals A", "evals B", "super-lazy", "lazy", "full"],
+                    [
+                        "bucket",
+                        "evals A",
+                        "evals B",
+                        TIER_NAMES[0],
+                        TIER_NAMES[1],
+                        TIER_NAMES[2],
+                    ],
                     buckets,
                 ),
             ));

@@ -7,6 +7,9 @@ use squall::tier::Tier;
 use super::{no_search_split, pct, signed_pp, thousands, NO_EXITS};
 use crate::analysis::compare::{Comparison, SearchSplit, SideSummary, TierRates};
 
+/// The tiers' names in exit order, for the columns of a table header.
+pub const TIER_NAMES: [&str; 3] = [Tier::SuperLazy.name(), Tier::Lazy.name(), Tier::Full.name()];
+
 /// `[tier, A, B, delta]` exit shares of all eval calls; `None` unless both sides report them.
 pub fn exit_rate_rows(comparison: &Comparison) -> Option<Vec<[String; 4]>> {
     let (a, b) = (

@@ -1,6 +1,7 @@
 //! The `lab history` section: one row per commit, oldest first, with a marker where the
 //! signature changed from the row before.
 
+use super::eval_exits::TIER_NAMES;
 use super::sanitize::code_span;
 use super::style::Style;
 use super::table::{cut, Table, SUBJECT_WIDTH};
@@ -24,7 +25,7 @@ fn header(report: &HistoryReport) -> [String; 8] {
         format!("NPS (median of {})", report.settings.rounds),
         "NPS min–max".to_string(),
         "instructions per node".to_string(),
-        "exits super-lazy / lazy / full".to_string(),
+        format!("exits {}", TIER_NAMES.join(" / ")),
     ]
 }
 

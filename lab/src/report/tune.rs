@@ -2,6 +2,7 @@
 //! bucket, and with `--search` the frontier, the chosen percentiles and the `lab tables`
 //! command that writes them.
 
+use super::eval_exits::TIER_NAMES;
 use super::style::Style;
 use super::table::Table;
 use super::thousands;
@@ -122,9 +123,15 @@ fn search_table(report: &TuneReport, style: Style) -> String {
         style,
     );
     out.push_str(
-        &Table::new(["search", "calls", "super-lazy", "lazy", "full"])
-            .with_rows(rows)
-            .render(style),
+        &Table::new([
+            "search",
+            "calls",
+            TIER_NAMES[0],
+            TIER_NAMES[1],
+            TIER_NAMES[2],
+        ])
+        .with_rows(rows)
+        .render(style),
     );
     out
 }
