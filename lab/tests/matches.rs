@@ -644,3 +644,46 @@ fn bad_engines_and_options_are_clear_errors() {
     assert_eq!(bad_book.code, 2, "{bad_book}");
     assert!(bad_book.stderr.contains("bad.epd:2"), "{bad_book}");
 }
+
+/// Two engines that choose alike at every move play each pair's two games move for move: the
+/// report says those games cannot tell them apart; engines that differ get no such warning.
+#[test]
+fn engines_that_choose_alike_are_named_by_a_warning() {
+    let repo = FakeRepo::new();
+    let run_with_seeds = |seed_b: &str| {
+        let seed_b = format!("Seed={seed_b}");
+        play(
+            &repo,
+            &[
+                "--nodes",
+                "1",
+                "--games",
+                "20",
+                "--option-a",
+                "Behaviour=random",
+                "--option-a",
+                "Seed=1",
+                "--option-b",
+                "Behaviour=random",
+                "--option-b",
+                &seed_b,
+                "--out",
+                repo.path()
+                    .join(format!("{seed_b}.jsonl"))
+                    .to_str()
+                    .unwrap(),
+            ],
+        )
+    };
+    let alike = run_with_seeds("1");
+    assert_eq!(alike.code, 0, "{alike}");
+    assert!(
+        alike
+            .stdout
+            .contains("Warning: A and B played the same moves in all 10 pairs checked"),
+        "{alike}"
+    );
+    let different = run_with_seeds("2");
+    assert_eq!(different.code, 0, "{different}");
+    assert!(!different.stdout.contains("same moves"), "{different}");
+}

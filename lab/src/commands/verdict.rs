@@ -202,6 +202,17 @@ pub fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
         options.resume = Resume::Rebounded(path);
     }
     let report = games::run(lab, options)?;
+    let alike = report.summary.alike;
+    if alike.in_every_pair() {
+        bail!(
+            "the fixed-node games were the same moves in all {} pairs checked, though the benches' \
+             signatures differ: A and B do not play as they bench (a default or an option the \
+             bench sets and UCI does not?), so these games cannot weigh the search; no verdict. \
+             The games are kept in {}",
+            alike.checked,
+            report.results_file.as_deref().unwrap_or("the match directory")
+        );
+    }
     let state = report
         .summary
         .sprt

@@ -47,6 +47,61 @@ pub struct Summary {
     /// The referee's and the lab's I/O time between an engine's move and the next `go`.
     pub lab_overhead_us_per_move: Option<f64>,
     pub plies: u64,
+    /// Whether the two games of each pair were the same moves: see [`Alike`].
+    pub alike: Alike,
+}
+
+/// The complete pairs, at most, that [`Alike`] reads: enough to tell, and bounded so that every
+/// status line of a long match stays cheap.
+pub const ALIKE_CHECKED_PAIRS: usize = 32;
+
+/// Fewer checked pairs than this say nothing about playing alike.
+pub const ALIKE_MIN_PAIRS: u64 = 10;
+
+/// Of the first complete pairs (by pair number, up to [`ALIKE_CHECKED_PAIRS`]), those whose two
+/// games are the same moves. Colours swap within a pair, so that happens in every pair only
+/// when A and B choose alike at every move: two builds of one search, or an option that does
+/// not reach the games. Such games cannot tell the engines apart.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Alike {
+    pub checked: u64,
+    pub identical: u64,
+}
+
+impl Alike {
+    fn of(games: &[GameRecord]) -> Alike {
+        let mut alike = Alike::default();
+        for pair in complete_pairs(games).values().take(ALIKE_CHECKED_PAIRS) {
+            if let [Some(first), Some(second)] = pair {
+                alike.checked += 1;
+                if moves(&first.pgn).eq(moves(&second.pgn)) {
+                    alike.identical += 1;
+                }
+            }
+        }
+        alike
+    }
+
+    /// Every checked pair was the same moves, over enough pairs to say so.
+    pub fn in_every_pair(&self) -> bool {
+        self.checked >= ALIKE_MIN_PAIRS && self.identical == self.checked
+    }
+}
+
+/// The moves of a PGN game in order: its movetext without tag pairs, `{}` comments, move
+/// numbers or the result.
+fn moves(pgn: &str) -> impl Iterator<Item = &str> {
+    let movetext = pgn
+        .split('\n')
+        .filter(|line| !line.starts_with('['))
+        .flat_map(str::split_whitespace);
+    let mut depth = 0usize;
+    movetext.filter(move |token| {
+        let outside = depth == 0 && !token.starts_with('{');
+        depth += token.matches('{').count();
+        depth = depth.saturating_sub(token.matches('}').count());
+        outside && !token.ends_with('.') && !matches!(*token, "1-0" | "0-1" | "1/2-1/2" | "*")
+    })
 }
 
 pub fn summarize(games: &[GameRecord], sprt: Option<&Sprt>) -> Summary {
@@ -110,5 +165,36 @@ pub fn summarize(games: &[GameRecord], sprt: Option<&Sprt>) -> Summary {
         lab_overhead_us_per_move: (overhead_moves > 0)
             .then(|| overhead_ns as f64 / overhead_moves as f64 / 1000.0),
         plies,
+        alike: Alike::of(games),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The two games of a pair as the lab writes them: colours and comments differ, moves not.
+    const WHITE_A: &str = "[White \"A\"]\n[Black \"B\"]\n[Result \"1-0\"]\n\n7. fxg5 {+0.09/10 \
+        0.105s} Qxg5 {-0.08/10 0.132s} 8. Nf3 {book} 1-0\n";
+    const WHITE_B: &str = "[White \"B\"]\n[Black \"A\"]\n[Result \"1-0\"]\n\n7. fxg5 {+0.11/10 \
+        0.098s} Qxg5 {-0.07/11 0.140s}\n8. Nf3 {book} 1-0\n";
+
+    #[test]
+    fn moves_are_the_movetext_without_tags_comments_numbers_or_result() {
+        assert_eq!(moves(WHITE_A).collect::<Vec<_>>(), ["fxg5", "Qxg5", "Nf3"]);
+        assert!(moves(WHITE_A).eq(moves(WHITE_B)));
+        let other = WHITE_B.replace("8. Nf3", "8. Nc3");
+        assert!(!moves(WHITE_A).eq(moves(&other)));
+        let black_first = "[FEN \"x\"]\n\n7... Qxg5 {-0.08/10 0.132s} 8. Nf3 *\n";
+        assert_eq!(moves(black_first).collect::<Vec<_>>(), ["Qxg5", "Nf3"]);
+    }
+
+    #[test]
+    fn playing_alike_needs_every_checked_pair_and_enough_of_them() {
+        let alike = |checked, identical| Alike { checked, identical };
+        assert!(alike(ALIKE_MIN_PAIRS, ALIKE_MIN_PAIRS).in_every_pair());
+        assert!(!alike(ALIKE_MIN_PAIRS - 1, ALIKE_MIN_PAIRS - 1).in_every_pair());
+        assert!(!alike(32, 31).in_every_pair());
+        assert!(!Alike::default().in_every_pair());
     }
 }
