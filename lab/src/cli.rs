@@ -483,7 +483,7 @@ pub struct SpeedEloArgs {
     pub output: OutputArgs,
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct VerdictCommandArgs {
     /// The base revision (anything git understands, or WORKTREE).
     pub a: String,

@@ -68,6 +68,8 @@ pub fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
             spec: model.engine.spec.clone(),
         });
     }
+    let pinned = pinned(args, &comparison);
+    let args = &pinned;
     let model_use = ModelUse {
         elo_per_doubling: Estimate {
             value: model.elo_per_doubling.value,
@@ -289,6 +291,20 @@ fn earlier_games(match_dir: &Path, binaries: [&str; 2]) -> Option<(PathBuf, u64)
             .then_some(nodes)
     });
     newest
+}
+
+/// `args` with A and B as the first measurement resolved them (their commits): a branch that
+/// moves during a long verdict moves neither its later rounds nor its games. `WORKTREE` has no
+/// commit and stays as named.
+fn pinned(args: &VerdictCommandArgs, comparison: &Comparison) -> VerdictCommandArgs {
+    let mut pinned = args.clone();
+    if let Some(commit) = &comparison.a.revision.commit {
+        pinned.a.clone_from(commit);
+    }
+    if let Some(commit) = &comparison.b.revision.commit {
+        pinned.b.clone_from(commit);
+    }
+    pinned
 }
 
 /// A and B measured as `lab compare` measures them, `rounds` paired rounds; instructions only
