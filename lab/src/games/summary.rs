@@ -12,44 +12,44 @@ use super::sprt::{self, Estimate, Pentanomial, Sprt, SprtDecision, Wdl};
 use crate::side::Side;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct SprtState {
+pub(crate) struct SprtState {
     #[serde(flatten)]
-    pub test: Sprt,
-    pub llr: f64,
-    pub lower: f64,
-    pub upper: f64,
-    pub result: SprtDecision,
+    pub(crate) test: Sprt,
+    pub(crate) llr: f64,
+    pub(crate) lower: f64,
+    pub(crate) upper: f64,
+    pub(crate) result: SprtDecision,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct Summary {
-    pub games: u64,
+pub(crate) struct Summary {
+    pub(crate) games: u64,
     /// Complete pairs (both games played); the statistics below are over these.
-    pub pairs: u64,
+    pub(crate) pairs: u64,
     /// From B's point of view, over every finished game.
-    pub wdl: Wdl,
+    pub(crate) wdl: Wdl,
     /// [LL, LD, DD+WL, WD, WW] from B's point of view.
-    pub pentanomial: Pentanomial,
-    pub score: Option<f64>,
-    pub elo: Option<Estimate>,
-    pub nelo: Option<Estimate>,
+    pub(crate) pentanomial: Pentanomial,
+    pub(crate) score: Option<f64>,
+    pub(crate) elo: Option<Estimate>,
+    pub(crate) nelo: Option<Estimate>,
     /// `null` while `too_few_pairs`.
-    pub los: Option<f64>,
+    pub(crate) los: Option<f64>,
     /// Fewer than 10 complete pairs, or pair scores without variance: the Elo and nElo
     /// intervals are not estimates yet, and every report says "too few pairs (n)" instead.
-    pub too_few_pairs: bool,
-    pub sprt: Option<SprtState>,
+    pub(crate) too_few_pairs: bool,
+    pub(crate) sprt: Option<SprtState>,
     /// Games by PGN termination.
-    pub terminations: BTreeMap<&'static str, u64>,
+    pub(crate) terminations: BTreeMap<&'static str, u64>,
     /// Games lost to a fault (crash, hang, illegal move, garbage, time), for A and B.
-    pub faults: [u64; 2],
-    pub time_forfeits: [u64; 2],
+    pub(crate) faults: [u64; 2],
+    pub(crate) time_forfeits: [u64; 2],
     /// The referee's and the lab's I/O time between an engine's move and the next `go`.
-    pub lab_overhead_us_per_move: Option<f64>,
-    pub plies: u64,
+    pub(crate) lab_overhead_us_per_move: Option<f64>,
+    pub(crate) plies: u64,
 }
 
-pub fn summarize(games: &[GameRecord], sprt: Option<&Sprt>) -> Summary {
+pub(crate) fn summarize(games: &[GameRecord], sprt: Option<&Sprt>) -> Summary {
     let mut wdl = Wdl::default();
     let mut terminations = BTreeMap::new();
     let mut faults = [0; 2];
