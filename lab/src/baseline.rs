@@ -32,7 +32,7 @@ pub struct BaselineSettings {
     pub features: Vec<String>,
 }
 
-pub fn baseline_path(paths: &LabPaths, name: &str) -> Result<PathBuf> {
+pub(crate) fn baseline_path(paths: &LabPaths, name: &str) -> Result<PathBuf> {
     let valid = !name.is_empty()
         && !name.starts_with('.')
         && name
@@ -74,13 +74,13 @@ pub fn load(path: &Path) -> Result<Baseline> {
 }
 
 /// Most measurement rounds a stored baseline may ask `baseline check` to repeat.
-pub const MAX_ROUNDS: u32 = 10_000;
+pub(crate) const MAX_ROUNDS: u32 = 10_000;
 /// Deepest bench a stored baseline may ask for (the engine's own limit on search depth).
-pub const MAX_DEPTH: u32 = 64;
+pub(crate) const MAX_DEPTH: u32 = 64;
 
 impl Baseline {
     /// Checks every field that figures or a later `baseline check` rely on; the error names it.
-    pub fn validate(&self) -> Result<(), Invalid> {
+    pub(crate) fn validate(&self) -> Result<(), Invalid> {
         let invalid = |field: &str, problem: String| Invalid {
             field: field.to_string(),
             problem,

@@ -6,14 +6,14 @@ use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 pub use crate::report::Format;
 
-pub const EXIT_CODES_HELP: &str = "\
+pub(crate) const EXIT_CODES_HELP: &str = "\
 Exit codes:
   0  no regression
   1  regression: the slowdown is significant (95% CI excludes no change) and beyond --threshold,
      or, with an unchanged signature, instructions per node grew by --instr-threshold or more
   2  error (bad revision, failed build, crashed or non-deterministic engine, bad baseline, ...)";
 
-pub const MATCH_EXIT_CODES_HELP: &str = "\
+pub(crate) const MATCH_EXIT_CODES_HELP: &str = "\
 Exit codes:
   0  SPRT accepted H1 (B is stronger by elo1 or more), or no --sprt and the match finished
   1  SPRT accepted H0 (B is not stronger by elo1)
@@ -21,14 +21,14 @@ Exit codes:
   3  the game budget was spent without an SPRT decision
   130  interrupted (Ctrl-C, SIGTERM): the report of the games so far; --resume plays the rest";
 
-pub const VERDICT_EXIT_CODES_HELP: &str = "\
+pub(crate) const VERDICT_EXIT_CODES_HELP: &str = "\
 Exit codes:
   0  H1 accepted: B's total Elo (speed + search) is at least elo1
   1  H0 accepted: B's total Elo is below elo0
   2  error (bad option, failed build, no speed-Elo model for this machine and clock, ...)
   3  undecided within --max-rounds (same signature) or --max-games (games)";
 
-pub const BISECT_EXIT_CODES_HELP: &str = "\
+pub(crate) const BISECT_EXIT_CODES_HELP: &str = "\
 Exit codes:
   0  no regression: BAD is not beyond the threshold relative to GOOD
   1  a regression: the first commit beyond the threshold was found
@@ -36,17 +36,17 @@ Exit codes:
      --metric instructions, ...)";
 
 /// Default of `--threshold`: the smallest slowdown, in percent, that counts as a regression.
-pub const DEFAULT_THRESHOLD_PCT: f64 = 1.0;
+pub(crate) const DEFAULT_THRESHOLD_PCT: f64 = 1.0;
 /// Default of `--instr-threshold`: the smallest change of instructions per node, in percent.
-pub const DEFAULT_INSTR_THRESHOLD_PCT: f64 = 0.5;
+pub(crate) const DEFAULT_INSTR_THRESHOLD_PCT: f64 = 0.5;
 /// Default of `baseline check --threshold`. Stored runs are not paired in time with fresh ones,
 /// so the machine's drift between the two sessions is in the ratio and not in its interval: on
 /// the 2-core VM the lab is developed on, an unchanged binary measured 3.9% to 9.8% slower per
 /// node than its baseline saved hours before. asv's `--factor` (1.1) makes a like allowance.
-pub const DEFAULT_BASELINE_THRESHOLD_PCT: f64 = 15.0;
+pub(crate) const DEFAULT_BASELINE_THRESHOLD_PCT: f64 = 15.0;
 
 /// The heading of the options every command takes, listed apart from the command's own.
-pub const GLOBAL_OPTIONS: &str = "Global options";
+pub(crate) const GLOBAL_OPTIONS: &str = "Global options";
 
 /// Parses the command line as [`Cli::try_parse`] does, with every option and positional that
 /// takes a value accepting a negative number (`--threshold -1`): the lab's own check then
@@ -56,7 +56,7 @@ pub fn parse() -> Result<Cli, clap::Error> {
 }
 
 /// [`parse`] over the given arguments (the first is the program's name).
-pub fn parse_from<I, T>(args: I) -> Result<Cli, clap::Error>
+pub(crate) fn parse_from<I, T>(args: I) -> Result<Cli, clap::Error>
 where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
@@ -88,23 +88,23 @@ fn with_negative_numbers(command: clap::Command) -> clap::Command {
 pub struct Cli {
     /// Repository to operate on (default: discovered from the current directory).
     #[arg(long, global = true, value_name = "PATH", help_heading = GLOBAL_OPTIONS)]
-    pub repo: Option<PathBuf>,
+    pub(crate) repo: Option<PathBuf>,
 
     /// The engine definition (default: the repository's lab.toml; without one, squall with its
     /// own bench protocol). Keys: docs/lab-toml.md.
     #[arg(long, global = true, value_name = "FILE", help_heading = GLOBAL_OPTIONS)]
-    pub config: Option<PathBuf>,
+    pub(crate) config: Option<PathBuf>,
 
     /// Print no progress lines, bars or notes (warnings and errors still print).
     #[arg(long, short, global = true, help_heading = GLOBAL_OPTIONS)]
-    pub quiet: bool,
+    pub(crate) quiet: bool,
 
     #[command(subcommand)]
-    pub command: Command,
+    pub(crate) command: Command,
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Compare two revisions: signature, NPS, instructions and eval exits.
     #[command(after_help = EXIT_CODES_HELP)]
     Compare(CompareArgs),
@@ -200,50 +200,50 @@ pub enum Command {
 }
 
 #[derive(Debug, Args)]
-pub struct HistoryArgs {
+pub(crate) struct HistoryArgs {
     /// The commits after A up to and including B (an empty end is HEAD), on B's first-parent line.
-    pub range: String,
+    pub(crate) range: String,
     /// Keep every Nth commit, counted back from B (B is always kept).
     #[arg(long, default_value_t = 1, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
-    pub every: u32,
+    pub(crate) every: u32,
     /// Keep only the newest K commits after --every.
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..))]
-    pub max: Option<u32>,
+    pub(crate) max: Option<u32>,
     /// The store of measured commits (default: target/lab/history/); a directory you commit
     /// keeps a project's history.
     #[arg(long, value_name = "DIR")]
-    pub store: Option<PathBuf>,
+    pub(crate) store: Option<PathBuf>,
     /// Build and measure again the commits the store holds as failed points (a commit that did
     /// not build or measure is otherwise stored as failed and not tried again).
     #[arg(long)]
-    pub retry_failed: bool,
+    pub(crate) retry_failed: bool,
     #[command(flatten)]
-    pub measure: SeriesMeasureArgs,
+    pub(crate) measure: SeriesMeasureArgs,
     #[command(flatten)]
-    pub output: OutputArgs,
+    pub(crate) output: OutputArgs,
 }
 
 #[derive(Debug, Args)]
-pub struct BisectArgs {
+pub(crate) struct BisectArgs {
     /// A commit without the regression.
-    pub good: String,
+    pub(crate) good: String,
     /// A commit with it, descending from GOOD along first parents.
-    pub bad: String,
+    pub(crate) bad: String,
     /// What moved: instructions per node (callgrind), paired NPS, or the bench node count.
     #[arg(long, value_enum)]
-    pub metric: MetricArg,
+    pub(crate) metric: MetricArg,
     /// Percent beyond which the metric counts as moved (default: compare's --instr-threshold
     /// for instructions, its --threshold for nps; the signature needs none).
     #[arg(long, value_parser = parse_threshold)]
-    pub threshold: Option<f64>,
+    pub(crate) threshold: Option<f64>,
     #[command(flatten)]
-    pub measure: SeriesMeasureArgs,
+    pub(crate) measure: SeriesMeasureArgs,
     #[command(flatten)]
-    pub output: OutputArgs,
+    pub(crate) output: OutputArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum MetricArg {
+pub(crate) enum MetricArg {
     Instructions,
     Nps,
     Signature,
@@ -265,109 +265,109 @@ pub enum MetricArg {
          long)"
     ))
 )]
-pub struct SeriesMeasureArgs {
+pub(crate) struct SeriesMeasureArgs {
     #[command(flatten)]
-    pub run: BenchRunArgs,
+    pub(crate) run: BenchRunArgs,
 }
 
 #[derive(Debug, Args)]
-pub struct ReportArgs {
+pub(crate) struct ReportArgs {
     /// The JSON report, or a calibration file.
-    pub file: PathBuf,
+    pub(crate) file: PathBuf,
     /// The HTML file to write (atomically).
     #[arg(long, value_name = "FILE.html")]
-    pub out: PathBuf,
+    pub(crate) out: PathBuf,
 }
 
 #[derive(Debug, Args)]
-pub struct CompareArgs {
+pub(crate) struct CompareArgs {
     /// Old revision (anything git understands, or WORKTREE).
-    pub a: String,
+    pub(crate) a: String,
     /// New revision (anything git understands, or WORKTREE).
-    pub b: String,
+    pub(crate) b: String,
     /// Measure A and B even when they resolve to the same engine binary (an explicit A/A
     /// run); without it, one line says so and nothing is measured (exit 0).
     #[arg(long)]
-    pub force: bool,
+    pub(crate) force: bool,
     #[command(flatten)]
-    pub measure: MeasureArgs,
+    pub(crate) measure: MeasureArgs,
     #[command(flatten)]
-    pub verdict: VerdictArgs,
+    pub(crate) verdict: VerdictArgs,
     #[command(flatten)]
-    pub output: OutputArgs,
+    pub(crate) output: OutputArgs,
     #[command(flatten)]
-    pub functions: FunctionsArgs,
+    pub(crate) functions: FunctionsArgs,
     #[command(flatten)]
-    pub calibration: CompareCalibrationArgs,
+    pub(crate) calibration: CompareCalibrationArgs,
 }
 
 #[derive(Debug, Clone, Copy, Args)]
-pub struct FunctionsArgs {
+pub(crate) struct FunctionsArgs {
     /// Also count instructions per function under callgrind (one more run per revision at
     /// --instr-depth) and list the functions whose cost moved most.
     #[arg(long)]
-    pub functions: bool,
+    pub(crate) functions: bool,
     /// How many top movers --functions lists.
     #[arg(long, default_value_t = 10, value_name = "N")]
-    pub functions_top: usize,
+    pub(crate) functions_top: usize,
 }
 
 #[derive(Debug, Args)]
-pub struct ProfileArgs {
+pub(crate) struct ProfileArgs {
     /// Revision to profile (anything git understands, or WORKTREE).
     #[arg(default_value = "HEAD")]
-    pub rev: String,
+    pub(crate) rev: String,
     /// Bench depth (default: the engine's own bench depth).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64))]
-    pub depth: Option<u32>,
+    pub(crate) depth: Option<u32>,
     /// Flamegraph SVG of REV (default: target/lab/profile/<REV>.svg); folded stacks go beside
     /// it as .folded.
     #[arg(long, value_name = "FILE.svg")]
-    pub out: Option<PathBuf>,
+    pub(crate) out: Option<PathBuf>,
     /// Also profile REV_B, print both revisions' shares with their deltas, and draw the
     /// differential flamegraph <REV>-vs-<REV_B>.diff.svg beside REV's (red: B's share grew).
     #[arg(long, value_name = "REV_B")]
-    pub vs: Option<String>,
+    pub(crate) vs: Option<String>,
     /// Samples per second (the kernel's timer tick may cap it, often at 250).
     #[arg(long, default_value_t = 997, value_parser = clap::value_parser!(u32).range(1..=100_000))]
-    pub frequency: u32,
+    pub(crate) frequency: u32,
     /// Seconds the profiled bench may take before it is killed with every process it started.
     #[arg(long, default_value_t = 600)]
-    pub timeout: u64,
+    pub(crate) timeout: u64,
     #[command(flatten)]
-    pub output: OutputArgs,
+    pub(crate) output: OutputArgs,
 }
 
 #[derive(Debug, Args)]
-pub struct TiersArgs {
+pub(crate) struct TiersArgs {
     /// Revision whose binary is measured both ways (anything git understands, or WORKTREE).
     #[arg(default_value = "HEAD")]
-    pub rev: String,
+    pub(crate) rev: String,
     #[command(flatten)]
-    pub measure: MeasureArgs,
+    pub(crate) measure: MeasureArgs,
     #[command(flatten)]
-    pub verdict: VerdictArgs,
+    pub(crate) verdict: VerdictArgs,
     #[command(flatten)]
-    pub output: OutputArgs,
+    pub(crate) output: OutputArgs,
 }
 
 #[derive(Debug, Args)]
-pub struct BenchArgs {
+pub(crate) struct BenchArgs {
     /// Revision to measure (anything git understands, or WORKTREE).
     #[arg(default_value = "HEAD")]
-    pub rev: String,
+    pub(crate) rev: String,
     /// Compare the signature with the last `Bench: N` of the commit message (OpenBench's
     /// convention): exit 1 on a mismatch, naming both numbers.
     #[arg(long)]
-    pub check_commit: bool,
+    pub(crate) check_commit: bool,
     #[command(flatten)]
-    pub measure: MeasureArgs,
+    pub(crate) measure: MeasureArgs,
     #[command(flatten)]
-    pub output: OutputArgs,
+    pub(crate) output: OutputArgs,
 }
 
 #[derive(Debug, Subcommand)]
-pub enum BaselineCommand {
+pub(crate) enum BaselineCommand {
     /// Measure a revision and store the figures as baselines/NAME.json.
     Save {
         name: String,
@@ -415,123 +415,123 @@ pub enum BaselineCommand {
 
 /// The bench runs of a measurement: rounds, depths, features and each run's time limit.
 #[derive(Debug, Clone, Args)]
-pub struct BenchRunArgs {
+pub(crate) struct BenchRunArgs {
     /// Measurement rounds. `compare` runs each round as a pair, alternating A B, B A, ...
     /// (ABBA order); `bench` and `baseline save` run the binary once per round. The speed
     /// interval takes the rounds as its sample: below 4 it is too wide to detect much (a
     /// warning says so).
     #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(2..=10_000))]
-    pub rounds: u32,
+    pub(crate) rounds: u32,
     /// Bench depth for the signature and NPS runs (default: the engine's own default).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64))]
-    pub depth: Option<u32>,
+    pub(crate) depth: Option<u32>,
     /// Bench depth of the callgrind run per binary (a second run at depth 1 measures start-up
     /// work, which is subtracted from the per-node figure).
     #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(1..=64))]
-    pub instr_depth: u32,
+    pub(crate) instr_depth: u32,
     /// Skip the callgrind instruction count.
     #[arg(long)]
-    pub no_instructions: bool,
+    pub(crate) no_instructions: bool,
     /// Extra cargo features to build the engine with (comma-separated or repeated).
     #[arg(long, value_delimiter = ',')]
-    pub features: Vec<String>,
+    pub(crate) features: Vec<String>,
     /// Seconds a single bench run may take before it is killed with every process it started
     /// (callgrind gets 20 times as long).
     #[arg(long, default_value_t = 300)]
-    pub timeout: u64,
+    pub(crate) timeout: u64,
 }
 
 #[derive(Debug, Clone, Args)]
-pub struct MeasureArgs {
+pub(crate) struct MeasureArgs {
     #[command(flatten)]
-    pub run: BenchRunArgs,
+    pub(crate) run: BenchRunArgs,
     /// Bench these positions instead of the engine's built-in list: one FEN or EPD per line,
     /// or a .gz of such lines (a calibration pool works). Every line is checked first; a bad
     /// one is reported with its number. Not for `baseline save`.
     #[arg(long, value_name = "FILE")]
-    pub positions: Option<PathBuf>,
+    pub(crate) positions: Option<PathBuf>,
     /// With --positions: bench every Nth position of the file (1: all of them).
     #[arg(long, value_name = "N", requires = "positions", value_parser = clap::value_parser!(u32).range(1..))]
-    pub every: Option<u32>,
+    pub(crate) every: Option<u32>,
 }
 
 #[derive(Debug, Args)]
-pub struct SpeedEloArgs {
+pub(crate) struct SpeedEloArgs {
     /// The revision (or `exe:PATH`) to fit the model for.
     #[arg(required_unless_present = "show")]
-    pub rev: Option<String>,
+    pub(crate) rev: Option<String>,
     /// A's clock, BASE+INC in seconds; B gets odds × it (base and increment alike).
     #[arg(long, value_name = "BASE+INC", required_unless_present = "show")]
-    pub tc: Option<String>,
+    pub(crate) tc: Option<String>,
     /// The time odds to play, comma-separated: each above 0 and not 1.
     #[arg(long, value_delimiter = ',', default_value = "2")]
-    pub odds: Vec<f64>,
+    pub(crate) odds: Vec<f64>,
     /// Games per odds (even: each opening is a pair).
     #[arg(long, default_value_t = 400, value_parser = clap::value_parser!(u64).range(2..=1_000_000))]
-    pub games: u64,
+    pub(crate) games: u64,
     /// Games played at once (default: the number of cores).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
-    pub concurrency: Option<u32>,
+    pub(crate) concurrency: Option<u32>,
     /// Continue an interrupted run with the same arguments: each odds continues its newest
     /// results file with these settings, and an odds not yet begun starts.
     #[arg(long)]
-    pub resume: bool,
+    pub(crate) resume: bool,
     /// List the stored models and exit.
     #[arg(long, conflicts_with_all = ["rev", "tc", "resume"])]
-    pub show: bool,
+    pub(crate) show: bool,
     #[command(flatten)]
-    pub output: OutputArgs,
+    pub(crate) output: OutputArgs,
 }
 
 #[derive(Debug, Clone, Args)]
-pub struct VerdictCommandArgs {
+pub(crate) struct VerdictCommandArgs {
     /// The base revision (anything git understands, or WORKTREE).
-    pub a: String,
+    pub(crate) a: String,
     /// The revision under test.
-    pub b: String,
+    pub(crate) b: String,
     /// The clock the verdict is for, BASE+INC in seconds: it picks the speed-Elo model and
     /// sets the fixed-node budget.
     #[arg(long, value_name = "BASE+INC")]
-    pub tc: String,
+    pub(crate) tc: String,
     /// The bounds in logistic Elo of B's total over A, e.g. elo0=-5,elo1=0 (a non-regression
     /// test); alpha and beta default to 0.05.
     #[arg(long, value_name = "SPEC", default_value = "elo0=-5,elo1=0")]
-    pub sprt: String,
+    pub(crate) sprt: String,
     /// The most measurement rounds (they double from --rounds): with the same signature,
     /// before the speed's Elo is called undecided; with different signatures, before the games
     /// start on a speed interval wider than the bounds' gap.
     #[arg(long, default_value_t = 48, value_parser = clap::value_parser!(u32).range(2..=10_000))]
-    pub max_rounds: u32,
+    pub(crate) max_rounds: u32,
     /// With different signatures: the most fixed-node games before the SPRT is undecided.
     #[arg(long, default_value_t = 20_000, value_parser = clap::value_parser!(u64).range(2..=1_000_000))]
-    pub max_games: u64,
+    pub(crate) max_games: u64,
     /// With different signatures: continue the fixed-node games of the newest earlier verdict
     /// between the same two binaries, at that verdict's node budget; the bounds are shifted by
     /// this run's speed, and the LLR is taken over every recorded pair.
     #[arg(long)]
-    pub resume: bool,
+    pub(crate) resume: bool,
     /// Games played at once (default: the number of cores).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
-    pub concurrency: Option<u32>,
+    pub(crate) concurrency: Option<u32>,
     #[command(flatten)]
-    pub measure: MeasureArgs,
+    pub(crate) measure: MeasureArgs,
     #[command(flatten)]
-    pub output: OutputArgs,
+    pub(crate) output: OutputArgs,
 }
 
 #[derive(Debug, Clone, Copy, Args)]
-pub struct VerdictArgs {
+pub(crate) struct VerdictArgs {
     /// Smallest slowdown, in percent of time per node, that counts as a regression.
     #[arg(long, default_value_t = DEFAULT_THRESHOLD_PCT, value_parser = parse_threshold)]
-    pub threshold: f64,
+    pub(crate) threshold: f64,
     /// Smallest change of instructions per node, in percent, that is flagged.
     #[arg(long, default_value_t = DEFAULT_INSTR_THRESHOLD_PCT, value_parser = parse_threshold)]
-    pub instr_threshold: f64,
+    pub(crate) instr_threshold: f64,
 }
 
 /// A threshold in percent: finite and not negative (NaN or infinity would switch the verdict
 /// off without a word).
-pub fn parse_threshold(text: &str) -> Result<f64, String> {
+pub(crate) fn parse_threshold(text: &str) -> Result<f64, String> {
     let value: f64 = text
         .trim()
         .parse()
@@ -548,31 +548,31 @@ pub fn parse_threshold(text: &str) -> Result<f64, String> {
 }
 
 #[derive(Debug, Clone, Args)]
-pub struct OutputArgs {
+pub(crate) struct OutputArgs {
     /// Report format.
     #[arg(long, value_enum, default_value_t = Format::Terminal)]
-    pub format: Format,
+    pub(crate) format: Format,
     #[command(flatten)]
-    pub export: ExportArgs,
+    pub(crate) export: ExportArgs,
 }
 
 /// The report written to files as well as printed, so one measurement serves a person and CI.
 #[derive(Debug, Clone, Default, Args)]
-pub struct ExportArgs {
+pub(crate) struct ExportArgs {
     /// Also write the report as JSON (docs/lab-json.md) to FILE, atomically.
     #[arg(long, value_name = "FILE")]
-    pub export_json: Option<PathBuf>,
+    pub(crate) export_json: Option<PathBuf>,
     /// Also write the report as markdown to FILE, atomically.
     #[arg(long, value_name = "FILE")]
-    pub export_markdown: Option<PathBuf>,
+    pub(crate) export_markdown: Option<PathBuf>,
     /// Also write the report as one self-contained HTML page with plots (docs/html-report.md)
     /// to FILE, atomically: compare, tiers, baseline check, match, calibrate and history.
     #[arg(long, value_name = "FILE")]
-    pub export_html: Option<PathBuf>,
+    pub(crate) export_html: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
-pub enum PoolCommand {
+pub(crate) enum PoolCommand {
     /// Generate a stratified pool from self-play games with randomised openings: deduplicated,
     /// balanced across the 8 material buckets and between quiet and tactical positions.
     /// Deterministic for a given --count and --seed.
@@ -596,15 +596,15 @@ pub enum PoolCommand {
 
 #[derive(Debug, Args)]
 #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
-pub struct CalibrateArgs {
+pub(crate) struct CalibrateArgs {
     #[command(subcommand)]
-    pub action: Option<CalibrateCommand>,
+    pub(crate) action: Option<CalibrateCommand>,
     #[command(flatten)]
-    pub run: CalibrateRunArgs,
+    pub(crate) run: CalibrateRunArgs,
 }
 
 #[derive(Debug, Subcommand)]
-pub enum CalibrateCommand {
+pub(crate) enum CalibrateCommand {
     /// Merge calibration files of disjoint shards (bin-wise sums) and print the report.
     Merge {
         /// Calibration files written by `lab calibrate --shard I/N --out FILE`: same pool,
@@ -620,122 +620,122 @@ pub enum CalibrateCommand {
 }
 
 #[derive(Debug, Clone, Args)]
-pub struct CalibrateRunArgs {
+pub(crate) struct CalibrateRunArgs {
     /// Revision to calibrate (anything git understands, or WORKTREE); built with
     /// `--features calibrate`.
     #[arg(default_value = "HEAD")]
-    pub rev: String,
+    pub(crate) rev: String,
     /// Position pool (.epd or .epd.gz).
     #[arg(long, default_value = "lab/pools/strat30k.epd.gz")]
-    pub pool: PathBuf,
+    pub(crate) pool: PathBuf,
     /// Search depth per position.
     #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(1..=64))]
-    pub depth: u32,
+    pub(crate) depth: u32,
     /// Parallel engine processes (default: all cores).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
-    pub jobs: Option<u32>,
+    pub(crate) jobs: Option<u32>,
     /// Samplers to run (comma-separated): residual, marginsafety, qfutility, exitrate, samples.
     #[arg(
         long,
         value_delimiter = ',',
         default_value = "residual,marginsafety,qfutility"
     )]
-    pub modes: Vec<String>,
+    pub(crate) modes: Vec<String>,
     /// The samples mode: evaluation calls kept per material bucket.
     #[arg(long, value_name = "N", default_value_t = squall::calibrate::DEFAULT_SAMPLES_PER_BUCKET, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=10_000_000))]
-    pub samples_per_bucket: usize,
+    pub(crate) samples_per_bucket: usize,
     /// The samples mode: the seed of the reservoirs and of their merge.
     #[arg(long, default_value_t = squall::calibrate::DEFAULT_SEED)]
-    pub seed: u64,
+    pub(crate) seed: u64,
     /// Run only shard I of N: the positions whose 0-based index % N == I - 1.
     #[arg(long, value_name = "I/N")]
-    pub shard: Option<String>,
+    pub(crate) shard: Option<String>,
     /// Write the merged calibration file here (default: calibration.json in the results dir).
     #[arg(long)]
-    pub out: Option<PathBuf>,
+    pub(crate) out: Option<PathBuf>,
     /// Results directory (default: target/lab/calibration/<rev>-<timestamp>/).
     #[arg(long)]
-    pub results: Option<PathBuf>,
+    pub(crate) results: Option<PathBuf>,
     /// Percentile of qfutility_excess recommended as FUTILITY_BASE_MARGIN_BY_SOURCE.
     #[arg(long, default_value_t = 98.0)]
-    pub percentile: f64,
+    pub(crate) percentile: f64,
     #[command(flatten)]
-    pub output: OutputArgs,
+    pub(crate) output: OutputArgs,
 }
 
 #[derive(Debug, Args)]
-pub struct HistArgs {
+pub(crate) struct HistArgs {
     /// A calibration file (from `lab calibrate` or `squall calibrate --out`).
-    pub file: PathBuf,
+    pub(crate) file: PathBuf,
     /// Percentiles to read (default: 2 5 10 50 90 95 98).
-    pub percentiles: Vec<f64>,
+    pub(crate) percentiles: Vec<f64>,
     /// Only this histogram set: lazy_residual, super_lazy_residual, king, qfutility_excess.
     #[arg(long)]
-    pub set: Option<String>,
+    pub(crate) set: Option<String>,
 }
 
 #[derive(Debug, Args)]
 // --lo and --hi are optional in `lab tune`, so `lab tables` asks for them here.
 #[command(group(clap::ArgGroup::new("residual_percentiles").args(["lo"]).required(true)))]
-pub struct TablesArgs {
+pub(crate) struct TablesArgs {
     /// A calibration file with residual histograms.
-    pub file: PathBuf,
+    pub(crate) file: PathBuf,
     #[command(flatten)]
-    pub percentiles: PercentileArgs,
+    pub(crate) percentiles: PercentileArgs,
     /// Rewrite the block between `// BEGIN MARGIN TABLES` and `// END MARGIN TABLES` in the
     /// working tree's engine/src/eval/margins.rs (atomically). Edits your source file.
     #[arg(long)]
-    pub apply: bool,
+    pub(crate) apply: bool,
 }
 
 /// The percentiles of the margin tables, per table and per-side bucket (`lab tables`, and
 /// `lab tune`'s candidate tables).
 #[derive(Debug, Clone, Args)]
-pub struct PercentileArgs {
+pub(crate) struct PercentileArgs {
     /// Low percentile of the residual tables.
     #[arg(long, requires = "hi")]
-    pub lo: Option<f64>,
+    pub(crate) lo: Option<f64>,
     /// High percentile of the residual tables.
     #[arg(long, requires = "lo")]
-    pub hi: Option<f64>,
+    pub(crate) hi: Option<f64>,
     /// Low percentile of the king tables (default: --lo).
     #[arg(long, requires = "lo")]
-    pub king_lo: Option<f64>,
+    pub(crate) king_lo: Option<f64>,
     /// High percentile of the king tables (default: --hi).
     #[arg(long, requires = "lo")]
-    pub king_hi: Option<f64>,
+    pub(crate) king_hi: Option<f64>,
     /// Per-bucket override, [TABLE:]BUCKET=LO:HI (repeatable). TABLE is king, lazy,
     /// super-lazy or residual (both residual tables; the default), e.g. 6=5:95,
     /// super-lazy:4=2:98, king:5=3:97.
     #[arg(long = "bucket", value_name = "[TABLE:]B=LO:HI", requires = "lo")]
-    pub buckets: Vec<String>,
+    pub(crate) buckets: Vec<String>,
     /// Allow low/high pairs that are not symmetric (lo + hi != 100).
     #[arg(long, requires = "lo")]
-    pub allow_asymmetric: bool,
+    pub(crate) allow_asymmetric: bool,
 }
 
 #[derive(Debug, Args)]
-pub struct TuneArgs {
+pub(crate) struct TuneArgs {
     /// A calibration file with a `samples` field (`lab calibrate REV --modes samples`; with
     /// `residual` too for percentile tables and --search).
-    pub file: PathBuf,
+    pub(crate) file: PathBuf,
     /// Candidate tables: a margins.rs file, or its marked block as `lab tables` prints it
     /// (default: the working tree's engine/src/eval/margins.rs).
     #[arg(long, value_name = "FILE", conflicts_with_all = ["search", "PercentileArgs"])]
-    pub tables: Option<PathBuf>,
+    pub(crate) tables: Option<PathBuf>,
     /// Candidate tables at these percentiles of FILE's histograms, as `lab tables` takes them.
     #[command(flatten)]
-    pub percentiles: Option<PercentileArgs>,
+    pub(crate) percentiles: Option<PercentileArgs>,
     /// Search the percentiles that maximise the bench-weighted cheap-exit share while every
     /// cheap tier's exceeded rate keeps its Wilson upper bound within --max-exceeded in every
     /// material bucket; prints the `lab tables` command that writes them.
     #[arg(long, conflicts_with = "PercentileArgs")]
-    pub search: bool,
+    pub(crate) search: bool,
     /// The limit of --search on every exceeded rate's Wilson 95% upper bound, in percent.
     #[arg(long, default_value_t = 1.0, value_name = "PCT", requires = "search", value_parser = parse_percent_limit)]
-    pub max_exceeded: f64,
+    pub(crate) max_exceeded: f64,
     #[command(flatten)]
-    pub output: OutputArgs,
+    pub(crate) output: OutputArgs,
 }
 
 fn parse_percent_limit(text: &str) -> Result<f64, String> {
@@ -748,30 +748,30 @@ fn parse_percent_limit(text: &str) -> Result<f64, String> {
 }
 
 #[derive(Debug, Clone, Args)]
-pub struct CompareCalibrationArgs {
+pub(crate) struct CompareCalibrationArgs {
     /// Also calibrate both revisions (built with --features calibrate): exceeded and exit
     /// rates side by side, and STALE warnings for QSearch futility margins (in JSON: the
     /// `calibration` field).
     #[arg(long)]
-    pub calibrate: bool,
+    pub(crate) calibrate: bool,
     /// Position pool of --calibrate (.epd or .epd.gz).
     #[arg(long, default_value = "lab/pools/small.epd", requires = "calibrate")]
-    pub pool: PathBuf,
+    pub(crate) pool: PathBuf,
     /// Search depth of --calibrate.
     #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(1..=64), requires = "calibrate")]
-    pub calib_depth: u32,
+    pub(crate) calib_depth: u32,
 }
 
 #[derive(Debug, Args)]
-pub struct MatchArgs {
+pub(crate) struct MatchArgs {
     #[command(subcommand)]
-    pub action: Option<MatchCommand>,
+    pub(crate) action: Option<MatchCommand>,
     #[command(flatten)]
-    pub play: MatchPlayArgs,
+    pub(crate) play: MatchPlayArgs,
 }
 
 #[derive(Debug, Subcommand)]
-pub enum MatchCommand {
+pub(crate) enum MatchCommand {
     /// Pool the results files of a sharded match (`--shard I/N --out FILE`) into the verdict an
     /// unsharded run of the same pairs gives. Shards of different matches are refused by name.
     #[command(after_help = MATCH_EXIT_CODES_HELP)]
@@ -788,121 +788,121 @@ pub enum MatchCommand {
 }
 
 #[derive(Debug, Clone, Args)]
-pub struct MatchPlayArgs {
+pub(crate) struct MatchPlayArgs {
     /// The base engine: a revision (anything git understands, or WORKTREE) or exe:PATH.
     /// Omitted when --engine-a gives it.
-    pub a: Option<String>,
+    pub(crate) a: Option<String>,
     /// The engine under test, as A. Omitted when --engine-b gives it.
-    pub b: Option<String>,
+    pub(crate) b: Option<String>,
     /// A's full spec, as fastchess's -engine: "cmd=PATH name=NAME args=\"-x 1\" dir=DIR
     /// option.Hash=64" (or rev=REVISION instead of cmd=); see docs/strength.md.
     #[arg(long, value_name = "SPEC")]
-    pub engine_a: Option<String>,
+    pub(crate) engine_a: Option<String>,
     /// B's full spec, as --engine-a.
     #[arg(long, value_name = "SPEC")]
-    pub engine_b: Option<String>,
+    pub(crate) engine_b: Option<String>,
     /// Adjudicate a draw once each side has played N moves (cutechess-cli's and fastchess's
     /// -maxmoves), counted from the opening's position.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=10_000))]
-    pub maxmoves: Option<u32>,
+    pub(crate) maxmoves: Option<u32>,
     /// Scale both clocks by REF_NPS / A's bench NPS on this machine, as OpenBench does (its
     /// `bench`, run as many times at once as games are played); nodes and depth are not scaled.
     #[arg(long, value_name = "REF_NPS", value_parser = clap::value_parser!(u64).range(1..=1_000_000_000_000))]
-    pub scale_nps: Option<u64>,
+    pub(crate) scale_nps: Option<u64>,
     /// Clock per game, BASE+INC in seconds (fastchess notation); the default limit.
     #[arg(long, value_name = "BASE+INC", conflicts_with_all = ["nodes", "depth", "movetime"])]
-    pub tc: Option<String>,
+    pub(crate) tc: Option<String>,
     /// Nodes per move instead of a clock: between deterministic single-threaded engines the
     /// games replay exactly, on any machine, at any concurrency or shard split.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..), conflicts_with_all = ["depth", "movetime"])]
-    pub nodes: Option<u64>,
+    pub(crate) nodes: Option<u64>,
     /// Depth per move instead of a clock.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=128), conflicts_with = "movetime")]
-    pub depth: Option<u32>,
+    pub(crate) depth: Option<u32>,
     /// Milliseconds per move instead of a clock.
     #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..=86_400_000))]
-    pub movetime: Option<u64>,
+    pub(crate) movetime: Option<u64>,
     /// A's own clock, BASE+INC (fastchess's per-engine tc=): overrides the match-wide limit
     /// for A only.
     #[arg(long, value_name = "BASE+INC", conflicts_with = "nodes_a")]
-    pub tc_a: Option<String>,
+    pub(crate) tc_a: Option<String>,
     /// B's own clock, as --tc-a.
     #[arg(long, value_name = "BASE+INC", conflicts_with = "nodes_b")]
-    pub tc_b: Option<String>,
+    pub(crate) tc_b: Option<String>,
     /// A's own nodes per move (fastchess's per-engine nodes=): overrides the match-wide limit
     /// for A only.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
-    pub nodes_a: Option<u64>,
+    pub(crate) nodes_a: Option<u64>,
     /// B's own nodes per move, as --nodes-a.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
-    pub nodes_b: Option<u64>,
+    pub(crate) nodes_b: Option<u64>,
     /// How far past its clock (or movetime) an engine may answer before it loses on time.
     #[arg(long, value_name = "MS", default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=60_000))]
-    pub timemargin: u64,
+    pub(crate) timemargin: u64,
     /// Hash size for both engines (sent as the UCI option Hash when the engine has it).
     #[arg(long, value_name = "MB", value_parser = clap::value_parser!(u32).range(1..=65_536))]
-    pub hash: Option<u32>,
+    pub(crate) hash: Option<u32>,
     /// A UCI option for engine A, NAME=VALUE (repeatable).
     #[arg(long = "option-a", value_name = "NAME=VALUE")]
-    pub option_a: Vec<String>,
+    pub(crate) option_a: Vec<String>,
     /// A UCI option for engine B, NAME=VALUE (repeatable).
     #[arg(long = "option-b", value_name = "NAME=VALUE")]
-    pub option_b: Vec<String>,
+    pub(crate) option_b: Vec<String>,
     /// Openings: EPD (one position a line) or PGN (with --book-plies), plain or .gz. Default:
     /// the built-in book of 2,000 balanced openings (lab/books/openings.epd).
     #[arg(long, value_name = "FILE")]
-    pub book: Option<PathBuf>,
+    pub(crate) book: Option<PathBuf>,
     /// With a PGN book: plies of each game's main line to play (default: all).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1000))]
-    pub book_plies: Option<u32>,
+    pub(crate) book_plies: Option<u32>,
     /// Seed of the opening order.
     #[arg(long, default_value_t = 1)]
-    pub seed: u64,
+    pub(crate) seed: u64,
     /// Games played at once (default: the number of cores).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
-    pub concurrency: Option<u32>,
+    pub(crate) concurrency: Option<u32>,
     /// The game budget, an even number (a pair is 2 games). Default: 100, or 40,000 with --sprt.
     #[arg(long, value_parser = clap::value_parser!(u64).range(2..=100_000_000))]
-    pub games: Option<u64>,
+    pub(crate) games: Option<u64>,
     /// Sequential test: elo0=E0,elo1=E1[,alpha=0.05,beta=0.05]. The match stops as soon as the
     /// LLR crosses a bound.
     #[arg(long, value_name = "SPEC")]
-    pub sprt: Option<String>,
+    pub(crate) sprt: Option<String>,
     /// What elo0 and elo1 mean.
     #[arg(long, value_enum, default_value_t = EloModelArg::Logistic)]
-    pub elo_model: EloModelArg,
+    pub(crate) elo_model: EloModelArg,
     /// Draw adjudication, movenumber=N,movecount=N,score=CP, or none.
     #[arg(
         long,
         value_name = "SPEC",
         default_value = "movenumber=32,movecount=8,score=10"
     )]
-    pub draw_adj: String,
+    pub(crate) draw_adj: String,
     /// Resign adjudication, movecount=N,score=CP, or none.
     #[arg(long, value_name = "SPEC", default_value = "movecount=3,score=400")]
-    pub resign_adj: String,
+    pub(crate) resign_adj: String,
     /// Play only shard I of N: the pairs whose 0-based index is I-1 modulo N. Pool the shards
     /// with `lab match merge`; a shard plays its whole share (the SPRT is judged at the merge).
     #[arg(long, value_name = "I/N")]
-    pub shard: Option<String>,
+    pub(crate) shard: Option<String>,
     /// The results file (one JSON line per game; what --resume and merge read). Default:
     /// target/lab/match/A-vs-B[-N].jsonl.
     #[arg(long, value_name = "FILE")]
-    pub out: Option<PathBuf>,
+    pub(crate) out: Option<PathBuf>,
     /// The PGN (default: beside the results file, .pgn).
     #[arg(long, value_name = "FILE")]
-    pub pgn: Option<PathBuf>,
+    pub(crate) pgn: Option<PathBuf>,
     /// Continue an interrupted match: --out FILE, or the newest match under target/lab/match/
     /// with the same settings. Refused, by name of the setting, if anything differs, and while
     /// another lab run writes that file (it holds a lock on it).
     #[arg(long)]
-    pub resume: bool,
+    pub(crate) resume: bool,
     #[command(flatten)]
-    pub output: OutputArgs,
+    pub(crate) output: OutputArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum EloModelArg {
+pub(crate) enum EloModelArg {
     Logistic,
     Normalized,
 }

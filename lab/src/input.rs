@@ -15,7 +15,7 @@ const MIB: u64 = 1 << 20;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limit {
     /// What the file is, as messages name it ("baseline", "book").
-    pub what: &'static str,
+    pub(crate) what: &'static str,
     /// The largest size read, in bytes; larger files are refused whole.
     pub cap: u64,
 }
@@ -31,7 +31,7 @@ pub const BASELINE: Limit = Limit {
     cap: 16 * MIB,
 };
 /// A calibration file; with replay samples it holds about 55 bytes a sample.
-pub const CALIBRATION: Limit = Limit {
+pub(crate) const CALIBRATION: Limit = Limit {
     what: "calibration file",
     cap: 512 * MIB,
 };
@@ -41,42 +41,42 @@ pub const BOOK: Limit = Limit {
     cap: 256 * MIB,
 };
 /// A position pool or `--positions` file, after decompression when gzipped.
-pub const POOL: Limit = Limit {
+pub(crate) const POOL: Limit = Limit {
     what: "pool",
     cap: 256 * MIB,
 };
 /// A match's results file (one line a game).
-pub const RESULTS: Limit = Limit {
+pub(crate) const RESULTS: Limit = Limit {
     what: "results file",
     cap: 1024 * MIB,
 };
 /// A file of the working tree snapshotted for `WORKTREE` (source, or an engine's network).
-pub const WORKTREE_FILE: Limit = Limit {
+pub(crate) const WORKTREE_FILE: Limit = Limit {
     what: "working-tree file",
     cap: 1024 * MIB,
 };
 /// A `lab.toml` engine definition.
-pub const LAB_TOML: Limit = Limit {
+pub(crate) const LAB_TOML: Limit = Limit {
     what: "lab.toml",
     cap: MIB,
 };
 /// A Rust source file the lab reads or rewrites (the margin tables' `margins.rs`).
-pub const SOURCE: Limit = Limit {
+pub(crate) const SOURCE: Limit = Limit {
     what: "source file",
     cap: 16 * MIB,
 };
 /// An `exe:` engine binary, hashed to identify it in a match's settings.
-pub const ENGINE_BINARY: Limit = Limit {
+pub(crate) const ENGINE_BINARY: Limit = Limit {
     what: "engine binary",
     cap: 1024 * MIB,
 };
 /// A stored speed-Elo model (`target/lab/speed-elo/`).
-pub const SPEED_ELO_MODEL: Limit = Limit {
+pub(crate) const SPEED_ELO_MODEL: Limit = Limit {
     what: "speed-Elo model",
     cap: MIB,
 };
 /// A JSON report drawn by `lab report`.
-pub const REPORT: Limit = Limit {
+pub(crate) const REPORT: Limit = Limit {
     what: "JSON report",
     cap: 64 * MIB,
 };
@@ -84,14 +84,14 @@ pub const REPORT: Limit = Limit {
 /// Why a file was not read. Its message names the file and, when the size is the problem, the
 /// cap.
 #[derive(Debug)]
-pub struct InputError {
-    pub path: PathBuf,
-    pub limit: Limit,
-    pub problem: Problem,
+pub(crate) struct InputError {
+    pub(crate) path: PathBuf,
+    pub(crate) limit: Limit,
+    pub(crate) problem: Problem,
 }
 
 #[derive(Debug)]
-pub enum Problem {
+pub(crate) enum Problem {
     /// Nothing at the path (callers for whom absence is normal match on it).
     NotFound,
     /// A directory, FIFO, socket or device: named by the text.
@@ -104,7 +104,7 @@ pub enum Problem {
 }
 
 impl InputError {
-    pub fn is_not_found(&self) -> bool {
+    pub(crate) fn is_not_found(&self) -> bool {
         matches!(self.problem, Problem::NotFound)
     }
 }
@@ -133,7 +133,7 @@ impl fmt::Display for InputError {
 impl std::error::Error for InputError {}
 
 /// `bytes` as the docs state the caps: whole MiB when it is a multiple, else bytes.
-pub fn size_text(bytes: u64) -> String {
+pub(crate) fn size_text(bytes: u64) -> String {
     if bytes >= MIB && bytes.is_multiple_of(MIB) {
         format!("{} MiB", bytes / MIB)
     } else {
@@ -145,7 +145,7 @@ pub fn size_text(bytes: u64) -> String {
 /// are followed; what is checked is the file actually opened (its handle's metadata), so a
 /// file swapped for a FIFO between the check and the read is still refused. Never blocks on a
 /// FIFO and never reads more than `cap + 1` bytes.
-pub fn read_bytes(path: &Path, limit: Limit) -> Result<Vec<u8>, InputError> {
+pub(crate) fn read_bytes(path: &Path, limit: Limit) -> Result<Vec<u8>, InputError> {
     let fail = |problem| InputError {
         path: path.to_path_buf(),
         limit,
@@ -176,7 +176,7 @@ pub fn read_bytes(path: &Path, limit: Limit) -> Result<Vec<u8>, InputError> {
 }
 
 /// [`read_bytes`] as UTF-8 text.
-pub fn read_text(path: &Path, limit: Limit) -> Result<String, InputError> {
+pub(crate) fn read_text(path: &Path, limit: Limit) -> Result<String, InputError> {
     let bytes = read_bytes(path, limit)?;
     String::from_utf8(bytes).map_err(|_| InputError {
         path: path.to_path_buf(),
@@ -187,7 +187,7 @@ pub fn read_text(path: &Path, limit: Limit) -> Result<String, InputError> {
 
 /// Everything `reader` gives, refused when it is more than `cap` bytes (a file that grew since
 /// its size was read, a decompressed stream).
-pub fn read_capped(reader: impl Read, cap: u64) -> Result<Vec<u8>, Problem> {
+pub(crate) fn read_capped(reader: impl Read, cap: u64) -> Result<Vec<u8>, Problem> {
     let mut bytes = Vec::new();
     reader
         .take(cap.saturating_add(1))
@@ -232,7 +232,7 @@ pub(crate) fn special_file_kind(kind: &std::fs::FileType) -> &'static str {
 
 /// `text` in at most `max_chars` characters: cut on a character boundary, the last one `…`
 /// when anything was cut. The one way the lab shortens outside text for a message or a report.
-pub fn excerpt(text: &str, max_chars: usize) -> std::borrow::Cow<'_, str> {
+pub(crate) fn excerpt(text: &str, max_chars: usize) -> std::borrow::Cow<'_, str> {
     if text.char_indices().nth(max_chars).is_none() {
         return std::borrow::Cow::Borrowed(text);
     }
@@ -242,7 +242,7 @@ pub fn excerpt(text: &str, max_chars: usize) -> std::borrow::Cow<'_, str> {
 
 /// The first `max_chars` characters of `text`, cut on a character boundary, without a mark:
 /// for identifiers shortened by design (a commit's first ten hex digits).
-pub fn prefix_chars(text: &str, max_chars: usize) -> &str {
+pub(crate) fn prefix_chars(text: &str, max_chars: usize) -> &str {
     match text.char_indices().nth(max_chars) {
         None => text,
         Some((end, _)) => &text[..end],

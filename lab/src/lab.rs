@@ -17,7 +17,7 @@ use crate::engine::revision::{open_repository, Revision};
 use crate::paths::LabPaths;
 use crate::progress::Progress;
 
-pub struct Lab {
+pub(crate) struct Lab {
     repo: Option<PathBuf>,
     config: Option<PathBuf>,
     progress: Progress,
@@ -26,7 +26,7 @@ pub struct Lab {
 impl Lab {
     /// `repo`: the `--repo` option (`None`: discovered from the current directory); `config`:
     /// the `--config` option (`None`: the repository's `lab.toml`, or squall without one).
-    pub fn new(repo: Option<PathBuf>, config: Option<PathBuf>, progress: Progress) -> Self {
+    pub(crate) fn new(repo: Option<PathBuf>, config: Option<PathBuf>, progress: Progress) -> Self {
         Self {
             repo,
             config,
@@ -34,13 +34,13 @@ impl Lab {
         }
     }
 
-    pub fn progress(&self) -> &Progress {
+    pub(crate) fn progress(&self) -> &Progress {
         &self.progress
     }
 
     /// The repository, the lab's paths inside its working tree and the engine its
     /// configuration names, with the cache unlocked.
-    pub fn workdir(&self) -> Result<Workdir> {
+    pub(crate) fn workdir(&self) -> Result<Workdir> {
         let repo = open_repository(self.repo.as_deref())?;
         let root = repo
             .workdir()
@@ -55,23 +55,23 @@ impl Lab {
     }
 
     /// The repository with the cache locked for as long as the session lives.
-    pub fn lock(&self) -> Result<Session> {
+    pub(crate) fn lock(&self) -> Result<Session> {
         self.workdir()?.lock(&self.progress)
     }
 }
 
 /// An open repository and the lab's paths in it.
-pub struct Workdir {
-    pub repo: Repository,
-    pub paths: LabPaths,
+pub(crate) struct Workdir {
+    pub(crate) repo: Repository,
+    pub(crate) paths: LabPaths,
     /// The engine under test.
-    pub engine: Arc<dyn EngineAdapter>,
+    pub(crate) engine: Arc<dyn EngineAdapter>,
 }
 
 impl Workdir {
     /// Takes the cache lock (waiting for another lab run if need be) and clears what an
     /// interrupted run left behind.
-    pub fn lock(self, progress: &Progress) -> Result<Session> {
+    pub(crate) fn lock(self, progress: &Progress) -> Result<Session> {
         self.paths.create_dirs()?;
         let lock = self.paths.lock(|| {
             progress.line("waiting for another lab run to finish (target/lab/lock) ...")
@@ -88,7 +88,7 @@ impl Workdir {
 }
 
 /// An open repository with the cache locked until dropped.
-pub struct Session {
+pub(crate) struct Session {
     repo: Repository,
     paths: LabPaths,
     engine: Arc<dyn EngineAdapter>,
@@ -97,26 +97,26 @@ pub struct Session {
 }
 
 impl Session {
-    pub fn repo(&self) -> &Repository {
+    pub(crate) fn repo(&self) -> &Repository {
         &self.repo
     }
 
-    pub fn paths(&self) -> &LabPaths {
+    pub(crate) fn paths(&self) -> &LabPaths {
         &self.paths
     }
 
-    pub fn progress(&self) -> &Progress {
+    pub(crate) fn progress(&self) -> &Progress {
         &self.progress
     }
 
     /// The engine under test.
-    pub fn engine(&self) -> &Arc<dyn EngineAdapter> {
+    pub(crate) fn engine(&self) -> &Arc<dyn EngineAdapter> {
         &self.engine
     }
 
     /// The engine of `revision` with extra cargo features (squall only), from the cache or
     /// built now.
-    pub fn build(&self, revision: &Revision, features: &[String]) -> Result<EngineBinary> {
+    pub(crate) fn build(&self, revision: &Revision, features: &[String]) -> Result<EngineBinary> {
         let features: Vec<&str> = features.iter().map(String::as_str).collect();
         self.engine
             .build(&self.repo, revision, &features, &self.paths, &self.progress)

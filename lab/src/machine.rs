@@ -10,7 +10,7 @@ use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 
 /// What a file or setting reads when the machine does not have it (no cpufreq, no THP).
-pub const UNAVAILABLE: &str = "unavailable";
+pub(crate) const UNAVAILABLE: &str = "unavailable";
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Machine {
@@ -84,21 +84,21 @@ fn selected_mode(modes: &str) -> String {
 
 /// Whether figures measured in one setting can be judged against another's.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Comparability {
+pub(crate) struct Comparability {
     /// NPS: same CPU, cores, kernel, THP mode, governor and toolchain (as far as recorded).
-    pub nps: bool,
+    pub(crate) nps: bool,
     /// Signatures and instruction counts: the same toolchain.
-    pub toolchain: bool,
+    pub(crate) toolchain: bool,
     /// What differs, one entry per setting: `governor: performance (baseline) vs powersave`.
-    pub differences: Vec<String>,
+    pub(crate) differences: Vec<String>,
     /// Settings the stored side did not record (older baselines): unknown, not held against it.
-    pub unknown: Vec<String>,
+    pub(crate) unknown: Vec<String>,
 }
 
 /// Compares the setting a baseline was measured in (`stored`) with the current one. Settings
 /// the baseline does not record are listed as unknown and do not make NPS incomparable, so old
 /// baselines stay usable; every recorded difference does.
-pub fn comparability(
+pub(crate) fn comparability(
     stored: (&Machine, &Toolchain),
     current: (&Machine, &Toolchain),
 ) -> Comparability {
@@ -173,7 +173,7 @@ fn one_line(verbose: &str) -> String {
 
 impl Toolchain {
     /// The toolchain as seen from `dir`, so a `rust-toolchain` file there takes effect.
-    pub fn current(dir: &Path) -> Result<Self> {
+    pub(crate) fn current(dir: &Path) -> Result<Self> {
         let rustc = rustc_version(dir)?;
         let flags = rustflags();
         let mut probe = Command::new(rustc_program());
@@ -195,7 +195,7 @@ impl Toolchain {
     }
 }
 
-pub fn rustc_version(dir: &Path) -> Result<String> {
+pub(crate) fn rustc_version(dir: &Path) -> Result<String> {
     let output = Command::new(rustc_program())
         .current_dir(dir)
         .arg("-vV")
@@ -211,7 +211,7 @@ pub fn rustc_version(dir: &Path) -> Result<String> {
 }
 
 /// Every RUSTFLAGS source cargo honours from the environment, as one comparable string.
-pub fn rustflags() -> String {
+pub(crate) fn rustflags() -> String {
     let plain = std::env::var("RUSTFLAGS").unwrap_or_default();
     let encoded = std::env::var("CARGO_ENCODED_RUSTFLAGS")
         .unwrap_or_default()
@@ -231,15 +231,15 @@ fn rustc_program() -> String {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Provenance {
     /// Seconds since the Unix epoch when the measurement was complete.
-    pub measured_unix: u64,
+    pub(crate) measured_unix: u64,
     /// `/proc/sys/kernel/hostname`; `None` where the system does not say.
-    pub hostname: Option<String>,
-    pub machine: Machine,
+    pub(crate) hostname: Option<String>,
+    pub(crate) machine: Machine,
 }
 
 impl Provenance {
     /// This machine, now.
-    pub fn here_now() -> Self {
+    pub(crate) fn here_now() -> Self {
         let measured_unix = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |elapsed| elapsed.as_secs());
@@ -252,7 +252,7 @@ impl Provenance {
 }
 
 /// This host's name (`/proc/sys/kernel/hostname`); `None` where the system does not say.
-pub fn hostname() -> Option<String> {
+pub(crate) fn hostname() -> Option<String> {
     std::fs::read_to_string("/proc/sys/kernel/hostname")
         .ok()
         .map(|name| name.trim().to_string())

@@ -4,14 +4,14 @@ use crate::report::Report;
 
 /// What a command produced: the report (laid out in the format asked for by the dispatcher)
 /// and how the lab exits.
-pub struct Outcome {
-    pub report: Report,
-    pub exit: Exit,
+pub(crate) struct Outcome {
+    pub(crate) report: Report,
+    pub(crate) exit: Exit,
 }
 
 impl Outcome {
     /// A report that judges nothing: exit 0.
-    pub fn clean(report: Report) -> Outcome {
+    pub(crate) fn clean(report: Report) -> Outcome {
         Outcome {
             report,
             exit: Exit::Clean,
@@ -33,7 +33,7 @@ pub enum Exit {
 }
 
 impl Exit {
-    pub fn regression_if(regression: bool) -> Exit {
+    pub(crate) fn regression_if(regression: bool) -> Exit {
         if regression {
             Exit::Regression
         } else {

@@ -11,13 +11,13 @@ use anyhow::{bail, Context, Result};
 
 #[derive(Debug, Clone)]
 pub struct LabPaths {
-    pub workdir: PathBuf,
-    pub root: PathBuf,
-    pub sources: PathBuf,
+    pub(crate) workdir: PathBuf,
+    pub(crate) root: PathBuf,
+    pub(crate) sources: PathBuf,
     pub binaries: PathBuf,
-    pub cargo_target: PathBuf,
+    pub(crate) cargo_target: PathBuf,
     pub scratch: PathBuf,
-    pub baselines: PathBuf,
+    pub(crate) baselines: PathBuf,
 }
 
 impl LabPaths {
@@ -43,7 +43,7 @@ impl LabPaths {
 
     /// Clears what an interrupted run left behind. Only call with the lock held: then no other
     /// run can be writing these.
-    pub fn remove_stale_temporaries(&self) -> Result<()> {
+    pub(crate) fn remove_stale_temporaries(&self) -> Result<()> {
         for dir in [&self.sources, &self.binaries, &self.scratch] {
             for entry in fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
                 let entry = entry?;
@@ -73,11 +73,11 @@ impl LabPaths {
 
 /// A name unique to this process for temporary siblings of cache entries; the final rename
 /// makes an entry appear whole or not at all.
-pub fn temp_sibling(dir: &Path, name: &str) -> PathBuf {
+pub(crate) fn temp_sibling(dir: &Path, name: &str) -> PathBuf {
     dir.join(format!(".tmp-{name}-{}", std::process::id()))
 }
 
-pub fn remove_if_exists(path: &Path) -> Result<()> {
+pub(crate) fn remove_if_exists(path: &Path) -> Result<()> {
     let result = if path.is_dir() {
         fs::remove_dir_all(path)
     } else {
@@ -93,7 +93,7 @@ pub fn remove_if_exists(path: &Path) -> Result<()> {
 
 /// Refuses a path `write_atomically` could not write, before any work whose result it would
 /// hold: its directory is created if missing and a temporary file is made and removed there.
-pub fn check_writable(path: &Path) -> Result<()> {
+pub(crate) fn check_writable(path: &Path) -> Result<()> {
     if path.is_dir() {
         anyhow::bail!("{} is a directory, not a file to write", path.display());
     }
@@ -113,7 +113,7 @@ pub fn check_writable(path: &Path) -> Result<()> {
 /// Writes `contents` through a temporary sibling and a rename (tempfile's `persist`), so
 /// readers never see half a file. Creates the parent directory. Used by baselines, calibration files, pools and
 /// `lab tables --apply`.
-pub fn write_atomically(path: &Path, contents: &[u8]) -> Result<()> {
+pub(crate) fn write_atomically(path: &Path, contents: &[u8]) -> Result<()> {
     use std::io::Write;
     let dir = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
@@ -150,7 +150,7 @@ fn ordinary_file_permissions() -> fs::Permissions {
 /// Takes an advisory exclusive lock (`flock`) on `file` without waiting; it is released when
 /// the file is closed, also when the process dies. Held by a match on its results file, so no
 /// second run appends to it. A lock another process holds is an error naming that process.
-pub fn try_lock_exclusive(file: &File, path: &Path) -> Result<()> {
+pub(crate) fn try_lock_exclusive(file: &File, path: &Path) -> Result<()> {
     match file.try_lock() {
         Ok(()) => Ok(()),
         Err(TryLockError::WouldBlock) => bail!(
@@ -166,7 +166,7 @@ pub fn try_lock_exclusive(file: &File, path: &Path) -> Result<()> {
 
 /// The process that holds an advisory lock on the file at `path`: `None` when the file is free
 /// (or cannot be opened).
-pub fn locked_by(path: &Path) -> Option<String> {
+pub(crate) fn locked_by(path: &Path) -> Option<String> {
     let file = File::open(path).ok()?;
     match file.try_lock() {
         Err(TryLockError::WouldBlock) => Some(lock_holder(&file)),
@@ -238,13 +238,13 @@ fn lock_holder(file: &File) -> String {
 
 /// A file a command reads or writes, named by its flag for the error messages.
 #[derive(Debug, Clone)]
-pub struct NamedPath {
-    pub role: String,
-    pub path: PathBuf,
+pub(crate) struct NamedPath {
+    pub(crate) role: String,
+    pub(crate) path: PathBuf,
 }
 
 impl NamedPath {
-    pub fn new(role: impl Into<String>, path: &Path) -> NamedPath {
+    pub(crate) fn new(role: impl Into<String>, path: &Path) -> NamedPath {
         NamedPath {
             role: role.into(),
             path: path.to_path_buf(),
@@ -256,7 +256,7 @@ impl NamedPath {
 /// output: writing it would destroy what the command reads, or another of its results. Paths
 /// are compared canonically (symbolic links resolved, also for a file not written yet) and,
 /// where both files exist, by device and inode (hard links).
-pub fn refuse_aliases(inputs: &[NamedPath], outputs: &[NamedPath]) -> Result<()> {
+pub(crate) fn refuse_aliases(inputs: &[NamedPath], outputs: &[NamedPath]) -> Result<()> {
     let inputs: Vec<_> = inputs
         .iter()
         .map(|named| (named, FileIdentity::of(&named.path)))
@@ -288,7 +288,7 @@ pub fn refuse_aliases(inputs: &[NamedPath], outputs: &[NamedPath]) -> Result<()>
 }
 
 /// Whether two paths name one file (as [`refuse_aliases`] compares them).
-pub fn same_file(a: &Path, b: &Path) -> bool {
+pub(crate) fn same_file(a: &Path, b: &Path) -> bool {
     FileIdentity::of(a).same_as(&FileIdentity::of(b))
 }
 

@@ -17,7 +17,7 @@ use squall::Board;
 use std::collections::HashSet;
 use std::sync::atomic::AtomicBool;
 
-pub const BUCKETS: usize = 8;
+pub(crate) const BUCKETS: usize = 8;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Kind {
@@ -28,7 +28,7 @@ pub enum Kind {
 }
 
 impl Kind {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Kind::Quiet => "quiet",
             Kind::Tactical => "tactical",
@@ -45,7 +45,7 @@ pub struct PoolPosition {
 
 impl PoolPosition {
     /// One EPD line: the FEN, then a comment the engine ignores.
-    pub fn to_line(&self) -> String {
+    pub(crate) fn to_line(&self) -> String {
         format!(
             "{} ; c0 \"material_bucket={} kind={}\"",
             self.fen,
@@ -65,12 +65,12 @@ pub fn classify(board: &Board) -> Kind {
 
 /// How games are played.
 #[derive(Clone, Copy, Debug)]
-pub struct GameSettings {
+pub(crate) struct GameSettings {
     /// Random plies at the start of each game.
-    pub random_plies: (usize, usize),
+    pub(crate) random_plies: (usize, usize),
     /// Node budget per engine move: small, so games are quick but not random.
-    pub nodes_per_move: u64,
-    pub max_plies: usize,
+    pub(crate) nodes_per_move: u64,
+    pub(crate) max_plies: usize,
 }
 
 impl Default for GameSettings {
@@ -84,7 +84,7 @@ impl Default for GameSettings {
 }
 
 /// Plays one self-play game and returns every position after the random opening.
-pub fn play_game(seed: u64, settings: GameSettings) -> Vec<Board> {
+pub(crate) fn play_game(seed: u64, settings: GameSettings) -> Vec<Board> {
     let mut rng = SplitMix::new(seed);
     let mut board = Board::startpos();
     let mut history: Vec<u64> = Vec::new();
@@ -278,27 +278,27 @@ pub fn check_output(out: &Path) -> Result<()> {
 
 /// What `lab pool generate` wrote.
 #[derive(Debug, Clone)]
-pub struct PoolWritten {
-    pub requested: usize,
-    pub positions: usize,
-    pub path: PathBuf,
-    pub seconds: f64,
+pub(crate) struct PoolWritten {
+    pub(crate) requested: usize,
+    pub(crate) positions: usize,
+    pub(crate) path: PathBuf,
+    pub(crate) seconds: f64,
     /// `[quiet, tactical]` positions per material bucket.
-    pub strata: [[usize; 2]; BUCKETS],
+    pub(crate) strata: [[usize; 2]; BUCKETS],
 }
 
 /// What `lab pool generate --book` wrote.
 #[derive(Debug, Clone)]
-pub struct BookWritten {
-    pub openings: usize,
-    pub path: PathBuf,
-    pub seconds: f64,
+pub(crate) struct BookWritten {
+    pub(crate) openings: usize,
+    pub(crate) path: PathBuf,
+    pub(crate) seconds: f64,
     /// Openings drawn to find them.
-    pub tried: u64,
+    pub(crate) tried: u64,
 }
 
 /// `lab pool generate`: generates the pool and writes it.
-pub fn generate_command(
+pub(crate) fn generate_command(
     count: usize,
     seed: u64,
     out: &Path,
@@ -336,7 +336,7 @@ const BOOK_MAX_SCORE_CP: i32 = 50;
 
 /// A balanced opening: 8 to 12 plies of plausible moves from the start position whose depth-8
 /// score is within 50 cp. Deterministic per seed; `None` when it turned out unbalanced.
-pub fn book_opening(seed: u64) -> Option<(Board, i32)> {
+pub(crate) fn book_opening(seed: u64) -> Option<(Board, i32)> {
     let mut rng = SplitMix::new(seed);
     let mut board = Board::startpos();
     let mut searcher = Searcher::new(1);
@@ -383,7 +383,7 @@ pub fn book_opening(seed: u64) -> Option<(Board, i32)> {
 }
 
 /// `lab pool generate --book`: `count` distinct balanced openings, one EPD line each.
-pub fn book_command(
+pub(crate) fn book_command(
     count: usize,
     seed: u64,
     out: &Path,

@@ -15,7 +15,7 @@ pub use squall::calibrate::SplitMix;
 
 /// A text file, decompressed when its name ends in `.gz`, read as `limit` allows (a regular
 /// file, at most its cap before and after decompression; see [`crate::input`]).
-pub fn read_text(path: &Path, limit: Limit) -> Result<String> {
+pub(crate) fn read_text(path: &Path, limit: Limit) -> Result<String> {
     let raw = crate::input::read_bytes(path, limit)?;
     let what = limit.what;
     let bytes = if is_gzip(path) {

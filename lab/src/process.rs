@@ -20,18 +20,18 @@ const DRAIN_AFTER_KILL: Duration = Duration::from_millis(500);
 
 /// Bytes kept of an output that is only shown (a build's output, any stderr): its last
 /// [`OUTPUT_TAIL_BYTES`], the rest dropped as it is read.
-pub const OUTPUT_TAIL_BYTES: usize = 1 << 20;
+pub(crate) const OUTPUT_TAIL_BYTES: usize = 1 << 20;
 /// Bytes of stdout kept whole for the lab to read (a bench's JSON, `perf script`'s stacks); a
 /// process printing more fails with an error naming this limit.
-pub const READ_OUTPUT_BYTES: usize = 256 << 20;
+pub(crate) const READ_OUTPUT_BYTES: usize = 256 << 20;
 /// Characters of one line that an error's tail of output shows.
 const TAIL_LINE_CHARS: usize = 500;
 
-pub struct Finished {
-    pub status: ExitStatus,
-    pub stdout: Vec<u8>,
+pub(crate) struct Finished {
+    pub(crate) status: ExitStatus,
+    pub(crate) stdout: Vec<u8>,
     /// The last [`OUTPUT_TAIL_BYTES`] of stderr.
-    pub stderr: Vec<u8>,
+    pub(crate) stderr: Vec<u8>,
 }
 
 /// How much of a stream is kept.
@@ -54,13 +54,21 @@ enum Keep {
 ///
 /// Stdout is kept whole for the caller to read, up to [`READ_OUTPUT_BYTES`] (more is an error);
 /// of stderr only the last [`OUTPUT_TAIL_BYTES`] are kept.
-pub fn run_with_timeout(command: Command, timeout: Duration, what: &str) -> Result<Finished> {
+pub(crate) fn run_with_timeout(
+    command: Command,
+    timeout: Duration,
+    what: &str,
+) -> Result<Finished> {
     run(command, timeout, what, Keep::Whole(READ_OUTPUT_BYTES))
 }
 
 /// [`run_with_timeout`] for a process whose output is only shown (a build): of stdout too only
 /// the last [`OUTPUT_TAIL_BYTES`] are kept, however much it prints.
-pub fn run_keeping_tails(command: Command, timeout: Duration, what: &str) -> Result<Finished> {
+pub(crate) fn run_keeping_tails(
+    command: Command,
+    timeout: Duration,
+    what: &str,
+) -> Result<Finished> {
     run(command, timeout, what, Keep::Tail(OUTPUT_TAIL_BYTES))
 }
 
@@ -265,7 +273,7 @@ fn has_exited(pid: libc::pid_t) -> Result<bool> {
 }
 
 /// Fails with the exit status (or signal) and the end of stderr when the process failed.
-pub fn require_success(finished: &Finished, what: &str) -> Result<()> {
+pub(crate) fn require_success(finished: &Finished, what: &str) -> Result<()> {
     if finished.status.success() {
         return Ok(());
     }
@@ -276,7 +284,7 @@ pub fn require_success(finished: &Finished, what: &str) -> Result<()> {
     ))
 }
 
-pub fn describe_status(status: ExitStatus) -> String {
+pub(crate) fn describe_status(status: ExitStatus) -> String {
     use std::os::unix::process::ExitStatusExt;
     match (status.code(), status.signal()) {
         (Some(code), _) => format!("exit code {code}"),
@@ -286,7 +294,7 @@ pub fn describe_status(status: ExitStatus) -> String {
 }
 
 /// The last `lines` lines of `output`, indented under a header, or nothing when it is empty.
-pub fn tail_section(output: &[u8], lines: usize) -> String {
+pub(crate) fn tail_section(output: &[u8], lines: usize) -> String {
     let text = String::from_utf8_lossy(output);
     let all: Vec<&str> = text.lines().collect();
     if all.is_empty() {
@@ -313,7 +321,7 @@ static LIVE_GROUPS: Mutex<Vec<i32>> = Mutex::new(Vec::new());
 
 /// Starts `command` as the leader of a new process group, so [`kill_group`] ends it together
 /// with everything it spawned, and registers the group for [`end_children_on_signal`].
-pub fn spawn_in_group(command: &mut Command) -> std::io::Result<Child> {
+pub(crate) fn spawn_in_group(command: &mut Command) -> std::io::Result<Child> {
     use std::os::unix::process::CommandExt;
     // Held across the spawn, so the signal handler never misses a group that is being started.
     let mut groups = lock(&LIVE_GROUPS);
@@ -326,14 +334,14 @@ pub fn spawn_in_group(command: &mut Command) -> std::io::Result<Child> {
 
 /// Sends SIGKILL to the whole process group led by `child`, reaps the leader and forgets the
 /// group. Safe to call on a process that has already exited.
-pub fn kill_group(child: &mut Child) {
+pub(crate) fn kill_group(child: &mut Child) {
     let _ = end_group(child);
 }
 
 /// Waits, with no deadline, for a child started by [`spawn_in_group`] to exit, then kills what
 /// is left of its group and reaps it: for long runs whose length the lab cannot bound (a
 /// calibration), still ended by a SIGINT or SIGTERM to the lab.
-pub fn wait_and_end_group(child: &mut Child) -> Result<ExitStatus> {
+pub(crate) fn wait_and_end_group(child: &mut Child) -> Result<ExitStatus> {
     let pid = libc::pid_t::try_from(child.id()).context("process id out of range")?;
     while !has_exited(pid)? {
         thread::sleep(Duration::from_millis(20));
@@ -361,7 +369,7 @@ fn signal_group(pid: i32) {
 }
 
 /// The exit code of a lab ended by SIGINT or SIGTERM (128 + SIGINT, as shells report it).
-pub const INTERRUPTED_EXIT: u8 = 130;
+pub(crate) const INTERRUPTED_EXIT: u8 = 130;
 
 /// While set, a signal ends the child groups and is left for the lab to act on.
 static REPORT_ON_INTERRUPT: AtomicBool = AtomicBool::new(false);
@@ -400,16 +408,16 @@ pub fn end_children_on_signal() {
 
 /// Whether a signal arrived inside [`ReportOnInterrupt`]: the work in hand stops, its child
 /// groups already ended, and the lab reports what it has before exiting 130.
-pub fn interrupted() -> bool {
+pub(crate) fn interrupted() -> bool {
     INTERRUPTED.load(Ordering::SeqCst)
 }
 
 /// While alive, the first SIGINT or SIGTERM ends the child groups and sets [`interrupted`]
 /// instead of exiting; dropped, a signal exits at once again.
-pub struct ReportOnInterrupt(());
+pub(crate) struct ReportOnInterrupt(());
 
 impl ReportOnInterrupt {
-    pub fn start() -> ReportOnInterrupt {
+    pub(crate) fn start() -> ReportOnInterrupt {
         REPORT_ON_INTERRUPT.store(true, Ordering::SeqCst);
         ReportOnInterrupt(())
     }

@@ -26,7 +26,7 @@ pub struct Progress {
 }
 
 /// `1h02m`, `4m10s`, `12s`.
-pub fn format_duration(duration: Duration) -> String {
+pub(crate) fn format_duration(duration: Duration) -> String {
     let seconds = duration.as_secs();
     match seconds {
         0..60 => format!("{seconds}s"),
@@ -36,11 +36,11 @@ pub fn format_duration(duration: Duration) -> String {
 }
 
 /// The time left when `done` of `total` equal steps took `elapsed`; `None` before the first.
-pub fn eta(elapsed: Duration, done: u64, total: u64) -> Option<Duration> {
+pub(crate) fn eta(elapsed: Duration, done: u64, total: u64) -> Option<Duration> {
     (done > 0).then(|| elapsed.mul_f64(total.saturating_sub(done) as f64 / done as f64))
 }
 
-pub struct Task {
+pub(crate) struct Task {
     bar: Option<ProgressBar>,
     /// Without a bar: the task's message and start, for the steps' ETA and the closing line.
     plain: Option<PlainTask>,
@@ -59,7 +59,7 @@ impl Progress {
         Self { interactive, quiet }
     }
 
-    pub fn line(&self, message: &str) {
+    pub(crate) fn line(&self, message: &str) {
         if !self.quiet {
             eprintln!("{}", visible_lines(message));
         }
@@ -67,7 +67,7 @@ impl Progress {
 
     /// A wait of unknown length (a build, a callgrind run): a spinner with the time elapsed, or
     /// a line when it starts and one with its duration when it ends.
-    pub fn spinner(&self, message: &str) -> Task {
+    pub(crate) fn spinner(&self, message: &str) -> Task {
         if self.quiet {
             return Task::silent();
         }
@@ -90,7 +90,7 @@ impl Progress {
 
     /// `total` steps of about equal length (measurement runs): a bar with the time elapsed and
     /// the time left, or a line per step with the steps done and the time left.
-    pub fn counter(&self, total: u64, message: &str) -> Task {
+    pub(crate) fn counter(&self, total: u64, message: &str) -> Task {
         if self.quiet {
             return Task::silent();
         }
@@ -132,7 +132,7 @@ impl Task {
         }
     }
 
-    pub fn advance(&self, detail: &str) {
+    pub(crate) fn advance(&self, detail: &str) {
         if let Some(bar) = &self.bar {
             bar.inc(1);
             bar.set_message(visible_lines(detail).into_owned());
@@ -151,7 +151,7 @@ impl Task {
         }
     }
 
-    pub fn finish(self) {
+    pub(crate) fn finish(self) {
         if let Some(bar) = self.bar {
             bar.finish_and_clear();
         }
@@ -167,16 +167,16 @@ impl Task {
 
 /// A status line for long work that reports as it goes (a match): a bar with a message when a
 /// person is watching, otherwise the message as a plain line at most every [`STATUS_EVERY`].
-pub struct Status {
+pub(crate) struct Status {
     bar: Option<ProgressBar>,
     plain: bool,
     last_line: std::cell::Cell<Option<std::time::Instant>>,
 }
 
-pub const STATUS_EVERY: Duration = Duration::from_secs(15);
+pub(crate) const STATUS_EVERY: Duration = Duration::from_secs(15);
 
 impl Progress {
-    pub fn status(&self, total: u64) -> Status {
+    pub(crate) fn status(&self, total: u64) -> Status {
         if self.quiet {
             return Status {
                 bar: None,
@@ -199,7 +199,7 @@ impl Progress {
 }
 
 impl Status {
-    pub fn update(&self, position: u64, message: &str, force: bool) {
+    pub(crate) fn update(&self, position: u64, message: &str, force: bool) {
         if let Some(bar) = &self.bar {
             bar.set_position(position);
             bar.set_message(visible_lines(message).into_owned());
@@ -215,7 +215,7 @@ impl Status {
         }
     }
 
-    pub fn finish(self) {
+    pub(crate) fn finish(self) {
         if let Some(bar) = self.bar {
             bar.finish_and_clear();
         }

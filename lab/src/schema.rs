@@ -5,7 +5,7 @@ use serde::Serialize;
 /// Version of the lab's own JSON output: comparisons, bench, baseline, profile.
 pub const LAB_JSON_SCHEMA_VERSION: u32 = 2;
 /// Version of `lab match`'s JSON report.
-pub const MATCH_JSON_SCHEMA_VERSION: u32 = 1;
+pub(crate) const MATCH_JSON_SCHEMA_VERSION: u32 = 1;
 
 /// What a JSON document reports; serialised as its `kind` field.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -30,7 +30,7 @@ pub enum Kind {
 
 impl Kind {
     /// The tag as the JSON writes it, which terminal and markdown titles also show.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Kind::Compare => "compare",
             Kind::Tiers => "tiers",

@@ -4,18 +4,18 @@
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum Side {
+pub(crate) enum Side {
     A,
     B,
 }
 
 impl Side {
     /// The side's place in a pair of per-side values.
-    pub fn index(self) -> usize {
+    pub(crate) fn index(self) -> usize {
         self as usize
     }
 
-    pub fn other(self) -> Side {
+    pub(crate) fn other(self) -> Side {
         match self {
             Side::A => Side::B,
             Side::B => Side::A,
@@ -23,7 +23,7 @@ impl Side {
     }
 
     /// How progress lines, errors and scratch files name the side.
-    pub fn letter(self) -> &'static str {
+    pub(crate) fn letter(self) -> &'static str {
         match self {
             Side::A => "A",
             Side::B => "B",

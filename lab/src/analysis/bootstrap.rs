@@ -6,7 +6,7 @@
 
 /// Geometric means of `resamples` resamples (with replacement) of `values`, sorted ascending.
 /// Empty when `values` is empty or holds a non-positive or non-finite value.
-pub fn bootstrap_geometric_means(values: &[f64], resamples: usize, seed: u64) -> Vec<f64> {
+pub(crate) fn bootstrap_geometric_means(values: &[f64], resamples: usize, seed: u64) -> Vec<f64> {
     if values.is_empty() || values.iter().any(|v| !(v.is_finite() && *v > 0.0)) {
         return Vec::new();
     }

@@ -19,11 +19,11 @@ const CONFIDENCE: f64 = 0.95;
 /// Instructions per node that moved by at least this much, in percent, with the same signature,
 /// are attributed to functions by default: a fixed cost too small for the verdict still gets a
 /// name.
-pub const ATTRIBUTION_MIN_CHANGE_PCT: f64 = 0.1;
+pub(crate) const ATTRIBUTION_MIN_CHANGE_PCT: f64 = 0.1;
 
 /// How many functions the default attribution lists (`--functions-top` sets it for
 /// `--functions`).
-pub const ATTRIBUTION_TOP: usize = 5;
+pub(crate) const ATTRIBUTION_TOP: usize = 5;
 
 /// How A and B may be judged against each other, beyond the thresholds.
 #[derive(Debug, Clone)]
@@ -70,7 +70,7 @@ pub struct Thresholds {
 
 impl Thresholds {
     /// For reports that judge nothing (`lab bench`, `lab baseline show`).
-    pub const NONE: Thresholds = Thresholds {
+    pub(crate) const NONE: Thresholds = Thresholds {
         threshold_pct: 0.0,
         instr_threshold_pct: 0.0,
     };
@@ -91,33 +91,33 @@ pub struct Settings {
 #[derive(Debug, Clone, Serialize)]
 pub struct PositionsSetting {
     /// As given on the command line.
-    pub file: String,
+    pub(crate) file: String,
     /// Every Nth position of the file was benched.
-    pub every: u32,
+    pub(crate) every: u32,
     /// How many positions that made.
-    pub count: usize,
+    pub(crate) count: usize,
 }
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Comparison {
-    pub schema_version: u32,
-    pub kind: Kind,
+    pub(crate) schema_version: u32,
+    pub(crate) kind: Kind,
     pub settings: Settings,
     pub a: SideSummary,
     pub b: SideSummary,
-    pub signature: SignatureComparison,
+    pub(crate) signature: SignatureComparison,
     pub speed: SpeedComparison,
-    pub instructions: InstructionsComparison,
+    pub(crate) instructions: InstructionsComparison,
     /// The figures table, B against A: for timings the paired estimate the speed verdict reads,
     /// for counts the exact change. Every format prints these rows.
-    pub figures: Vec<Figure>,
+    pub(crate) figures: Vec<Figure>,
     /// `None` unless both engines report their eval exits (the squall protocol).
-    pub eval_deltas: Option<EvalDeltas>,
-    pub verdict: Verdict,
+    pub(crate) eval_deltas: Option<EvalDeltas>,
+    pub(crate) verdict: Verdict,
     pub regression: bool,
-    pub warnings: Vec<Warning>,
+    pub(crate) warnings: Vec<Warning>,
     /// What the reader should know that is not a problem (`lab tiers`: the node ratio).
-    pub notes: Vec<Note>,
+    pub(crate) notes: Vec<Note>,
     /// Per-function instruction movers: with `compare --functions`, or by default when
     /// instructions per node moved by [`ATTRIBUTION_MIN_CHANGE_PCT`] or more with the same
     /// signature (from the instruction count's own callgrind runs; `why` says which).
@@ -125,11 +125,11 @@ pub struct Comparison {
     pub functions: Option<FunctionsComparison>,
     /// Both revisions calibrated, with `compare --calibrate` only.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub calibration: Option<crate::calibration::summary::CalibrationComparison>,
+    pub(crate) calibration: Option<crate::calibration::summary::CalibrationComparison>,
     /// When and on which machine B was measured, stamped by the command that measured it, so
     /// a report rendered later from the JSON can say so.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub measured: Option<crate::machine::Provenance>,
+    pub(crate) measured: Option<crate::machine::Provenance>,
     /// The speed change in Elo, when a speed-Elo model exists for this machine (`lab
     /// speed-elo`); filled by the command, which reads the stored models.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -158,7 +158,7 @@ pub struct SpeedEloEstimate {
 /// What a row of the figures table measures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum FigureKind {
+pub(crate) enum FigureKind {
     Signature,
     Nps,
     TimePerNode,
@@ -172,7 +172,7 @@ pub enum FigureKind {
 /// How a figure's change was obtained.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum FigureBasis {
+pub(crate) enum FigureBasis {
     /// The paired estimate over rounds that the speed verdict reads, with its interval.
     Paired,
     /// A deterministic count: the change is exact.
@@ -185,125 +185,125 @@ pub enum FigureBasis {
 
 /// One row of the figures table.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Figure {
-    pub figure: FigureKind,
+pub(crate) struct Figure {
+    pub(crate) figure: FigureKind,
     /// A's and B's values: counts as counted, timings as the median over runs (NPS in nodes
     /// per second, times in nanoseconds per node or milliseconds per bench).
-    pub a: Option<f64>,
-    pub b: Option<f64>,
-    pub basis: FigureBasis,
+    pub(crate) a: Option<f64>,
+    pub(crate) b: Option<f64>,
+    pub(crate) basis: FigureBasis,
     /// B against A, in percent: the paired estimate for timings, the exact change for counts.
-    pub change_pct: Option<f64>,
+    pub(crate) change_pct: Option<f64>,
     /// The interval of a paired change, in percent (`null` from a single round).
-    pub ci_low_pct: Option<f64>,
-    pub ci_high_pct: Option<f64>,
+    pub(crate) ci_low_pct: Option<f64>,
+    pub(crate) ci_high_pct: Option<f64>,
     /// The interval's sample size: rounds with at least one pair (paired figures only).
-    pub rounds: Option<usize>,
+    pub(crate) rounds: Option<usize>,
     /// Timings only: B's median over A's, unpaired; for reference, never judged.
-    pub unpaired_change_pct: Option<f64>,
+    pub(crate) unpaired_change_pct: Option<f64>,
 }
 
 #[derive(Debug, Clone, Serialize)]
 pub struct SideSummary {
-    pub label: String,
-    pub revision: RevisionRecord,
-    pub engine: EngineRecord,
+    pub(crate) label: String,
+    pub(crate) revision: RevisionRecord,
+    pub(crate) engine: EngineRecord,
     /// `None`: the engine's default bench, whose depth it does not report.
-    pub depth: Option<u32>,
-    pub signature: u64,
-    pub positions: usize,
-    pub runs: usize,
-    pub nps: NpsSummary,
-    pub time_per_node_ns: f64,
+    pub(crate) depth: Option<u32>,
+    pub(crate) signature: u64,
+    pub(crate) positions: usize,
+    pub(crate) runs: usize,
+    pub(crate) nps: NpsSummary,
+    pub(crate) time_per_node_ns: f64,
     /// The bench's median wall time: the time to search every position to the bench depth.
-    pub bench_time_ms: f64,
+    pub(crate) bench_time_ms: f64,
     pub instructions: InstructionsSummary,
     /// The eval tiers' exits: `None` for an engine whose bench does not report them.
     pub eval: Option<EvalSummary>,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct NpsSummary {
-    pub median: f64,
-    pub min: f64,
-    pub max: f64,
-    pub runs: Vec<f64>,
+pub(crate) struct NpsSummary {
+    pub(crate) median: f64,
+    pub(crate) min: f64,
+    pub(crate) max: f64,
+    pub(crate) runs: Vec<f64>,
 }
 
 #[derive(Debug, Clone, Serialize)]
 pub struct InstructionsSummary {
-    pub measured: bool,
+    pub(crate) measured: bool,
     pub skipped_reason: Option<String>,
-    pub depth: Option<u32>,
-    pub total: Option<u64>,
-    pub nodes: Option<u64>,
+    pub(crate) depth: Option<u32>,
+    pub(crate) total: Option<u64>,
+    pub(crate) nodes: Option<u64>,
     /// The start-up reference run (see docs/lab-json.md).
-    pub base_depth: Option<u32>,
-    pub base_total: Option<u64>,
-    pub base_nodes: Option<u64>,
-    pub per_node: Option<f64>,
+    pub(crate) base_depth: Option<u32>,
+    pub(crate) base_total: Option<u64>,
+    pub(crate) base_nodes: Option<u64>,
+    pub(crate) per_node: Option<f64>,
 }
 
 #[derive(Debug, Clone, Copy, Serialize)]
-pub struct TierRates {
-    pub super_lazy: f64,
-    pub lazy: f64,
-    pub full: f64,
+pub(crate) struct TierRates {
+    pub(crate) super_lazy: f64,
+    pub(crate) lazy: f64,
+    pub(crate) full: f64,
 }
 
 #[derive(Debug, Clone, Serialize)]
 pub struct EvalSummary {
-    pub calls: u64,
-    pub exits: Exits,
-    pub rates: TierRates,
-    pub by_material_bucket: Vec<BucketSummary>,
+    pub(crate) calls: u64,
+    pub(crate) exits: Exits,
+    pub(crate) rates: TierRates,
+    pub(crate) by_material_bucket: Vec<BucketSummary>,
     /// `[my bucket][opponent bucket] = [super_lazy, lazy, full]` exits, as the engine reported.
-    pub by_side_buckets: Vec<Vec<TierCounts>>,
+    pub(crate) by_side_buckets: Vec<Vec<TierCounts>>,
     /// Each tier's exits split by the search that asked: `None` when the bench does not report
     /// it (bench schema_version 1).
-    pub by_search: Option<SearchSplit>,
+    pub(crate) by_search: Option<SearchSplit>,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct SearchSplit {
-    pub main: SearchShare,
-    pub quiescence: SearchShare,
+pub(crate) struct SearchSplit {
+    pub(crate) main: SearchShare,
+    pub(crate) quiescence: SearchShare,
 }
 
 /// The exits of the evaluations one search asked for.
 #[derive(Debug, Clone, Serialize)]
-pub struct SearchShare {
-    pub exits: Exits,
+pub(crate) struct SearchShare {
+    pub(crate) exits: Exits,
     /// This search's share of each tier's exits (main and quiescence add up to 1 per tier).
-    pub share_of_tier: TierRates,
+    pub(crate) share_of_tier: TierRates,
     /// This search's share of all exits.
-    pub share_of_all: f64,
+    pub(crate) share_of_all: f64,
     /// Its own exits by tier, as shares of them.
-    pub rates: TierRates,
-    pub by_material_bucket: Vec<BucketSummary>,
+    pub(crate) rates: TierRates,
+    pub(crate) by_material_bucket: Vec<BucketSummary>,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct BucketSummary {
-    pub bucket: usize,
-    pub exits: TierCounts,
-    pub total: u64,
-    pub rates: TierRates,
+pub(crate) struct BucketSummary {
+    pub(crate) bucket: usize,
+    pub(crate) exits: TierCounts,
+    pub(crate) total: u64,
+    pub(crate) rates: TierRates,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct SignatureComparison {
-    pub a: u64,
-    pub b: u64,
-    pub changed: bool,
-    pub change_pct: f64,
-    pub comparable: bool,
+pub(crate) struct SignatureComparison {
+    pub(crate) a: u64,
+    pub(crate) b: u64,
+    pub(crate) changed: bool,
+    pub(crate) change_pct: f64,
+    pub(crate) comparable: bool,
 }
 
 /// How A's timings are paired with B's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Pairing {
+pub(crate) enum Pairing {
     /// The same positions, run by run.
     PerPosition,
     /// Whole runs, when the position lists differ.
@@ -315,7 +315,7 @@ pub enum Pairing {
 
 impl Pairing {
     /// The name the JSON gives it, which the speed line also prints.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Pairing::PerPosition => "per-position",
             Pairing::PerRun => "per-run",
@@ -326,52 +326,52 @@ impl Pairing {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct SpeedComparison {
-    pub comparable: bool,
-    pub pairing: Pairing,
+    pub(crate) comparable: bool,
+    pub(crate) pairing: Pairing,
     /// B/A time per node: above 1 means B is slower.
     pub cost_ratio: Option<Estimate>,
     /// Each round's median B/A time-per-node ratio, in round order: the sample `cost_ratio`'s
     /// interval is computed from (rounds without pairs left out).
-    pub round_ratios: Vec<f64>,
+    pub(crate) round_ratios: Vec<f64>,
     /// B/A median NPS.
-    pub nps_ratio: Option<f64>,
+    pub(crate) nps_ratio: Option<f64>,
     /// NPS change implied by the median cost ratio, in percent (negative: B is slower).
-    pub nps_change_pct: Option<f64>,
-    pub verdict: Verdict,
+    pub(crate) nps_change_pct: Option<f64>,
+    pub(crate) verdict: Verdict,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct InstructionsComparison {
-    pub comparable: bool,
-    pub total_ratio: Option<f64>,
-    pub per_node_ratio: Option<f64>,
-    pub per_node_change_pct: Option<f64>,
-    pub flagged: bool,
-    pub verdict: Verdict,
+pub(crate) struct InstructionsComparison {
+    pub(crate) comparable: bool,
+    pub(crate) total_ratio: Option<f64>,
+    pub(crate) per_node_ratio: Option<f64>,
+    pub(crate) per_node_change_pct: Option<f64>,
+    pub(crate) flagged: bool,
+    pub(crate) verdict: Verdict,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct EvalDeltas {
+pub(crate) struct EvalDeltas {
     /// B minus A, in percentage points.
-    pub rates_pp: TierRates,
-    pub by_material_bucket: Vec<BucketDelta>,
+    pub(crate) rates_pp: TierRates,
+    pub(crate) by_material_bucket: Vec<BucketDelta>,
     /// `None` unless both sides split their exits by search.
-    pub by_search: Option<SearchSplitDeltas>,
+    pub(crate) by_search: Option<SearchSplitDeltas>,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct SearchSplitDeltas {
+pub(crate) struct SearchSplitDeltas {
     /// B minus A of quiescence's share of each tier's exits, in percentage points (main's
     /// moves by the opposite amount).
-    pub quiescence_share_of_tier_pp: TierRates,
+    pub(crate) quiescence_share_of_tier_pp: TierRates,
     /// B minus A of quiescence's share of all exits, in percentage points.
-    pub quiescence_share_of_all_pp: f64,
+    pub(crate) quiescence_share_of_all_pp: f64,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct BucketDelta {
-    pub bucket: usize,
-    pub rates_pp: TierRates,
+pub(crate) struct BucketDelta {
+    pub(crate) bucket: usize,
+    pub(crate) rates_pp: TierRates,
 }
 
 impl TierRates {
@@ -396,7 +396,7 @@ impl TierRates {
         }
     }
 
-    pub fn as_array(&self) -> [f64; 3] {
+    pub(crate) fn as_array(&self) -> [f64; 3] {
         [self.super_lazy, self.lazy, self.full]
     }
 }
@@ -532,7 +532,7 @@ fn fraction(count: u64, total: u64) -> f64 {
 /// A problem with a comparison the reader must see before its figures. The report says it
 /// in words (`report::findings`), and the JSON carries those words.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Warning {
+pub(crate) enum Warning {
     /// The revisions searched different trees.
     SignatureChanged {
         a_label: String,
@@ -564,7 +564,7 @@ pub enum Warning {
 
 /// Something the reader should know about a comparison that is not a problem.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Note {
+pub(crate) enum Note {
     /// `lab compare --force` of one binary: an A/A run; the binary's cache key.
     AaRun { binary_key: String },
     /// One binary run two ways (`lab tiers`): the node counts of both.
@@ -577,7 +577,7 @@ pub enum Note {
         revision: String,
     },
     /// A side's instruction count says how it was taken (`engine::callgrind`).
-    InstructionsNote { side: Side, note: String },
+    Instructions { side: Side, note: String },
 }
 
 pub fn compare(
@@ -985,7 +985,7 @@ fn notes(
             note: Some(note), ..
         } = &measurement.instructions
         {
-            notes.push(Note::InstructionsNote {
+            notes.push(Note::Instructions {
                 side,
                 note: note.clone(),
             });
@@ -1051,7 +1051,7 @@ fn warnings(
 }
 
 /// `ratio` 1.03 → +3.0 (percent).
-pub fn percent_change(ratio: f64) -> f64 {
+pub(crate) fn percent_change(ratio: f64) -> f64 {
     (ratio - 1.0) * 100.0
 }
 

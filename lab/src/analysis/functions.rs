@@ -53,7 +53,7 @@ pub struct FunctionMover {
 }
 
 /// Ranks every function by the absolute change of its self cost.
-pub fn compare_functions(
+pub(crate) fn compare_functions(
     depth: Option<u32>,
     a: &FunctionCosts,
     b: &FunctionCosts,
@@ -102,7 +102,7 @@ pub fn compare_functions(
 /// Callgrind runs of both binaries' benches at once, then the ranking. Any binary with symbols
 /// works; `depth` is `None` for an engine whose bench takes none.
 #[allow(clippy::too_many_arguments)]
-pub fn measure_functions(
+pub(crate) fn measure_functions(
     adapter: &dyn EngineAdapter,
     binaries: [&Path; 2],
     depth: Option<u32>,

@@ -21,38 +21,38 @@ use crate::progress::Progress;
 use crate::side::Side;
 
 #[derive(Debug, Clone)]
-pub struct Plan {
+pub(crate) struct Plan {
     /// The engine under test: how its bench runs and reads.
-    pub adapter: Arc<dyn EngineAdapter>,
+    pub(crate) adapter: Arc<dyn EngineAdapter>,
     /// Where bench processes run (engines may write files there).
-    pub bench_dir: PathBuf,
+    pub(crate) bench_dir: PathBuf,
     /// `None`: the engine's default bench depth.
-    pub depth: Option<u32>,
-    pub rounds: u32,
-    pub instr_depth: u32,
-    pub instructions: bool,
-    pub timeout: Duration,
+    pub(crate) depth: Option<u32>,
+    pub(crate) rounds: u32,
+    pub(crate) instr_depth: u32,
+    pub(crate) instructions: bool,
+    pub(crate) timeout: Duration,
     /// A positions file for `squall bench --positions` (`None`: the built-in bench).
-    pub positions: Option<std::path::PathBuf>,
+    pub(crate) positions: Option<std::path::PathBuf>,
 }
 
 /// A revision with its built engine, ready to measure, and how reports name it: both decided
 /// before measuring, so no figure is relabelled afterwards.
-pub struct Subject<'a> {
-    pub side: Side,
+pub(crate) struct Subject<'a> {
+    pub(crate) side: Side,
     /// The side's name in reports: "A", "B", "revision", or the revision itself for `lab bench`.
-    pub label: String,
+    pub(crate) label: String,
     /// The revision as reports show it ("HEAD", or "HEAD --full-eval" for `lab tiers`' A).
-    pub spec: String,
-    pub revision: &'a Revision,
-    pub binary: &'a EngineBinary,
+    pub(crate) spec: String,
+    pub(crate) revision: &'a Revision,
+    pub(crate) binary: &'a EngineBinary,
     /// Bench with `--full-eval` (`lab tiers` measures a binary both ways).
-    pub full_eval: bool,
+    pub(crate) full_eval: bool,
 }
 
 impl<'a> Subject<'a> {
     /// A plain bench of `revision`, named in reports by `label` and the revision's spec.
-    pub fn new(
+    pub(crate) fn new(
         side: Side,
         label: impl Into<String>,
         revision: &'a Revision,
@@ -72,11 +72,11 @@ impl<'a> Subject<'a> {
 /// A measurement with the label reports give its side.
 #[derive(Debug, Clone)]
 pub struct Measured {
-    pub label: String,
-    pub measurement: Measurement,
+    pub(crate) label: String,
+    pub(crate) measurement: Measurement,
     /// Per-function costs of the instruction count's run at the instruction depth, read from
     /// the same callgrind output as its total; never stored (a baseline has none).
-    pub functions: Option<FunctionCosts>,
+    pub(crate) functions: Option<FunctionCosts>,
 }
 
 impl Measured {
@@ -188,7 +188,7 @@ impl Instructions {
 
     /// Instructions per searched node: the marginal cost between the reference run and the
     /// measured one when there is a reference, the plain ratio otherwise.
-    pub fn per_node(&self) -> Option<f64> {
+    pub(crate) fn per_node(&self) -> Option<f64> {
         let Instructions::Measured {
             total, nodes, base, ..
         } = self
@@ -206,13 +206,13 @@ impl Instructions {
 }
 
 /// One node in under a nanosecond is no chess engine but a timer that read zero or garbage.
-pub const MAX_PLAUSIBLE_NPS: f64 = 1e9;
+pub(crate) const MAX_PLAUSIBLE_NPS: f64 = 1e9;
 
 /// A field of a measurement that cannot be right, named by its path (`runs_time_ns[2][5]`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Invalid {
     pub field: String,
-    pub problem: String,
+    pub(crate) problem: String,
 }
 
 impl std::fmt::Display for Invalid {
@@ -277,7 +277,7 @@ pub fn check_report(report: &BenchResult) -> std::result::Result<(), Invalid> {
 impl Measurement {
     /// Checks every field a stored measurement must get right before figures are derived from
     /// it; the error names the field.
-    pub fn validate(&self) -> std::result::Result<(), Invalid> {
+    pub(crate) fn validate(&self) -> std::result::Result<(), Invalid> {
         let revision = &self.revision;
         // Git object ids (SHA-1 or SHA-256) and build keys: hex digits only.
         let is_id =
@@ -394,11 +394,11 @@ fn check_eval(eval: &EvalCounters) -> std::result::Result<(), Invalid> {
 }
 
 impl Measurement {
-    pub fn median_nps(&self) -> f64 {
+    pub(crate) fn median_nps(&self) -> f64 {
         crate::analysis::stats::median(&self.run_nps())
     }
 
-    pub fn run_nps(&self) -> Vec<f64> {
+    pub(crate) fn run_nps(&self) -> Vec<f64> {
         self.runs_time_ns
             .iter()
             .map(|run| {
@@ -410,7 +410,7 @@ impl Measurement {
     }
 
     /// Time per node of every position in every run, the unit the paired comparison works in.
-    pub fn per_node_times(&self) -> Vec<Vec<f64>> {
+    pub(crate) fn per_node_times(&self) -> Vec<Vec<f64>> {
         self.runs_time_ns
             .iter()
             .map(|run| {
@@ -423,7 +423,7 @@ impl Measurement {
     }
 
     /// One time-per-node figure per run, for pairing when position lists differ.
-    pub fn run_time_per_node(&self) -> Vec<Vec<f64>> {
+    pub(crate) fn run_time_per_node(&self) -> Vec<Vec<f64>> {
         self.run_nps().iter().map(|nps| vec![1e9 / nps]).collect()
     }
 }
@@ -582,7 +582,7 @@ fn check_same_search(subject: &Subject, first: &BenchResult, later: &BenchResult
 /// Measures two binaries with paired runs in ABBA order (A B, B A, A B, ...), so slow drifts of
 /// the machine affect both sides alike, after one discarded warm-up run of each. The warm-up
 /// and the first round double as the signature check.
-pub fn measure_pair(
+pub(crate) fn measure_pair(
     a: &Subject,
     b: &Subject,
     plan: &Plan,
@@ -635,7 +635,7 @@ fn describe_run(report: &BenchResult) -> String {
 
 /// Measures one binary `plan.rounds` times (at least twice, for the signature check) after one
 /// discarded warm-up run.
-pub fn measure_single(
+pub(crate) fn measure_single(
     subject: &Subject,
     plan: &Plan,
     paths: &LabPaths,

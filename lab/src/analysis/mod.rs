@@ -2,8 +2,8 @@
 //! timings, the comparison of two measurements with its verdict, and per-function movers.
 //! Nothing here formats for a reader.
 
-pub mod bootstrap;
+pub(crate) mod bootstrap;
 pub mod compare;
 pub mod functions;
 pub mod measure;
-pub mod stats;
+pub(crate) mod stats;

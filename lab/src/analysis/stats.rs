@@ -6,7 +6,7 @@ use statrs::distribution::{Continuous, ContinuousCDF, StudentsT};
 
 /// Fewer rounds than this still give an honest interval, but one so wide (t = 12.7 at two
 /// rounds, 4.3 at three) that only a gross change can be significant.
-pub const MIN_ROUNDS_FOR_CI: usize = 4;
+pub(crate) const MIN_ROUNDS_FOR_CI: usize = 4;
 
 /// A ratio estimated from rounds of paired measurements.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -18,20 +18,20 @@ pub struct Estimate {
     /// NaN (JSON `null`) with fewer than two rounds.
     pub ci_low: f64,
     pub ci_high: f64,
-    pub confidence: f64,
+    pub(crate) confidence: f64,
     /// The sample size of the interval: rounds with at least one pair.
-    pub rounds: usize,
+    pub(crate) rounds: usize,
     /// Degrees of freedom of the t quantile (`rounds - 1`).
-    pub df: usize,
+    pub(crate) df: usize,
     /// Paired values over all rounds: a description, not the sample size.
-    pub pairs: usize,
+    pub(crate) pairs: usize,
     /// Median of all paired values, for reference.
-    pub pair_median: f64,
+    pub(crate) pair_median: f64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Verdict {
+pub(crate) enum Verdict {
     Regression,
     Improvement,
     NoChange,
@@ -39,7 +39,7 @@ pub enum Verdict {
 
 /// Ratios `b / a` of corresponding entries of each round's pair of measurements, one list per
 /// round. Pairs with a non-positive or non-finite side carry no information and are dropped.
-pub fn paired_ratios(a_rounds: &[Vec<f64>], b_rounds: &[Vec<f64>]) -> Vec<Vec<f64>> {
+pub(crate) fn paired_ratios(a_rounds: &[Vec<f64>], b_rounds: &[Vec<f64>]) -> Vec<Vec<f64>> {
     let usable = |x: f64| x > 0.0 && x.is_finite();
     a_rounds
         .iter()
@@ -55,7 +55,7 @@ pub fn paired_ratios(a_rounds: &[Vec<f64>], b_rounds: &[Vec<f64>]) -> Vec<Vec<f6
         .collect()
 }
 
-pub fn median(values: &[f64]) -> f64 {
+pub(crate) fn median(values: &[f64]) -> f64 {
     let mut sorted = values.to_vec();
     if sorted.is_empty() {
         return f64::NAN;
@@ -75,7 +75,7 @@ pub fn median(values: &[f64]) -> f64 {
 /// The interval is a Student-t interval of the mean log round ratio with `rounds - 1` degrees
 /// of freedom, exponentiated: honest with as few as a handful of rounds, where a bootstrap over
 /// the same rounds is too narrow.
-pub fn round_ratio_interval(rounds: &[Vec<f64>], confidence: f64) -> Estimate {
+pub(crate) fn round_ratio_interval(rounds: &[Vec<f64>], confidence: f64) -> Estimate {
     let logs: Vec<f64> = rounds
         .iter()
         .filter(|round| !round.is_empty())
@@ -106,7 +106,7 @@ pub fn round_ratio_interval(rounds: &[Vec<f64>], confidence: f64) -> Estimate {
 
 /// `estimate` is a ratio new/old of a cost (time per node): above 1 is slower. A verdict needs
 /// both a confidence interval excluding 1 and an estimate beyond the threshold.
-pub fn classify(estimate: &Estimate, threshold_pct: f64) -> Verdict {
+pub(crate) fn classify(estimate: &Estimate, threshold_pct: f64) -> Verdict {
     let threshold = threshold_pct / 100.0;
     if estimate.ci_low > 1.0 && estimate.estimate > 1.0 + threshold {
         Verdict::Regression
@@ -120,7 +120,7 @@ pub fn classify(estimate: &Estimate, threshold_pct: f64) -> Verdict {
 /// The `p` quantile of Student's t distribution with `df` degrees of freedom, for p in (0, 1):
 /// statrs's inverse, polished by Newton steps on statrs's CDF (its inverse of the incomplete
 /// beta function drifts by 1e-4 at a million degrees of freedom; the CDF does not).
-pub fn student_t_quantile(p: f64, df: f64) -> f64 {
+pub(crate) fn student_t_quantile(p: f64, df: f64) -> f64 {
     assert!(
         p > 0.0 && p < 1.0 && df > 0.0,
         "t quantile of p={p}, df={df}"
@@ -138,7 +138,8 @@ pub fn student_t_quantile(p: f64, df: f64) -> f64 {
 }
 
 /// P(T <= t) for Student's t with `df` degrees of freedom.
-pub fn student_t_cdf(t: f64, df: f64) -> f64 {
+#[cfg(test)]
+pub(crate) fn student_t_cdf(t: f64, df: f64) -> f64 {
     standard_t(df).cdf(t)
 }
 

@@ -23,23 +23,23 @@ use crate::paths::{write_atomically, LabPaths};
 use crate::progress::Progress;
 
 /// The cargo feature that compiles the engine's samplers in.
-pub const FEATURE: &str = "calibrate";
+pub(crate) const FEATURE: &str = "calibrate";
 
 /// Writes a calibration file atomically as pretty JSON, arrays of scalars on one line.
-pub fn save(path: &Path, file: &CalibrationFile) -> Result<()> {
+pub(crate) fn save(path: &Path, file: &CalibrationFile) -> Result<()> {
     write_atomically(path, to_json_text(file)?.as_bytes())
 }
 
 /// The calibration of one revision, ready to report.
-pub struct Calibrated {
-    pub file: CalibrationFile,
-    pub path: PathBuf,
+pub(crate) struct Calibrated {
+    pub(crate) file: CalibrationFile,
+    pub(crate) path: PathBuf,
     /// `FUTILITY_BASE_MARGIN_BY_SOURCE` in force in the revision, when known.
-    pub futility: Option<[i32; 3]>,
+    pub(crate) futility: Option<[i32; 3]>,
 }
 
 /// Builds `revision` with the calibrate feature and runs the pool.
-pub fn calibrate_revision(
+pub(crate) fn calibrate_revision(
     repo: &Repository,
     paths: &LabPaths,
     progress: &Progress,
@@ -101,7 +101,7 @@ pub fn calibrate_revision(
 
 /// `lab compare A B --calibrate`: calibrates both revisions on the (small) pool, side by side
 /// with STALE futility warnings.
-pub fn compare_calibration(
+pub(crate) fn compare_calibration(
     repo: &Repository,
     paths: &LabPaths,
     progress: &Progress,
@@ -149,7 +149,7 @@ pub fn compare_calibration(
 }
 
 /// Reads and shards the pool and checks the modes.
-pub fn run_settings(
+pub(crate) fn run_settings(
     paths: &LabPaths,
     pool: &Path,
     depth: u32,
@@ -221,7 +221,7 @@ fn resolve_pool(paths: &LabPaths, pool: &Path) -> PathBuf {
     pool.to_path_buf()
 }
 
-pub fn default_results_dir(paths: &LabPaths, revision: &Revision) -> PathBuf {
+pub(crate) fn default_results_dir(paths: &LabPaths, revision: &Revision) -> PathBuf {
     let id = revision
         .commit
         .map_or_else(|| format!("tree-{}", revision.tree), |c| c.to_string());
@@ -241,7 +241,7 @@ const OLD_FUTILITY_FILE: &str = "engine/src/search/mod.rs";
 /// `FUTILITY_BASE_MARGIN_BY_SOURCE` of a source tree, for revisions whose bench does not report
 /// it: the marked block of `margins.rs`, else the `const` line where revisions before the block
 /// held it kept it.
-pub fn futility_margins_from_source(sources: &Path) -> Option<[i32; 3]> {
+pub(crate) fn futility_margins_from_source(sources: &Path) -> Option<[i32; 3]> {
     let in_block = std::fs::read_to_string(sources.join(MARGINS_FILE))
         .ok()
         .and_then(|source| {
@@ -256,7 +256,7 @@ pub fn futility_margins_from_source(sources: &Path) -> Option<[i32; 3]> {
 
 /// The one-line `const FUTILITY_BASE_MARGIN_BY_SOURCE` of `engine/src/search/mod.rs` as revisions
 /// before the bench reported it wrote it.
-pub fn parse_futility_margins(source: &str) -> Option<[i32; 3]> {
+pub(crate) fn parse_futility_margins(source: &str) -> Option<[i32; 3]> {
     let line = source
         .lines()
         .find(|l| l.contains("const FUTILITY_BASE_MARGIN_BY_SOURCE"))?;

@@ -12,15 +12,15 @@ use super::in_force::MarginsInForce;
 use crate::machine::Provenance;
 use crate::positions::SplitMix;
 
-pub const SCHEMA_VERSION: u64 = 1;
-pub const KIND: &str = "squall-calibration";
+pub(crate) const SCHEMA_VERSION: u64 = 1;
+pub(crate) const KIND: &str = "squall-calibration";
 
 /// Histogram bounds a file may declare: far beyond any evaluation term (the engine uses
 /// +-1500 cp), small enough that the dense form stays a few MB and `lo - 1` cannot overflow.
 pub const HISTOGRAM_LIMIT: i32 = 100_000;
 
 /// Buckets of the `qfutility_excess` set: one per futility source tier.
-pub const QFUTILITY_TIERS: usize = 3;
+pub(crate) const QFUTILITY_TIERS: usize = 3;
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EngineInfo {
@@ -218,7 +218,7 @@ impl ShardProvenance {
 impl SparseHistogram {
     /// The dense histogram over `lo..hi`.
     /// Counts saturate: a validated file (`CalibrationFile::parse`) has totals that fit.
-    pub fn to_dense(&self, lo: i32, hi: i32) -> Histogram {
+    pub(crate) fn to_dense(&self, lo: i32, hi: i32) -> Histogram {
         let mut h = Histogram::new(lo, hi);
         h.underflow = self.underflow;
         h.overflow = self.overflow;
@@ -237,7 +237,7 @@ impl SparseHistogram {
     }
 
     /// All samples, or `None` if they do not fit a u64.
-    pub fn total(&self) -> Option<u64> {
+    pub(crate) fn total(&self) -> Option<u64> {
         self.bins.iter().try_fold(
             self.underflow.checked_add(self.overflow)?,
             |sum, &(_, n)| sum.checked_add(n),
@@ -267,7 +267,7 @@ impl CalibrationFile {
     }
 
     /// A calibration file already parsed as JSON, checked as [`Self::parse`] checks it.
-    pub fn from_value(value: serde_json::Value, origin: &str) -> Result<CalibrationFile> {
+    pub(crate) fn from_value(value: serde_json::Value, origin: &str) -> Result<CalibrationFile> {
         let version = value.get("schema_version").and_then(|v| v.as_u64());
         if version != Some(SCHEMA_VERSION)
             || value.get("kind").and_then(|v| v.as_str()) != Some(KIND)
@@ -292,7 +292,7 @@ impl CalibrationFile {
     /// Checks what the readers rely on: the bucket counts the engine writes, histogram ranges
     /// within [`HISTOGRAM_LIMIT`], no tally with more exceedances than exits, and every total
     /// the reports add up fitting a u64. The error names the field.
-    pub fn validate(&self) -> Result<()> {
+    pub(crate) fn validate(&self) -> Result<()> {
         if self.depth < 1 {
             bail!("depth: {} is not a search depth (at least 1)", self.depth);
         }
@@ -736,7 +736,7 @@ fn add3(a: &mut [u64; 3], b: &[u64; 3], field: &str) -> Result<()> {
 
 impl Histograms {
     /// The four sets by name.
-    pub fn sets(&self) -> [(&'static str, &Option<Vec<SparseHistogram>>); 4] {
+    pub(crate) fn sets(&self) -> [(&'static str, &Option<Vec<SparseHistogram>>); 4] {
         [
             ("lazy_residual", &self.lazy_residual),
             ("super_lazy_residual", &self.super_lazy_residual),
@@ -921,7 +921,7 @@ pub fn merge_samples(a: &Samples, b: &Samples) -> Result<Samples> {
 
 /// Pretty JSON with every array of scalars on one line: a calibration file holds arrays of
 /// samples and histogram bins by the hundred thousand, one line each instead of ten.
-pub fn to_json_text(value: &impl Serialize) -> Result<String> {
+pub(crate) fn to_json_text(value: &impl Serialize) -> Result<String> {
     let mut out = Vec::new();
     value.serialize(&mut serde_json::Serializer::with_formatter(
         &mut out,

@@ -10,35 +10,35 @@ use squall::tier::Tier;
 use super::data::{CalibrationFile, Tally};
 
 /// The histogram sets the margin tables are generated from, in the page's row order.
-pub const RESIDUAL_SETS: [&str; 3] = ["super_lazy_residual", "lazy_residual", "king"];
+pub(crate) const RESIDUAL_SETS: [&str; 3] = ["super_lazy_residual", "lazy_residual", "king"];
 
 /// The share of each histogram's samples a panel draws (the central range between the
 /// (100 - SHOWN_PERCENT) / 2 and (100 + SHOWN_PERCENT) / 2 percentiles): the extreme tails would
 /// stretch a panel so far that its bulk becomes one bar. The tails are counted, not drawn.
-pub const SHOWN_PERCENT: f64 = 99.9;
+pub(crate) const SHOWN_PERCENT: f64 = 99.9;
 
 /// One panel of the residual grid: one set's histogram of one bucket.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ResidualPanel {
-    pub set: &'static str,
-    pub bucket: usize,
-    pub samples: u64,
+pub(crate) struct ResidualPanel {
+    pub(crate) set: &'static str,
+    pub(crate) bucket: usize,
+    pub(crate) samples: u64,
     /// The drawn values, inclusive: the central [`SHOWN_PERCENT`] of the samples, widened to
     /// take in the margin and percentile lines so that every line is drawn.
-    pub range: (i32, i32),
+    pub(crate) range: (i32, i32),
     /// The count of every 1-cp bin of `range`, in order.
-    pub counts: Vec<u64>,
+    pub(crate) counts: Vec<u64>,
     /// Samples below and above `range`, the histogram's underflow and overflow included.
-    pub clipped: (u64, u64),
+    pub(crate) clipped: (u64, u64),
     /// The percentile pair the table in force was chosen at for this bucket, and the values
     /// at those percentiles in this calibration (`None` for an empty histogram).
-    pub chosen: Option<([f64; 2], Option<[i32; 2]>)>,
+    pub(crate) chosen: Option<([f64; 2], Option<[i32; 2]>)>,
     /// The table's LO and HI entries in force for this bucket.
-    pub in_force: Option<[i32; 2]>,
+    pub(crate) in_force: Option<[i32; 2]>,
 }
 
 /// The panels of every residual set the file has, set by set, bucket by bucket.
-pub fn residual_panels(file: &CalibrationFile) -> Vec<ResidualPanel> {
+pub(crate) fn residual_panels(file: &CalibrationFile) -> Vec<ResidualPanel> {
     let margins = file.lab.as_ref().and_then(|lab| lab.margins.as_ref());
     let mut panels = Vec::new();
     for set in RESIDUAL_SETS {
@@ -105,17 +105,17 @@ fn panel(
 
 /// A tier's exceeded rate in one material bucket, with its Wilson 95% interval.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct SafetyRate {
-    pub bucket: usize,
-    pub exceeded: u64,
-    pub exits: u64,
+pub(crate) struct SafetyRate {
+    pub(crate) bucket: usize,
+    pub(crate) exceeded: u64,
+    pub(crate) exits: u64,
     /// `exceeded / exits` and the interval's bounds, as fractions; `None` without exits.
-    pub rate: Option<(f64, f64, f64)>,
+    pub(crate) rate: Option<(f64, f64, f64)>,
 }
 
 /// Each cheap tier's rates by material bucket, `(tier name, rates)`; `None` without a margin
 /// safety run.
-pub fn safety_rates(file: &CalibrationFile) -> Option<[(&'static str, Vec<SafetyRate>); 2]> {
+pub(crate) fn safety_rates(file: &CalibrationFile) -> Option<[(&'static str, Vec<SafetyRate>); 2]> {
     let safety = file.margin_safety.as_ref()?;
     let rates = |tallies: &[Tally]| -> Vec<SafetyRate> {
         tallies
@@ -143,7 +143,7 @@ pub fn safety_rates(file: &CalibrationFile) -> Option<[(&'static str, Vec<Safety
 
 /// The share of each material bucket's eval calls that exits in each tier, `[tier][bucket]`;
 /// `None` for a bucket never evaluated.
-pub fn exit_shares(file: &CalibrationFile) -> [Vec<Option<f64>>; 3] {
+pub(crate) fn exit_shares(file: &CalibrationFile) -> [Vec<Option<f64>>; 3] {
     std::array::from_fn(|tier| {
         file.exit_rate
             .by_material_bucket

@@ -19,12 +19,12 @@ type Percentiles = [[f64; 2]; SIDE_BUCKETS];
 /// One table's entries per bucket, and the percentile pair each bucket was chosen at (`None`
 /// when the block's source comment does not say, as in hand-written tables).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct TableInForce {
-    pub lo: [i32; SIDE_BUCKETS],
-    pub hi: [i32; SIDE_BUCKETS],
-    pub p50: [i32; SIDE_BUCKETS],
+pub(crate) struct TableInForce {
+    pub(crate) lo: [i32; SIDE_BUCKETS],
+    pub(crate) hi: [i32; SIDE_BUCKETS],
+    pub(crate) p50: [i32; SIDE_BUCKETS],
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub percentiles: Option<Percentiles>,
+    pub(crate) percentiles: Option<Percentiles>,
 }
 
 impl TableInForce {
@@ -40,14 +40,14 @@ impl TableInForce {
 /// The three tables, named after the histogram sets they were generated from.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MarginsInForce {
-    pub king: TableInForce,
-    pub lazy_residual: TableInForce,
-    pub super_lazy_residual: TableInForce,
+    pub(crate) king: TableInForce,
+    pub(crate) lazy_residual: TableInForce,
+    pub(crate) super_lazy_residual: TableInForce,
 }
 
 impl MarginsInForce {
     /// The table generated from the histogram set `set`.
-    pub fn table(&self, set: &str) -> Option<&TableInForce> {
+    pub(crate) fn table(&self, set: &str) -> Option<&TableInForce> {
         match set {
             "king" => Some(&self.king),
             "lazy_residual" => Some(&self.lazy_residual),
@@ -61,7 +61,7 @@ impl MarginsInForce {
 /// with the percentiles of the marked block in `sources` when that block holds the same
 /// entries (a comment describes only the tables below it); for revisions whose bench does not
 /// report them, the marked block alone. `None` when neither is there.
-pub fn margins_in_force(
+pub(crate) fn margins_in_force(
     reported: Option<&MarginTables>,
     sources: Option<&Path>,
 ) -> Option<MarginsInForce> {
@@ -96,7 +96,7 @@ pub fn margins_in_force(
 }
 
 /// The tables between the markers of `margins.rs`; `None` unless all nine rows are there.
-pub fn parse_margins(source: &str) -> Option<MarginsInForce> {
+pub(crate) fn parse_margins(source: &str) -> Option<MarginsInForce> {
     let block = marked_block(source)?;
     let row =
         |name: &str| -> Option<[i32; SIDE_BUCKETS]> { const_values(block, name)?.try_into().ok() };

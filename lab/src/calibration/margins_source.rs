@@ -26,7 +26,7 @@ fn block_range(source: &str) -> anyhow::Result<(usize, usize)> {
 }
 
 /// The text between the markers of `source`, when it has them.
-pub fn marked_block(source: &str) -> Option<&str> {
+pub(crate) fn marked_block(source: &str) -> Option<&str> {
     block_range(source)
         .ok()
         .map(|(start, end)| &source[start..end])
@@ -82,7 +82,7 @@ fn const_name(code: &str) -> Option<&str> {
 /// The integers of the array constant `name` in a marked `block` (the list after its `=`),
 /// however rustfmt wrapped the statement; `None` when the block has no such constant or it is
 /// not a list of integers.
-pub fn const_values(block: &str, name: &str) -> Option<Vec<i32>> {
+pub(crate) fn const_values(block: &str, name: &str) -> Option<Vec<i32>> {
     let statement = statements(block)
         .into_iter()
         .find(|s| s.name == Some(name))?;
@@ -106,7 +106,7 @@ pub fn const_values(block: &str, name: &str) -> Option<Vec<i32>> {
 /// the old block that `block` does not define (with the comments above it) after the new rows:
 /// a writer drops only what it writes again. The old `// source:` comment goes with the tables
 /// it described.
-pub fn replace_block(source: &str, block: &str) -> anyhow::Result<String> {
+pub(crate) fn replace_block(source: &str, block: &str) -> anyhow::Result<String> {
     let (start, end) = block_range(source)?;
     let written: Vec<&str> = statements(block).iter().filter_map(|s| s.name).collect();
     let mut kept = String::new();

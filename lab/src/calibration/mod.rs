@@ -3,13 +3,13 @@
 //! (futility margins, stale warnings), and margin-table generation. `report::calibration`
 //! formats it.
 
-pub mod calibrate;
+pub(crate) mod calibrate;
 pub mod data;
-pub mod figures;
-pub mod in_force;
+pub(crate) mod figures;
+pub(crate) mod in_force;
 pub mod margins_source;
-pub mod run;
+pub(crate) mod run;
 pub mod summary;
 pub mod tables;
 
-pub use data::CalibrationFile;
+pub(crate) use data::CalibrationFile;

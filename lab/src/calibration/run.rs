@@ -23,23 +23,23 @@ use squall::calibrate::Sampling;
 const ENGINE_PROGRESS_STEPS: u64 = 20;
 
 #[derive(Debug, Clone)]
-pub struct RunSettings {
-    pub fens: Vec<String>,
-    pub depth: u32,
-    pub jobs: usize,
-    pub modes: Vec<String>,
+pub(crate) struct RunSettings {
+    pub(crate) fens: Vec<String>,
+    pub(crate) depth: u32,
+    pub(crate) jobs: usize,
+    pub(crate) modes: Vec<String>,
     /// The pool as given, its digest and size, and the shard run (1 of 1 for all of it).
-    pub pool: String,
-    pub pool_digest: String,
-    pub pool_positions: u64,
-    pub shard: (u64, u64),
+    pub(crate) pool: String,
+    pub(crate) pool_digest: String,
+    pub(crate) pool_positions: u64,
+    pub(crate) shard: (u64, u64),
     /// The samples mode's reservoir capacity per material bucket, and the run's seed.
-    pub sampling: Sampling,
+    pub(crate) sampling: Sampling,
 }
 
 impl RunSettings {
     /// Index in the whole pool of position `index` of this run's (sharded) positions.
-    pub fn pool_index(&self, index: usize) -> u64 {
+    pub(crate) fn pool_index(&self, index: usize) -> u64 {
         let (shard, count) = self.shard;
         index as u64 * count + shard - 1
     }
@@ -52,7 +52,7 @@ fn chunk_seed(seed: u64, first: u64) -> u64 {
 }
 
 /// Parses `I/N` with `1 <= I <= N`.
-pub fn parse_shard(text: &str) -> Result<(usize, usize)> {
+pub(crate) fn parse_shard(text: &str) -> Result<(usize, usize)> {
     let bad = || anyhow!("bad --shard '{text}': expected I/N with 1 <= I <= N, e.g. 2/4");
     let (index, count) = text.split_once('/').ok_or_else(bad)?;
     let index: usize = index.trim().parse().map_err(|_| bad())?;
@@ -64,7 +64,7 @@ pub fn parse_shard(text: &str) -> Result<(usize, usize)> {
 }
 
 /// Shard `index` (1-based) of `count`: the positions whose 0-based index % count == index - 1.
-pub fn select_shard(fens: Vec<String>, index: usize, count: usize) -> Vec<String> {
+pub(crate) fn select_shard(fens: Vec<String>, index: usize, count: usize) -> Vec<String> {
     fens.into_iter()
         .enumerate()
         .filter(|(i, _)| i % count == index - 1)
@@ -87,7 +87,7 @@ fn deal(n: usize, jobs: usize) -> Vec<Vec<usize>> {
 
 /// Runs the calibration with `engine` and returns the merged file. `work` holds the chunk
 /// files while the processes run and is removed afterwards.
-pub fn run_pool(
+pub(crate) fn run_pool(
     engine: &Path,
     settings: &RunSettings,
     work: &Path,

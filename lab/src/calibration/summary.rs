@@ -7,20 +7,20 @@ use squall::tier::Tier;
 use super::data::{CalibrationFile, ExitRate, MarginSafety};
 
 /// The default percentile spread of `lab hist` and the calibration report.
-pub const SPREAD: [f64; 7] = [2.0, 5.0, 10.0, 50.0, 90.0, 95.0, 98.0];
+pub(crate) const SPREAD: [f64; 7] = [2.0, 5.0, 10.0, 50.0, 90.0, 95.0, 98.0];
 /// Percentile of `qfutility_excess` recommended as the futility margin.
-pub const DEFAULT_PERCENTILE: f64 = 98.0;
+pub(crate) const DEFAULT_PERCENTILE: f64 = 98.0;
 /// A recommendation further than this from the current margin (or from A's) is stale.
-pub const STALE_FRACTION: f64 = 0.25;
+pub(crate) const STALE_FRACTION: f64 = 0.25;
 /// The target: every bucket's exceeded-rate upper bound at or below 1%.
-pub const TARGET_UPPER: f64 = 0.01;
+pub(crate) const TARGET_UPPER: f64 = 0.01;
 /// Below this many distinct positions, or above this share from one position, a rate is
 /// flagged as resting on too little evidence.
-pub const MIN_POSITIONS: u64 = 30;
-pub const MAX_SHARE: f64 = 0.10;
+pub(crate) const MIN_POSITIONS: u64 = 30;
+pub(crate) const MAX_SHARE: f64 = 0.10;
 
 /// Histogram sets: name in the file, title, what the row index is.
-pub const SETS: [(&str, &str, &str); 4] = [
+pub(crate) const SETS: [(&str, &str, &str); 4] = [
     (
         "lazy_residual",
         "Lazy residual (full - lazy baseline, without king), cp",
@@ -40,7 +40,7 @@ pub const SETS: [(&str, &str, &str); 4] = [
 ];
 
 /// Recommended futility margins: the chosen percentile of `qfutility_excess` per source tier.
-pub fn futility_recommendation(
+pub(crate) fn futility_recommendation(
     file: &CalibrationFile,
     percentile: f64,
 ) -> Option<[Option<i32>; 3]> {
@@ -53,7 +53,7 @@ pub fn futility_recommendation(
 }
 
 /// `(new - old) / |old|`; infinite when a zero margin became non-zero.
-pub fn relative_change(new: i32, old: i32) -> f64 {
+pub(crate) fn relative_change(new: i32, old: i32) -> f64 {
     if old == 0 {
         if new == 0 {
             0.0
@@ -69,15 +69,15 @@ pub fn relative_change(new: i32, old: i32) -> f64 {
 #[derive(Debug, Clone, Serialize)]
 pub struct CalibratedSide {
     /// The revision, as `Revision::short_name` gives it.
-    pub revision: String,
+    pub(crate) revision: String,
     /// The calibration file written for it.
-    pub file: String,
-    pub exit_rate: ExitRate,
-    pub margin_safety: Option<MarginSafety>,
+    pub(crate) file: String,
+    pub(crate) exit_rate: ExitRate,
+    pub(crate) margin_safety: Option<MarginSafety>,
     /// The chosen percentile of `qfutility_excess` per source tier.
-    pub futility_recommended: Option<[Option<i32>; 3]>,
+    pub(crate) futility_recommended: Option<[Option<i32>; 3]>,
     /// `FUTILITY_BASE_MARGIN_BY_SOURCE` in force in the revision, when known.
-    pub futility_current: Option<[i32; 3]>,
+    pub(crate) futility_current: Option<[i32; 3]>,
 }
 
 impl CalibratedSide {
@@ -102,16 +102,16 @@ impl CalibratedSide {
 /// `lab compare A B --calibrate`: both revisions calibrated on one pool.
 #[derive(Debug, Clone, Serialize)]
 pub struct CalibrationComparison {
-    pub depth: i32,
-    pub positions: u64,
+    pub(crate) depth: i32,
+    pub(crate) positions: u64,
     /// The percentile of `qfutility_excess` recommended as the futility margin.
-    pub percentile: f64,
-    pub a: CalibratedSide,
-    pub b: CalibratedSide,
+    pub(crate) percentile: f64,
+    pub(crate) a: CalibratedSide,
+    pub(crate) b: CalibratedSide,
     /// STALE warnings: futility margins that the calibration no longer supports.
-    pub stale: Vec<String>,
+    pub(crate) stale: Vec<String>,
     /// Where both sides' calibration files are.
-    pub directory: String,
+    pub(crate) directory: String,
 }
 
 impl CalibrationComparison {
@@ -137,7 +137,11 @@ impl CalibrationComparison {
 
 /// STALE warnings: B's recommended margin differs from B's current margin, or from A's
 /// recommendation, by more than [`STALE_FRACTION`].
-pub fn stale_futility(a: &CalibratedSide, b: &CalibratedSide, percentile: f64) -> Vec<String> {
+pub(crate) fn stale_futility(
+    a: &CalibratedSide,
+    b: &CalibratedSide,
+    percentile: f64,
+) -> Vec<String> {
     let mut warnings = Vec::new();
     let Some(rb) = b.futility_recommended else {
         return warnings;

@@ -12,22 +12,22 @@ use std::path::Path;
 
 /// The fewest samples a bucket's histogram needs before its percentiles become margins: below
 /// that a tail percentile is one or two chance positions.
-pub const MIN_SAMPLES_PER_BUCKET: u64 = 100;
+pub(crate) const MIN_SAMPLES_PER_BUCKET: u64 = 100;
 
 /// The fewest samples that must lie at or beyond each chosen tail percentile (`n * p / 100` for
 /// the low one, `n * (100 - p) / 100` for the high one), so a margin never rests on a handful
 /// of positions: p1 needs 500 samples, p0.1 needs 5,000.
-pub const MIN_TAIL_SAMPLES: f64 = 5.0;
+pub(crate) const MIN_TAIL_SAMPLES: f64 = 5.0;
 
 /// The largest margin entry, in centipawns: every term the tables bound is far smaller (the
 /// calibrated tables stay within 300), and larger entries would switch the lazy exits off.
-pub const MARGIN_LIMIT: i32 = 2000;
+pub(crate) const MARGIN_LIMIT: i32 = 2000;
 
 /// A low/high percentile pair; symmetric by construction unless asked otherwise.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Pair {
-    pub lo: f64,
-    pub hi: f64,
+    pub(crate) lo: f64,
+    pub(crate) hi: f64,
 }
 
 impl Pair {
@@ -52,9 +52,9 @@ impl Pair {
 /// Percentile choices for every table and per-side bucket.
 #[derive(Clone, Debug)]
 pub struct Choice {
-    pub king: [Pair; SIDE_BUCKETS],
-    pub lazy: [Pair; SIDE_BUCKETS],
-    pub super_lazy: [Pair; SIDE_BUCKETS],
+    pub(crate) king: [Pair; SIDE_BUCKETS],
+    pub(crate) lazy: [Pair; SIDE_BUCKETS],
+    pub(crate) super_lazy: [Pair; SIDE_BUCKETS],
 }
 
 impl Choice {
@@ -67,7 +67,7 @@ impl Choice {
     }
 
     /// Applies a per-bucket override to the tables it names.
-    pub fn set(&mut self, target: Target, bucket: usize, pair: Pair) {
+    pub(crate) fn set(&mut self, target: Target, bucket: usize, pair: Pair) {
         match target {
             Target::King => self.king[bucket] = pair,
             Target::Lazy => self.lazy[bucket] = pair,
@@ -82,7 +82,7 @@ impl Choice {
 
 /// Which tables a per-bucket override sets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Target {
+pub(crate) enum Target {
     King,
     Lazy,
     SuperLazy,
@@ -92,7 +92,10 @@ pub enum Target {
 
 /// Parses a `[TABLE:]B=LO:HI` per-bucket override; TABLE is `king`, `lazy`, `super-lazy` or
 /// `residual` (both residual tables, the default).
-pub fn parse_override(text: &str, allow_asymmetric: bool) -> anyhow::Result<(Target, usize, Pair)> {
+pub(crate) fn parse_override(
+    text: &str,
+    allow_asymmetric: bool,
+) -> anyhow::Result<(Target, usize, Pair)> {
     const FORM: &str =
         "expected [TABLE:]BUCKET=LO:HI with TABLE king, lazy, super-lazy or residual";
     let (head, pair) = text.split_once('=').context(format!("`{text}`: {FORM}"))?;
@@ -155,7 +158,13 @@ fn row(
 /// The entry of table `name` for `bucket`: percentile `p` of its histogram `h` (of the set
 /// `set`), refused unless the bucket has enough samples, the percentile lies inside the
 /// recorded range, and the value is within [`MARGIN_LIMIT`].
-pub fn entry(name: &str, set: &str, bucket: usize, h: &Histogram, p: f64) -> anyhow::Result<i32> {
+pub(crate) fn entry(
+    name: &str,
+    set: &str,
+    bucket: usize,
+    h: &Histogram,
+    p: f64,
+) -> anyhow::Result<i32> {
     let n = h.count();
     let place = format!("{name} bucket {bucket} (`{set}` histogram, {n} samples)");
     if n < MIN_SAMPLES_PER_BUCKET {
@@ -218,7 +227,7 @@ pub fn safe_origin(name: &str) -> String {
 }
 
 /// The name a calibration file goes by in the tables' source comment: its file name.
-pub fn origin(path: &Path) -> String {
+pub(crate) fn origin(path: &Path) -> String {
     path.file_name().map_or_else(
         || path.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
@@ -292,7 +301,7 @@ pub fn render(file: &CalibrationFile, origin: &str, choice: &Choice) -> anyhow::
 }
 
 /// Rewrites the margin tables of the engine at `repo_root` in place, atomically.
-pub fn apply(repo_root: &Path, block: &str) -> anyhow::Result<std::path::PathBuf> {
+pub(crate) fn apply(repo_root: &Path, block: &str) -> anyhow::Result<std::path::PathBuf> {
     let path = repo_root.join(MARGINS_FILE);
     let source = crate::input::read_text(&path, crate::input::SOURCE)?;
     let updated = replace_block(&source, block).with_context(|| format!("{}", path.display()))?;

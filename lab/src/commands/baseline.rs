@@ -18,7 +18,7 @@ use crate::report::{BaselineOutput, Report};
 use crate::schema::{Kind, LAB_JSON_SCHEMA_VERSION};
 use crate::side::Side;
 
-pub fn run(lab: &Lab, action: &BaselineCommand) -> Result<Outcome> {
+pub(crate) fn run(lab: &Lab, action: &BaselineCommand) -> Result<Outcome> {
     match action {
         BaselineCommand::Save { name, rev, measure } => save(lab, name, rev, measure),
         BaselineCommand::Check {

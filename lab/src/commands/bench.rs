@@ -18,7 +18,7 @@ use crate::side::Side;
 /// what an outside repository can make the lab scan.
 const MAX_MESSAGE_BYTES: usize = 64 * 1024;
 
-pub fn run(lab: &Lab, args: &BenchArgs) -> Result<Outcome> {
+pub(crate) fn run(lab: &Lab, args: &BenchArgs) -> Result<Outcome> {
     let session = lab.lock()?;
     let revision = resolve(session.repo(), &args.rev, session.paths())?;
     // Read before measuring: a message without a bench number is an error worth no bench runs.
@@ -74,7 +74,7 @@ pub fn run(lab: &Lab, args: &BenchArgs) -> Result<Outcome> {
 /// word `bench` in any case, then one or more spaces, colons or equals signs, then digits
 /// (commas between them allowed, `1,234,567`). OpenBench also takes `Nodes N`; the lab does
 /// not, since a message speaks of nodes for other reasons.
-pub fn commit_bench(message: &str) -> Result<u64> {
+pub(crate) fn commit_bench(message: &str) -> Result<u64> {
     let lower = message.to_ascii_lowercase();
     let bytes = lower.as_bytes();
     let mut last = None;

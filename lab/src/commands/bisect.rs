@@ -11,7 +11,7 @@ use crate::lab::Lab;
 use crate::outcome::{Exit, Outcome};
 use crate::report::Report;
 
-pub fn run(lab: &Lab, args: &BisectArgs) -> Result<Outcome> {
+pub(crate) fn run(lab: &Lab, args: &BisectArgs) -> Result<Outcome> {
     let session = lab.lock()?;
     let measure = series_measure(&args.measure);
     let metric = match args.metric {

@@ -18,7 +18,7 @@ use crate::outcome::Outcome;
 use crate::report::calibration::CalibrationReport;
 use crate::report::Report;
 
-pub fn run(lab: &Lab, args: &CalibrateArgs) -> Result<Outcome> {
+pub(crate) fn run(lab: &Lab, args: &CalibrateArgs) -> Result<Outcome> {
     match &args.action {
         Some(CalibrateCommand::Merge { files, out, .. }) => merge(lab, files, out.as_deref()),
         None => calibrate(lab, &args.run),

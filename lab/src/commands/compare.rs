@@ -20,7 +20,7 @@ use crate::report::{Report, SameBinaryOutput};
 use crate::schema::{Kind, LAB_JSON_SCHEMA_VERSION};
 use crate::side::Side;
 
-pub fn run(lab: &Lab, args: &CompareArgs) -> Result<Outcome> {
+pub(crate) fn run(lab: &Lab, args: &CompareArgs) -> Result<Outcome> {
     let session = lab.lock()?;
     let (repo, paths, progress) = (session.repo(), session.paths(), session.progress());
     // Resolve both before building either, so a typo fails in a second, not after a build.

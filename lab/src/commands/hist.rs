@@ -10,7 +10,7 @@ use crate::outcome::Outcome;
 use crate::report::calibration::histogram_percentiles;
 use crate::report::Report;
 
-pub fn run(_lab: &Lab, args: &HistArgs) -> Result<Outcome> {
+pub(crate) fn run(_lab: &Lab, args: &HistArgs) -> Result<Outcome> {
     let file = CalibrationFile::load(&args.file)?;
     let percentiles = if args.percentiles.is_empty() {
         SPREAD.to_vec()

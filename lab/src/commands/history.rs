@@ -11,7 +11,7 @@ use crate::lab::Lab;
 use crate::outcome::Outcome;
 use crate::report::Report;
 
-pub fn run(lab: &Lab, args: &HistoryArgs) -> Result<Outcome> {
+pub(crate) fn run(lab: &Lab, args: &HistoryArgs) -> Result<Outcome> {
     let session = lab.lock()?;
     let measure = series_measure(&args.measure);
     let (plan, _) = plan(&session, &measure)?;
@@ -48,4 +48,4 @@ pub fn run(lab: &Lab, args: &HistoryArgs) -> Result<Outcome> {
 }
 
 /// The page every run writes, under the lab's cache root (`target/lab/`).
-pub const PAGE: &str = "history.html";
+pub(crate) const PAGE: &str = "history.html";

@@ -20,7 +20,7 @@ const DEFAULT_TC: &str = "10+0.1";
 const DEFAULT_GAMES: u64 = 100;
 const DEFAULT_SPRT_GAMES: u64 = 40_000;
 
-pub fn run(lab: &Lab, args: &MatchArgs) -> Result<Outcome> {
+pub(crate) fn run(lab: &Lab, args: &MatchArgs) -> Result<Outcome> {
     match &args.action {
         Some(MatchCommand::Merge { files, pgn, .. }) => {
             Ok(outcome(games::merge(files, pgn.as_deref())?))
@@ -259,7 +259,7 @@ fn spec_words(text: &str) -> std::result::Result<Vec<(String, String)>, String> 
 
 /// The files a match reads (its book; the results file it resumes) and writes (the results
 /// file, the PGN) as its flags name them.
-pub fn files(args: &MatchPlayArgs) -> (Vec<NamedPath>, Vec<NamedPath>) {
+pub(crate) fn files(args: &MatchPlayArgs) -> (Vec<NamedPath>, Vec<NamedPath>) {
     let mut inputs: Vec<NamedPath> = args
         .book
         .iter()

@@ -1,22 +1,22 @@
 //! The commands, one module each, and the one dispatch over them. The command line becomes
 //! options here, at the edge; below, the lab works without a terminal.
 
-pub mod baseline;
-pub mod bench;
-pub mod bisect;
-pub mod calibrate;
-pub mod compare;
-pub mod hist;
-pub mod history;
-pub mod matches;
-pub mod pool;
-pub mod profile;
-pub mod report;
-pub mod speed_elo;
-pub mod tables;
-pub mod tiers;
-pub mod tune;
-pub mod verdict;
+pub(crate) mod baseline;
+pub(crate) mod bench;
+pub(crate) mod bisect;
+pub(crate) mod calibrate;
+pub(crate) mod compare;
+pub(crate) mod hist;
+pub(crate) mod history;
+pub(crate) mod matches;
+pub(crate) mod pool;
+pub(crate) mod profile;
+pub(crate) mod report;
+pub(crate) mod speed_elo;
+pub(crate) mod tables;
+pub(crate) mod tiers;
+pub(crate) mod tune;
+pub(crate) mod verdict;
 
 use std::time::Duration;
 

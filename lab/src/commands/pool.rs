@@ -9,7 +9,7 @@ use crate::pool::{book_command, generate_command};
 use crate::report::pool::{book_written, pool_written};
 use crate::report::Report;
 
-pub fn run(lab: &Lab, action: &PoolCommand) -> Result<Outcome> {
+pub(crate) fn run(lab: &Lab, action: &PoolCommand) -> Result<Outcome> {
     let progress = lab.progress();
     match action {
         PoolCommand::Generate {

@@ -8,7 +8,7 @@ use crate::outcome::Outcome;
 use crate::profile::ProfileRequest;
 use crate::report::Report;
 
-pub fn run(lab: &Lab, args: &ProfileArgs) -> Result<Outcome> {
+pub(crate) fn run(lab: &Lab, args: &ProfileArgs) -> Result<Outcome> {
     let request = ProfileRequest {
         rev: args.rev.clone(),
         vs: args.vs.clone(),

@@ -7,7 +7,7 @@ use crate::cli::ReportArgs;
 use crate::outcome::{Exit, Outcome};
 use crate::report::Report;
 
-pub fn run(args: &ReportArgs) -> Result<Outcome> {
+pub(crate) fn run(args: &ReportArgs) -> Result<Outcome> {
     crate::paths::check_writable(&args.out)?;
     let text = crate::input::read_text(&args.file, crate::input::REPORT)?;
     let value: serde_json::Value = serde_json::from_str(&text).with_context(|| {

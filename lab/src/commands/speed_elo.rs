@@ -22,7 +22,7 @@ use crate::verdict::SpeedEloReport;
 /// The largest time odds: beyond, the clock of B leaves the range `--tc` accepts anyway.
 const MAX_ODDS: f64 = 64.0;
 
-pub fn run(lab: &Lab, args: &SpeedEloArgs) -> Result<Outcome> {
+pub(crate) fn run(lab: &Lab, args: &SpeedEloArgs) -> Result<Outcome> {
     let paths = lab_paths(lab)?;
     let dir = models::models_dir(&paths);
     if args.show {

@@ -12,7 +12,7 @@ use crate::outcome::Outcome;
 use crate::report::calibration::margin_tables;
 use crate::report::Report;
 
-pub fn run(lab: &Lab, args: &TablesArgs) -> Result<Outcome> {
+pub(crate) fn run(lab: &Lab, args: &TablesArgs) -> Result<Outcome> {
     let file = CalibrationFile::load(&args.file)?;
     let choice = choice(&args.percentiles)?;
     let block = tables::render(&file, &tables::origin(&args.file), &choice)?;
@@ -31,7 +31,7 @@ pub fn run(lab: &Lab, args: &TablesArgs) -> Result<Outcome> {
 }
 
 /// The percentile choice of `--lo/--hi/--king-lo/--king-hi/--bucket`, checked.
-pub fn choice(args: &PercentileArgs) -> Result<Choice> {
+pub(crate) fn choice(args: &PercentileArgs) -> Result<Choice> {
     let (Some(lo), Some(hi)) = (args.lo, args.hi) else {
         anyhow::bail!("--lo and --hi are needed: the residual tables' percentiles");
     };

@@ -14,7 +14,7 @@ use crate::outcome::Outcome;
 use crate::schema::Kind;
 use crate::side::Side;
 
-pub fn run(lab: &Lab, args: &TiersArgs) -> Result<Outcome> {
+pub(crate) fn run(lab: &Lab, args: &TiersArgs) -> Result<Outcome> {
     let session = lab.lock()?;
     session.engine().require(ProtocolFeature::EvalTiers)?;
     let revision = resolve(session.repo(), &args.rev, session.paths())?;

@@ -13,7 +13,7 @@ use crate::outcome::Outcome;
 use crate::report::Report;
 use crate::tune::{self, Replay, TuneReport};
 
-pub fn run(lab: &Lab, args: &TuneArgs) -> Result<Outcome> {
+pub(crate) fn run(lab: &Lab, args: &TuneArgs) -> Result<Outcome> {
     let replay = Replay::load(&args.file)?;
     let file = args.file.display().to_string();
     let report = if args.search {

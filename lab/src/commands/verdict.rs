@@ -29,7 +29,7 @@ use crate::verdict::{
     typical_move_ms, Decision, ModelUse, SearchGames, VerdictNote, VerdictReport,
 };
 
-pub fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
+pub(crate) fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
     let started = Instant::now();
     let sprt = Sprt::parse(&args.sprt, EloModel::Logistic)
         .map_err(|error| anyhow::anyhow!("--sprt {}: {error}", args.sprt))?;

@@ -29,7 +29,7 @@ use crate::progress::Progress;
 const COMMAND_BUILD_TIMEOUT: Duration = Duration::from_secs(3600);
 
 /// The name of the one "position" of an OpenBench bench: the whole run.
-pub const WHOLE_BENCH: &str = "(the whole bench)";
+pub(crate) const WHOLE_BENCH: &str = "(the whole bench)";
 
 /// A feature of squall's bench protocol that an OpenBench-style engine lacks; errors name it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,7 +48,7 @@ pub enum ProtocolFeature {
 
 impl ProtocolFeature {
     /// What the feature is, for "X needs the squall bench protocol".
-    pub fn describe(self) -> &'static str {
+    pub(crate) fn describe(self) -> &'static str {
         match self {
             ProtocolFeature::EvalTiers => {
                 "`lab tiers` (bench --full-eval and the eval tiers' exit counters)"
@@ -77,7 +77,7 @@ pub struct BenchRequest<'a> {
 /// One bench run as the lab measures it, whatever the engine's format.
 #[derive(Debug, Clone)]
 pub struct BenchResult {
-    pub engine: EngineIdentity,
+    pub(crate) engine: EngineIdentity,
     /// The depth the engine searched to, when it says (`None`: its default bench, depth not
     /// reported).
     pub depth: Option<u32>,
@@ -90,10 +90,10 @@ pub struct BenchResult {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EngineIdentity {
-    pub name: String,
-    pub version: String,
-    pub features: Vec<String>,
+pub(crate) struct EngineIdentity {
+    pub(crate) name: String,
+    pub(crate) version: String,
+    pub(crate) features: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -148,7 +148,7 @@ pub trait EngineAdapter: fmt::Debug + Send + Sync {
 }
 
 /// The adapter `config` describes.
-pub fn adapter(config: &LabConfig) -> Arc<dyn EngineAdapter> {
+pub(crate) fn adapter(config: &LabConfig) -> Arc<dyn EngineAdapter> {
     match &config.engine {
         Engine::Squall => Arc::new(SquallAdapter),
         Engine::OpenBench(engine) => Arc::new(OpenBenchAdapter {
@@ -180,7 +180,7 @@ pub fn run_bench(
 }
 
 /// A command line for messages.
-pub fn show_command(argv: &[OsString]) -> String {
+pub(crate) fn show_command(argv: &[OsString]) -> String {
     argv.iter()
         .map(|arg| arg.to_string_lossy())
         .collect::<Vec<_>>()
@@ -384,7 +384,7 @@ impl EngineAdapter for OpenBenchAdapter {
 }
 
 /// The cwd of OpenBench-style benches: engines may write files (logs, PGO data) where they run.
-pub fn bench_dir(paths: &LabPaths) -> PathBuf {
+pub(crate) fn bench_dir(paths: &LabPaths) -> PathBuf {
     paths.scratch.join("bench")
 }
 

@@ -12,20 +12,24 @@ use squall::tier::{MATERIAL_BUCKETS, SIDE_BUCKETS, TIERS};
 use crate::process::{require_success, run_with_timeout};
 
 /// The newest bench protocol version this lab understands (docs/bench-protocol.md).
-pub const BENCH_SCHEMA_VERSION: u64 = 2;
+pub(crate) const BENCH_SCHEMA_VERSION: u64 = 2;
 /// The oldest it still reads: old revisions must stay measurable.
-pub const OLDEST_BENCH_SCHEMA_VERSION: u64 = 1;
+pub(crate) const OLDEST_BENCH_SCHEMA_VERSION: u64 = 1;
 /// The first version whose eval counters split the exits by search.
 const BY_SEARCH_SINCE: u64 = 2;
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct BenchReport {
-    pub schema_version: u64,
-    pub engine: EngineInfo,
-    pub depth: u32,
-    pub positions: Vec<PositionResult>,
-    pub totals: Totals,
-    pub eval: EvalCounters,
+    #[allow(
+        dead_code,
+        reason = "required: serde refuses a bench report without it"
+    )]
+    pub(crate) schema_version: u64,
+    pub(crate) engine: EngineInfo,
+    pub(crate) depth: u32,
+    pub(crate) positions: Vec<PositionResult>,
+    pub(crate) totals: Totals,
+    pub(crate) eval: EvalCounters,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -36,26 +40,26 @@ pub struct EngineInfo {
     pub features: Vec<String>,
     /// The margin tables compiled into the binary; `None` from revisions that predate the field.
     #[serde(default)]
-    pub margin_tables: Option<MarginTables>,
+    pub(crate) margin_tables: Option<MarginTables>,
     /// QSearch futility's base margins by stand-pat tier; `None` before the field.
     #[serde(default)]
-    pub futility_base_margin_by_source: Option<[i32; TIERS]>,
+    pub(crate) futility_base_margin_by_source: Option<[i32; TIERS]>,
 }
 
 /// One margin table as the engine reports it: its low, high and median entry per side bucket.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct MarginTable {
-    pub lo: [i32; SIDE_BUCKETS],
-    pub hi: [i32; SIDE_BUCKETS],
-    pub p50: [i32; SIDE_BUCKETS],
+pub(crate) struct MarginTable {
+    pub(crate) lo: [i32; SIDE_BUCKETS],
+    pub(crate) hi: [i32; SIDE_BUCKETS],
+    pub(crate) p50: [i32; SIDE_BUCKETS],
 }
 
 /// `engine.margin_tables`, named after the histogram sets the tables are generated from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct MarginTables {
-    pub king: MarginTable,
-    pub lazy_residual: MarginTable,
-    pub super_lazy_residual: MarginTable,
+pub(crate) struct MarginTables {
+    pub(crate) king: MarginTable,
+    pub(crate) lazy_residual: MarginTable,
+    pub(crate) super_lazy_residual: MarginTable,
 }
 
 /// How long the one-ply bench that reports a binary's constants may take: it searches for
@@ -64,7 +68,7 @@ const CONSTANTS_BENCH_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// The `engine` object of a one-ply bench of `binary`: what it says about itself, with the
 /// calibrated constants it was compiled with where its protocol has them.
-pub fn reported_engine(binary: &Path) -> Result<EngineInfo> {
+pub(crate) fn reported_engine(binary: &Path) -> Result<EngineInfo> {
     let mut command = Command::new(binary);
     command.args(bench_args(Some(1), false, None));
     let what = format!("the bench of {}", binary.display());
@@ -76,16 +80,16 @@ pub fn reported_engine(binary: &Path) -> Result<EngineInfo> {
 }
 
 #[derive(Debug, Clone, Deserialize)]
-pub struct PositionResult {
-    pub fen: String,
-    pub nodes: u64,
-    pub time_ns: u64,
+pub(crate) struct PositionResult {
+    pub(crate) fen: String,
+    pub(crate) nodes: u64,
+    pub(crate) time_ns: u64,
 }
 
 #[derive(Debug, Clone, Deserialize)]
-pub struct Totals {
-    pub nodes: u64,
-    pub time_ns: u64,
+pub(crate) struct Totals {
+    pub(crate) nodes: u64,
+    pub(crate) time_ns: u64,
 }
 
 /// Exits in protocol order: super-lazy, lazy, full.
@@ -105,7 +109,7 @@ pub struct EvalCounters {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ExitsBySearch {
-    pub main: SearchExits,
+    pub(crate) main: SearchExits,
     pub quiescence: SearchExits,
 }
 
@@ -113,13 +117,13 @@ pub struct ExitsBySearch {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SearchExits {
     pub exits: Exits,
-    pub by_material_bucket: Vec<TierCounts>,
+    pub(crate) by_material_bucket: Vec<TierCounts>,
 }
 
 impl EvalCounters {
     /// What is wrong with the split by search, as `(field, problem)`: each search has 8
     /// material buckets summing to its exits, and main + quiescence is every exit.
-    pub fn by_search_problem(&self) -> Option<(String, String)> {
+    pub(crate) fn by_search_problem(&self) -> Option<(String, String)> {
         let split = self.by_search.as_ref()?;
         for (name, search) in [("main", &split.main), ("quiescence", &split.quiescence)] {
             let field = format!("eval.by_search.{name}");
@@ -179,7 +183,11 @@ impl Exits {
     }
 }
 
-pub fn bench_args(depth: Option<u32>, full_eval: bool, positions: Option<&Path>) -> Vec<String> {
+pub(crate) fn bench_args(
+    depth: Option<u32>,
+    full_eval: bool,
+    positions: Option<&Path>,
+) -> Vec<String> {
     let mut args = vec!["bench".to_string(), "--json".to_string()];
     if let Some(positions) = positions {
         args.push("--positions".to_string());

@@ -33,7 +33,7 @@ pub struct EngineBinary {
 
 impl EngineBinary {
     /// How a progress line tells where the binary came from: `cached build` or `built`.
-    pub fn origin(&self) -> &'static str {
+    pub(crate) fn origin(&self) -> &'static str {
         if self.cached {
             "cached build"
         } else {
@@ -65,7 +65,7 @@ pub fn build_engine(
 
 /// [`build_engine`] with `extra_rustflags` appended to the environment's RUSTFLAGS for this
 /// build only (e.g. `-C force-frame-pointers=yes` for `lab profile`); part of the cache key.
-pub fn build_engine_with_rustflags(
+pub(crate) fn build_engine_with_rustflags(
     repo: &Repository,
     revision: &Revision,
     features: &[&str],

@@ -22,10 +22,10 @@ use crate::paths::remove_if_exists;
 use crate::process::{require_success, run_with_timeout, Finished};
 
 /// Callgrind slows the engine down by well over an order of magnitude.
-pub const TIMEOUT_FACTOR: u32 = 20;
+pub(crate) const TIMEOUT_FACTOR: u32 = 20;
 
 /// valgrind on PATH, or LAB_VALGRIND when set (which also lets tests simulate its absence).
-pub fn find_valgrind() -> Option<PathBuf> {
+pub(crate) fn find_valgrind() -> Option<PathBuf> {
     if let Some(explicit) = std::env::var_os("LAB_VALGRIND") {
         let path = PathBuf::from(explicit);
         return path.is_file().then_some(path);
@@ -37,7 +37,7 @@ pub fn find_valgrind() -> Option<PathBuf> {
 
 /// What a callgrind run records.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Detail {
+pub(crate) enum Detail {
     /// The whole run's count only.
     Total,
     /// Costs per function, without per-instruction records (smaller files).
@@ -53,25 +53,25 @@ pub enum Detail {
 /// process, not the wrapper's. The process counted is the built binary's when it ran as one
 /// (the largest, should it have forked); otherwise, as for a script, the process with the
 /// most instructions, and a note says so.
-pub struct Callgrind<'a> {
-    pub valgrind: &'a Path,
+pub(crate) struct Callgrind<'a> {
+    pub(crate) valgrind: &'a Path,
     /// The bench's command line, program first (an engine adapter's `bench_command`).
-    pub command: &'a [OsString],
+    pub(crate) command: &'a [OsString],
     /// The built engine binary the command runs, directly or through a wrapper.
-    pub binary: &'a Path,
+    pub(crate) binary: &'a Path,
     /// Where callgrind writes: one file per process, `<out_file>.<pid>`, all removed before
     /// and after the run.
-    pub out_file: &'a Path,
+    pub(crate) out_file: &'a Path,
     /// The timeout of an uninstrumented run, multiplied by [`TIMEOUT_FACTOR`].
-    pub timeout: Duration,
-    pub detail: Detail,
+    pub(crate) timeout: Duration,
+    pub(crate) detail: Detail,
 }
 
 /// Valgrind stopped the engine at an instruction it cannot execute: the binary was most
 /// likely built for the host CPU. Measurements skip instructions on this error.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CannotExecute {
-    pub reason: String,
+pub(crate) struct CannotExecute {
+    pub(crate) reason: String,
 }
 
 impl std::fmt::Display for CannotExecute {
@@ -100,12 +100,12 @@ struct ProcessOutput {
 }
 
 /// What a callgrind run counted.
-pub struct Counted {
+pub(crate) struct Counted {
     /// The contents of the counted process's output file.
-    pub contents: String,
-    pub finished: Finished,
+    pub(crate) contents: String,
+    pub(crate) finished: Finished,
     /// Set when the process counted is not the built binary (or the run traced several).
-    pub note: Option<String>,
+    pub(crate) note: Option<String>,
 }
 
 impl Callgrind<'_> {
@@ -150,7 +150,7 @@ impl Callgrind<'_> {
     }
 
     /// Runs the bench under callgrind and reads the output file of the process counted.
-    pub fn run(&self) -> Result<Counted> {
+    pub(crate) fn run(&self) -> Result<Counted> {
         self.remove_outputs()?;
         let counted = self.run_and_read();
         self.remove_outputs()?;
@@ -218,7 +218,7 @@ impl Callgrind<'_> {
     }
 
     /// Per-function costs of the counted process.
-    pub fn functions(&self) -> Result<FunctionCosts> {
+    pub(crate) fn functions(&self) -> Result<FunctionCosts> {
         parse_functions(&self.run()?.contents)
     }
 }
@@ -282,7 +282,7 @@ fn choose(
 
 /// Reads the `summary:` (or, in newer valgrind, `totals:`) line's first event count, which is
 /// `Ir` with callgrind's default events.
-pub fn parse_total(contents: &str) -> Result<u64> {
+pub(crate) fn parse_total(contents: &str) -> Result<u64> {
     let line = contents
         .lines()
         .find(|line| line.starts_with("summary:"))
@@ -302,14 +302,14 @@ pub struct Cost {
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct FunctionCosts {
+pub(crate) struct FunctionCosts {
     /// The whole run's `Ir` (summary/totals line, or the sum of self costs).
-    pub total: u64,
-    pub functions: HashMap<String, Cost>,
+    pub(crate) total: u64,
+    pub(crate) functions: HashMap<String, Cost>,
 }
 
 /// Parses a callgrind output file into per-function costs of its `Ir` event.
-pub fn parse_functions(contents: &str) -> Result<FunctionCosts> {
+pub(crate) fn parse_functions(contents: &str) -> Result<FunctionCosts> {
     let mut positions = 1usize;
     let mut ir_index = 0usize;
     let mut names: HashMap<String, String> = HashMap::new();
@@ -392,14 +392,14 @@ pub fn parse_functions(contents: &str) -> Result<FunctionCosts> {
 
 /// A readable name: Rust symbol hashes (`::h0123456789abcdef`) dropped, and a still-mangled
 /// legacy symbol (`_ZN...E`) decoded to its path.
-pub fn shorten_symbol(name: &str) -> String {
+pub(crate) fn shorten_symbol(name: &str) -> String {
     let name = name.trim();
     let demangled = demangle_legacy(name).unwrap_or_else(|| name.to_string());
     strip_hash(&demangled).to_string()
 }
 
 /// `a::b::h0123456789abcdef` → `a::b`: a legacy Rust symbol without its hash.
-pub fn strip_hash(name: &str) -> &str {
+pub(crate) fn strip_hash(name: &str) -> &str {
     match name.rsplit_once("::") {
         Some((path, hash))
             if hash.len() == 17

@@ -32,7 +32,7 @@ pub const EXE_NAME: &str = "lab-engine";
 /// The environment variables that reach a build and may change its binary: each is part of the
 /// cache key, set or not. `make` imports the whole environment as variables, so others can
 /// matter too; these are the ones compilers, make, cargo and OpenBench's makefiles read.
-pub const BUILD_ENVIRONMENT: &[&str] = &[
+pub(crate) const BUILD_ENVIRONMENT: &[&str] = &[
     "CC",
     "CXX",
     "AR",
@@ -57,7 +57,7 @@ pub const BUILD_ENVIRONMENT: &[&str] = &[
 ];
 /// Variables that would point the build's git commands at the user's repository (a lab started
 /// from a git hook has them): removed, so `git` in the build sees the snapshot only.
-pub const GIT_ENVIRONMENT: &[&str] = &[
+pub(crate) const GIT_ENVIRONMENT: &[&str] = &[
     "GIT_DIR",
     "GIT_WORK_TREE",
     "GIT_INDEX_FILE",
@@ -144,7 +144,7 @@ fn require_build_dir(tree: &Tree, engine: &OpenBenchEngine, revision: &Revision)
 /// The commit the snapshot's HEAD names: the revision's own, or, for a revision without a
 /// commit (`WORKTREE`, or a tree id), the user's HEAD commit when there is one: the commit the
 /// working tree's changes sit on, which `git rev-parse HEAD` in the user's checkout prints too.
-pub fn snapshot_head(repo: &Repository, revision: &Revision) -> Option<Oid> {
+pub(crate) fn snapshot_head(repo: &Repository, revision: &Revision) -> Option<Oid> {
     revision.commit.or_else(|| {
         repo.head()
             .ok()
@@ -300,7 +300,7 @@ fn write_tree(repo: &Repository, tree: &Tree, dir: &Path) -> Result<()> {
 /// `cc`) `--version`, `$CXX` (or `c++`) `--version`, `$RUSTC` (or `rustc`) `-vV`. All three,
 /// since the lab cannot know which a Makefile calls. `dir` is where they run, so a
 /// `rust-toolchain` file there or above picks the toolchain as in the build.
-pub fn compiler_identity(dir: &Path) -> String {
+pub(crate) fn compiler_identity(dir: &Path) -> String {
     let from_env = |name: &str, default: &str| {
         std::env::var(name)
             .ok()
@@ -368,7 +368,7 @@ fn probe_compilers(
 }
 
 /// The cache key: the git blob id of a description of everything that decides the binary.
-pub fn cache_key(
+pub(crate) fn cache_key(
     tree: Oid,
     head: Option<Oid>,
     engine: &OpenBenchEngine,
@@ -387,7 +387,7 @@ pub fn cache_key(
 /// The part of the cache key that is not the revision: the build directory and command,
 /// [`EXE_NAME`], the [`BUILD_ENVIRONMENT`] and `compilers` ([`compiler_identity`]). A history
 /// series keys on it too, so a change of any of them is another series.
-pub fn build_definition(engine: &OpenBenchEngine, compilers: &str) -> String {
+pub(crate) fn build_definition(engine: &OpenBenchEngine, compilers: &str) -> String {
     let mut description = String::new();
     description.push_str(&format!("build-dir {}\n", engine.build_dir_display()));
     description.push_str(&format!("build {}\n", engine.build));
@@ -407,7 +407,7 @@ pub fn build_definition(engine: &OpenBenchEngine, compilers: &str) -> String {
 /// Everything that decides what a history series of `engine` measures apart from the
 /// revision: the build's definition ([`build_definition`], the compilers as they answer in
 /// `workdir`'s build directory) and the bench command.
-pub fn engine_definition(engine: &OpenBenchEngine, workdir: &Path) -> String {
+pub(crate) fn engine_definition(engine: &OpenBenchEngine, workdir: &Path) -> String {
     let build_dir = workdir.join(&engine.build_dir);
     let probe_dir = if build_dir.is_dir() {
         build_dir

@@ -8,25 +8,26 @@ use std::fmt;
 use std::ops::Range;
 use std::path::{Component, Path, PathBuf};
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 use serde::Deserialize;
 use toml::Spanned;
 
 /// The file the lab reads at the repository root when no `--config` is given.
-pub const CONFIG_FILE: &str = "lab.toml";
+pub(crate) const CONFIG_FILE: &str = "lab.toml";
 /// The placeholder for the file name the build must produce and the bench runs.
-pub const EXE_PLACEHOLDER: &str = "{exe}";
+pub(crate) const EXE_PLACEHOLDER: &str = "{exe}";
 /// The placeholder for the search depth in a bench command.
-pub const DEPTH_PLACEHOLDER: &str = "{depth}";
+pub(crate) const DEPTH_PLACEHOLDER: &str = "{depth}";
 /// `build` when `lab.toml` gives none: what an OpenBench worker runs.
-pub const DEFAULT_BUILD: &str = "make -j EXE={exe}";
+pub(crate) const DEFAULT_BUILD: &str = "make -j EXE={exe}";
 /// `bench` when `lab.toml` gives none: what an OpenBench worker runs.
-pub const DEFAULT_BENCH: &str = "{exe} bench";
+pub(crate) const DEFAULT_BENCH: &str = "{exe} bench";
 /// The engine name a `squall-json` engine must have: the lab builds the cargo package `squall`.
-pub const SQUALL_NAME: &str = "squall";
+pub(crate) const SQUALL_NAME: &str = "squall";
 /// Characters a bench command may not contain: it is split on whitespace and run without a
 /// shell, so quoting, expansion, redirection and pipes would silently not do what they say.
-pub const SHELL_ONLY_CHARACTERS: &[char] = &['\'', '"', '\\', '$', '`', '|', '&', ';', '<', '>'];
+pub(crate) const SHELL_ONLY_CHARACTERS: &[char] =
+    &['\'', '"', '\\', '$', '`', '|', '&', ';', '<', '>'];
 
 /// How the engine reports a bench.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,7 +39,7 @@ pub enum Format {
 }
 
 impl Format {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Format::OpenBench => "openbench",
             Format::SquallJson => "squall-json",
@@ -63,15 +64,17 @@ pub enum Engine {
     OpenBench(OpenBenchEngine),
 }
 
+/// Read by the unit tests only: the lab dispatches on the adapter, not on these.
+#[cfg(test)]
 impl Engine {
-    pub fn name(&self) -> &str {
+    pub(crate) fn name(&self) -> &str {
         match self {
             Engine::Squall => SQUALL_NAME,
             Engine::OpenBench(engine) => &engine.name,
         }
     }
 
-    pub fn format(&self) -> Format {
+    pub(crate) fn format(&self) -> Format {
         match self {
             Engine::Squall => Format::SquallJson,
             Engine::OpenBench(_) => Format::OpenBench,
@@ -80,10 +83,10 @@ impl Engine {
 
     /// Fails naming `feature` (say "eval tier counters, for `lab tiers`") unless the engine
     /// speaks the squall bench protocol, the only one that has it.
-    pub fn require_squall_protocol(&self, feature: &str) -> Result<()> {
+    pub(crate) fn require_squall_protocol(&self, feature: &str) -> Result<()> {
         match self {
             Engine::Squall => Ok(()),
-            Engine::OpenBench(engine) => bail!(
+            Engine::OpenBench(engine) => anyhow::bail!(
                 "{feature} needs the squall bench protocol (format = \"squall-json\", \
                  docs/bench-protocol.md); the engine '{}' is configured with format = \
                  \"openbench\", whose bench reports only nodes and nodes per second",
@@ -98,7 +101,7 @@ impl Engine {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OpenBenchEngine {
     /// A plain identifier: letters, digits, `-`, `_`, `.`, starting with a letter or digit.
-    pub name: String,
+    pub(crate) name: String,
     /// Relative to the repository root, normal components only; empty for the root itself.
     pub build_dir: PathBuf,
     /// A shell command containing `{exe}`.
@@ -109,12 +112,12 @@ pub struct OpenBenchEngine {
 
 impl OpenBenchEngine {
     /// The build command with `{exe}` replaced by `exe`.
-    pub fn build_command(&self, exe: &str) -> String {
+    pub(crate) fn build_command(&self, exe: &str) -> String {
         self.build.replace(EXE_PLACEHOLDER, exe)
     }
 
     /// `build_dir` for messages: `.` for the root.
-    pub fn build_dir_display(&self) -> String {
+    pub(crate) fn build_dir_display(&self) -> String {
         if self.build_dir.as_os_str().is_empty() {
             ".".to_string()
         } else {
@@ -125,7 +128,7 @@ impl OpenBenchEngine {
 
 /// Where the configuration came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ConfigSource {
+pub(crate) enum ConfigSource {
     /// No `lab.toml` and no `--config`: squall, as the lab always measured it.
     Default,
     File(PathBuf),
@@ -134,12 +137,12 @@ pub enum ConfigSource {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LabConfig {
     pub engine: Engine,
-    pub source: ConfigSource,
+    pub(crate) source: ConfigSource,
 }
 
 impl LabConfig {
     /// squall with the lab's own build, as without a `lab.toml`.
-    pub fn squall_default() -> LabConfig {
+    pub(crate) fn squall_default() -> LabConfig {
         LabConfig {
             engine: Engine::Squall,
             source: ConfigSource::Default,
@@ -166,7 +169,7 @@ pub fn load(repo_root: &Path, explicit: Option<&Path>) -> Result<LabConfig> {
 
 /// Parses and checks the text of a `lab.toml`; `file` names it in errors, which give the line
 /// where the problem is whenever the toml parser reports one.
-pub fn parse(text: &str, file: &Path) -> Result<LabConfig> {
+pub(crate) fn parse(text: &str, file: &Path) -> Result<LabConfig> {
     let raw: RawConfig = toml::from_str(text).map_err(|error| {
         let place = error
             .span()
@@ -312,7 +315,7 @@ fn check_name(name: &str) -> std::result::Result<(), String> {
 
 /// The build directory as normal components (empty for the root); refuses absolute paths and
 /// `..`, which would leave the revision's tree.
-pub fn check_build_dir(dir: &str) -> std::result::Result<PathBuf, String> {
+pub(crate) fn check_build_dir(dir: &str) -> std::result::Result<PathBuf, String> {
     if dir.is_empty() {
         return Err("build-dir is empty: use \".\" for the repository root".to_string());
     }

@@ -24,16 +24,16 @@ const QUOTED_LINES: usize = 8;
 
 /// What one bench reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct BenchFigures {
-    pub nodes: u64,
+pub(crate) struct BenchFigures {
+    pub(crate) nodes: u64,
     /// Nodes per second, as the engine computed it.
-    pub nps: u64,
+    pub(crate) nps: u64,
 }
 
 /// Reads the node count and speed from bench output by OpenBench's rule (see the module
 /// documentation). Fails, quoting the last lines, when either is missing, zero (no search
 /// measures zero nodes or zero speed) or beyond 64 bits.
-pub fn parse_bench_output(output: &str) -> Result<BenchFigures> {
+pub(crate) fn parse_bench_output(output: &str) -> Result<BenchFigures> {
     let mut nodes = None;
     let mut nps = None;
     for line in output.trim().split('\n').rev() {
@@ -192,7 +192,11 @@ fn spaces_then_digits(line: &[u8], at: usize) -> Option<&[u8]> {
 /// absolute) and `{depth}` by `depth`. Without a depth, every argument that contains
 /// `{depth}` is left out, so `{exe} bench {depth}` runs `EXE bench`, as OpenBench does. A depth
 /// for a template without `{depth}` is an error: that engine's bench takes no depth.
-pub fn bench_argv(template: &str, binary: &Path, depth: Option<u32>) -> Result<Vec<OsString>> {
+pub(crate) fn bench_argv(
+    template: &str,
+    binary: &Path,
+    depth: Option<u32>,
+) -> Result<Vec<OsString>> {
     if depth.is_some() && !template.contains(DEPTH_PLACEHOLDER) {
         bail!(
             "a depth was asked for, but the engine's bench takes no depth: its bench command \

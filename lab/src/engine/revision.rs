@@ -13,7 +13,7 @@ use git2::{FileMode, Index, IndexEntry, IndexTime, Oid, Repository};
 use crate::paths::LabPaths;
 
 /// The pseudo-revision naming the uncommitted working tree.
-pub const WORKTREE: &str = "WORKTREE";
+pub(crate) const WORKTREE: &str = "WORKTREE";
 
 #[derive(Debug, Clone)]
 pub struct Revision {
@@ -23,7 +23,7 @@ pub struct Revision {
 }
 
 impl Revision {
-    pub fn short_name(&self) -> String {
+    pub(crate) fn short_name(&self) -> String {
         match self.commit {
             Some(commit) => format!("{} ({})", self.spec, &commit.to_string()[..10]),
             None => format!("{} (tree {})", self.spec, &self.tree.to_string()[..10]),
@@ -90,7 +90,7 @@ pub const MAX_TREE_DEPTH: usize = 2048;
 /// The most files, links and directories a tree the lab writes out may hold, counted along
 /// every path (a subtree named twice counts twice): far above any engine's source, far below
 /// a crafted tree whose directories repeat one subtree to fill the disk.
-pub const MAX_TREE_ENTRIES: u64 = 1_000_000;
+pub(crate) const MAX_TREE_ENTRIES: u64 = 1_000_000;
 
 /// Why git's checkout would refuse to write a tree entry named `name`, if it would: a name that
 /// is empty, `.` or `..`, `.git` in any case, or holds `/` or NUL could write outside the
@@ -188,7 +188,7 @@ pub fn check_tree_entries(repo: &Repository, revision: &Revision) -> Result<()> 
 }
 
 /// The id of an entry (a subtree or blob) at `path` in the revision's tree, if present.
-pub fn entry_id(repo: &Repository, tree: Oid, path: &str) -> Result<Option<Oid>> {
+pub(crate) fn entry_id(repo: &Repository, tree: Oid, path: &str) -> Result<Option<Oid>> {
     let tree = repo.find_tree(tree)?;
     match tree.get_path(Path::new(path)) {
         Ok(entry) => Ok(Some(entry.id())),

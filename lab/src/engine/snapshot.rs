@@ -212,7 +212,7 @@ fn file_difference(
     (!same).then_some("edited")
 }
 
-pub fn source_dir(paths: &LabPaths, tree_id: Oid) -> PathBuf {
+pub(crate) fn source_dir(paths: &LabPaths, tree_id: Oid) -> PathBuf {
     paths.sources.join(tree_id.to_string())
 }
 

@@ -8,19 +8,19 @@ use anyhow::Result;
 use git2::{Oid, Repository};
 
 /// The engine package's directory, the one member a narrowed workspace keeps.
-pub const ENGINE_DIR: &str = "engine";
+pub(crate) const ENGINE_DIR: &str = "engine";
 
-pub struct Standalone {
+pub(crate) struct Standalone {
     /// The root manifest with `members` and `default-members` narrowed to the engine.
-    pub manifest: Vec<u8>,
+    pub(crate) manifest: Vec<u8>,
     /// The members the revision's workspace names that its tree does not hold.
-    pub missing: Vec<String>,
+    pub(crate) missing: Vec<String>,
 }
 
 /// The manifest that builds the engine alone, when the workspace of `tree` names a member its
 /// tree lacks; `None` when the workspace is whole (or not one this can read: cargo's own error
 /// then explains).
-pub fn standalone_manifest(repo: &Repository, tree: Oid) -> Result<Option<Standalone>> {
+pub(crate) fn standalone_manifest(repo: &Repository, tree: Oid) -> Result<Option<Standalone>> {
     let tree = repo.find_tree(tree)?;
     let Some(entry) = tree.get_name("Cargo.toml") else {
         return Ok(None);

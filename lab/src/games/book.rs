@@ -16,14 +16,14 @@ use super::referee::fen_of;
 use crate::positions::SplitMix;
 
 /// The shipped book: openings 8 to 12 plies deep whose shallow search is level.
-pub const BUILT_IN: &str = include_str!("../../books/openings.epd");
-pub const BUILT_IN_NAME: &str = "built-in (lab/books/openings.epd)";
+pub(crate) const BUILT_IN: &str = include_str!("../../books/openings.epd");
+pub(crate) const BUILT_IN_NAME: &str = "built-in (lab/books/openings.epd)";
 
 /// The openings of a match, in file order.
 #[derive(Debug, Clone)]
 pub struct Book {
     pub openings: Vec<Opening>,
-    pub identity: BookIdentity,
+    pub(crate) identity: BookIdentity,
 }
 
 /// A checked starting position and its six-field FEN.
@@ -35,12 +35,12 @@ pub struct Opening {
 
 /// What names a book in a results file: two shards agree on a book when these agree.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct BookIdentity {
-    pub source: String,
+pub(crate) struct BookIdentity {
+    pub(crate) source: String,
     /// Git blob id of the openings as read (one FEN a line), so a renamed copy still matches.
-    pub digest: String,
-    pub openings: usize,
-    pub plies: Option<u32>,
+    pub(crate) digest: String,
+    pub(crate) openings: usize,
+    pub(crate) plies: Option<u32>,
 }
 
 impl Book {
@@ -89,14 +89,14 @@ impl Book {
 
     /// The index of the opening of game pair `pair`: the book shuffled by `seed` (see
     /// [`shuffled_order`]), then taken in turn.
-    pub fn opening_index(order: &[usize], pair: u64) -> usize {
+    pub(crate) fn opening_index(order: &[usize], pair: u64) -> usize {
         order[(pair % order.len() as u64) as usize]
     }
 }
 
 /// A seeded Fisher–Yates shuffle of the book's indices; the same seed gives the same order on
 /// every machine, which is what lets shards split one match.
-pub fn shuffled_order(len: usize, seed: u64) -> Vec<usize> {
+pub(crate) fn shuffled_order(len: usize, seed: u64) -> Vec<usize> {
     let mut order: Vec<usize> = (0..len).collect();
     let mut random = SplitMix::new(seed);
     for i in (1..len).rev() {

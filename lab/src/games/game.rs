@@ -18,13 +18,13 @@ use crate::side::Side;
 
 /// One game of the schedule: game 0 of a pair gives A the white pieces, game 1 gives them to B.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub struct GameId {
-    pub pair: u64,
-    pub game: u8,
+pub(crate) struct GameId {
+    pub(crate) pair: u64,
+    pub(crate) game: u8,
 }
 
 impl GameId {
-    pub fn white(self) -> Side {
+    pub(crate) fn white(self) -> Side {
         if self.game == 0 {
             Side::A
         } else {
@@ -34,7 +34,7 @@ impl GameId {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum GameResult {
+pub(crate) enum GameResult {
     #[serde(rename = "1-0")]
     WhiteWins,
     #[serde(rename = "0-1")]
@@ -44,7 +44,7 @@ pub enum GameResult {
 }
 
 impl GameResult {
-    pub fn pgn(self) -> &'static str {
+    pub(crate) fn pgn(self) -> &'static str {
         match self {
             GameResult::WhiteWins => "1-0",
             GameResult::BlackWins => "0-1",
@@ -61,7 +61,7 @@ impl GameResult {
     }
 
     /// Points (times two: 0, 1 or 2) that `side` scored when `white` had the white pieces.
-    pub fn points_x2(self, side: Side, white: Side) -> u8 {
+    pub(crate) fn points_x2(self, side: Side, white: Side) -> u8 {
         let white_points = match self {
             GameResult::WhiteWins => 2,
             GameResult::BlackWins => 0,
@@ -78,7 +78,7 @@ impl GameResult {
 /// PGN Termination values (the standard's own words).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Termination {
+pub(crate) enum Termination {
     Normal,
     Adjudication,
     TimeForfeit,
@@ -87,7 +87,7 @@ pub enum Termination {
 }
 
 impl Termination {
-    pub fn pgn(self) -> &'static str {
+    pub(crate) fn pgn(self) -> &'static str {
         match self {
             Termination::Normal => "normal",
             Termination::Adjudication => "adjudication",
@@ -100,54 +100,46 @@ impl Termination {
 
 /// A fault and the engine that made it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FaultRecord {
-    pub side: Side,
-    pub fault: Fault,
+pub(crate) struct FaultRecord {
+    pub(crate) side: Side,
+    pub(crate) fault: Fault,
 }
 
 /// A finished game as the results file stores it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GameRecord {
-    pub id: GameId,
+    pub(crate) id: GameId,
     /// Index of the opening in the book (file order).
-    pub opening: usize,
-    pub result: GameResult,
-    pub termination: Termination,
-    pub reason: String,
-    pub plies: usize,
-    pub fault: Option<FaultRecord>,
-    pub duration_ms: u64,
+    pub(crate) opening: usize,
+    pub(crate) result: GameResult,
+    pub(crate) termination: Termination,
+    pub(crate) reason: String,
+    pub(crate) plies: usize,
+    pub(crate) fault: Option<FaultRecord>,
+    pub(crate) duration_ms: u64,
     /// The referee's and the lab's own I/O time between an engine's move and the next `go`,
     /// summed over the game, and the number of such gaps.
-    pub lab_overhead_ns: u64,
-    pub lab_overhead_moves: u64,
-    pub pgn: String,
-}
-
-impl GameRecord {
-    /// Whether `side` lost this game on time.
-    pub fn time_forfeit_by(&self, side: Side) -> bool {
-        self.termination == Termination::TimeForfeit
-            && self.fault.as_ref().is_some_and(|fault| fault.side == side)
-    }
+    pub(crate) lab_overhead_ns: u64,
+    pub(crate) lab_overhead_moves: u64,
+    pub(crate) pgn: String,
 }
 
 /// What stays the same for every game of a match.
-pub struct GameSettings {
+pub(crate) struct GameSettings {
     /// A's limit, then B's: each engine searches under its own (a clock is its own clock).
-    pub limits: SideLimits,
-    pub timemargin: Duration,
-    pub draw: Option<DrawAdjudication>,
-    pub resign: Option<ResignAdjudication>,
+    pub(crate) limits: SideLimits,
+    pub(crate) timemargin: Duration,
+    pub(crate) draw: Option<DrawAdjudication>,
+    pub(crate) resign: Option<ResignAdjudication>,
     /// A draw once each side has played this many moves of the game (cutechess-cli's and
     /// fastchess's `-maxmoves`), counted from the opening's position.
-    pub max_moves: Option<u32>,
+    pub(crate) max_moves: Option<u32>,
     /// PGN player names of A and B.
-    pub names: [String; 2],
-    pub site: String,
+    pub(crate) names: [String; 2],
+    pub(crate) site: String,
 }
 
-pub enum Played {
+pub(crate) enum Played {
     Finished {
         record: Box<GameRecord>,
         /// The side whose engine must be restarted before its next game.
@@ -159,7 +151,7 @@ pub enum Played {
 
 /// Plays game `id` from `opening` (index `opening_index` in the book) with `engines[side]` for
 /// A and B.
-pub fn play(
+pub(crate) fn play(
     engines: [&mut UciProcess; 2],
     id: GameId,
     opening_index: usize,
@@ -211,7 +203,7 @@ pub fn play(
 }
 
 /// The record of a game an engine lost before it began: it could not be (re)started.
-pub fn forfeit(
+pub(crate) fn forfeit(
     id: GameId,
     opening_index: usize,
     opening: &Opening,

@@ -9,17 +9,17 @@
 //! the HTML page format them.
 
 pub mod book;
-pub mod game;
-pub mod pgn;
-pub mod referee;
+pub(crate) mod game;
+pub(crate) mod pgn;
+pub(crate) mod referee;
 pub mod results;
 pub mod rules;
-pub mod runner;
-pub mod scale;
+pub(crate) mod runner;
+pub(crate) mod scale;
 pub mod sprt;
-pub mod summary;
-pub mod trajectory;
-pub mod uci_process;
+pub(crate) mod summary;
+pub(crate) mod trajectory;
+pub(crate) mod uci_process;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -54,78 +54,78 @@ const EXE_PREFIX: &str = "exe:";
 /// What `lab match` and `lab match merge` report.
 #[derive(Debug, Clone, Serialize)]
 pub struct MatchReport {
-    pub schema_version: u32,
-    pub kind: Kind,
+    pub(crate) schema_version: u32,
+    pub(crate) kind: Kind,
     /// A, then B.
-    pub engines: [EngineIdentity; 2],
+    pub(crate) engines: [EngineIdentity; 2],
     /// Both sides' limits in words: `tc 10+0.1`, or `A nodes 5000, B tc 10+0.1`.
-    pub tc: String,
+    pub(crate) tc: String,
     /// A's limit (the match's, when both sides share it).
-    pub limit: Limit,
+    pub(crate) limit: Limit,
     /// A's limit, then B's.
-    pub limits: SideLimits,
-    pub book: BookIdentity,
-    pub seed: u64,
+    pub(crate) limits: SideLimits,
+    pub(crate) book: BookIdentity,
+    pub(crate) seed: u64,
     /// The budget of the whole match.
-    pub games_budget: u64,
+    pub(crate) games_budget: u64,
     /// Shards pooled into this report (`[1/1]` for an unsharded match).
-    pub shards: Vec<Shard>,
+    pub(crate) shards: Vec<Shard>,
     #[serde(flatten)]
-    pub summary: Summary,
+    pub(crate) summary: Summary,
     /// Why the games stopped: budget, sprt, faults.
-    pub stopped_by: &'static str,
-    pub verdict: String,
-    pub exit_code: u8,
-    pub results_file: Option<String>,
-    pub pgn_file: Option<String>,
-    pub concurrency: Option<usize>,
-    pub elapsed_s: Option<f64>,
-    pub games_per_minute: Option<f64>,
+    pub(crate) stopped_by: &'static str,
+    pub(crate) verdict: String,
+    pub(crate) exit_code: u8,
+    pub(crate) results_file: Option<String>,
+    pub(crate) pgn_file: Option<String>,
+    pub(crate) concurrency: Option<usize>,
+    pub(crate) elapsed_s: Option<f64>,
+    pub(crate) games_per_minute: Option<f64>,
     /// When and where this run's games were played (the HTML page's footer); `None` for a
     /// merge, which has `shards_started` instead.
-    pub measured: Option<Provenance>,
+    pub(crate) measured: Option<Provenance>,
     /// Of a merge: each shard's machine and the time its results file was started, as its
     /// header records them (in shard order; a file from a lab that did not record them is
     /// absent). Empty for a match that was played, not merged.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub shards_started: Vec<ShardStarted>,
+    pub(crate) shards_started: Vec<ShardStarted>,
     /// The statistics after each completed pair, thinned (the `trajectory` module).
-    pub trajectory: Vec<TrajectoryPoint>,
+    pub(crate) trajectory: Vec<TrajectoryPoint>,
     /// `--maxmoves`: games were drawn once each side had played this many moves.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub max_moves: Option<u32>,
+    pub(crate) max_moves: Option<u32>,
     /// `--scale-nps`: how this run's clocks were scaled (`None` for a merge, whose shards
     /// each record their own).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub nps_scale: Option<NpsScale>,
+    pub(crate) nps_scale: Option<NpsScale>,
 }
 
 /// What a side's full engine spec (`--engine-a "cmd=... name=... args=... dir=..."`) adds to
 /// the short forms.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct SideSetup {
+pub(crate) struct SideSetup {
     /// The PGN and report name, instead of the engine's `id name`.
-    pub name: Option<String>,
+    pub(crate) name: Option<String>,
     /// Arguments of the engine process.
-    pub args: Vec<String>,
+    pub(crate) args: Vec<String>,
     /// The engine process's working directory; a relative `cmd` is found in it.
-    pub dir: Option<PathBuf>,
+    pub(crate) dir: Option<PathBuf>,
 }
 
 /// The match-runner conventions of fastchess, cutechess-cli and OpenBench a match may use.
 #[derive(Debug, Clone, Default)]
-pub struct RunnerConventions {
+pub(crate) struct RunnerConventions {
     /// A's and B's full specs.
-    pub sides: [SideSetup; 2],
+    pub(crate) sides: [SideSetup; 2],
     /// `--maxmoves N`: a draw once each side has played N moves.
-    pub max_moves: Option<u32>,
+    pub(crate) max_moves: Option<u32>,
     /// `--scale-nps REF_NPS`: both clocks scaled by REF_NPS / A's bench NPS.
-    pub scale_nps: Option<u64>,
+    pub(crate) scale_nps: Option<u64>,
 }
 
 /// Whether a match continues an earlier results file.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Resume {
+pub(crate) enum Resume {
     /// A new results file.
     No,
     /// `--out`, or the newest results file with these settings; none is an error.
@@ -141,58 +141,58 @@ pub enum Resume {
 
 /// Where and when one merged shard was started.
 #[derive(Debug, Clone, Serialize)]
-pub struct ShardStarted {
-    pub shard: Shard,
+pub(crate) struct ShardStarted {
+    pub(crate) shard: Shard,
     #[serde(flatten)]
-    pub started: Provenance,
+    pub(crate) started: Provenance,
 }
 
 /// What `lab match A B` plays: every setting parsed and checked, the book loaded.
 #[derive(Debug, Clone)]
-pub struct MatchOptions {
+pub(crate) struct MatchOptions {
     /// A, then B: a revision (anything git understands, or WORKTREE) or `exe:PATH`.
-    pub engines: [String; 2],
+    pub(crate) engines: [String; 2],
     /// The UCI options of A and of B, `(name, value)`; each must be one the engine declares.
-    pub uci_options: [Vec<(String, String)>; 2],
+    pub(crate) uci_options: [Vec<(String, String)>; 2],
     /// Hash in MB, sent to an engine that has the option.
-    pub hash: Option<u32>,
+    pub(crate) hash: Option<u32>,
     /// A's limit, then B's; the game loop gives each engine its own.
-    pub limits: SideLimits,
+    pub(crate) limits: SideLimits,
     /// How far past its clock (or movetime) an engine may answer before it loses on time.
-    pub timemargin_ms: u64,
-    pub draw: Option<DrawAdjudication>,
-    pub resign: Option<ResignAdjudication>,
-    pub sprt: Option<Sprt>,
-    pub elo_model: EloModel,
+    pub(crate) timemargin_ms: u64,
+    pub(crate) draw: Option<DrawAdjudication>,
+    pub(crate) resign: Option<ResignAdjudication>,
+    pub(crate) sprt: Option<Sprt>,
+    pub(crate) elo_model: EloModel,
     /// The budget of the whole match: even, since each opening is a pair of games.
-    pub games: u64,
-    pub shard: Shard,
-    pub book: Book,
+    pub(crate) games: u64,
+    pub(crate) shard: Shard,
+    pub(crate) book: Book,
     /// Seed of the opening order.
-    pub seed: u64,
+    pub(crate) seed: u64,
     /// Games played at once (default: the number of cores).
-    pub concurrency: Option<u32>,
+    pub(crate) concurrency: Option<u32>,
     /// The results file (default: a fresh one under the match directory, or with `resume`
     /// the newest there with these settings).
-    pub out: Option<PathBuf>,
+    pub(crate) out: Option<PathBuf>,
     /// The PGN (default: beside the results file).
-    pub pgn: Option<PathBuf>,
+    pub(crate) pgn: Option<PathBuf>,
     /// Whether to continue the games of an existing results file played with the same settings.
-    pub resume: Resume,
+    pub(crate) resume: Resume,
     /// The other files this run writes (the report's exports): the match's files may not be
     /// any of them.
-    pub exports: Vec<NamedPath>,
-    pub conventions: RunnerConventions,
+    pub(crate) exports: Vec<NamedPath>,
+    pub(crate) conventions: RunnerConventions,
     /// On SIGINT or SIGTERM during the games, end them and report the games so far (exit 130)
     /// rather than exit at once: `lab match`, whose report is the games.
-    pub report_on_interrupt: bool,
+    pub(crate) report_on_interrupt: bool,
 }
 
 impl MatchOptions {
     /// The games the verdict commands play: `engines` at `limits`, the default book in a
     /// fixed order (so a rerun replays the openings), no adjudication, no options; the fields
     /// a command needs otherwise are set over this.
-    pub fn self_play(
+    pub(crate) fn self_play(
         engines: [String; 2],
         limits: SideLimits,
         games: u64,
@@ -229,7 +229,7 @@ const SELF_PLAY_SEED: u64 = 1;
 
 /// `lab match A B`. The revisions come from the lab's repository; two `exe:` engines need none
 /// (the match files then go under ./target/lab/match/ when there is no repository).
-pub fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
+pub(crate) fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
     let progress = lab.progress();
     let MatchOptions {
         engines: specs,
@@ -575,7 +575,7 @@ fn expected_duration(
 }
 
 /// `lab match merge FILES`.
-pub fn merge(files: &[PathBuf], pgn: Option<&Path>) -> Result<MatchReport> {
+pub(crate) fn merge(files: &[PathBuf], pgn: Option<&Path>) -> Result<MatchReport> {
     let mut base: Option<(PathBuf, Header)> = None;
     let mut shards: Vec<Shard> = Vec::new();
     let mut started: Vec<ShardStarted> = Vec::new();
@@ -818,7 +818,6 @@ fn preflight(
     progress: &Progress,
 ) -> Result<(EngineIdentity, EngineSetup)> {
     let probe = EngineSetup {
-        label,
         path: binary.path.clone(),
         args: side.args.clone(),
         dir: side.dir.clone(),
@@ -860,7 +859,6 @@ fn preflight(
     let id_name = engine.id_name.clone().unwrap_or_else(|| spec.to_string());
     drop(engine);
     let setup = EngineSetup {
-        label,
         path: binary.path,
         args: side.args.clone(),
         dir: side.dir.clone(),
@@ -937,7 +935,7 @@ fn side_label(side: Side) -> &'static str {
     }
 }
 
-pub use crate::progress::format_duration;
+pub(crate) use crate::progress::format_duration;
 
 #[cfg(test)]
 mod tests {

@@ -8,32 +8,32 @@ use std::fmt::Write as _;
 use crate::calendar::civil_from_days;
 
 /// Everything a game's PGN says.
-pub struct PgnGame<'a> {
-    pub event: &'a str,
-    pub site: &'a str,
+pub(crate) struct PgnGame<'a> {
+    pub(crate) event: &'a str,
+    pub(crate) site: &'a str,
     /// `YYYY.MM.DD`.
-    pub date: &'a str,
+    pub(crate) date: &'a str,
     /// Both games of a pair carry the pair's number, so tools can pool pairs from the PGN.
-    pub round: u64,
-    pub white: &'a str,
-    pub black: &'a str,
+    pub(crate) round: u64,
+    pub(crate) white: &'a str,
+    pub(crate) black: &'a str,
     /// `1-0`, `0-1` or `1/2-1/2`.
-    pub result: &'a str,
-    pub fen: &'a str,
-    pub time_control: TimeControlTags<'a>,
+    pub(crate) result: &'a str,
+    pub(crate) fen: &'a str,
+    pub(crate) time_control: TimeControlTags<'a>,
     /// A PGN Termination value: normal, adjudication, time forfeit, rules infraction,
     /// abandoned.
-    pub termination: &'a str,
-    pub start_fullmove: u32,
-    pub start_black: bool,
+    pub(crate) termination: &'a str,
+    pub(crate) start_fullmove: u32,
+    pub(crate) start_black: bool,
     /// SAN with check suffixes, and a comment for each move (may be empty).
-    pub moves: &'a [(String, String)],
-    pub closing_comment: &'a str,
+    pub(crate) moves: &'a [(String, String)],
+    pub(crate) closing_comment: &'a str,
 }
 
 /// The PGN TimeControl values of a game (`-` for a limit without a clock).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TimeControlTags<'a> {
+pub(crate) enum TimeControlTags<'a> {
     /// Both players under one limit: the standard's TimeControl tag.
     Shared(&'a str),
     /// Each player under a limit of its own.
@@ -42,7 +42,7 @@ pub enum TimeControlTags<'a> {
 
 const LINE_WIDTH: usize = 79;
 
-pub fn render(game: &PgnGame) -> String {
+pub(crate) fn render(game: &PgnGame) -> String {
     let mut text = String::new();
     let mut tags = vec![
         ("Event", game.event.to_string()),
@@ -130,7 +130,7 @@ fn clean_comment(comment: &str) -> String {
 }
 
 /// Today's date in UTC as PGN writes it.
-pub fn today() -> String {
+pub(crate) fn today() -> String {
     let seconds = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());

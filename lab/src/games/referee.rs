@@ -2,7 +2,7 @@
 //! checks every move, keeps the game's SAN and the engines' `position` command, and says when
 //! the rules end the game.
 
-use anyhow::{anyhow, Result};
+use anyhow::Result;
 use shakmaty::fen::Fen;
 use shakmaty::san::SanPlus;
 use shakmaty::uci::UciMove;
@@ -11,7 +11,7 @@ use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position};
 
 /// How the rules end a game.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RuleEnding {
+pub(crate) enum RuleEnding {
     /// The side that was mated (0 white, 1 black).
     Checkmate {
         loser: usize,
@@ -23,7 +23,7 @@ pub enum RuleEnding {
 }
 
 impl RuleEnding {
-    pub fn describe(self) -> &'static str {
+    pub(crate) fn describe(self) -> &'static str {
         match self {
             RuleEnding::Checkmate { .. } => "checkmate",
             RuleEnding::Stalemate => "stalemate",
@@ -34,7 +34,7 @@ impl RuleEnding {
     }
 }
 
-pub struct Referee {
+pub(crate) struct Referee {
     position: Chess,
     /// `position fen F moves ...`, grown by one move at a time.
     command: String,
@@ -46,23 +46,24 @@ pub struct Referee {
 }
 
 /// A legal starting position, or why it is not.
-pub fn parse_position(fen: &str) -> Result<Chess> {
+#[cfg(test)]
+pub(crate) fn parse_position(fen: &str) -> Result<Chess> {
     let parsed: Fen = fen
         .trim()
         .parse()
-        .map_err(|error| anyhow!("`{fen}` is not a FEN: {error}"))?;
+        .map_err(|error| anyhow::anyhow!("`{fen}` is not a FEN: {error}"))?;
     parsed
         .into_position(CastlingMode::Standard)
-        .map_err(|error| anyhow!("`{fen}` is not a legal position: {error}"))
+        .map_err(|error| anyhow::anyhow!("`{fen}` is not a legal position: {error}"))
 }
 
 /// The six-field FEN of a position.
-pub fn fen_of(position: &Chess) -> String {
+pub(crate) fn fen_of(position: &Chess) -> String {
     Fen::from_position(position, EnPassantMode::Legal).to_string()
 }
 
 impl Referee {
-    pub fn new(start: &Chess) -> Referee {
+    pub(crate) fn new(start: &Chess) -> Referee {
         let fen = fen_of(start);
         Referee {
             command: format!("position fen {fen}"),
@@ -75,41 +76,41 @@ impl Referee {
     }
 
     /// 0 when white is to move, 1 for black.
-    pub fn side_to_move(&self) -> usize {
+    pub(crate) fn side_to_move(&self) -> usize {
         usize::from(self.position.turn() == Color::Black)
     }
 
-    pub fn full_move_number(&self) -> u32 {
+    pub(crate) fn full_move_number(&self) -> u32 {
         self.position.fullmoves().get()
     }
 
-    pub fn plies(&self) -> usize {
+    pub(crate) fn plies(&self) -> usize {
         self.san.len()
     }
 
-    pub fn position_command(&self) -> &str {
+    pub(crate) fn position_command(&self) -> &str {
         &self.command
     }
 
-    pub fn fen(&self) -> String {
+    pub(crate) fn fen(&self) -> String {
         fen_of(&self.position)
     }
 
-    pub fn san_moves(&self) -> &[String] {
+    pub(crate) fn san_moves(&self) -> &[String] {
         &self.san
     }
 
-    pub fn start_fullmove(&self) -> u32 {
+    pub(crate) fn start_fullmove(&self) -> u32 {
         self.start_fullmove
     }
 
-    pub fn start_black(&self) -> bool {
+    pub(crate) fn start_black(&self) -> bool {
         self.start_black
     }
 
     /// Whether `side` could still mate with any sequence of moves; a flag fall against a side
     /// that cannot is a draw.
-    pub fn can_mate(&self, side: usize) -> bool {
+    pub(crate) fn can_mate(&self, side: usize) -> bool {
         let color = if side == 0 {
             Color::White
         } else {
@@ -120,7 +121,7 @@ impl Referee {
 
     /// Checks and plays a move in UCI notation. `Err` says whether it was not a move at all
     /// (garbage) or an illegal one.
-    pub fn play(&mut self, uci: &str) -> Result<(), MoveError> {
+    pub(crate) fn play(&mut self, uci: &str) -> Result<(), MoveError> {
         let parsed: UciMove = uci.parse().map_err(|_| MoveError::Malformed)?;
         let chess_move = parsed
             .to_move(&self.position)
@@ -144,7 +145,7 @@ impl Referee {
 
     /// The rule that ends the game now, if any. Mate and stalemate come first: a mate on the
     /// hundredth reversible ply still wins.
-    pub fn ending(&self) -> Option<RuleEnding> {
+    pub(crate) fn ending(&self) -> Option<RuleEnding> {
         if self.position.legal_moves().is_empty() {
             return Some(if self.position.is_check() {
                 RuleEnding::Checkmate {
@@ -175,7 +176,7 @@ impl Referee {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MoveError {
+pub(crate) enum MoveError {
     Malformed,
     Illegal,
 }

@@ -23,84 +23,84 @@ use super::sprt::{EloModel, Sprt};
 use crate::machine::Provenance;
 use crate::paths::{locked_by, try_lock_exclusive};
 
-pub const RESULTS_KIND: &str = "lab-match-results";
-pub const RESULTS_SCHEMA_VERSION: u32 = 1;
+pub(crate) const RESULTS_KIND: &str = "lab-match-results";
+pub(crate) const RESULTS_SCHEMA_VERSION: u32 = 1;
 /// The largest results file the lab reads: a 40 000-game match takes about 100 MB.
-pub const MAX_RESULTS_BYTES: u64 = 1 << 30;
+pub(crate) const MAX_RESULTS_BYTES: u64 = 1 << 30;
 /// The most numbered names tried for a new results file before giving up.
 const MAX_NUMBERED_NAMES: u32 = 10_000;
 
 /// Who plays: enough to tell whether two results files played the same engines.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct EngineIdentity {
+pub(crate) struct EngineIdentity {
     /// As given: a revision (`HEAD`, `WORKTREE`, a SHA) or `exe:PATH`.
-    pub spec: String,
+    pub(crate) spec: String,
     /// The PGN name.
-    pub name: String,
+    pub(crate) name: String,
     /// The build-cache key of a revision's binary, or the git blob id of an `exe:` binary.
-    pub binary: String,
+    pub(crate) binary: String,
     /// The commit a revision resolved to.
-    pub commit: Option<String>,
+    pub(crate) commit: Option<String>,
     /// `setoption` pairs sent at start-up (including Hash).
-    pub options: Vec<(String, String)>,
+    pub(crate) options: Vec<(String, String)>,
     /// The process's arguments (`--engine-a "... args=..."`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub args: Vec<String>,
+    pub(crate) args: Vec<String>,
     /// The process's working directory (`dir=`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub dir: Option<String>,
+    pub(crate) dir: Option<String>,
 }
 
 /// Everything that decides which games are played and how: two results files can be pooled
 /// when these are equal.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct MatchSettings {
+pub(crate) struct MatchSettings {
     /// A, then B.
-    pub engines: [EngineIdentity; 2],
+    pub(crate) engines: [EngineIdentity; 2],
     /// A's limit, then B's; a file written before sides had limits of their own has one
     /// `limit`, read as both.
     #[serde(alias = "limit", deserialize_with = "one_or_per_side")]
-    pub limits: SideLimits,
-    pub book: BookIdentity,
-    pub seed: u64,
-    pub draw_adjudication: Option<DrawAdjudication>,
-    pub resign_adjudication: Option<ResignAdjudication>,
-    pub timemargin_ms: u64,
+    pub(crate) limits: SideLimits,
+    pub(crate) book: BookIdentity,
+    pub(crate) seed: u64,
+    pub(crate) draw_adjudication: Option<DrawAdjudication>,
+    pub(crate) resign_adjudication: Option<ResignAdjudication>,
+    pub(crate) timemargin_ms: u64,
     /// The game budget of the whole match (all shards).
-    pub games: u64,
-    pub sprt: Option<Sprt>,
-    pub elo_model: EloModel,
+    pub(crate) games: u64,
+    pub(crate) sprt: Option<Sprt>,
+    pub(crate) elo_model: EloModel,
     /// `--maxmoves`: a draw once each side has played this many moves.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_moves: Option<u32>,
+    pub(crate) max_moves: Option<u32>,
     /// `--scale-nps`: the reference NPS the clocks were scaled to (each file records its own
     /// factor in its header, since shards may run on machines of different speeds).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub scale_nps: Option<u64>,
+    pub(crate) scale_nps: Option<u64>,
 }
 
 /// How this file's clocks were scaled (`--scale-nps`), as OpenBench's `scale_time_control`:
 /// both clocks times `reference_nps / measured_nps`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct NpsScale {
-    pub reference_nps: u64,
+pub(crate) struct NpsScale {
+    pub(crate) reference_nps: u64,
     /// A's `bench` NPS on this machine, the mean of as many runs at once as the match plays games.
-    pub measured_nps: u64,
-    pub factor: f64,
+    pub(crate) measured_nps: u64,
+    pub(crate) factor: f64,
 }
 
 /// Shard I of N plays the pairs whose index is I-1 modulo N.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Shard {
-    pub index: u32,
-    pub count: u32,
+pub(crate) struct Shard {
+    pub(crate) index: u32,
+    pub(crate) count: u32,
 }
 
 impl Shard {
-    pub const WHOLE: Shard = Shard { index: 1, count: 1 };
+    pub(crate) const WHOLE: Shard = Shard { index: 1, count: 1 };
 
     /// `I/N` with 1 ≤ I ≤ N.
-    pub fn parse(spec: &str) -> Result<Shard> {
+    pub(crate) fn parse(spec: &str) -> Result<Shard> {
         let parsed = spec.split_once('/').and_then(|(i, n)| {
             let (index, count) = (i.trim().parse().ok()?, n.trim().parse().ok()?);
             (1..=count)
@@ -110,31 +110,35 @@ impl Shard {
         parsed.with_context(|| format!("--shard {spec}: expected I/N with 1 <= I <= N, e.g. 2/4"))
     }
 
-    pub fn owns(self, pair: u64) -> bool {
+    pub(crate) fn owns(self, pair: u64) -> bool {
         pair % u64::from(self.count) == u64::from(self.index - 1)
     }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Header {
-    pub kind: String,
-    pub schema_version: u32,
-    pub shard: Shard,
-    pub settings: MatchSettings,
+    pub(crate) kind: String,
+    pub(crate) schema_version: u32,
+    pub(crate) shard: Shard,
+    pub(crate) settings: MatchSettings,
     /// The clocks' scaling on the machine that wrote this file (`--scale-nps`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub nps_scale: Option<NpsScale>,
+    pub(crate) nps_scale: Option<NpsScale>,
     /// The machine the file's games are played on and when the file was started
     /// (`measured_unix`), so that a merge of shards names where and when they ran. Not part
     /// of the settings: shards of one match may run on different machines. `None` in a file
     /// from a lab that did not record it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub started: Option<Provenance>,
+    pub(crate) started: Option<Provenance>,
 }
 
 impl Header {
     /// The header of a results file started now, on this machine.
-    pub fn new(settings: MatchSettings, shard: Shard, nps_scale: Option<NpsScale>) -> Header {
+    pub(crate) fn new(
+        settings: MatchSettings,
+        shard: Shard,
+        nps_scale: Option<NpsScale>,
+    ) -> Header {
         Header {
             kind: RESULTS_KIND.to_string(),
             schema_version: RESULTS_SCHEMA_VERSION,
@@ -147,14 +151,14 @@ impl Header {
 }
 
 /// A results file open for appending games, locked until dropped.
-pub struct ResultsFile {
+pub(crate) struct ResultsFile {
     path: PathBuf,
     file: File,
 }
 
 impl ResultsFile {
     /// Starts a new results file with its header; refuses a path that exists.
-    pub fn create(path: &Path, header: &Header) -> Result<ResultsFile> {
+    pub(crate) fn create(path: &Path, header: &Header) -> Result<ResultsFile> {
         Self::create_with(path, &header_line(header)?)
     }
 
@@ -177,7 +181,7 @@ impl ResultsFile {
     /// Starts a new results file `STEM.jsonl` in `dir`, or `STEM-2.jsonl`, `STEM-3.jsonl`, ...:
     /// the first name that no file takes, whose PGN (`.pgn` beside it) does not exist either,
     /// and that `reserved` does not claim.
-    pub fn create_numbered(
+    pub(crate) fn create_numbered(
         dir: &Path,
         stem: &str,
         header: &Header,
@@ -247,7 +251,7 @@ impl ResultsFile {
 
     /// Opens an existing results file to continue it, locked against any other writer: a torn
     /// last line is cut off.
-    pub fn resume(path: &Path) -> Result<(ResultsFile, Header, Vec<GameRecord>)> {
+    pub(crate) fn resume(path: &Path) -> Result<(ResultsFile, Header, Vec<GameRecord>)> {
         let mut file = OpenOptions::new()
             .read(true)
             .write(true)
@@ -270,16 +274,16 @@ impl ResultsFile {
         ))
     }
 
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 
     /// Removes a file this run created and has written no game to (its match could not start).
-    pub fn discard(self) -> Result<()> {
+    pub(crate) fn discard(self) -> Result<()> {
         crate::paths::remove_if_exists(&self.path)
     }
 
-    pub fn append(&mut self, game: &GameRecord) -> Result<()> {
+    pub(crate) fn append(&mut self, game: &GameRecord) -> Result<()> {
         let line = serde_json::to_string(game)? + "\n";
         self.file
             .write_all(line.as_bytes())
@@ -324,7 +328,7 @@ pub fn read(path: &Path) -> Result<(Header, Vec<GameRecord>, u64)> {
 
 /// The newest results file under `dir` (by modification time) whose header `accept` takes,
 /// with what it took; and how many results files `accept` did not take or could not be read.
-pub fn newest<T>(
+pub(crate) fn newest<T>(
     dir: &Path,
     accept: impl Fn(&Header) -> Option<T>,
 ) -> (Option<(PathBuf, T)>, usize) {
@@ -429,7 +433,7 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<(Header, Vec<GameRecord>, u64)
 
 /// The settings fields in which `other` differs from `base`, by name (`engines[B].binary`,
 /// `limits[A]`, ...): empty when the two describe the same match.
-pub fn differences(base: &MatchSettings, other: &MatchSettings) -> Vec<String> {
+pub(crate) fn differences(base: &MatchSettings, other: &MatchSettings) -> Vec<String> {
     let (Ok(base), Ok(other)) = (serde_json::to_value(base), serde_json::to_value(other)) else {
         return vec!["settings (unreadable)".to_string()];
     };
@@ -482,7 +486,7 @@ const BOUNDS_AND_NAMES: [&str; 7] = [
 ];
 
 /// [`differences`] but for the SPRT bounds and the engines' names.
-pub fn differences_but_bounds_and_names(
+pub(crate) fn differences_but_bounds_and_names(
     base: &MatchSettings,
     other: &MatchSettings,
 ) -> Vec<String> {
@@ -492,7 +496,7 @@ pub fn differences_but_bounds_and_names(
 }
 
 /// Game pairs among `games` with both games played.
-pub fn complete_pairs(games: &[GameRecord]) -> BTreeMap<u64, [Option<&GameRecord>; 2]> {
+pub(crate) fn complete_pairs(games: &[GameRecord]) -> BTreeMap<u64, [Option<&GameRecord>; 2]> {
     let mut pairs: BTreeMap<u64, [Option<&GameRecord>; 2]> = BTreeMap::new();
     for game in games {
         pairs.entry(game.id.pair).or_default()[usize::from(game.id.game.min(1))] = Some(game);
@@ -502,7 +506,7 @@ pub fn complete_pairs(games: &[GameRecord]) -> BTreeMap<u64, [Option<&GameRecord
 }
 
 /// The ids of the games the shard plays out of a budget of `games` games.
-pub fn schedule(games: u64, shard: Shard) -> Vec<GameId> {
+pub(crate) fn schedule(games: u64, shard: Shard) -> Vec<GameId> {
     (0..games / 2)
         .filter(|&pair| shard.owns(pair))
         .flat_map(|pair| [GameId { pair, game: 0 }, GameId { pair, game: 1 }])

@@ -35,7 +35,7 @@ impl Limit {
     }
 
     /// [`Limit::parse_tc`] of the value of `flag` (`--tc-a`, ...), which errors name.
-    pub fn parse_tc_flag(flag: &str, spec: &str) -> Result<Limit> {
+    pub(crate) fn parse_tc_flag(flag: &str, spec: &str) -> Result<Limit> {
         let (base, increment) = spec.split_once('+').unwrap_or((spec, "0"));
         let seconds = |text: &str, what: &str| -> Result<u64> {
             let value: f64 = text.trim().parse().with_context(|| {
@@ -58,7 +58,7 @@ impl Limit {
     }
 
     /// The PGN TimeControl tag (seconds, `base+inc`), or `-` for limits without a clock.
-    pub fn pgn_time_control(&self) -> String {
+    pub(crate) fn pgn_time_control(&self) -> String {
         match *self {
             Limit::Clock {
                 base_ms,
@@ -80,15 +80,15 @@ const MAX_TC_SECONDS: f64 = 86_400.0;
 /// The limits of the two engines, A then B (fastchess's per-engine `tc=` and `nodes=`): each
 /// engine searches under its own, and a clock is its own clock. Equal unless a side was given
 /// a limit of its own.
-pub type SideLimits = [Limit; 2];
+pub(crate) type SideLimits = [Limit; 2];
 
 /// Moves each side makes in a typical game, for a match's expected duration: self-play games
 /// at short clocks last about 80 plies before they end or are adjudicated.
-pub const TYPICAL_MOVES_PER_SIDE: u32 = 40;
+pub(crate) const TYPICAL_MOVES_PER_SIDE: u32 = 40;
 
 /// The time one game is expected to take when each side spends what its limit allows over
 /// [`TYPICAL_MOVES_PER_SIDE`] moves; `None` when a side's limit is not a time (nodes, depth).
-pub fn expected_game_time(limits: &SideLimits) -> Option<Duration> {
+pub(crate) fn expected_game_time(limits: &SideLimits) -> Option<Duration> {
     let moves = u64::from(TYPICAL_MOVES_PER_SIDE);
     limits
         .iter()
@@ -105,7 +105,7 @@ pub fn expected_game_time(limits: &SideLimits) -> Option<Duration> {
 }
 
 /// `tc 10+0.1` when both sides play under one limit, `A nodes 5000, B tc 10+0.1` otherwise.
-pub fn describe_limits(limits: &SideLimits) -> String {
+pub(crate) fn describe_limits(limits: &SideLimits) -> String {
     if limits[0] == limits[1] {
         limits[0].to_string()
     } else {
@@ -115,7 +115,7 @@ pub fn describe_limits(limits: &SideLimits) -> String {
 
 /// Reads the per-side limits of a results file, or the one `limit` of a file written before
 /// engines had limits of their own (both sides played under it).
-pub fn one_or_per_side<'de, D>(deserializer: D) -> Result<SideLimits, D::Error>
+pub(crate) fn one_or_per_side<'de, D>(deserializer: D) -> Result<SideLimits, D::Error>
 where
     D: serde::Deserializer<'de>,
 {
@@ -140,14 +140,14 @@ const NODE_SLACK: u64 = 65_536;
 /// What an engine that honours its limit never reports: more nodes than `go nodes N` allows
 /// (with slack), or a deeper iteration than `go depth N`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Ceiling {
-    pub nodes: Option<u64>,
-    pub depth: Option<u32>,
+pub(crate) struct Ceiling {
+    pub(crate) nodes: Option<u64>,
+    pub(crate) depth: Option<u32>,
 }
 
 impl Ceiling {
     /// The reported figure that breaks the ceiling (`nodes 1200000`), if one does.
-    pub fn broken_by(&self, nodes: Option<u64>, depth: Option<u32>) -> Option<String> {
+    pub(crate) fn broken_by(&self, nodes: Option<u64>, depth: Option<u32>) -> Option<String> {
         if let (Some(most), Some(nodes)) = (self.nodes, nodes) {
             if nodes > most {
                 return Some(format!("nodes {nodes}"));
@@ -165,7 +165,7 @@ impl Ceiling {
 impl Limit {
     /// The ceiling of a search under this limit; clocks and movetime have none (the lab's clock
     /// catches an engine that overruns them).
-    pub fn ceiling(&self) -> Ceiling {
+    pub(crate) fn ceiling(&self) -> Ceiling {
         match *self {
             Limit::Nodes { nodes } => Ceiling {
                 nodes: Some(
@@ -185,7 +185,7 @@ impl Limit {
 
     /// Whether a single-threaded deterministic engine plays the same moves under this limit on
     /// any machine: nodes and depth do not depend on the clock.
-    pub fn is_reproducible(&self) -> bool {
+    pub(crate) fn is_reproducible(&self) -> bool {
         matches!(self, Limit::Nodes { .. } | Limit::Depth { .. })
     }
 }
@@ -214,22 +214,24 @@ impl fmt::Display for Limit {
 /// both engines' scores stay within `score` centipawns of zero for `move_count` consecutive
 /// moves each, the game is a draw.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct DrawAdjudication {
-    pub move_number: u32,
-    pub move_count: u32,
-    pub score: i32,
+pub(crate) struct DrawAdjudication {
+    pub(crate) move_number: u32,
+    pub(crate) move_count: u32,
+    pub(crate) score: i32,
 }
 
 /// Resign adjudication: an engine whose own score is `score` centipawns or more below zero for
 /// `move_count` consecutive moves of its own loses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ResignAdjudication {
-    pub move_count: u32,
-    pub score: i32,
+pub(crate) struct ResignAdjudication {
+    pub(crate) move_count: u32,
+    pub(crate) score: i32,
 }
 
-pub const DEFAULT_DRAW_ADJUDICATION: &str = "movenumber=32,movecount=8,score=10";
-pub const DEFAULT_RESIGN_ADJUDICATION: &str = "movecount=3,score=400";
+#[cfg(test)]
+pub(crate) const DEFAULT_DRAW_ADJUDICATION: &str = "movenumber=32,movecount=8,score=10";
+#[cfg(test)]
+pub(crate) const DEFAULT_RESIGN_ADJUDICATION: &str = "movecount=3,score=400";
 
 /// `key=value,...` with exactly the keys named; `none` turns the rule off.
 fn parse_keyed(spec: &str, option: &str, keys: &[&str]) -> Result<Option<Vec<i64>>> {
@@ -268,7 +270,7 @@ fn parse_keyed(spec: &str, option: &str, keys: &[&str]) -> Result<Option<Vec<i64
 }
 
 impl DrawAdjudication {
-    pub fn parse(spec: &str) -> Result<Option<DrawAdjudication>> {
+    pub(crate) fn parse(spec: &str) -> Result<Option<DrawAdjudication>> {
         Ok(
             parse_keyed(spec, "--draw-adj", &["movenumber", "movecount", "score"])?.map(|v| {
                 DrawAdjudication {
@@ -282,7 +284,7 @@ impl DrawAdjudication {
 }
 
 impl ResignAdjudication {
-    pub fn parse(spec: &str) -> Result<Option<ResignAdjudication>> {
+    pub(crate) fn parse(spec: &str) -> Result<Option<ResignAdjudication>> {
         Ok(
             parse_keyed(spec, "--resign-adj", &["movecount", "score"])?.map(|v| {
                 ResignAdjudication {
@@ -296,7 +298,7 @@ impl ResignAdjudication {
 
 /// A score an engine reported, from its own side's point of view.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Score {
+pub(crate) enum Score {
     Centipawns(i32),
     /// Mate in N moves (negative: being mated).
     Mate(i32),
@@ -304,7 +306,7 @@ pub enum Score {
 
 impl Score {
     /// Mates count as decisive beyond any adjudication threshold.
-    pub fn centipawns(self) -> i32 {
+    pub(crate) fn centipawns(self) -> i32 {
         const MATE_AS_CP: i32 = 100_000;
         match self {
             Score::Centipawns(cp) => cp,
@@ -316,7 +318,7 @@ impl Score {
 
 /// Tracks the adjudication counters through one game.
 #[derive(Debug, Default)]
-pub struct Adjudicator {
+pub(crate) struct Adjudicator {
     draw: Option<DrawAdjudication>,
     resign: Option<ResignAdjudication>,
     /// Consecutive plies (both engines) whose score stayed inside the draw band.
@@ -326,14 +328,14 @@ pub struct Adjudicator {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Adjudication {
+pub(crate) enum Adjudication {
     Draw(DrawAdjudication),
     /// The side (0 white, 1 black) that resigns.
     Resign(usize, ResignAdjudication),
 }
 
 impl Adjudicator {
-    pub fn new(draw: Option<DrawAdjudication>, resign: Option<ResignAdjudication>) -> Self {
+    pub(crate) fn new(draw: Option<DrawAdjudication>, resign: Option<ResignAdjudication>) -> Self {
         Self {
             draw,
             resign,
@@ -343,7 +345,7 @@ impl Adjudicator {
 
     /// Records the score the mover (0 white, 1 black) reported with its move; `full_move` is
     /// the number of the move just played. A move without a score resets the counters.
-    pub fn record(
+    pub(crate) fn record(
         &mut self,
         mover: usize,
         full_move: u32,
@@ -380,7 +382,7 @@ impl Adjudicator {
 
 /// Per-move deadline for limits without a clock (nodes, depth): a search that takes longer is
 /// treated as a hang.
-pub const UNTIMED_MOVE_DEADLINE: Duration = Duration::from_secs(60);
+pub(crate) const UNTIMED_MOVE_DEADLINE: Duration = Duration::from_secs(60);
 
 #[cfg(test)]
 mod tests {

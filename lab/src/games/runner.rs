@@ -26,25 +26,25 @@ use crate::progress::Progress;
 use crate::side::Side;
 
 /// Games in a row an engine may lose to faults before the match is stopped.
-pub const MAX_CONSECUTIVE_FAULTS: u32 = 3;
+pub(crate) const MAX_CONSECUTIVE_FAULTS: u32 = 3;
 /// How often the writer, waiting for a game, looks whether the lab was interrupted.
 const INTERRUPT_POLL: Duration = Duration::from_millis(100);
 /// How often the status line's statistics are recomputed over all games.
 const STATUS_REDRAW: Duration = Duration::from_secs(1);
 
 /// Everything the workers share.
-pub struct Arena {
-    pub setups: [Arc<EngineSetup>; 2],
-    pub settings: GameSettings,
-    pub book: Book,
+pub(crate) struct Arena {
+    pub(crate) setups: [Arc<EngineSetup>; 2],
+    pub(crate) settings: GameSettings,
+    pub(crate) book: Book,
     /// The book's openings in the seeded order pairs take them in.
-    pub order: Vec<usize>,
-    pub concurrency: usize,
+    pub(crate) order: Vec<usize>,
+    pub(crate) concurrency: usize,
 }
 
 /// Why the games stopped.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Stop {
+pub(crate) enum Stop {
     /// Every scheduled game was played.
     Budget,
     Sprt(SprtDecision),
@@ -63,14 +63,14 @@ pub enum Stop {
 }
 
 /// The PGN of a match, appended game by game.
-pub struct PgnFile {
+pub(crate) struct PgnFile {
     path: PathBuf,
     file: File,
 }
 
 impl PgnFile {
     /// A new PGN, created exclusively: a file there may hold someone's games.
-    pub fn create(path: &Path) -> Result<PgnFile> {
+    pub(crate) fn create(path: &Path) -> Result<PgnFile> {
         if let Some(dir) = path.parent().filter(|dir| !dir.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         }
@@ -90,7 +90,7 @@ impl PgnFile {
 
     /// Rewrites the PGN from the games already recorded (the results file is the truth), then
     /// appends to it.
-    pub fn rewrite(path: &Path, games: &[GameRecord]) -> Result<PgnFile> {
+    pub(crate) fn rewrite(path: &Path, games: &[GameRecord]) -> Result<PgnFile> {
         let text: String = games.iter().map(|game| game.pgn.as_str()).collect();
         crate::paths::write_atomically(path, text.as_bytes())?;
         Self::append_to(path)
@@ -107,7 +107,7 @@ impl PgnFile {
         })
     }
 
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 
@@ -120,7 +120,7 @@ impl PgnFile {
 
 /// Plays `jobs`, appending each finished game to `games`, the results file and the PGN.
 /// `sprt` stops the match as soon as its LLR crosses a bound.
-pub fn play(
+pub(crate) fn play(
     arena: Arc<Arena>,
     jobs: Vec<GameId>,
     games: &mut Vec<GameRecord>,

@@ -24,14 +24,12 @@ use crate::process::{describe_status, run_with_timeout};
 
 /// How long one `bench` run may take: OpenBench's `MAX_BENCH_TIME_SECONDS`.
 const BENCH_TIMEOUT: Duration = Duration::from_secs(60);
-/// The largest reference accepted: far beyond any engine's speed on one thread.
-pub const MAX_REFERENCE_NPS: u64 = 1_000_000_000_000;
 /// The smallest scaled time: OpenBench writes seconds with two decimals.
 const RESOLUTION_MS: u64 = 10;
 
 /// Runs `binary bench` `copies` times at once (in `dir` when given) and returns the scaling
 /// of `reference_nps` against the mean speed the runs report.
-pub fn measure(
+pub(crate) fn measure(
     binary: &Path,
     dir: Option<&Path>,
     copies: usize,
@@ -69,7 +67,7 @@ pub fn measure(
 }
 
 /// The scaling of `reference_nps` against `measured_nps`.
-pub fn factor(reference_nps: u64, measured_nps: u64) -> Result<NpsScale> {
+pub(crate) fn factor(reference_nps: u64, measured_nps: u64) -> Result<NpsScale> {
     if reference_nps == 0 || measured_nps == 0 {
         bail!("--scale-nps: a speed of 0 nodes per second scales nothing");
     }
@@ -97,7 +95,7 @@ fn bench_once(binary: &Path, dir: Option<&Path>) -> Result<(u64, u64)> {
 }
 
 /// Both sides' limits with their times multiplied by `factor`.
-pub fn scale_limits(limits: SideLimits, factor: f64) -> SideLimits {
+pub(crate) fn scale_limits(limits: SideLimits, factor: f64) -> SideLimits {
     limits.map(|limit| scale_limit(limit, factor))
 }
 

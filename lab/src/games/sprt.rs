@@ -37,14 +37,14 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 /// The standard normal quantile Φ⁻¹(0.975): half-width of a two-sided 95% interval.
-pub const Z_95: f64 = 1.959_963_984_540_054;
+pub(crate) const Z_95: f64 = 1.959_963_984_540_054;
 /// Default type I error (accepting H1 when H0 holds), as in fishtest, OpenBench and fastchess.
-pub const DEFAULT_ALPHA: f64 = 0.05;
+pub(crate) const DEFAULT_ALPHA: f64 = 0.05;
 /// Default type II error (accepting H0 when H1 holds).
-pub const DEFAULT_BETA: f64 = 0.05;
+pub(crate) const DEFAULT_BETA: f64 = 0.05;
 /// nElo per unit of per-game t-value, 800/ln 10 ≈ 347.44 (fishtest `nelo_divided_by_nt`):
 /// with no draws (σ_game = ½) and a score near ½, one nElo is then about one logistic Elo.
-pub const NELO_PER_T: f64 = 800.0 / LN_10;
+pub(crate) const NELO_PER_T: f64 = 800.0 / LN_10;
 
 /// Per-game score of each pentanomial cell.
 const PAIR_SCORES: [f64; 5] = [0.0, 0.25, 0.5, 0.75, 1.0];
@@ -72,20 +72,21 @@ const SOLVER_STEP_TOLERANCE: f64 = 1e-9;
 
 /// Game results from the point of view of engine B (the engine under test; A is the base).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Wdl {
-    pub wins: u64,
-    pub draws: u64,
-    pub losses: u64,
+pub(crate) struct Wdl {
+    pub(crate) wins: u64,
+    pub(crate) draws: u64,
+    pub(crate) losses: u64,
 }
 
 impl Wdl {
-    pub fn games(&self) -> u64 {
+    pub(crate) fn games(&self) -> u64 {
         self.wins
             .saturating_add(self.draws)
             .saturating_add(self.losses)
     }
 
-    pub fn merge(&mut self, other: &Wdl) {
+    #[cfg(test)]
+    pub(crate) fn merge(&mut self, other: &Wdl) {
         self.wins = self.wins.saturating_add(other.wins);
         self.draws = self.draws.saturating_add(other.draws);
         self.losses = self.losses.saturating_add(other.losses);
@@ -95,19 +96,19 @@ impl Wdl {
 /// Counts of game pairs (the same opening played with colours swapped) by B's total score in the pair:
 /// index 0 = LL (0 points), 1 = LD (0.5), 2 = DD or WL (1), 3 = WD (1.5), 4 = WW (2).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Pentanomial(pub [u64; 5]);
+pub(crate) struct Pentanomial(pub(crate) [u64; 5]);
 
 /// The cells' names, as reports print them: B's results in the pair, in either order.
-pub const PENTANOMIAL_CELLS: [&str; 5] = ["LL", "LD", "DD+WL", "WD", "WW"];
+pub(crate) const PENTANOMIAL_CELLS: [&str; 5] = ["LL", "LD", "DD+WL", "WD", "WW"];
 
 impl Pentanomial {
-    pub fn pairs(&self) -> u64 {
+    pub(crate) fn pairs(&self) -> u64 {
         self.0.iter().fold(0u64, |sum, &n| sum.saturating_add(n))
     }
 
     /// Records one pair in which B scored `b_points_times_two / 2` points (0..=4).
     /// A larger value is a caller bug: debug builds panic, release builds ignore the pair.
-    pub fn add_pair(&mut self, b_points_times_two: u8) {
+    pub(crate) fn add_pair(&mut self, b_points_times_two: u8) {
         debug_assert!(
             b_points_times_two <= 4,
             "a pair scores 0..=4 half-points, got {b_points_times_two}"
@@ -117,14 +118,16 @@ impl Pentanomial {
         }
     }
 
-    pub fn merge(&mut self, other: &Pentanomial) {
+    #[cfg(test)]
+    pub(crate) fn merge(&mut self, other: &Pentanomial) {
         for (mine, theirs) in self.0.iter_mut().zip(other.0) {
             *mine = mine.saturating_add(theirs);
         }
     }
 
+    #[cfg(test)]
     /// The same pairs from A's point of view.
-    pub fn reversed(&self) -> Pentanomial {
+    pub(crate) fn reversed(&self) -> Pentanomial {
         let [ll, ld, dd, wd, ww] = self.0;
         Pentanomial([ww, wd, dd, ld, ll])
     }
@@ -132,7 +135,7 @@ impl Pentanomial {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum EloModel {
+pub(crate) enum EloModel {
     /// Bounds in logistic Elo: score = 1/(1 + 10^(-elo/400)).
     Logistic,
     /// Bounds in normalized Elo (see [`normalized_elo`]), as in fishtest's Stockfish tests.
@@ -173,7 +176,7 @@ pub struct Estimate {
 impl Estimate {
     /// The estimate rounded to the tenths it is printed with: a value that rounds to zero is
     /// +0.0, never -0.0.
-    pub fn in_tenths(self) -> Estimate {
+    pub(crate) fn in_tenths(self) -> Estimate {
         let tenths = |x: f64| (x * 10.0).round() / 10.0 + 0.0;
         Estimate {
             value: tenths(self.value),
@@ -183,7 +186,7 @@ impl Estimate {
     }
 
     /// Half the interval's width, the `±` of a printed estimate.
-    pub fn half_width(self) -> f64 {
+    pub(crate) fn half_width(self) -> f64 {
         (self.ci_high - self.ci_low) / 2.0
     }
 }
@@ -191,22 +194,22 @@ impl Estimate {
 /// Pairs below which no report prints an Elo interval or a LOS: the pair variance of a few
 /// pairs is too unstable to be read as a result (an A/A match after 4 pairs gave an interval
 /// of -188.5 to -1.7 Elo).
-pub const MIN_PAIRS_FOR_ESTIMATES: u64 = 10;
+pub(crate) const MIN_PAIRS_FOR_ESTIMATES: u64 = 10;
 
 /// Whether the Elo intervals and the LOS of these pairs are not yet estimates: fewer than
 /// [`MIN_PAIRS_FOR_ESTIMATES`] pairs, or pair scores without variance (every pair in one cell).
-pub fn too_few_pairs(p: &Pentanomial) -> bool {
+pub(crate) fn too_few_pairs(p: &Pentanomial) -> bool {
     let cells_used = p.0.iter().filter(|&&count| count > 0).count();
     p.pairs() < MIN_PAIRS_FOR_ESTIMATES || cells_used < 2
 }
 
 /// Said instead of an Elo interval or a LOS where [`too_few_pairs`] holds.
-pub fn too_few_pairs_text(pairs: u64) -> String {
+pub(crate) fn too_few_pairs_text(pairs: u64) -> String {
     format!("too few pairs ({pairs})")
 }
 
 /// Pairs an Elo interval needs: the variance of the pair scores exists from two pairs on.
-pub const MIN_PAIRS_FOR_INTERVAL: f64 = 2.0;
+pub(crate) const MIN_PAIRS_FOR_INTERVAL: f64 = 2.0;
 
 /// Sample moments of the per-game score of a pair, from raw (unregularised) counts.
 struct Moments {
@@ -253,7 +256,7 @@ fn score_from_elo(elo: f64) -> f64 {
 }
 
 /// Mean score per game in [0, 1]; `None` without pairs.
-pub fn score(p: &Pentanomial) -> Option<f64> {
+pub(crate) fn score(p: &Pentanomial) -> Option<f64> {
     moments(p).map(|m| m.mean)
 }
 
@@ -265,7 +268,7 @@ pub fn score(p: &Pentanomial) -> Option<f64> {
 /// (every pair lost or won): the Elo is then unbounded. Interval bounds whose score leaves (0, 1) are clamped to a score of
 /// 0.001 or 0.999 (±1199.6 Elo, the clamp of fishtest and OpenBench), or to the point
 /// estimate if that is more extreme, so `ci_low <= value <= ci_high`, all finite.
-pub fn logistic_elo(p: &Pentanomial) -> Option<Estimate> {
+pub(crate) fn logistic_elo(p: &Pentanomial) -> Option<Estimate> {
     let m = moments(p)?;
     if m.pairs < MIN_PAIRS_FOR_INTERVAL || m.mean <= 0.0 || m.mean >= 1.0 {
         return None;
@@ -302,7 +305,7 @@ pub fn logistic_elo(p: &Pentanomial) -> Option<Estimate> {
 /// `± Z_95·NELO_PER_T/sqrt(2N)`; away from 0 it also accounts for the uncertainty of σ.
 ///
 /// `None` without pairs or when the pair scores have zero variance (all pairs scored alike).
-pub fn normalized_elo(p: &Pentanomial) -> Option<Estimate> {
+pub(crate) fn normalized_elo(p: &Pentanomial) -> Option<Estimate> {
     let m = moments(p)?;
     if m.var <= 0.0 {
         return None;
@@ -331,7 +334,7 @@ pub fn normalized_elo(p: &Pentanomial) -> Option<Estimate> {
 /// that B is stronger than A (fishtest `get_elo`, fastchess `EloPentanomial::los`, both on the
 /// pentanomial variance). `None` without pairs; with zero variance the limit is returned:
 /// 1 above a score of ½, 0 below, ½ at ½ (e.g. all draws).
-pub fn los(p: &Pentanomial) -> Option<f64> {
+pub(crate) fn los(p: &Pentanomial) -> Option<f64> {
     let m = moments(p)?;
     let excess = m.mean - 0.5;
     if m.var > 0.0 {
@@ -354,17 +357,17 @@ fn normal_cdf(x: f64) -> f64 {
 /// Elo `model`, with error rates `alpha` (accepting H1 under H0) and `beta` (accepting H0
 /// under H1).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Sprt {
-    pub elo0: f64,
-    pub elo1: f64,
-    pub alpha: f64,
-    pub beta: f64,
-    pub model: EloModel,
+pub(crate) struct Sprt {
+    pub(crate) elo0: f64,
+    pub(crate) elo1: f64,
+    pub(crate) alpha: f64,
+    pub(crate) beta: f64,
+    pub(crate) model: EloModel,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum SprtDecision {
+pub(crate) enum SprtDecision {
     AcceptH0,
     AcceptH1,
     Continue,
@@ -372,7 +375,7 @@ pub enum SprtDecision {
 
 impl Sprt {
     /// A validated test: finite numbers, `elo0 < elo1`, `alpha` and `beta` in (0, 0.5).
-    pub fn new(
+    pub(crate) fn new(
         elo0: f64,
         elo1: f64,
         alpha: f64,
@@ -413,7 +416,7 @@ impl Sprt {
     /// Parses `"elo0=0,elo1=5[,alpha=0.05,beta=0.05]"` (any order, spaces allowed around
     /// entries; alpha and beta default to [`DEFAULT_ALPHA`] and [`DEFAULT_BETA`]). The bounds
     /// are in the units of `model`.
-    pub fn parse(spec: &str, model: EloModel) -> Result<Sprt, String> {
+    pub(crate) fn parse(spec: &str, model: EloModel) -> Result<Sprt, String> {
         const EXAMPLE: &str = "e.g. 'elo0=0,elo1=5' or 'elo0=0,elo1=5,alpha=0.05,beta=0.05'";
         if spec.trim().is_empty() {
             return Err(format!(
@@ -474,12 +477,12 @@ impl Sprt {
     }
 
     /// Wald's lower bound `ln(beta/(1-alpha))`: accept H0 at or below it.
-    pub fn lower(&self) -> f64 {
+    pub(crate) fn lower(&self) -> f64 {
         (self.beta / (1.0 - self.alpha)).ln()
     }
 
     /// Wald's upper bound `ln((1-beta)/alpha)`: accept H1 at or above it.
-    pub fn upper(&self) -> f64 {
+    pub(crate) fn upper(&self) -> f64 {
         ((1.0 - self.beta) / self.alpha).ln()
     }
 
@@ -503,7 +506,7 @@ impl Sprt {
     /// be solved (normalized bounds of ±400 nElo or more, or counts of ~10¹⁸ pairs all in one
     /// cell), the normal approximation `N·(s1 - s0)·(2s - s0 - s1)/(2·var)` (fishtest
     /// `LLR_alt2`) is returned instead.
-    pub fn llr(&self, p: &Pentanomial) -> f64 {
+    pub(crate) fn llr(&self, p: &Pentanomial) -> f64 {
         if p.pairs() == 0 {
             return 0.0;
         }
@@ -561,7 +564,7 @@ impl Sprt {
 
     /// `AcceptH1` when `llr >= upper()`, `AcceptH0` when `llr <= lower()`, else `Continue`
     /// (also for a NaN).
-    pub fn decide(&self, llr: f64) -> SprtDecision {
+    pub(crate) fn decide(&self, llr: f64) -> SprtDecision {
         if llr >= self.upper() {
             SprtDecision::AcceptH1
         } else if llr <= self.lower() {

@@ -12,60 +12,60 @@ use super::sprt::{self, Estimate, Pentanomial, Sprt, SprtDecision, Wdl};
 use crate::side::Side;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct SprtState {
+pub(crate) struct SprtState {
     #[serde(flatten)]
-    pub test: Sprt,
-    pub llr: f64,
-    pub lower: f64,
-    pub upper: f64,
-    pub result: SprtDecision,
+    pub(crate) test: Sprt,
+    pub(crate) llr: f64,
+    pub(crate) lower: f64,
+    pub(crate) upper: f64,
+    pub(crate) result: SprtDecision,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct Summary {
-    pub games: u64,
+pub(crate) struct Summary {
+    pub(crate) games: u64,
     /// Complete pairs (both games played); the statistics below are over these.
-    pub pairs: u64,
+    pub(crate) pairs: u64,
     /// From B's point of view, over every finished game.
-    pub wdl: Wdl,
+    pub(crate) wdl: Wdl,
     /// [LL, LD, DD+WL, WD, WW] from B's point of view.
-    pub pentanomial: Pentanomial,
-    pub score: Option<f64>,
-    pub elo: Option<Estimate>,
-    pub nelo: Option<Estimate>,
+    pub(crate) pentanomial: Pentanomial,
+    pub(crate) score: Option<f64>,
+    pub(crate) elo: Option<Estimate>,
+    pub(crate) nelo: Option<Estimate>,
     /// `null` while `too_few_pairs`.
-    pub los: Option<f64>,
+    pub(crate) los: Option<f64>,
     /// Fewer than 10 complete pairs, or pair scores without variance: the Elo and nElo
     /// intervals are not estimates yet, and every report says "too few pairs (n)" instead.
-    pub too_few_pairs: bool,
-    pub sprt: Option<SprtState>,
+    pub(crate) too_few_pairs: bool,
+    pub(crate) sprt: Option<SprtState>,
     /// Games by PGN termination.
-    pub terminations: BTreeMap<&'static str, u64>,
+    pub(crate) terminations: BTreeMap<&'static str, u64>,
     /// Games lost to a fault (crash, hang, illegal move, garbage, time), for A and B.
-    pub faults: [u64; 2],
-    pub time_forfeits: [u64; 2],
+    pub(crate) faults: [u64; 2],
+    pub(crate) time_forfeits: [u64; 2],
     /// The referee's and the lab's I/O time between an engine's move and the next `go`.
-    pub lab_overhead_us_per_move: Option<f64>,
-    pub plies: u64,
+    pub(crate) lab_overhead_us_per_move: Option<f64>,
+    pub(crate) plies: u64,
     /// Whether the two games of each pair were the same moves: see [`Alike`].
-    pub alike: Alike,
+    pub(crate) alike: Alike,
 }
 
 /// The complete pairs, at most, that [`Alike`] reads: enough to tell, and bounded so that every
 /// status line of a long match stays cheap.
-pub const ALIKE_CHECKED_PAIRS: usize = 32;
+pub(crate) const ALIKE_CHECKED_PAIRS: usize = 32;
 
 /// Fewer checked pairs than this say nothing about playing alike.
-pub const ALIKE_MIN_PAIRS: u64 = 10;
+pub(crate) const ALIKE_MIN_PAIRS: u64 = 10;
 
 /// Of the first complete pairs (by pair number, up to [`ALIKE_CHECKED_PAIRS`]), those whose two
 /// games are the same moves. Colours swap within a pair, so that happens in every pair only
 /// when A and B choose alike at every move: two builds of one search, or an option that does
 /// not reach the games. Such games cannot tell the engines apart.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct Alike {
-    pub checked: u64,
-    pub identical: u64,
+pub(crate) struct Alike {
+    pub(crate) checked: u64,
+    pub(crate) identical: u64,
 }
 
 impl Alike {
@@ -83,7 +83,7 @@ impl Alike {
     }
 
     /// Every checked pair was the same moves, over enough pairs to say so.
-    pub fn in_every_pair(&self) -> bool {
+    pub(crate) fn in_every_pair(&self) -> bool {
         self.checked >= ALIKE_MIN_PAIRS && self.identical == self.checked
     }
 }
@@ -104,7 +104,7 @@ fn moves(pgn: &str) -> impl Iterator<Item = &str> {
     })
 }
 
-pub fn summarize(games: &[GameRecord], sprt: Option<&Sprt>) -> Summary {
+pub(crate) fn summarize(games: &[GameRecord], sprt: Option<&Sprt>) -> Summary {
     let mut wdl = Wdl::default();
     let mut terminations = BTreeMap::new();
     let mut faults = [0; 2];

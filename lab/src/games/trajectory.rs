@@ -15,19 +15,19 @@ use super::sprt::{self, Pentanomial, Sprt};
 use crate::side::Side;
 
 /// At most this many points are kept, so the JSON and the page stay small for a long match.
-pub const MAX_POINTS: usize = 500;
+pub(crate) const MAX_POINTS: usize = 500;
 
 /// The pentanomial counts kept up to date game by game.
 #[derive(Default)]
-pub struct PairTally {
-    pub pentanomial: Pentanomial,
+pub(crate) struct PairTally {
+    pub(crate) pentanomial: Pentanomial,
     /// B's points (times two) in the first finished game of each incomplete pair.
     half: HashMap<u64, u8>,
 }
 
 impl PairTally {
     /// Counts `game`; true when it completed its pair.
-    pub fn add(&mut self, game: &GameRecord) -> bool {
+    pub(crate) fn add(&mut self, game: &GameRecord) -> bool {
         let points = game.result.points_x2(Side::B, game.id.white());
         match self.half.remove(&game.id.pair) {
             Some(first) => {
@@ -44,22 +44,22 @@ impl PairTally {
 
 /// The match after one more completed pair, from B's point of view.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct TrajectoryPoint {
+pub(crate) struct TrajectoryPoint {
     /// Complete pairs so far.
-    pub pairs: u64,
+    pub(crate) pairs: u64,
     /// Games recorded so far (with those of pairs not yet complete).
-    pub games: u64,
+    pub(crate) games: u64,
     /// Logistic Elo and its 95% interval; `None` while undefined (every pair won, or lost).
-    pub elo: Option<f64>,
-    pub elo_low: Option<f64>,
-    pub elo_high: Option<f64>,
+    pub(crate) elo: Option<f64>,
+    pub(crate) elo_low: Option<f64>,
+    pub(crate) elo_high: Option<f64>,
     /// The SPRT's log-likelihood ratio; `None` without `--sprt`.
-    pub llr: Option<f64>,
+    pub(crate) llr: Option<f64>,
 }
 
 /// The trajectory of `games` in their recorded order, thinned to at most [`MAX_POINTS`] points
 /// evenly spaced in pairs (the first and the last kept). Empty without a complete pair.
-pub fn trajectory(games: &[GameRecord], sprt: Option<&Sprt>) -> Vec<TrajectoryPoint> {
+pub(crate) fn trajectory(games: &[GameRecord], sprt: Option<&Sprt>) -> Vec<TrajectoryPoint> {
     let mut tally = PairTally::default();
     let mut snapshots: Vec<(u64, Pentanomial)> = Vec::new();
     for (index, game) in games.iter().enumerate() {

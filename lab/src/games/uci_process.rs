@@ -25,7 +25,7 @@ const RECENT_LINES: usize = 8;
 /// Longest line an engine may write, its line end included. A longer line is a garbage fault
 /// that loses the game: only its first [`MAX_LINE_BYTES`] are held while the rest is read and
 /// dropped, so an engine printing without end costs the lab at most that much.
-pub const MAX_LINE_BYTES: usize = 1 << 20;
+pub(crate) const MAX_LINE_BYTES: usize = 1 << 20;
 /// Lines read ahead of the referee; beyond them the reader waits, and so does the engine.
 const LINES_AHEAD: usize = 16;
 /// Characters of a line kept for a fault report or the recent output, and of an `id name`.
@@ -35,22 +35,20 @@ const MAX_DECLARED_OPTIONS: usize = 1000;
 
 /// How an engine is started and set up; the same for every process of one side.
 #[derive(Debug, Clone)]
-pub struct EngineSetup {
-    /// "A" or "B".
-    pub label: &'static str,
-    pub path: PathBuf,
+pub(crate) struct EngineSetup {
+    pub(crate) path: PathBuf,
     /// Command-line arguments of the engine process (`--engine-a "... args=..."`).
-    pub args: Vec<String>,
+    pub(crate) args: Vec<String>,
     /// The engine process's working directory (`dir=`); the lab's own when `None`.
-    pub dir: Option<PathBuf>,
+    pub(crate) dir: Option<PathBuf>,
     /// `setoption` pairs, sent in order after `uciok`.
-    pub options: Vec<(String, String)>,
+    pub(crate) options: Vec<(String, String)>,
 }
 
 /// What went wrong with an engine; each loses the game it happened in.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "kind")]
-pub enum Fault {
+pub(crate) enum Fault {
     /// The process could not be started or did not finish the UCI handshake.
     Startup { detail: String },
     /// The process exited or closed its output.
@@ -72,7 +70,7 @@ pub enum Fault {
 }
 
 impl Fault {
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match self {
             Fault::Startup { detail } => format!("failed to start: {detail}"),
             Fault::Crash { detail } => format!("crashed: {detail}"),
@@ -95,18 +93,16 @@ impl Fault {
 
 /// The answer to one `go`.
 #[derive(Debug, Clone)]
-pub struct Reply {
-    pub bestmove: String,
-    pub score: Option<Score>,
-    pub depth: Option<u32>,
-    /// The last `info ... nodes N` of the search.
-    pub nodes: Option<u64>,
+pub(crate) struct Reply {
+    pub(crate) bestmove: String,
+    pub(crate) score: Option<Score>,
+    pub(crate) depth: Option<u32>,
     /// From writing `go` to reading `bestmove`: what the clock is charged.
-    pub elapsed: Duration,
+    pub(crate) elapsed: Duration,
     /// When `go` was written: the referee's own work since the last reply ends here.
-    pub sent: Instant,
+    pub(crate) sent: Instant,
     /// When `bestmove` was read: the referee's own work is measured from here.
-    pub received: Instant,
+    pub(crate) received: Instant,
 }
 
 enum Line {
@@ -121,13 +117,13 @@ enum Line {
 /// An option as the engine declared it in its `uci` reply
 /// (`option name NAME type KIND [default X] [min X] [max X] [var X]...`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DeclaredOption {
-    pub name: String,
-    pub kind: OptionKind,
+pub(crate) struct DeclaredOption {
+    pub(crate) name: String,
+    pub(crate) kind: OptionKind,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum OptionKind {
+pub(crate) enum OptionKind {
     Check,
     Spin { min: Option<i64>, max: Option<i64> },
     Combo { choices: Vec<String> },
@@ -135,21 +131,21 @@ pub enum OptionKind {
     String,
 }
 
-pub struct UciProcess {
+pub(crate) struct UciProcess {
     setup: Arc<EngineSetup>,
     child: Child,
     stdin: ChildStdin,
     lines: Receiver<Line>,
     recent: Arc<Mutex<VecDeque<String>>>,
     /// `id name`, when the engine gave one (cut to [`SHOWN_CHARS`]).
-    pub id_name: Option<String>,
+    pub(crate) id_name: Option<String>,
     /// The options of the `uci` reply, in order; declarations without a name are left out.
-    pub declared_options: Vec<DeclaredOption>,
+    pub(crate) declared_options: Vec<DeclaredOption>,
 }
 
 impl UciProcess {
     /// Starts the process and completes the handshake: `uci`, the options, `isready`.
-    pub fn start(setup: Arc<EngineSetup>) -> Result<UciProcess, Fault> {
+    pub(crate) fn start(setup: Arc<EngineSetup>) -> Result<UciProcess, Fault> {
         let mut command = Command::new(&setup.path);
         command.args(&setup.args);
         if let Some(dir) = &setup.dir {
@@ -228,25 +224,21 @@ impl UciProcess {
         self.sync(HANDSHAKE_TIMEOUT)
     }
 
-    pub fn label(&self) -> &'static str {
-        self.setup.label
-    }
-
     /// The declared option of that name (UCI names are not case-sensitive).
-    pub fn declared_option(&self, name: &str) -> Option<&DeclaredOption> {
+    pub(crate) fn declared_option(&self, name: &str) -> Option<&DeclaredOption> {
         self.declared_options
             .iter()
             .find(|declared| declared.name.eq_ignore_ascii_case(name))
     }
 
-    pub fn has_option(&self, name: &str) -> bool {
+    pub(crate) fn has_option(&self, name: &str) -> bool {
         self.declared_option(name).is_some()
     }
 
     /// Checks `value` for the option `name` against the engine's declaration; the error names
     /// the option's type and range, or every declared option when the engine has none of that
     /// name.
-    pub fn check_option(&self, name: &str, value: &str) -> Result<(), String> {
+    pub(crate) fn check_option(&self, name: &str, value: &str) -> Result<(), String> {
         let Some(declared) = self.declared_option(name) else {
             let names: Vec<&str> = self
                 .declared_options
@@ -280,7 +272,7 @@ impl UciProcess {
 
     /// Prepares for a new game: `ucinewgame` (and `Clear Hash` where the engine has that
     /// button, so no game inherits another's table) and a synchronising `isready`.
-    pub fn new_game(&mut self) -> Result<(), Fault> {
+    pub(crate) fn new_game(&mut self) -> Result<(), Fault> {
         self.send("ucinewgame")?;
         if self.has_option("Clear Hash") {
             self.send("setoption name Clear Hash")?;
@@ -291,7 +283,7 @@ impl UciProcess {
     /// Sends the position and `go`, and waits for `bestmove` until `deadline`. The engine's
     /// last `info ... score` before `bestmove` is its score for the move. An `info` line past
     /// `ceiling` ends the wait at once: the engine is not honouring its limit.
-    pub fn search(
+    pub(crate) fn search(
         &mut self,
         position: &str,
         go: &str,
@@ -303,7 +295,6 @@ impl UciProcess {
         self.send(go)?;
         let mut score = None;
         let mut depth = None;
-        let mut nodes = None;
         loop {
             let line = match self.receive(deadline) {
                 Ok(line) => line,
@@ -329,7 +320,6 @@ impl UciProcess {
                         });
                     }
                     depth = line_depth.or(depth);
-                    nodes = line_nodes.or(nodes);
                 }
                 Some("bestmove") => {
                     let received = Instant::now();
@@ -342,7 +332,6 @@ impl UciProcess {
                         bestmove: bestmove.to_string(),
                         score,
                         depth,
-                        nodes,
                         elapsed: received - start,
                         sent: start,
                         received,
@@ -395,7 +384,7 @@ impl UciProcess {
     }
 
     /// The engine's last lines of output (stdout and stderr), oldest first.
-    pub fn recent_output(&self) -> Vec<String> {
+    pub(crate) fn recent_output(&self) -> Vec<String> {
         self.recent
             .lock()
             .map(|recent| recent.iter().cloned().collect())

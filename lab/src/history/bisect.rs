@@ -35,7 +35,7 @@ pub enum Metric {
 }
 
 impl Metric {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Metric::Instructions => "instructions",
             Metric::Nps => "nps",
@@ -44,19 +44,19 @@ impl Metric {
     }
 }
 
-pub struct BisectRequest<'a> {
-    pub good: &'a str,
-    pub bad: &'a str,
-    pub metric: Metric,
+pub(crate) struct BisectRequest<'a> {
+    pub(crate) good: &'a str,
+    pub(crate) bad: &'a str,
+    pub(crate) metric: Metric,
     /// Percent; ignored for the signature.
-    pub threshold_pct: f64,
+    pub(crate) threshold_pct: f64,
     /// How the probes measure (built for the metric: the fewest runs it needs).
-    pub probe_plan: &'a Plan,
+    pub(crate) probe_plan: &'a Plan,
     /// How the commit found is compared with its parent.
-    pub compare_plan: &'a Plan,
+    pub(crate) compare_plan: &'a Plan,
     /// The thresholds and settings of that comparison.
-    pub compare_settings: Settings,
-    pub features: &'a [String],
+    pub(crate) compare_settings: Settings,
+    pub(crate) features: &'a [String],
 }
 
 /// The role of a measured commit in the search.
@@ -120,7 +120,7 @@ pub struct BisectReport {
 
 /// How one commit of the path was judged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Judged {
+pub(crate) enum Judged {
     Good,
     Bad,
     /// It cannot be judged (it does not build): git bisect's `skip`.
@@ -129,7 +129,7 @@ pub enum Judged {
 
 /// Where the first bad commit lies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Found {
+pub(crate) enum Found {
     /// Exactly this index.
     At(usize),
     /// One of `first..=last`: `last` is bad, everything before `first` good, and every index
@@ -151,7 +151,10 @@ pub struct Skipped {
 /// known good. Without skips `judge` is asked about at most ⌈log2 len⌉ indices; none is asked
 /// twice. A skipped index is replaced by the nearest unjudged one inside the range still open
 /// (as git bisect does), and when every index left is skipped the answer is that range.
-pub fn first_bad(len: usize, mut judge: impl FnMut(usize) -> Result<Judged>) -> Result<Found> {
+pub(crate) fn first_bad(
+    len: usize,
+    mut judge: impl FnMut(usize) -> Result<Judged>,
+) -> Result<Found> {
     if len == 0 {
         bail!("nothing to bisect: the path is empty");
     }
@@ -361,7 +364,7 @@ impl<'a> Search<'a> {
     }
 }
 
-pub fn bisect(session: &Session, request: &BisectRequest) -> Result<BisectReport> {
+pub(crate) fn bisect(session: &Session, request: &BisectRequest) -> Result<BisectReport> {
     let repo = session.repo();
     let good_id = range::commit_of(repo, request.good)?;
     let bad_id = range::commit_of(repo, request.bad)?;

@@ -14,25 +14,25 @@ use crate::machine::Machine;
 
 /// One machine's NPS over the commits of a history.
 #[derive(Debug, Clone, Serialize)]
-pub struct MachineLine {
-    pub machine_id: String,
+pub(crate) struct MachineLine {
+    pub(crate) machine_id: String,
     /// The store directory the figures come from.
-    pub series: String,
+    pub(crate) series: String,
     /// `CPU (N cores) · machine id`: the id tells apart two boxes with the same CPU.
-    pub label: String,
+    pub(crate) label: String,
     /// The machine this history ran on (its figures are the rows').
-    pub this_machine: bool,
-    pub machine: Machine,
+    pub(crate) this_machine: bool,
+    pub(crate) machine: Machine,
     /// Oldest first; only the commits the series holds.
-    pub points: Vec<MachinePoint>,
+    pub(crate) points: Vec<MachinePoint>,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct MachinePoint {
+pub(crate) struct MachinePoint {
     /// The full commit id, as in the rows.
-    pub commit: String,
+    pub(crate) commit: String,
     /// Median NPS of the stored runs.
-    pub nps: f64,
+    pub(crate) nps: f64,
 }
 
 fn label(machine: &Machine, machine_id: &str) -> String {
@@ -47,7 +47,7 @@ fn label(machine: &Machine, machine_id: &str) -> String {
 /// every other machine in the store that measured at least one of the commits with this
 /// series' toolchain and settings, ordered by machine id. Files that cannot be used are named in
 /// `warnings` and left out.
-pub fn machine_lines(
+pub(crate) fn machine_lines(
     series: &Series,
     commits: &[CommitInfo],
     nps: &[f64],

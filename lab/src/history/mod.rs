@@ -5,9 +5,9 @@
 //! through `analysis::measure` and formats nothing.
 
 pub mod bisect;
-pub mod machines;
+pub(crate) mod machines;
 pub mod range;
-pub mod steps;
+pub(crate) mod steps;
 pub mod store;
 
 use std::collections::HashMap;
@@ -29,69 +29,69 @@ use range::CommitInfo;
 use store::{Failure, Series, SeriesSettings, Stage, Stored};
 
 /// What `lab history` was asked for.
-pub struct HistoryRequest<'a> {
+pub(crate) struct HistoryRequest<'a> {
     /// `A..B`.
-    pub range: &'a str,
+    pub(crate) range: &'a str,
     /// Keep every Nth commit, counted back from the newest (1: all).
-    pub every: usize,
+    pub(crate) every: usize,
     /// Keep at most the newest K after thinning.
-    pub max: Option<usize>,
+    pub(crate) max: Option<usize>,
     /// The store's root (default `target/lab/history`).
-    pub store: PathBuf,
-    pub plan: &'a Plan,
-    pub features: &'a [String],
+    pub(crate) store: PathBuf,
+    pub(crate) plan: &'a Plan,
+    pub(crate) features: &'a [String],
     /// Build and measure again the commits stored as failed points.
-    pub retry_failed: bool,
+    pub(crate) retry_failed: bool,
 }
 
 /// `lab history A..B`: one row per selected commit, oldest first.
 #[derive(Debug, Clone, Serialize)]
 pub struct HistoryReport {
-    pub schema_version: u32,
-    pub kind: Kind,
-    pub range: String,
-    pub store: String,
+    pub(crate) schema_version: u32,
+    pub(crate) kind: Kind,
+    pub(crate) range: String,
+    pub(crate) store: String,
     /// `<machine id>-<toolchain id>-<settings id>`: the store directory of these figures.
-    pub series: String,
-    pub machine_id: String,
-    pub toolchain_id: String,
-    pub settings_id: String,
-    pub settings: SeriesSettings,
+    pub(crate) series: String,
+    pub(crate) machine_id: String,
+    pub(crate) toolchain_id: String,
+    pub(crate) settings_id: String,
+    pub(crate) settings: SeriesSettings,
     /// The machine of this series (what `machine_id` hashes).
-    pub machine: Machine,
+    pub(crate) machine: Machine,
     /// NPS per machine: this machine's line first, then every other machine of the store with
     /// the same toolchain and settings that measured some of these commits.
-    pub machines: Vec<machines::MachineLine>,
+    pub(crate) machines: Vec<machines::MachineLine>,
     /// Commits on the range's first-parent line, before thinning.
-    pub commits_in_range: usize,
+    pub(crate) commits_in_range: usize,
     /// Commits measured by this run.
-    pub measured: usize,
+    pub(crate) measured: usize,
     /// Commits whose figures came from the store.
-    pub from_store: usize,
+    pub(crate) from_store: usize,
     /// Commits of this run that were built but not measured: their binary is another
     /// commit's, whose measurement they share (counted in neither `measured` nor `from_store`).
-    pub shared_now: usize,
+    pub(crate) shared_now: usize,
     /// The measured commits, oldest first.
-    pub rows: Vec<HistoryRow>,
+    pub(crate) rows: Vec<HistoryRow>,
     /// The selected commits that could not be built or measured (now or by an earlier run),
     /// oldest first; `rows` and these together are the selection.
-    pub failed: Vec<FailedRow>,
+    pub(crate) failed: Vec<FailedRow>,
     /// Changes of level beyond the noise between neighbouring segments, oldest first, NPS
     /// then instructions per node (`steps.rs`).
-    pub steps: Vec<Step>,
+    pub(crate) steps: Vec<Step>,
 }
 
 /// Which figure of the rows a step is in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum StepMetric {
+pub(crate) enum StepMetric {
     Nps,
     InstructionsPerNode,
 }
 
 impl StepMetric {
     /// Its `lab bisect --metric` name.
-    pub fn bisect_name(self) -> &'static str {
+    pub(crate) fn bisect_name(self) -> &'static str {
         match self {
             StepMetric::Nps => "nps",
             StepMetric::InstructionsPerNode => "instructions",
@@ -100,7 +100,7 @@ impl StepMetric {
 
     /// The least change that counts: compare's default thresholds (`--threshold`,
     /// `--instr-threshold`), which `lab bisect` also uses by default.
-    pub fn threshold_pct(self) -> f64 {
+    pub(crate) fn threshold_pct(self) -> f64 {
         match self {
             StepMetric::Nps => 1.0,
             StepMetric::InstructionsPerNode => 0.5,
@@ -111,61 +111,65 @@ impl StepMetric {
 /// A change of level in the history, between the last commit of one segment and the first of
 /// the next.
 #[derive(Debug, Clone, Serialize)]
-pub struct Step {
-    pub metric: StepMetric,
+pub(crate) struct Step {
+    pub(crate) metric: StepMetric,
     /// The last commit at the old level and the first at the new one (other commits of the range
     /// may lie between them when the history was thinned).
-    pub before: CommitInfo,
-    pub after: CommitInfo,
+    pub(crate) before: CommitInfo,
+    pub(crate) after: CommitInfo,
     /// The segments' levels: noise-weighted means of their commits' figures.
-    pub level_before: f64,
-    pub level_after: f64,
-    pub change_pct: f64,
+    pub(crate) level_before: f64,
+    pub(crate) level_after: f64,
+    pub(crate) change_pct: f64,
     /// Slower (NPS down) or more instructions per node (up).
-    pub regression: bool,
+    pub(crate) regression: bool,
     /// The command that would confirm it: `lab bisect` for a regression (it finds the first
     /// commit beyond the threshold), `lab compare` of the two commits for an improvement.
-    pub confirm: String,
+    pub(crate) confirm: String,
 }
 
 /// A selected commit that could not be built or measured.
 #[derive(Debug, Clone, Serialize)]
-pub struct FailedRow {
+pub(crate) struct FailedRow {
     /// Its place among the selected commits, oldest first (0-based).
-    pub position: usize,
-    pub commit: CommitInfo,
-    pub stage: Stage,
+    pub(crate) position: usize,
+    pub(crate) commit: CommitInfo,
+    pub(crate) stage: Stage,
     /// The end of the error (at most `store::FAILURE_TAIL_BYTES` bytes).
-    pub error: String,
+    pub(crate) error: String,
     /// True when this run tried it, false when the store had it as a failed point.
-    pub failed_now: bool,
-    pub failed_unix: u64,
+    pub(crate) failed_now: bool,
+    pub(crate) failed_unix: u64,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct HistoryRow {
-    pub commit: CommitInfo,
-    pub signature: u64,
+pub(crate) struct HistoryRow {
+    pub(crate) commit: CommitInfo,
+    pub(crate) signature: u64,
     /// The signature differs from the previous row's (false on the first row).
-    pub signature_changed: bool,
-    pub nps: NpsSummary,
+    pub(crate) signature_changed: bool,
+    pub(crate) nps: NpsSummary,
     /// `None` when instructions were not counted (see `instructions_skipped`).
-    pub instructions_per_node: Option<f64>,
-    pub instructions_skipped: Option<String>,
+    pub(crate) instructions_per_node: Option<f64>,
+    pub(crate) instructions_skipped: Option<String>,
     /// Shares of eval calls by exit tier; `None` for an engine that does not report them.
-    pub eval_rates: Option<TierRates>,
+    pub(crate) eval_rates: Option<TierRates>,
     /// True when the figures were measured by this run, false when read from the store or
     /// shared.
-    pub measured_now: bool,
+    pub(crate) measured_now: bool,
     /// The earlier commit of the selection built into the same engine binary (the build cache's
     /// key), whose measurement this row shows: one binary, one measurement.
-    pub same_binary_as: Option<String>,
+    pub(crate) same_binary_as: Option<String>,
     /// When the figures were measured (Unix seconds), as the store records it.
-    pub measured_unix: u64,
+    pub(crate) measured_unix: u64,
 }
 
 /// The settings of a series as the store keys them.
-pub fn series_settings(session: &Session, plan: &Plan, features: &[String]) -> SeriesSettings {
+pub(crate) fn series_settings(
+    session: &Session,
+    plan: &Plan,
+    features: &[String],
+) -> SeriesSettings {
     let mut features = features.to_vec();
     features.sort();
     features.dedup();
@@ -181,14 +185,14 @@ pub fn series_settings(session: &Session, plan: &Plan, features: &[String]) -> S
 }
 
 /// A commit as a revision of the lab, named in reports by its short id.
-pub fn revision_of(session: &Session, commit: &CommitInfo) -> Result<Revision> {
+pub(crate) fn revision_of(session: &Session, commit: &CommitInfo) -> Result<Revision> {
     let mut revision = resolve(session.repo(), &commit.id, session.paths())?;
     revision.spec = commit.short.clone();
     Ok(revision)
 }
 
 /// Measures the commits of the range that the store lacks and reads the others from it.
-pub fn history(session: &Session, request: &HistoryRequest) -> Result<HistoryReport> {
+pub(crate) fn history(session: &Session, request: &HistoryRequest) -> Result<HistoryReport> {
     let repo = session.repo();
     let (from, to) = range::parse_range(request.range)?;
     let (from_id, to_id) = (range::commit_of(repo, &from)?, range::commit_of(repo, &to)?);
@@ -510,7 +514,7 @@ fn measure_built(
 }
 
 /// The last non-empty line of an error, for one-line messages.
-pub fn last_line(error: &str) -> &str {
+pub(crate) fn last_line(error: &str) -> &str {
     error
         .lines()
         .rev()

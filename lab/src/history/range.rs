@@ -22,7 +22,7 @@ pub struct CommitInfo {
 }
 
 impl CommitInfo {
-    pub fn read(repo: &Repository, oid: Oid) -> Result<Self> {
+    pub(crate) fn read(repo: &Repository, oid: Oid) -> Result<Self> {
         let commit = repo
             .find_commit(oid)
             .map_err(|e| anyhow!("reading commit {oid}: {}", e.message()))?;
@@ -41,7 +41,7 @@ impl CommitInfo {
 
 /// `A..B` split into its ends; an empty end is `HEAD`, as in git. `A...B` (a symmetric
 /// difference) has no first-parent order and is refused.
-pub fn parse_range(range: &str) -> Result<(String, String)> {
+pub(crate) fn parse_range(range: &str) -> Result<(String, String)> {
     if range.contains("...") {
         bail!("'{range}' is a symmetric difference (A...B); give a range A..B");
     }
@@ -59,7 +59,7 @@ pub fn parse_range(range: &str) -> Result<(String, String)> {
 }
 
 /// A revision that must name a commit (a range cannot start or end at `WORKTREE` or a tree).
-pub fn commit_of(repo: &Repository, spec: &str) -> Result<Oid> {
+pub(crate) fn commit_of(repo: &Repository, spec: &str) -> Result<Oid> {
     if spec == crate::engine::revision::WORKTREE {
         bail!("{spec} has no history: a range runs between commits");
     }
@@ -74,7 +74,7 @@ pub fn commit_of(repo: &Repository, spec: &str) -> Result<Oid> {
 
 /// The commits of `from..to` on `to`'s first-parent line, oldest first: what `git log
 /// --first-parent --reverse from..to` lists.
-pub fn first_parent_range(repo: &Repository, from: Oid, to: Oid) -> Result<Vec<Oid>> {
+pub(crate) fn first_parent_range(repo: &Repository, from: Oid, to: Oid) -> Result<Vec<Oid>> {
     let walk_error = |e: git2::Error| anyhow!("walking the history: {}", e.message());
     let mut walk = repo.revwalk().map_err(walk_error)?;
     walk.push(to).map_err(walk_error)?;
@@ -88,7 +88,7 @@ pub fn first_parent_range(repo: &Repository, from: Oid, to: Oid) -> Result<Vec<O
 
 /// The first-parent path from `good` (exclusive) to `bad` (inclusive), refusing a `good` that
 /// is not on it: a bisection judges every commit of the path against `good`.
-pub fn first_parent_path(repo: &Repository, good: Oid, bad: Oid) -> Result<Vec<Oid>> {
+pub(crate) fn first_parent_path(repo: &Repository, good: Oid, bad: Oid) -> Result<Vec<Oid>> {
     let path = first_parent_range(repo, good, bad)?;
     let short = |oid: Oid| oid.to_string()[..10].to_string();
     let (good_short, bad_short) = (short(good), short(bad));
@@ -110,7 +110,7 @@ pub fn first_parent_path(repo: &Repository, good: Oid, bad: Oid) -> Result<Vec<O
 
 /// Thins commits (oldest first): every `every`th counted back from the newest, so the tip of
 /// the range is always kept, then the newest `max` of those.
-pub fn thin<T: Clone>(commits: &[T], every: usize, max: Option<usize>) -> Vec<T> {
+pub(crate) fn thin<T: Clone>(commits: &[T], every: usize, max: Option<usize>) -> Vec<T> {
     let every = every.max(1);
     let newest = commits.len().saturating_sub(1);
     let mut kept: Vec<T> = commits

@@ -8,40 +8,40 @@
 
 /// One point of a series.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Point {
+pub(crate) struct Point {
     /// The figure drawn (the median of the runs).
-    pub value: f64,
+    pub(crate) value: f64,
     /// The lowest and highest runs (both `value` when there is a single figure).
-    pub low: f64,
-    pub high: f64,
+    pub(crate) low: f64,
+    pub(crate) high: f64,
 }
 
 /// A change of level between two neighbouring segments.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Change {
+pub(crate) struct Change {
     /// Index of the last point of the segment before.
-    pub before: usize,
+    pub(crate) before: usize,
     /// Index of the first point of the segment after.
-    pub after: usize,
+    pub(crate) after: usize,
     /// The segments' levels (noise-weighted means), in the points' unit.
-    pub level_before: f64,
-    pub level_after: f64,
+    pub(crate) level_before: f64,
+    pub(crate) level_after: f64,
 }
 
 impl Change {
     /// The change of level in percent of the level before.
-    pub fn percent(&self) -> f64 {
+    pub(crate) fn percent(&self) -> f64 {
         (self.level_after / self.level_before - 1.0) * 100.0
     }
 }
 
 /// Most points segmented: the programme takes time quadratic in the points.
-pub const MAX_POINTS: usize = 5_000;
+pub(crate) const MAX_POINTS: usize = 5_000;
 
 /// The changes of level in `points` beyond their noise and beyond `threshold_pct` percent,
 /// oldest first. Points that are not finite and positive are the caller's to leave out; any
 /// that remain make the series too unlike a measurement to segment, and nothing is found.
-pub fn detect(points: &[Point], threshold_pct: f64) -> Vec<Change> {
+pub(crate) fn detect(points: &[Point], threshold_pct: f64) -> Vec<Change> {
     let usable = |p: &Point| {
         [p.value, p.low, p.high]
             .iter()

@@ -20,13 +20,13 @@ use crate::machine::{Machine, Toolchain};
 use crate::paths::{remove_if_exists, write_atomically};
 
 /// Bumped when a stored field changes meaning; files of another version are measured again.
-pub const HISTORY_SCHEMA_VERSION: u32 = 1;
+pub(crate) const HISTORY_SCHEMA_VERSION: u32 = 1;
 
 /// Hex digits of each id in a series name.
 const ID_LEN: usize = 12;
 
 /// Most bytes of a failure's error kept in the store: its end, where a build's last lines are.
-pub const FAILURE_TAIL_BYTES: usize = 4096;
+pub(crate) const FAILURE_TAIL_BYTES: usize = 4096;
 
 /// The settings that make figures of two runs comparable. Any difference is another series.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -52,40 +52,40 @@ pub struct SeriesSettings {
 #[derive(Debug, Clone)]
 pub struct Series {
     pub dir: PathBuf,
-    pub name: String,
-    pub machine_id: String,
-    pub toolchain_id: String,
-    pub settings_id: String,
-    pub machine: Machine,
-    pub toolchain: Toolchain,
-    pub settings: SeriesSettings,
+    pub(crate) name: String,
+    pub(crate) machine_id: String,
+    pub(crate) toolchain_id: String,
+    pub(crate) settings_id: String,
+    pub(crate) machine: Machine,
+    pub(crate) toolchain: Toolchain,
+    pub(crate) settings: SeriesSettings,
 }
 
 /// A stored measurement of one commit.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Entry {
-    pub schema_version: u32,
-    pub commit: String,
-    pub machine_id: String,
-    pub toolchain_id: String,
-    pub settings_id: String,
-    pub measured_unix: u64,
-    pub machine: Machine,
-    pub toolchain: Toolchain,
-    pub settings: SeriesSettings,
-    pub measurement: Measurement,
+    pub(crate) schema_version: u32,
+    pub(crate) commit: String,
+    pub(crate) machine_id: String,
+    pub(crate) toolchain_id: String,
+    pub(crate) settings_id: String,
+    pub(crate) measured_unix: u64,
+    pub(crate) machine: Machine,
+    pub(crate) toolchain: Toolchain,
+    pub(crate) settings: SeriesSettings,
+    pub(crate) measurement: Measurement,
 }
 
 /// What failed at a commit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Stage {
+pub(crate) enum Stage {
     Build,
     Measure,
 }
 
 impl Stage {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Stage::Build => "build",
             Stage::Measure => "measure",
@@ -96,15 +96,15 @@ impl Stage {
 /// A commit of the series that could not be built or measured.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Failure {
-    pub schema_version: u32,
-    pub commit: String,
-    pub machine_id: String,
-    pub toolchain_id: String,
-    pub settings_id: String,
-    pub failed_unix: u64,
-    pub stage: Stage,
+    pub(crate) schema_version: u32,
+    pub(crate) commit: String,
+    pub(crate) machine_id: String,
+    pub(crate) toolchain_id: String,
+    pub(crate) settings_id: String,
+    pub(crate) failed_unix: u64,
+    pub(crate) stage: Stage,
     /// The end of the error, at most [`FAILURE_TAIL_BYTES`] bytes.
-    pub error: String,
+    pub(crate) error: String,
 }
 
 /// What the store holds for a commit.
@@ -118,7 +118,7 @@ pub enum Stored {
 }
 
 /// The first [`ID_LEN`] hex digits of the SHA-1 of `description`.
-pub fn short_id(description: &str) -> String {
+pub(crate) fn short_id(description: &str) -> String {
     Oid::hash_object(ObjectType::Blob, description.as_bytes())
         .map(|oid| oid.to_string()[..ID_LEN].to_string())
         // Hashing bytes in memory does not fail; a constant keeps the series well-formed anyway.
@@ -139,7 +139,7 @@ pub fn machine_id(machine: &Machine) -> String {
 }
 
 /// The toolchain's identity: `rustc -vV`, RUSTFLAGS and target features.
-pub fn toolchain_id(toolchain: &Toolchain) -> String {
+pub(crate) fn toolchain_id(toolchain: &Toolchain) -> String {
     short_id(&format!(
         "rustc {}\nrustflags {}\ntarget features {}\n",
         toolchain.rustc,
@@ -148,7 +148,7 @@ pub fn toolchain_id(toolchain: &Toolchain) -> String {
     ))
 }
 
-pub fn settings_id(settings: &SeriesSettings) -> String {
+pub(crate) fn settings_id(settings: &SeriesSettings) -> String {
     let definition = settings
         .engine_definition
         .as_ref()
@@ -195,7 +195,7 @@ impl Series {
         self.dir.join(format!("{commit}.json"))
     }
 
-    pub fn failure_path(&self, commit: &str) -> PathBuf {
+    pub(crate) fn failure_path(&self, commit: &str) -> PathBuf {
         self.dir.join(format!("{commit}.failed.json"))
     }
 
@@ -284,7 +284,7 @@ impl Series {
     }
 
     /// Stores the measurement of `commit`, replacing any earlier file whole.
-    pub fn save(&self, commit: &str, measurement: &Measurement) -> Result<Entry> {
+    pub(crate) fn save(&self, commit: &str, measurement: &Measurement) -> Result<Entry> {
         let entry = Entry {
             schema_version: HISTORY_SCHEMA_VERSION,
             commit: commit.to_string(),
@@ -304,7 +304,7 @@ impl Series {
     }
 
     /// Records that `commit` failed at `stage`, keeping the end of `error`.
-    pub fn save_failure(&self, commit: &str, stage: Stage, error: &str) -> Result<Failure> {
+    pub(crate) fn save_failure(&self, commit: &str, stage: Stage, error: &str) -> Result<Failure> {
         let failure = Failure {
             schema_version: HISTORY_SCHEMA_VERSION,
             commit: commit.to_string(),
@@ -328,7 +328,7 @@ fn unix_now() -> u64 {
 }
 
 /// The last `max` bytes of `text` at most, cut at a character boundary after a `…` when cut.
-pub fn tail(text: &str, max: usize) -> String {
+pub(crate) fn tail(text: &str, max: usize) -> String {
     const CUT: &str = "…";
     if text.len() <= max {
         return text.to_string();

@@ -22,15 +22,15 @@ use crate::paths::write_atomically;
 
 /// What the two sides are called in the graph's title.
 #[derive(Debug, Clone)]
-pub struct DiffLabels<'a> {
-    pub a: &'a str,
-    pub b: &'a str,
+pub(crate) struct DiffLabels<'a> {
+    pub(crate) a: &'a str,
+    pub(crate) b: &'a str,
     /// The sampler both sides were recorded with ("pprof", "perf").
-    pub sampler: &'a str,
+    pub(crate) sampler: &'a str,
 }
 
 /// Reads A's and B's folded stacks, writes their differential flamegraph to `svg` (atomically).
-pub fn write_differential(
+pub(crate) fn write_differential(
     a_folded: &Path,
     b_folded: &Path,
     svg: &Path,
@@ -45,7 +45,7 @@ pub fn write_differential(
 }
 
 /// The differential flamegraph SVG of `a` (before) and `b` (after), both folded stacks.
-pub fn render_differential(a: &str, b: &str, labels: &DiffLabels) -> Result<Vec<u8>> {
+pub(crate) fn render_differential(a: &str, b: &str, labels: &DiffLabels) -> Result<Vec<u8>> {
     let (a, b) = (comparable(a), comparable(b));
     let b_samples: u64 = b.lines().filter_map(count).sum();
     if b_samples == 0 || a.lines().filter_map(count).sum::<u64>() == 0 {

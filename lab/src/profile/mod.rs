@@ -6,9 +6,9 @@
 //! hottest functions; without a usable perf the lab says why. With `--vs`, both runs' folded
 //! stacks also give a differential flamegraph (`diff`), whichever sampler wrote them.
 
-pub mod diff;
+pub(crate) mod diff;
 pub mod perf;
-pub mod pprof;
+pub(crate) mod pprof;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -28,83 +28,83 @@ use crate::progress::Progress;
 use crate::schema::{Kind, LAB_JSON_SCHEMA_VERSION};
 
 #[derive(Debug, Clone, Serialize)]
-pub struct FrameShare {
-    pub frame: String,
+pub(crate) struct FrameShare {
+    pub(crate) frame: String,
     /// Samples whose stack contains the frame.
-    pub inclusive_samples: u64,
+    pub(crate) inclusive_samples: u64,
     /// Samples whose leaf is the frame.
-    pub self_samples: u64,
+    pub(crate) self_samples: u64,
     /// Fractions of all samples, 0 to 1.
-    pub inclusive: f64,
+    pub(crate) inclusive: f64,
     #[serde(rename = "self")]
-    pub self_share: f64,
+    pub(crate) self_share: f64,
 }
 
 /// What `lab profile` is asked for.
 #[derive(Debug, Clone)]
-pub struct ProfileRequest {
+pub(crate) struct ProfileRequest {
     /// The revision profiled (anything git understands, or WORKTREE).
-    pub rev: String,
+    pub(crate) rev: String,
     /// A second revision, profiled the same way and compared frame by frame.
-    pub vs: Option<String>,
+    pub(crate) vs: Option<String>,
     /// The flamegraph SVG of `rev` (default: `target/lab/profile/<rev>.svg`); the folded stacks go
     /// beside it, and `vs`'s files into the same directory.
-    pub out: Option<PathBuf>,
+    pub(crate) out: Option<PathBuf>,
     /// Bench depth (default: the engine's own).
-    pub depth: Option<u32>,
+    pub(crate) depth: Option<u32>,
     /// Samples per second asked of the sampler.
-    pub frequency: u32,
+    pub(crate) frequency: u32,
     /// Seconds one profiled bench may take before it is killed with its process group.
-    pub timeout: u64,
+    pub(crate) timeout: u64,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct ProfileRun {
-    pub spec: String,
-    pub commit: Option<String>,
-    pub binary_key: String,
-    pub depth: Option<u32>,
+pub(crate) struct ProfileRun {
+    pub(crate) spec: String,
+    pub(crate) commit: Option<String>,
+    pub(crate) binary_key: String,
+    pub(crate) depth: Option<u32>,
     /// The requested sampling rate, in Hz.
-    pub frequency: u32,
+    pub(crate) frequency: u32,
     /// Samples per second of the sampled run, what the sampler achieved: over the engine's
     /// search time (pprof; its profile time when it prints none) or perf's first to last sample.
-    pub effective_hz: Option<f64>,
+    pub(crate) effective_hz: Option<f64>,
     /// "pprof" (squall's own sampler) or "perf".
-    pub sampler: &'static str,
-    pub svg: PathBuf,
-    pub folded: PathBuf,
+    pub(crate) sampler: &'static str,
+    pub(crate) svg: PathBuf,
+    pub(crate) folded: PathBuf,
     /// Wall time of the `squall profile` process, start-up and SVG writing included.
-    pub run_time_s: f64,
+    pub(crate) run_time_s: f64,
     /// The engine's own figure: the sampled bench plus building the report.
-    pub engine_profile_time_ms: Option<u64>,
-    pub nodes: Option<u64>,
-    pub samples: u64,
-    pub frames: Vec<FrameShare>,
+    pub(crate) engine_profile_time_ms: Option<u64>,
+    pub(crate) nodes: Option<u64>,
+    pub(crate) samples: u64,
+    pub(crate) frames: Vec<FrameShare>,
 }
 
 #[derive(Debug, Clone, Serialize)]
 pub struct ProfileOutput {
-    pub schema_version: u32,
-    pub kind: Kind,
-    pub a: ProfileRun,
-    pub b: Option<ProfileRun>,
+    pub(crate) schema_version: u32,
+    pub(crate) kind: Kind,
+    pub(crate) a: ProfileRun,
+    pub(crate) b: Option<ProfileRun>,
     /// B's shares minus A's, in percentage points, per key frame.
-    pub deltas_pp: Option<Vec<FrameDelta>>,
+    pub(crate) deltas_pp: Option<Vec<FrameDelta>>,
     /// The differential flamegraph of A → B (with `--vs`).
-    pub diff_svg: Option<PathBuf>,
+    pub(crate) diff_svg: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct FrameDelta {
-    pub frame: String,
-    pub inclusive: f64,
+pub(crate) struct FrameDelta {
+    pub(crate) frame: String,
+    pub(crate) inclusive: f64,
     #[serde(rename = "self")]
-    pub self_share: f64,
+    pub(crate) self_share: f64,
 }
 
 /// Runs under the session's cache lock. squall is profiled by its own pprof sampler;
 /// any other engine by perf.
-pub fn run(session: &Session, options: &ProfileRequest) -> Result<ProfileOutput> {
+pub(crate) fn run(session: &Session, options: &ProfileRequest) -> Result<ProfileOutput> {
     let (repo, paths, progress) = (session.repo(), session.paths(), session.progress());
     let engine = session.engine().as_ref();
     let with_perf = engine.format() == Format::OpenBench;

@@ -39,9 +39,9 @@ use crate::paths::write_atomically;
 use crate::process::{describe_status, run_with_timeout, tail_section};
 
 /// The sampling event: a software timer, available where hardware counters are not.
-pub const PERF_EVENT: &str = "cpu-clock";
+pub(crate) const PERF_EVENT: &str = "cpu-clock";
 /// Where the kernel's permission setting for perf lives.
-pub const PARANOID_PATH: &str = "/proc/sys/kernel/perf_event_paranoid";
+pub(crate) const PARANOID_PATH: &str = "/proc/sys/kernel/perf_event_paranoid";
 /// The fields of `perf script`: no `period`, which inferno's collapser would otherwise count
 /// instead of samples (nanoseconds of `cpu-clock`), and symbols without offsets.
 const SCRIPT_FIELDS: &str = "comm,pid,tid,time,event,ip,sym,dso";
@@ -62,7 +62,7 @@ pub enum CallGraph {
 
 impl CallGraph {
     /// The value of perf's `--call-graph` option.
-    pub fn perf_arg(self) -> &'static str {
+    pub(crate) fn perf_arg(self) -> &'static str {
         match self {
             CallGraph::FramePointer => "fp",
             CallGraph::Dwarf => "dwarf",
@@ -74,9 +74,9 @@ impl CallGraph {
 #[derive(Debug, Clone)]
 pub struct PerfRequest {
     /// The engine binary (any executable).
-    pub binary: PathBuf,
+    pub(crate) binary: PathBuf,
     /// Its arguments, e.g. `["bench"]` for an OpenBench engine.
-    pub args: Vec<OsString>,
+    pub(crate) args: Vec<OsString>,
     /// The directory it runs in.
     pub working_dir: PathBuf,
     /// The requested sampling frequency, in Hz (perf's `-F`).
@@ -86,11 +86,11 @@ pub struct PerfRequest {
     /// How stacks are collected.
     pub call_graph: CallGraph,
     /// The flamegraph SVG to write.
-    pub svg: PathBuf,
+    pub(crate) svg: PathBuf,
     /// The folded stacks to write (`frame;frame;leaf COUNT` per line).
-    pub folded: PathBuf,
+    pub(crate) folded: PathBuf,
     /// How many functions [`PerfProfile::functions`] lists (the top ones by self share).
-    pub top: usize,
+    pub(crate) top: usize,
 }
 
 impl PerfRequest {
@@ -118,10 +118,10 @@ pub struct FunctionShare {
     /// The frame as perf named it (offsets dropped by the collapser).
     pub function: String,
     /// Samples whose leaf frame is this function.
-    pub self_samples: u64,
+    pub(crate) self_samples: u64,
     /// Samples whose stack contains this function anywhere, each stack counted once
     /// (recursion does not count twice).
-    pub inclusive_samples: u64,
+    pub(crate) inclusive_samples: u64,
     /// `self_samples / total`, 0 to 1.
     #[serde(rename = "self")]
     pub self_share: f64,
@@ -149,11 +149,11 @@ pub struct PerfProfile {
     pub wall_time: Duration,
     /// The top functions by self share (then inclusive share, then name).
     pub functions: Vec<FunctionShare>,
-    pub svg: PathBuf,
+    pub(crate) svg: PathBuf,
     pub folded: PathBuf,
     /// The engine's stdout (perf writes its own messages to stderr).
     #[serde(skip)]
-    pub stdout: Vec<u8>,
+    pub(crate) stdout: Vec<u8>,
 }
 
 impl PerfProfile {
@@ -221,7 +221,7 @@ fn read_paranoid() -> Option<i32> {
 
 /// The reason perf could not record, from its exit status and stderr: the first line that says
 /// something (perf opens with a bare `Error:`), and the paranoid setting when access was denied.
-pub fn explain_perf_failure(
+pub(crate) fn explain_perf_failure(
     perf: &Path,
     status: &str,
     stderr: &str,
@@ -415,7 +415,7 @@ fn without_perf_notes(stderr: &[u8]) -> Vec<u8> {
 
 /// The output of `perf script` as folded stacks (inferno's perf collapser, offsets dropped,
 /// the first event only).
-pub fn collapse_perf_script(script: &[u8]) -> Result<String> {
+pub(crate) fn collapse_perf_script(script: &[u8]) -> Result<String> {
     let mut folder = inferno::collapse::perf::Folder::default();
     let mut out = Vec::new();
     folder
@@ -425,7 +425,11 @@ pub fn collapse_perf_script(script: &[u8]) -> Result<String> {
 }
 
 /// The flamegraph SVG of `folded` (folded stacks), with `title`.
-pub fn render_flamegraph(folded: &str, title: &str, call_graph: CallGraph) -> Result<Vec<u8>> {
+pub(crate) fn render_flamegraph(
+    folded: &str,
+    title: &str,
+    call_graph: CallGraph,
+) -> Result<Vec<u8>> {
     let mut options = inferno::flamegraph::Options::default();
     options.title = title.to_string();
     options.subtitle = Some(format!(
@@ -443,7 +447,7 @@ pub fn render_flamegraph(folded: &str, title: &str, call_graph: CallGraph) -> Re
 
 /// From `perf script --header`: the span between the first and the last sample
 /// (`# time of first sample : 27282.284072`, `# time of last sample : ...`), when both are there.
-pub fn sample_span(header: &str) -> Option<Duration> {
+pub(crate) fn sample_span(header: &str) -> Option<Duration> {
     let field = |name: &str| {
         header
             .lines()
@@ -464,13 +468,13 @@ pub fn sample_span(header: &str) -> Option<Duration> {
 
 /// One stack of the folded format: frames root first, and its sample count.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FoldedStack {
-    pub frames: Vec<String>,
-    pub count: u64,
+pub(crate) struct FoldedStack {
+    pub(crate) frames: Vec<String>,
+    pub(crate) count: u64,
 }
 
 /// Parses `frame;frame;...;leaf COUNT` lines; blank lines are skipped.
-pub fn parse_folded(text: &str) -> Result<Vec<FoldedStack>> {
+pub(crate) fn parse_folded(text: &str) -> Result<Vec<FoldedStack>> {
     text.lines()
         .enumerate()
         .filter(|(_, line)| !line.trim().is_empty())
@@ -494,7 +498,7 @@ pub fn parse_folded(text: &str) -> Result<Vec<FoldedStack>> {
 /// inclusive samples (both descending), then name. Self: the function is the leaf frame.
 /// Inclusive: the function is anywhere in the stack, each stack counted once however often the
 /// function recurs in it. No samples: `(0, [])`.
-pub fn function_shares(stacks: &[FoldedStack]) -> (u64, Vec<FunctionShare>) {
+pub(crate) fn function_shares(stacks: &[FoldedStack]) -> (u64, Vec<FunctionShare>) {
     let total: u64 = stacks.iter().map(|stack| stack.count).sum();
     let mut counts: HashMap<&str, (u64, u64)> = HashMap::new();
     for stack in stacks {

@@ -17,12 +17,12 @@ use crate::paths::LabPaths;
 use crate::process::{require_success, run_with_timeout};
 use crate::progress::Progress;
 
-pub const PROFILE_FEATURE: &str = "profile";
+pub(crate) const PROFILE_FEATURE: &str = "profile";
 /// Complete stacks for the sampler's unwinder; part of the build's cache key.
-pub const PROFILE_RUSTFLAGS: &str = "-C force-frame-pointers=yes";
+pub(crate) const PROFILE_RUSTFLAGS: &str = "-C force-frame-pointers=yes";
 
 /// The frames whose shares are reported: `(label, how a frame name matches)`.
-pub const KEY_FRAMES: [(&str, Matcher); 10] = [
+pub(crate) const KEY_FRAMES: [(&str, Matcher); 10] = [
     ("evaluate", Matcher::Function("evaluate")),
     ("super_lazy_score", Matcher::Function("super_lazy_score")),
     ("lazy_terms", Matcher::Function("lazy_terms")),
@@ -42,7 +42,7 @@ pub const KEY_FRAMES: [(&str, Matcher); 10] = [
 ];
 
 #[derive(Debug, Clone, Copy)]
-pub enum Matcher {
+pub(crate) enum Matcher {
     /// The function's own name, after dropping the module path and generic arguments.
     Function(&'static str),
     /// Anywhere in the frame's text (module paths appear in generic arguments).
@@ -50,7 +50,7 @@ pub enum Matcher {
 }
 
 impl Matcher {
-    pub fn matches(&self, frame: &str) -> bool {
+    pub(crate) fn matches(&self, frame: &str) -> bool {
         match self {
             Matcher::Function(name) => function_name(frame) == *name,
             Matcher::Contains(text) => frame.contains(text),
@@ -60,7 +60,7 @@ impl Matcher {
 
 /// `squall::eval::Evaluator::full_tier::h0123` or `generate<squall::movegen::MoveList, true>`
 /// → `full_tier`, `generate`.
-pub fn function_name(frame: &str) -> &str {
+pub(crate) fn function_name(frame: &str) -> &str {
     let mut depth = 0usize;
     let mut end = frame.len();
     for (i, c) in frame.char_indices() {
@@ -86,7 +86,7 @@ pub fn function_name(frame: &str) -> &str {
     segments.last().copied().unwrap_or(path)
 }
 
-pub fn frame_shares(stacks: &[FoldedStack]) -> (u64, Vec<FrameShare>) {
+pub(crate) fn frame_shares(stacks: &[FoldedStack]) -> (u64, Vec<FrameShare>) {
     let total: u64 = stacks.iter().map(|s| s.count).sum();
     let share = |samples: u64| {
         if total == 0 {

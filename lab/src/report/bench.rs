@@ -12,7 +12,7 @@ use crate::analysis::compare::SideSummary;
 
 /// `lab bench REV`: the revision, its settings, its figures and, with `--check-commit`, the
 /// signature against the commit message's.
-pub fn render_bench(bench: &BenchOutput, style: Style) -> String {
+pub(crate) fn render_bench(bench: &BenchOutput, style: Style) -> String {
     let title = match style {
         Style::Terminal => format!("lab bench: {}\n", describe_revision(&bench.revision)),
         Style::Markdown => format!(
@@ -32,7 +32,7 @@ pub fn render_bench(bench: &BenchOutput, style: Style) -> String {
 }
 
 /// `lab baseline show NAME`: the stored revision, where and how it was measured, its figures.
-pub fn render_baseline(baseline: &BaselineOutput, style: Style) -> String {
+pub(crate) fn render_baseline(baseline: &BaselineOutput, style: Style) -> String {
     let rustc = baseline.toolchain.rustc.lines().next().unwrap_or_default();
     let settings = describe_settings(&baseline.settings, baseline.revision.depth);
     let machine = describe_machine(&baseline.machine);
@@ -98,7 +98,7 @@ fn render_side(side: &SideSummary, style: Style) -> String {
 }
 
 /// `[figure, value]` rows of one revision.
-pub fn side_rows(side: &SideSummary) -> Vec<[String; 2]> {
+pub(crate) fn side_rows(side: &SideSummary) -> Vec<[String; 2]> {
     vec![
         ["signature (nodes)".to_string(), thousands(side.signature)],
         [

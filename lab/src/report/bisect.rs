@@ -12,7 +12,7 @@ fn commit(commit: &CommitInfo, style: Style) -> String {
     format!("{} {}", commit.short, style.code(&commit.subject))
 }
 
-pub fn title(report: &BisectReport, style: Style) -> String {
+pub(crate) fn title(report: &BisectReport, style: Style) -> String {
     let threshold = match report.metric {
         Metric::Signature => "any change of the node count".to_string(),
         Metric::Instructions => format!(
@@ -33,7 +33,7 @@ pub fn title(report: &BisectReport, style: Style) -> String {
     )
 }
 
-pub fn finding(report: &BisectReport, style: Style) -> String {
+pub(crate) fn finding(report: &BisectReport, style: Style) -> String {
     let mut out = match (&report.first_bad, report.first_bad_among.as_slice()) {
         (Some(found), _) => format!("First bad commit: {}", commit(found, style)),
         (None, [first, .., last]) => format!(
@@ -60,7 +60,7 @@ pub fn finding(report: &BisectReport, style: Style) -> String {
     out
 }
 
-pub fn cost(report: &BisectReport) -> String {
+pub(crate) fn cost(report: &BisectReport) -> String {
     let probes = report
         .probes
         .iter()
@@ -90,7 +90,7 @@ fn figure(metric: Metric, probe: &Probe) -> String {
     }
 }
 
-pub const PROBE_HEADER: [&str; 6] = [
+pub(crate) const PROBE_HEADER: [&str; 6] = [
     "step",
     "commit (position)",
     "subject",
@@ -99,7 +99,7 @@ pub const PROBE_HEADER: [&str; 6] = [
     "judged",
 ];
 
-pub fn probe_rows(report: &BisectReport) -> Vec<[String; 6]> {
+pub(crate) fn probe_rows(report: &BisectReport) -> Vec<[String; 6]> {
     report
         .probes
         .iter()
@@ -130,7 +130,7 @@ fn figure_name(metric: Metric) -> &'static str {
     }
 }
 
-pub fn render(report: &BisectReport, style: Style) -> String {
+pub(crate) fn render(report: &BisectReport, style: Style) -> String {
     let probes = Table::new(PROBE_HEADER)
         .with_rows(probe_rows(report))
         .render(style);

@@ -19,17 +19,17 @@ use crate::calibration::summary::{
 /// `lab calibrate` and `lab calibrate merge`: one calibration file, reported in full.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct CalibrationReport {
-    pub schema_version: u32,
-    pub kind: crate::schema::Kind,
+    pub(crate) schema_version: u32,
+    pub(crate) kind: crate::schema::Kind,
     /// Where the calibration came from: the revision and file, or the merged files.
-    pub origin: String,
+    pub(crate) origin: String,
     /// The percentile of `qfutility_excess` recommended as the futility margin.
-    pub percentile: f64,
-    pub futility_recommended: Option<[Option<i32>; 3]>,
+    pub(crate) percentile: f64,
+    pub(crate) futility_recommended: Option<[Option<i32>; 3]>,
     /// `FUTILITY_BASE_MARGIN_BY_SOURCE` in force in the revision (its bench reports it), when
     /// known.
-    pub futility_current: Option<[i32; 3]>,
-    pub calibration: CalibrationFile,
+    pub(crate) futility_current: Option<[i32; 3]>,
+    pub(crate) calibration: CalibrationFile,
 }
 
 impl CalibrationReport {
@@ -64,7 +64,7 @@ fn pct_label(p: f64) -> String {
     format!("p{p}")
 }
 
-pub fn header(file: &CalibrationFile, origin: &str) -> String {
+pub(crate) fn header(file: &CalibrationFile, origin: &str) -> String {
     format!(
         "calibration {origin}: {} positions, depth {}, {} nodes, modes {}, engine features [{}]\n",
         file.positions,
@@ -76,7 +76,7 @@ pub fn header(file: &CalibrationFile, origin: &str) -> String {
 }
 
 /// `lab hist`: the file's header, then the percentile table of each of `sets` it holds.
-pub fn histogram_percentiles(
+pub(crate) fn histogram_percentiles(
     file: &CalibrationFile,
     origin: &str,
     sets: &[&str],
@@ -186,7 +186,7 @@ fn safety_tiers(safety: Option<&MarginSafety>) -> Option<[(&'static str, &[Tally
     ])
 }
 
-pub fn margin_safety_section(file: &CalibrationFile, style: Style) -> Option<String> {
+pub(crate) fn margin_safety_section(file: &CalibrationFile, style: Style) -> Option<String> {
     let tiers = safety_tiers(file.margin_safety.as_ref())?;
     let mut text = heading(
         "Margin safety: exits the full evaluation contradicts (exceeded / exits), Wilson 95% \
@@ -240,7 +240,7 @@ pub fn margin_safety_section(file: &CalibrationFile, style: Style) -> Option<Str
     Some(text)
 }
 
-pub fn exit_rate_section(file: &CalibrationFile, style: Style) -> String {
+pub(crate) fn exit_rate_section(file: &CalibrationFile, style: Style) -> String {
     let mut t = Table::new([
         "material bucket",
         "eval calls",
@@ -275,7 +275,7 @@ pub fn exit_rate_section(file: &CalibrationFile, style: Style) -> String {
     )
 }
 
-pub fn futility_section(
+pub(crate) fn futility_section(
     file: &CalibrationFile,
     current: Option<[i32; 3]>,
     percentile: f64,
@@ -326,7 +326,7 @@ pub fn futility_section(
 
 /// What the replay samples hold per material bucket: calls, samples kept, the positions they
 /// come from, and the share from quiescence and with a pawn race possible.
-pub fn samples_section(file: &CalibrationFile, style: Style) -> Option<String> {
+pub(crate) fn samples_section(file: &CalibrationFile, style: Style) -> Option<String> {
     let samples = file.samples.as_ref()?;
     let mut t = Table::new([
         "material bucket",
@@ -371,7 +371,7 @@ pub fn samples_section(file: &CalibrationFile, style: Style) -> Option<String> {
 }
 
 /// The calibration section; in markdown under a heading that names the command.
-pub fn render(report: &CalibrationReport, style: Style) -> String {
+pub(crate) fn render(report: &CalibrationReport, style: Style) -> String {
     match style {
         Style::Terminal => full_report(report, style),
         Style::Markdown => format!("## lab {}\n\n{}", report.kind, full_report(report, style)),
@@ -523,7 +523,7 @@ pub fn compare_section(calibration: &CalibrationComparison, style: Style) -> Str
 }
 
 /// `lab tables`: the generated block between its markers, and where it was applied.
-pub fn margin_tables(block: &str, applied: Option<&Path>) -> String {
+pub(crate) fn margin_tables(block: &str, applied: Option<&Path>) -> String {
     let mut text = format!("{BEGIN_MARKER}{block}{END_MARKER}\n");
     if let Some(path) = applied {
         text.push_str(&format!(

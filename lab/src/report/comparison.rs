@@ -19,7 +19,7 @@ use crate::schema::Kind;
 
 /// The comparison: its title, what the reader must know first, the figures, the eval exits,
 /// the function movers, the verdict and, with `--calibrate`, both calibrations.
-pub fn render(comparison: &Comparison, style: Style) -> String {
+pub(crate) fn render(comparison: &Comparison, style: Style) -> String {
     let mut out = title(comparison, style);
     for warning in &comparison.warnings {
         out.push_str(&style.warning(&warning.to_string()));
@@ -144,7 +144,7 @@ fn side_title(kind: Kind, side: &SideSummary) -> String {
 
 /// The header of the figures table: the change column is the paired estimate the verdict
 /// reads (or a count's exact change), the unpaired change of the medians stands apart.
-pub const FIGURES_HEADER: [&str; 5] = [
+pub(crate) const FIGURES_HEADER: [&str; 5] = [
     "figure",
     "A",
     "B",
@@ -153,7 +153,7 @@ pub const FIGURES_HEADER: [&str; 5] = [
 ];
 
 /// The figures table of a comparison, as `FIGURES_HEADER` names its columns.
-pub fn comparison_rows(comparison: &Comparison) -> Vec<[String; 5]> {
+pub(crate) fn comparison_rows(comparison: &Comparison) -> Vec<[String; 5]> {
     figure_rows(
         &comparison.figures,
         (comparison.a.runs, comparison.b.runs),
@@ -168,7 +168,7 @@ pub fn comparison_rows(comparison: &Comparison) -> Vec<[String; 5]> {
 /// The rows of `figures`, with the runs behind each side's medians and the instruction depth
 /// for the labels. The HTML page calls it on the figures of the JSON, so every format prints
 /// the same cells.
-pub fn figure_rows(
+pub(crate) fn figure_rows(
     figures: &[Figure],
     runs: (usize, usize),
     instruction_depth: Option<u32>,
@@ -254,11 +254,11 @@ fn signed_number(value: f64) -> String {
 }
 
 /// The change column of a timing figure measured on another machine.
-pub const NOT_COMPARABLE: &str = "not comparable";
+pub(crate) const NOT_COMPARABLE: &str = "not comparable";
 
 /// `speed: +2.1% NPS ≈ +1.9 Elo at 10+0.1 (95% CI +1.2 to +2.7; model of <rev>, N games)`,
 /// when a speed-Elo model was found.
-pub fn speed_elo_line(comparison: &Comparison) -> Option<String> {
+pub(crate) fn speed_elo_line(comparison: &Comparison) -> Option<String> {
     let elo = comparison.speed_elo.as_ref()?;
     let other_tree = if elo.same_binary {
         ""
@@ -280,7 +280,7 @@ pub fn speed_elo_line(comparison: &Comparison) -> Option<String> {
 }
 
 /// The interval's sample size is the rounds: every pair of a round shares its machine state.
-pub fn speed_line(comparison: &Comparison) -> String {
+pub(crate) fn speed_line(comparison: &Comparison) -> String {
     let speed = &comparison.speed;
     let Some(ratio) = speed.cost_ratio else {
         return "Speed: no paired timings".to_string();
@@ -313,7 +313,7 @@ pub fn speed_line(comparison: &Comparison) -> String {
     )
 }
 
-pub fn instructions_line(comparison: &Comparison) -> String {
+pub(crate) fn instructions_line(comparison: &Comparison) -> String {
     let (a, b) = (&comparison.a.instructions, &comparison.b.instructions);
     let instructions = &comparison.instructions;
     let top_mover = match &comparison.functions {
@@ -341,19 +341,19 @@ pub fn instructions_line(comparison: &Comparison) -> String {
 }
 
 /// What the instructions line says, from a comparison or from its JSON (the HTML page).
-pub struct InstructionsFacts<'a> {
-    pub skipped: Option<&'a str>,
-    pub change_pct: Option<f64>,
-    pub flagged: bool,
-    pub threshold_pct: f64,
-    pub signature_changed: bool,
-    pub comparable: bool,
-    pub verdict: Verdict,
+pub(crate) struct InstructionsFacts<'a> {
+    pub(crate) skipped: Option<&'a str>,
+    pub(crate) change_pct: Option<f64>,
+    pub(crate) flagged: bool,
+    pub(crate) threshold_pct: f64,
+    pub(crate) signature_changed: bool,
+    pub(crate) comparable: bool,
+    pub(crate) verdict: Verdict,
     /// The default attribution's first function with its change.
-    pub top_mover: Option<String>,
+    pub(crate) top_mover: Option<String>,
 }
 
-pub fn instructions_sentence(facts: &InstructionsFacts) -> String {
+pub(crate) fn instructions_sentence(facts: &InstructionsFacts) -> String {
     if let Some(reason) = facts.skipped {
         return format!("Instructions: skipped ({reason})");
     }
@@ -383,7 +383,7 @@ pub fn instructions_sentence(facts: &InstructionsFacts) -> String {
     )
 }
 
-pub fn verdict_line(comparison: &Comparison) -> String {
+pub(crate) fn verdict_line(comparison: &Comparison) -> String {
     let code = if comparison.regression { 1 } else { 0 };
     format!(
         "Verdict: {} (exit {code})",

@@ -14,7 +14,7 @@ use crate::games::summary::Summary;
 use crate::games::MatchReport;
 
 /// The lines, each ending with a newline.
-pub fn render(report: &MatchReport) -> String {
+pub(crate) fn render(report: &MatchReport) -> String {
     lines(
         [&report.engines[0].name, &report.engines[1].name],
         &report.summary,

@@ -8,10 +8,11 @@ use super::{no_search_split, pct, signed_pp, thousands, NO_EXITS};
 use crate::analysis::compare::{Comparison, SearchSplit, SideSummary, TierRates};
 
 /// The tiers' names in exit order, for the columns of a table header.
-pub const TIER_NAMES: [&str; 3] = [Tier::SuperLazy.name(), Tier::Lazy.name(), Tier::Full.name()];
+pub(crate) const TIER_NAMES: [&str; 3] =
+    [Tier::SuperLazy.name(), Tier::Lazy.name(), Tier::Full.name()];
 
 /// `[tier, A, B, delta]` exit shares of all eval calls; `None` unless both sides report them.
-pub fn exit_rate_rows(comparison: &Comparison) -> Option<Vec<[String; 4]>> {
+pub(crate) fn exit_rate_rows(comparison: &Comparison) -> Option<Vec<[String; 4]>> {
     let (a, b) = (
         comparison.a.eval.as_ref()?.rates.as_array(),
         comparison.b.eval.as_ref()?.rates.as_array(),
@@ -32,7 +33,7 @@ pub fn exit_rate_rows(comparison: &Comparison) -> Option<Vec<[String; 4]>> {
 
 /// `[bucket, evals A, evals B, super-lazy, lazy, full]` with each tier as `A → B (delta)`;
 /// `None` unless both sides report eval exits.
-pub fn bucket_rows(comparison: &Comparison) -> Option<Vec<[String; 6]>> {
+pub(crate) fn bucket_rows(comparison: &Comparison) -> Option<Vec<[String; 6]>> {
     let (a, b) = (
         &comparison.a.eval.as_ref()?.by_material_bucket,
         &comparison.b.eval.as_ref()?.by_material_bucket,
@@ -64,7 +65,7 @@ pub fn bucket_rows(comparison: &Comparison) -> Option<Vec<[String; 6]>> {
 }
 
 /// The header of `search_split_rows`.
-pub const SEARCH_SPLIT_HEADER: [&str; 6] = [
+pub(crate) const SEARCH_SPLIT_HEADER: [&str; 6] = [
     "tier",
     "A main",
     "A quiescence",
@@ -75,7 +76,7 @@ pub const SEARCH_SPLIT_HEADER: [&str; 6] = [
 
 /// `[tier, A main, A quiescence, B main, B quiescence, delta]`: each tier's exits split by the
 /// search that asked, then all exits; `None` unless both sides report the split.
-pub fn search_split_rows(comparison: &Comparison) -> Option<Vec<[String; 6]>> {
+pub(crate) fn search_split_rows(comparison: &Comparison) -> Option<Vec<[String; 6]>> {
     let split = |side: &SideSummary| side.eval.as_ref()?.by_search.clone();
     let (a, b) = (split(&comparison.a)?, split(&comparison.b)?);
     let delta = comparison.eval_deltas.as_ref()?.by_search.as_ref()?;
@@ -124,7 +125,7 @@ pub fn search_split_rows(comparison: &Comparison) -> Option<Vec<[String; 6]>> {
 }
 
 /// Said beside the eval tables when a side's bench does not split its exits by search.
-pub fn search_split_missing_line(comparison: &Comparison) -> Option<String> {
+pub(crate) fn search_split_missing_line(comparison: &Comparison) -> Option<String> {
     let lacks = |side: &SideSummary| side.eval.as_ref().is_none_or(|e| e.by_search.is_none());
     let who = match (lacks(&comparison.a), lacks(&comparison.b)) {
         (false, false) => return None,
@@ -136,11 +137,12 @@ pub fn search_split_missing_line(comparison: &Comparison) -> Option<String> {
 }
 
 /// The header of `side_search_rows`.
-pub const SIDE_SEARCH_HEADER: [&str; 5] = ["tier", "main", "quiescence", "main %", "quiescence %"];
+pub(crate) const SIDE_SEARCH_HEADER: [&str; 5] =
+    ["tier", "main", "quiescence", "main %", "quiescence %"];
 
 /// `[tier, main, quiescence, main %, quiescence %]` exits of one revision by the search that
 /// asked, then all exits; `None` when its bench does not split them.
-pub fn side_search_rows(side: &SideSummary) -> Option<Vec<[String; 5]>> {
+pub(crate) fn side_search_rows(side: &SideSummary) -> Option<Vec<[String; 5]>> {
     let split = side.eval.as_ref()?.by_search.as_ref()?;
     let (main, quiescence) = (
         split.main.exits.as_array(),
@@ -180,7 +182,7 @@ pub fn side_search_rows(side: &SideSummary) -> Option<Vec<[String; 5]>> {
 
 /// `[tier, share]` rows of one revision, overall then per bucket; `None` when its engine does
 /// not report eval exits.
-pub fn side_exit_rows(side: &SideSummary) -> Option<Vec<[String; 5]>> {
+pub(crate) fn side_exit_rows(side: &SideSummary) -> Option<Vec<[String; 5]>> {
     let row = |name: String, total: u64, rates: &TierRates| {
         let r = rates.as_array();
         [name, thousands(total), pct(r[0]), pct(r[1]), pct(r[2])]

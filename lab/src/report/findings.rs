@@ -107,7 +107,7 @@ impl fmt::Display for Note {
                  covers this session's rounds only); `lab compare {baseline} {revision}` \
                  measures both in the same rounds."
             ),
-            Note::InstructionsNote { side, note } => {
+            Note::Instructions { side, note } => {
                 write!(f, "{}'s instructions: {note}", side.letter())
             }
         }

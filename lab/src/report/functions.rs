@@ -4,7 +4,7 @@ use super::thousands;
 use crate::analysis::functions::{FunctionsComparison, FunctionsWhy};
 
 /// `+3.1 M Ir`, `-850.0 k Ir`, `+12 Ir`.
-pub fn format_ir_delta(delta: i64) -> String {
+pub(crate) fn format_ir_delta(delta: i64) -> String {
     let sign = if delta < 0 { '-' } else { '+' };
     let magnitude = delta.unsigned_abs() as f64;
     if magnitude >= 1e9 {
@@ -19,12 +19,12 @@ pub fn format_ir_delta(delta: i64) -> String {
 }
 
 /// "drawish_scale +3.1 M Ir, +1.80% of total".
-pub fn describe_delta(delta: i64, pct_of_total: f64) -> String {
+pub(crate) fn describe_delta(delta: i64, pct_of_total: f64) -> String {
     format!("{}, {pct_of_total:+.2}% of total", format_ir_delta(delta))
 }
 
 /// `[function, A self, B self, self change, inclusive change]` rows, largest mover first.
-pub fn mover_rows(comparison: &FunctionsComparison) -> Vec<[String; 5]> {
+pub(crate) fn mover_rows(comparison: &FunctionsComparison) -> Vec<[String; 5]> {
     comparison
         .movers
         .iter()
@@ -40,7 +40,7 @@ pub fn mover_rows(comparison: &FunctionsComparison) -> Vec<[String; 5]> {
         .collect()
 }
 
-pub const MOVER_HEADER: [&str; 5] = [
+pub(crate) const MOVER_HEADER: [&str; 5] = [
     "function",
     "A self Ir",
     "B self Ir",
@@ -48,7 +48,7 @@ pub const MOVER_HEADER: [&str; 5] = [
     "inclusive change",
 ];
 
-pub fn title(comparison: &FunctionsComparison) -> String {
+pub(crate) fn title(comparison: &FunctionsComparison) -> String {
     let why = match comparison.why {
         FunctionsWhy::Requested => "Top",
         FunctionsWhy::InstructionsMoved => {

@@ -10,11 +10,11 @@ use crate::history::store::SeriesSettings;
 use crate::history::{last_line, FailedRow, HistoryReport, HistoryRow, Step, StepMetric};
 
 /// Marks a signature that differs from the previous row's.
-pub const CHANGED: &str = "◆";
+pub(crate) const CHANGED: &str = "◆";
 /// Marks a commit that could not be built or measured.
-pub const FAILED: &str = "✗";
+pub(crate) const FAILED: &str = "✗";
 /// Marks a commit whose engine binary is an earlier row's: it shows that row's measurement.
-pub const SAME_BINARY: &str = "=";
+pub(crate) const SAME_BINARY: &str = "=";
 
 fn header(report: &HistoryReport) -> [String; 8] {
     [
@@ -97,7 +97,7 @@ fn rows_in_order(report: &HistoryReport) -> Vec<[String; 8]> {
     rows
 }
 
-pub fn table(report: &HistoryReport, style: Style) -> String {
+pub(crate) fn table(report: &HistoryReport, style: Style) -> String {
     Table::new(header(report))
         .with_rows(rows_in_order(report))
         .render(style)
@@ -138,7 +138,7 @@ fn failed_lines(report: &HistoryReport, style: Style) -> String {
 }
 
 /// The settings of a series in one line (the table's header and the HTML page's facts).
-pub fn settings_line(settings: &SeriesSettings) -> String {
+pub(crate) fn settings_line(settings: &SeriesSettings) -> String {
     let depth = settings
         .depth
         .map_or_else(|| "the engine's default".to_string(), |d| d.to_string());
@@ -238,7 +238,7 @@ fn step_lines(steps: &[Step], style: Style) -> String {
     out
 }
 
-pub fn render(report: &HistoryReport, style: Style) -> String {
+pub(crate) fn render(report: &HistoryReport, style: Style) -> String {
     let legend = format!(
         "{CHANGED}: the signature changed from the row above; {SAME_BINARY}: the engine binary \
          of an earlier row, whose measurement it shows; NPS min–max: the spread of the runs"

@@ -2,7 +2,7 @@
 
 use super::Report;
 
-pub fn render(report: &Report) -> String {
+pub(crate) fn render(report: &Report) -> String {
     let rendered = match report {
         Report::Comparison(comparison) => serde_json::to_string_pretty(comparison),
         Report::Bench(bench) => serde_json::to_string_pretty(bench),

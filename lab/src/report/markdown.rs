@@ -5,6 +5,6 @@ use super::{layout, Report, Style};
 
 /// The report in markdown: control characters from outside are written out, and outside text
 /// is a code span or an escaped table cell, so no raw HTML or stray `|` reaches the page.
-pub fn render(report: &Report) -> String {
+pub(crate) fn render(report: &Report) -> String {
     visible_lines(&layout(report, Style::Markdown)).into_owned()
 }

@@ -11,7 +11,7 @@ use crate::games::sprt::{
 use crate::games::MatchReport;
 
 /// The match section: who played whom, the figures, and how the match ended.
-pub fn render(report: &MatchReport, style: Style) -> String {
+pub(crate) fn render(report: &MatchReport, style: Style) -> String {
     let figures = render_rows(style, ["figure (B vs A)", "value"], rows(report));
     match style {
         Style::Terminal => format!("{}\n\n{figures}\n{}", title(report, style), footer(report)),
@@ -26,7 +26,7 @@ pub fn render(report: &MatchReport, style: Style) -> String {
 
 /// The opening line: who played whom under what. The engines' names are the engines' own
 /// words: in markdown they are code spans, shown literally.
-pub fn title(report: &MatchReport, style: Style) -> String {
+pub(crate) fn title(report: &MatchReport, style: Style) -> String {
     let side = |label: &str, engine: &EngineIdentity| match style {
         Style::Terminal => format!("{label} = {} [{}]", engine.name, engine.spec),
         Style::Markdown => format!(
@@ -49,7 +49,7 @@ pub fn title(report: &MatchReport, style: Style) -> String {
 }
 
 /// `, shards 1/4 2/4` for a sharded match or a merge, nothing for a whole match.
-pub fn shards(shards: &[Shard]) -> String {
+pub(crate) fn shards(shards: &[Shard]) -> String {
     match shards {
         [only] if only.count == 1 => String::new(),
         shards => format!(
@@ -64,7 +64,7 @@ pub fn shards(shards: &[Shard]) -> String {
 }
 
 /// The SPRT's decision in words.
-pub fn decision(result: SprtDecision) -> &'static str {
+pub(crate) fn decision(result: SprtDecision) -> &'static str {
     match result {
         SprtDecision::AcceptH0 => "H0 accepted",
         SprtDecision::AcceptH1 => "H1 accepted",
@@ -74,7 +74,7 @@ pub fn decision(result: SprtDecision) -> &'static str {
 
 /// `+4.3 ± 11.2 (95% CI -6.9 to +15.5, n=40 pairs)`; with too few pairs (fewer than ten, or
 /// no variance) the interval is "too few pairs (n)", the value shown only where it exists.
-pub fn estimate(value: Option<Estimate>, pentanomial: &Pentanomial) -> String {
+pub(crate) fn estimate(value: Option<Estimate>, pentanomial: &Pentanomial) -> String {
     let pairs = pentanomial.pairs();
     if too_few_pairs(pentanomial) {
         let interval = too_few_pairs_text(pairs);
@@ -100,7 +100,7 @@ pub fn estimate(value: Option<Estimate>, pentanomial: &Pentanomial) -> String {
 }
 
 /// `62.1% (n=40 pairs)`, or "too few pairs (n)".
-pub fn los(value: Option<f64>, pentanomial: &Pentanomial) -> String {
+pub(crate) fn los(value: Option<f64>, pentanomial: &Pentanomial) -> String {
     let pairs = pentanomial.pairs();
     match value {
         _ if too_few_pairs(pentanomial) => too_few_pairs_text(pairs),
@@ -110,7 +110,7 @@ pub fn los(value: Option<f64>, pentanomial: &Pentanomial) -> String {
 }
 
 /// `52.00% (n=40 pairs)`: the mean score of the complete pairs.
-pub fn score(value: Option<f64>, pairs: u64) -> String {
+pub(crate) fn score(value: Option<f64>, pairs: u64) -> String {
     value.map_or_else(
         || "—".to_string(),
         |score| format!("{:.2}% ({})", score * 100.0, n_pairs(pairs)),
@@ -124,7 +124,7 @@ fn n_pairs(pairs: u64) -> String {
 }
 
 /// `[figure, value]` rows, B's point of view.
-pub fn rows(report: &MatchReport) -> Vec<[String; 2]> {
+pub(crate) fn rows(report: &MatchReport) -> Vec<[String; 2]> {
     let s = &report.summary;
     let mut rows = vec![
         [
@@ -216,7 +216,7 @@ pub fn rows(report: &MatchReport) -> Vec<[String; 2]> {
 }
 
 /// The closing lines: where the games are, and the verdict with its exit code.
-pub fn footer(report: &MatchReport) -> String {
+pub(crate) fn footer(report: &MatchReport) -> String {
     let mut out = String::new();
     if let Some(file) = &report.results_file {
         out.push_str(&format!("results: {file}\n"));

@@ -3,27 +3,27 @@
 //! a [`Style`], so terminal and markdown say the same in the same order; JSON serialises the
 //! report, and `--export-json` and `--export-markdown` write the same report beside stdout.
 
-pub mod bench;
-pub mod bisect;
+pub(crate) mod bench;
+pub(crate) mod bisect;
 pub mod calibration;
-pub mod comparison;
-pub mod cutechess;
-pub mod eval_exits;
-pub mod findings;
-pub mod functions;
-pub mod history;
+pub(crate) mod comparison;
+pub(crate) mod cutechess;
+pub(crate) mod eval_exits;
+pub(crate) mod findings;
+pub(crate) mod functions;
+pub(crate) mod history;
 pub mod html;
-pub mod json;
-pub mod markdown;
-pub mod matches;
-pub mod pool;
-pub mod profile;
-pub mod sanitize;
-pub mod style;
+pub(crate) mod json;
+pub(crate) mod markdown;
+pub(crate) mod matches;
+pub(crate) mod pool;
+pub(crate) mod profile;
+pub(crate) mod sanitize;
+pub(crate) mod style;
 pub mod table;
-pub mod terminal;
-pub mod tune;
-pub mod verdict;
+pub(crate) mod terminal;
+pub(crate) mod tune;
+pub(crate) mod verdict;
 
 use std::path::Path;
 
@@ -62,7 +62,7 @@ pub struct CommitBench {
 
 impl CommitBench {
     /// One line for a reader.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         if self.matches {
             format!(
                 "commit bench: {} states Bench: {}, the signature measured: {} (match)",
@@ -97,20 +97,20 @@ pub struct BaselineOutput {
 /// `lab compare A B` where A and B resolve to one engine binary: nothing was measured.
 #[derive(Debug, Clone, Serialize)]
 pub struct SameBinaryOutput {
-    pub schema_version: u32,
-    pub kind: Kind,
-    pub a: RevisionRecord,
-    pub b: RevisionRecord,
+    pub(crate) schema_version: u32,
+    pub(crate) kind: Kind,
+    pub(crate) a: RevisionRecord,
+    pub(crate) b: RevisionRecord,
     /// The build cache key both resolve to.
-    pub binary_key: String,
+    pub(crate) binary_key: String,
     /// Always false: `--force` measures them as a comparison (an A/A run) instead.
-    pub measured: bool,
-    pub verdict: Verdict,
-    pub regression: bool,
+    pub(crate) measured: bool,
+    pub(crate) verdict: Verdict,
+    pub(crate) regression: bool,
 }
 
 /// The one line of a comparison of one binary with itself.
-pub fn same_binary_line(output: &SameBinaryOutput, style: Style) -> String {
+pub(crate) fn same_binary_line(output: &SameBinaryOutput, style: Style) -> String {
     let name = |revision: &RevisionRecord| {
         let id = revision.commit.as_deref().unwrap_or(&revision.tree);
         format!(
@@ -123,7 +123,7 @@ pub fn same_binary_line(output: &SameBinaryOutput, style: Style) -> String {
 }
 
 /// `A = … and B = … resolve to the same engine binary …`, as every format says it.
-pub fn same_binary_sentence(a: &str, b: &str, binary_key: &str) -> String {
+pub(crate) fn same_binary_sentence(a: &str, b: &str, binary_key: &str) -> String {
     format!(
         "A = {a} and B = {b} resolve to the same engine binary {}: not measured (exit 0; \
          --force measures them as an A/A run).",
@@ -162,7 +162,7 @@ pub enum Format {
 
 /// The report's text in `style`, before outside text is made visible (the format's `render`
 /// does that): the one place that says which section each report is.
-pub fn layout(report: &Report, style: Style) -> String {
+pub(crate) fn layout(report: &Report, style: Style) -> String {
     match report {
         Report::Comparison(comparison) => comparison::render(comparison, style),
         Report::Bench(bench) => bench::render_bench(bench, style),
@@ -194,7 +194,7 @@ pub fn render(report: &Report, format: Format) -> String {
 }
 
 /// Writes the report as JSON and as markdown where asked, each file whole or not at all.
-pub fn export(report: &Report, json: Option<&Path>, markdown: Option<&Path>) -> Result<()> {
+pub(crate) fn export(report: &Report, json: Option<&Path>, markdown: Option<&Path>) -> Result<()> {
     if let Some(path) = json {
         crate::paths::write_atomically(path, json::render(report).as_bytes())?;
     }
@@ -205,11 +205,11 @@ pub fn export(report: &Report, json: Option<&Path>, markdown: Option<&Path>) -> 
 }
 
 /// Writes the report's HTML page (`--export-html`), whole or not at all.
-pub fn export_html(report: &Report, path: &Path) -> Result<()> {
+pub(crate) fn export_html(report: &Report, path: &Path) -> Result<()> {
     crate::paths::write_atomically(path, html::render(report)?.as_bytes())
 }
 
-pub fn verdict_word(verdict: Verdict) -> &'static str {
+pub(crate) fn verdict_word(verdict: Verdict) -> &'static str {
     match verdict {
         Verdict::Regression => "REGRESSION",
         Verdict::Improvement => "improvement",
@@ -218,21 +218,21 @@ pub fn verdict_word(verdict: Verdict) -> &'static str {
 }
 
 /// Said instead of the eval tables when an engine's bench does not report its eval exits.
-pub const NO_EVAL_EXITS: &str =
+pub(crate) const NO_EVAL_EXITS: &str =
     "Eval exits: not reported (only the squall bench protocol counts them).";
 
 /// A share of no exits.
-pub const NO_EXITS: &str = "—";
+pub(crate) const NO_EXITS: &str = "—";
 
 /// Said when `who` does not split its exits between the main search and quiescence.
-pub fn no_search_split(who: &str) -> String {
+pub(crate) fn no_search_split(who: &str) -> String {
     format!(
         "Eval exits by search (main, quiescence): not reported by {who} (squall's bench \
          reports them from schema_version 2)."
     )
 }
 
-pub fn thousands(value: u64) -> String {
+pub(crate) fn thousands(value: u64) -> String {
     let digits = value.to_string();
     let mut out = String::new();
     for (i, digit) in digits.chars().enumerate() {
@@ -258,7 +258,7 @@ fn optional_float(value: Option<f64>) -> String {
 
 /// A signed percentage at two decimals; a value that rounds to zero prints as +0.00%, never
 /// -0.00%.
-pub fn signed_pct(value: f64) -> String {
+pub(crate) fn signed_pct(value: f64) -> String {
     let rounded = (value * 100.0).round() / 100.0;
     let value = if rounded == 0.0 { 0.0 } else { value };
     format!("{value:+.2}%")
@@ -273,7 +273,7 @@ fn pct(fraction: f64) -> String {
 }
 
 /// A bench depth as the reports say it: the engine's default when it does not report one.
-pub fn describe_depth(depth: Option<u32>) -> String {
+pub(crate) fn describe_depth(depth: Option<u32>) -> String {
     depth.map_or_else(
         || "the engine's default".to_string(),
         |depth| depth.to_string(),
@@ -281,7 +281,7 @@ pub fn describe_depth(depth: Option<u32>) -> String {
 }
 
 /// A revision as the titles name it: its spec and the first ten digits of its commit (or tree).
-pub fn describe_revision(side: &SideSummary) -> String {
+pub(crate) fn describe_revision(side: &SideSummary) -> String {
     let id = side
         .revision
         .commit
@@ -293,7 +293,7 @@ pub fn describe_revision(side: &SideSummary) -> String {
 
 /// The machine a baseline was measured on, in one line; settings an older baseline did not
 /// record are said to be so.
-pub fn describe_machine(machine: &Machine) -> String {
+pub(crate) fn describe_machine(machine: &Machine) -> String {
     let setting = |value: &Option<String>| value.as_deref().unwrap_or("not recorded").to_string();
     format!(
         "{} ({} cores), kernel {}, transparent huge pages {}, governor {}",
@@ -306,7 +306,7 @@ pub fn describe_machine(machine: &Machine) -> String {
 }
 
 /// `measured_depth` is what the engine reported, which tells the depth when it chose its default.
-pub fn describe_settings(settings: &Settings, measured_depth: Option<u32>) -> String {
+pub(crate) fn describe_settings(settings: &Settings, measured_depth: Option<u32>) -> String {
     let depth = match (settings.depth, measured_depth) {
         (Some(depth), _) => depth.to_string(),
         (None, Some(measured)) => format!("{measured} (engine default)"),

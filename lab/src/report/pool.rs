@@ -3,7 +3,7 @@
 use super::table::Table;
 use crate::pool::{BookWritten, PoolWritten};
 
-pub fn pool_written(pool: &PoolWritten) -> String {
+pub(crate) fn pool_written(pool: &PoolWritten) -> String {
     let mut report = format!(
         "wrote {} positions to {} in {:.1} s\n",
         pool.positions,
@@ -30,7 +30,7 @@ pub fn pool_written(pool: &PoolWritten) -> String {
     report
 }
 
-pub fn book_written(book: &BookWritten) -> String {
+pub(crate) fn book_written(book: &BookWritten) -> String {
     format!(
         "wrote {} openings to {} in {:.1} s ({} drawn)\n",
         book.openings,

@@ -58,7 +58,7 @@ fn describe_run(label: &str, run: &ProfileRun) -> String {
 }
 
 /// The terminal and markdown report; JSON is the serde form of [`ProfileOutput`].
-pub fn render(output: &ProfileOutput, style: Style) -> String {
+pub(crate) fn render(output: &ProfileOutput, style: Style) -> String {
     let table = rows(output);
     let (a_label, b_label) = if output.b.is_some() {
         ("A = ", "B = ")

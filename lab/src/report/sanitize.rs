@@ -44,21 +44,21 @@ fn escaped(text: &str, keep: impl Fn(char) -> bool) -> Cow<'_, str> {
 
 /// One line of outside text as it is shown: every control character, line breaks included,
 /// written out as `\x..` (`\u{..}` beyond Latin-1).
-pub fn visible(text: &str) -> Cow<'_, str> {
+pub(crate) fn visible(text: &str) -> Cow<'_, str> {
     escaped(text, |_| false)
 }
 
 /// A block of text laid out by the lab (a report, a progress line, an error) that may embed
 /// outside text: its line breaks are kept, every other control character is shown as by
 /// [`visible`].
-pub fn visible_lines(text: &str) -> Cow<'_, str> {
+pub(crate) fn visible_lines(text: &str) -> Cow<'_, str> {
     escaped(text, |c| c == '\n')
 }
 
 /// A markdown table cell that shows `text` literally: control characters as by [`visible`],
 /// `|` escaped so it does not end the cell, and `&`, `<`, `>` as entities so no raw HTML
 /// reaches the page (they render as the characters themselves).
-pub fn markdown_cell(text: &str) -> String {
+pub(crate) fn markdown_cell(text: &str) -> String {
     let text = visible(text);
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
@@ -76,7 +76,7 @@ pub fn markdown_cell(text: &str) -> String {
 /// `text` as a markdown code span outside a table: shown literally, whatever markdown or HTML
 /// it holds. The fence is one backtick longer than the longest run inside, and padded with a
 /// space when the text starts or ends with a backtick, as CommonMark requires.
-pub fn code_span(text: &str) -> String {
+pub(crate) fn code_span(text: &str) -> String {
     let text = visible(text);
     let mut longest = 0;
     let mut run = 0;
@@ -96,7 +96,7 @@ pub fn code_span(text: &str) -> String {
 /// Every string of a JSON document (keys included) as [`visible_lines`] shows it: a page drawn
 /// from a stored report shows what an engine or git wrote without acting on it (a line break
 /// is white space to HTML and SVG).
-pub fn visible_json(value: &serde_json::Value) -> serde_json::Value {
+pub(crate) fn visible_json(value: &serde_json::Value) -> serde_json::Value {
     use serde_json::Value;
     match value {
         Value::String(text) => Value::String(visible_lines(text).into_owned()),

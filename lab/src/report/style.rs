@@ -18,7 +18,7 @@ impl Style {
     /// Outside text (a revision's spec, an engine's name) shown literally: as it is on a
     /// terminal (control characters are written out for the whole report), a code span in
     /// markdown.
-    pub fn code(self, text: &str) -> String {
+    pub(crate) fn code(self, text: &str) -> String {
         match self {
             Style::Terminal => text.to_string(),
             Style::Markdown => code_span(text),
@@ -26,7 +26,7 @@ impl Style {
     }
 
     /// A line a reader should not miss: bold in markdown.
-    pub fn emphasis(self, text: &str) -> String {
+    pub(crate) fn emphasis(self, text: &str) -> String {
         match self {
             Style::Terminal => text.to_string(),
             Style::Markdown => format!("**{text}**"),
@@ -34,7 +34,7 @@ impl Style {
     }
 
     /// A paragraph: one line on a terminal, set apart by a blank line in markdown.
-    pub fn paragraph(self, text: &str) -> String {
+    pub(crate) fn paragraph(self, text: &str) -> String {
         match self {
             Style::Terminal => format!("{text}\n"),
             Style::Markdown => format!("{text}\n\n"),
@@ -42,7 +42,7 @@ impl Style {
     }
 
     /// A sub-section's heading within a report.
-    pub fn heading(self, text: &str) -> String {
+    pub(crate) fn heading(self, text: &str) -> String {
         match self {
             Style::Terminal => format!("{text}\n"),
             Style::Markdown => format!("### {text}\n\n"),
@@ -50,7 +50,7 @@ impl Style {
     }
 
     /// A problem with the measurement, shown before any figure.
-    pub fn warning(self, text: &str) -> String {
+    pub(crate) fn warning(self, text: &str) -> String {
         match self {
             Style::Terminal => format!("!! WARNING: {text}\n"),
             Style::Markdown => format!("> **Warning:** {text}\n\n"),
@@ -58,7 +58,7 @@ impl Style {
     }
 
     /// Something the reader should know that is not a problem.
-    pub fn note(self, text: &str) -> String {
+    pub(crate) fn note(self, text: &str) -> String {
         match self {
             Style::Terminal => format!("note: {text}\n"),
             Style::Markdown => format!("> **Note:** {text}\n\n"),
@@ -67,7 +67,7 @@ impl Style {
 
     /// Detail a reader may skip, after a table: under its summary line on a terminal, folded
     /// away in markdown.
-    pub fn folded(self, summary: &str, body: &str) -> String {
+    pub(crate) fn folded(self, summary: &str, body: &str) -> String {
         match self {
             Style::Terminal => format!("\n{summary}\n{body}"),
             Style::Markdown => {

@@ -8,10 +8,10 @@ use comfy_table::{CellAlignment, ContentArrangement};
 use super::sanitize::{markdown_cell, visible};
 
 /// Longest commit subject a table shows in full; longer ones are cut with an ellipsis.
-pub const SUBJECT_WIDTH: usize = 48;
+pub(crate) const SUBJECT_WIDTH: usize = 48;
 
 /// `text` cut to `width` characters, an ellipsis marking the cut.
-pub fn cut(text: &str, width: usize) -> String {
+pub(crate) fn cut(text: &str, width: usize) -> String {
     let mut shown: String = text.chars().take(width).collect();
     if text.chars().count() > width {
         shown.push('…');
@@ -23,7 +23,7 @@ pub fn cut(text: &str, width: usize) -> String {
 pub use super::style::Style;
 
 /// `header` and `rows` laid out in `style`: [`Table::render`] of a fixed number of columns.
-pub fn render_rows<const N: usize>(
+pub(crate) fn render_rows<const N: usize>(
     style: Style,
     header: [&str; N],
     rows: impl IntoIterator<Item = [String; N]>,
@@ -32,24 +32,24 @@ pub fn render_rows<const N: usize>(
 }
 
 #[derive(Debug, Clone, Default)]
-pub struct Table {
+pub(crate) struct Table {
     header: Vec<String>,
     rows: Vec<Vec<String>>,
 }
 
 impl Table {
-    pub fn new(header: impl IntoIterator<Item = impl Into<String>>) -> Self {
+    pub(crate) fn new(header: impl IntoIterator<Item = impl Into<String>>) -> Self {
         Self {
             header: header.into_iter().map(Into::into).collect(),
             rows: Vec::new(),
         }
     }
 
-    pub fn row(&mut self, cells: impl IntoIterator<Item = impl Into<String>>) {
+    pub(crate) fn row(&mut self, cells: impl IntoIterator<Item = impl Into<String>>) {
         self.rows.push(cells.into_iter().map(Into::into).collect());
     }
 
-    pub fn with_rows<R>(mut self, rows: impl IntoIterator<Item = R>) -> Self
+    pub(crate) fn with_rows<R>(mut self, rows: impl IntoIterator<Item = R>) -> Self
     where
         R: IntoIterator,
         R::Item: Into<String>,
@@ -61,7 +61,7 @@ impl Table {
     }
 
     /// The table without a trailing newline in the terminal style, with one in markdown.
-    pub fn render(&self, style: Style) -> String {
+    pub(crate) fn render(&self, style: Style) -> String {
         match style {
             Style::Terminal => self.terminal(),
             Style::Markdown => self.markdown(),
@@ -71,13 +71,13 @@ impl Table {
     /// Labels in the first column, figures right-aligned in the others; on a terminal, the
     /// cells wrapped to fit its width. Printed to a pipe or a file, the table keeps its natural
     /// width, so the text is the same on every machine.
-    pub fn terminal(&self) -> String {
+    pub(crate) fn terminal(&self) -> String {
         self.terminal_within(None)
     }
 
     /// [`Self::terminal`] laid out within `width` columns when given (cells wrapped at their
     /// words), otherwise within the terminal's width when stdout is one.
-    pub fn terminal_within(&self, width: Option<u16>) -> String {
+    pub(crate) fn terminal_within(&self, width: Option<u16>) -> String {
         let mut table = comfy_table::Table::new();
         table.set_content_arrangement(ContentArrangement::Dynamic);
         if let Some(width) = width {
@@ -103,7 +103,7 @@ impl Table {
         table.to_string()
     }
 
-    pub fn markdown(&self) -> String {
+    pub(crate) fn markdown(&self) -> String {
         let line = |cells: &[String]| {
             let cells: Vec<String> = cells.iter().map(|cell| markdown_cell(cell)).collect();
             format!("| {} |\n", cells.join(" | "))

@@ -5,6 +5,6 @@ use super::{layout, Report, Style};
 
 /// The report as the terminal shows it: any control character that came from outside (an
 /// engine's name, a commit subject, a fault's line) is written out, never sent.
-pub fn render(report: &Report) -> String {
+pub(crate) fn render(report: &Report) -> String {
     visible_lines(&layout(report, Style::Terminal)).into_owned()
 }

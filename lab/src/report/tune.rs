@@ -230,7 +230,7 @@ fn search_section(search: &TuneSearch, style: Style) -> String {
     out
 }
 
-pub fn render(report: &TuneReport, style: Style) -> String {
+pub(crate) fn render(report: &TuneReport, style: Style) -> String {
     let title = format!("lab tune {}: tables {}", report.file, report.candidate);
     let mut out = match style {
         Style::Terminal => format!("{title}\n{}\n", samples_line(report)),

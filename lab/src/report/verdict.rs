@@ -27,7 +27,7 @@ fn estimate(e: Estimate) -> String {
 }
 
 /// The decision in words, with its exit code.
-pub fn decision(decision: Decision) -> &'static str {
+pub(crate) fn decision(decision: Decision) -> &'static str {
     match decision {
         Decision::H1 => "H1 accepted: B is at least as good as the bounds ask (exit 0)",
         Decision::H0 => "H0 accepted: B is worse than the bounds allow (exit 1)",
@@ -69,7 +69,7 @@ fn heading(text: &str, style: Style) -> String {
     }
 }
 
-pub fn render_verdict(report: &VerdictReport, style: Style) -> String {
+pub(crate) fn render_verdict(report: &VerdictReport, style: Style) -> String {
     let c = &report.comparison;
     let side = |s: &crate::analysis::compare::SideSummary| {
         let commit = s.revision.commit.as_deref().unwrap_or("worktree");
@@ -199,7 +199,7 @@ fn points_rows(k: &EloPerDoubling) -> Vec<[String; 4]> {
         .collect()
 }
 
-pub fn render_speed_elo(report: &SpeedEloReport, style: Style) -> String {
+pub(crate) fn render_speed_elo(report: &SpeedEloReport, style: Style) -> String {
     let mut out = String::new();
     for model in &report.models {
         out.push_str(&heading(

@@ -3,7 +3,7 @@
 //! per material bucket; `--search` picks the percentiles of the same run's histograms that
 //! maximise the cheap exits under a limit on every exceeded rate. `report::tune` formats it.
 
-pub mod predict;
+pub(crate) mod predict;
 pub mod samples;
 pub mod search;
 
@@ -29,7 +29,7 @@ pub struct Replay {
 }
 
 /// Said when a calibration file holds no samples.
-pub const NO_SAMPLES: &str = "no `samples` field: record the sampled evaluation calls with \
+pub(crate) const NO_SAMPLES: &str = "no `samples` field: record the sampled evaluation calls with \
      `lab calibrate REV --modes samples` (with `residual` too for --percentiles and --search)";
 
 impl Replay {
@@ -51,13 +51,13 @@ impl Replay {
 
 /// The nine tables of a margins.rs file, or of its marked block alone (as `lab tables` prints
 /// it, with or without the markers); `None` unless all nine rows are there.
-pub fn tables_from_source(source: &str) -> Option<MarginsInForce> {
+pub(crate) fn tables_from_source(source: &str) -> Option<MarginsInForce> {
     parse_margins(source)
         .or_else(|| parse_margins(&format!("{BEGIN_MARKER}{source}\n{END_MARKER}\n")))
 }
 
 /// The block `lab tables` writes for `choice` from the replay's histograms, and its tables.
-pub fn tables_for_choice(
+pub(crate) fn tables_for_choice(
     replay: &Replay,
     origin: &str,
     choice: &Choice,
@@ -69,52 +69,52 @@ pub fn tables_for_choice(
 
 /// What was replayed.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct SamplesSummary {
-    pub capacity: u64,
-    pub seed: u64,
+pub(crate) struct SamplesSummary {
+    pub(crate) capacity: u64,
+    pub(crate) seed: u64,
     /// Calls offered to each bucket's reservoir.
-    pub seen: [u64; MATERIAL_BUCKETS],
+    pub(crate) seen: [u64; MATERIAL_BUCKETS],
     /// Samples held per bucket.
-    pub sampled: [u64; MATERIAL_BUCKETS],
+    pub(crate) sampled: [u64; MATERIAL_BUCKETS],
     /// Distinct positions among all samples.
-    pub positions: u64,
+    pub(crate) positions: u64,
     /// The calibration's depth and positions.
-    pub depth: i32,
-    pub run_positions: u64,
+    pub(crate) depth: i32,
+    pub(crate) run_positions: u64,
 }
 
 /// `lab tune --search`: the search and the tables it chose, for `lab tables`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct TuneSearch {
+pub(crate) struct TuneSearch {
     #[serde(flatten)]
-    pub result: SearchResult,
+    pub(crate) result: SearchResult,
     /// The arguments after `lab tables FILE` that write the chosen tables.
-    pub lab_tables_args: Vec<String>,
+    pub(crate) lab_tables_args: Vec<String>,
     /// The whole command, FILE being the samples file (it holds the histograms).
-    pub lab_tables_command: String,
+    pub(crate) lab_tables_command: String,
     /// The marked block those tables are (what `lab tables` prints).
-    pub block: String,
+    pub(crate) block: String,
 }
 
 /// `lab tune`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct TuneReport {
-    pub schema_version: u32,
-    pub kind: Kind,
+    pub(crate) schema_version: u32,
+    pub(crate) kind: Kind,
     /// The samples file.
-    pub file: String,
+    pub(crate) file: String,
     /// Where the candidate tables came from.
-    pub candidate: String,
-    pub samples: SamplesSummary,
-    pub prediction: Prediction,
+    pub(crate) candidate: String,
+    pub(crate) samples: SamplesSummary,
+    pub(crate) prediction: Prediction,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub search: Option<TuneSearch>,
+    pub(crate) search: Option<TuneSearch>,
 }
 
 impl TuneReport {
     /// The prediction of `tables` (described by `candidate`) on the replay of `file`; tables
     /// the engine could not use are refused ([`ExitTables::check`]), the error naming `candidate`.
-    pub fn new(
+    pub(crate) fn new(
         replay: &Replay,
         file: &str,
         candidate: String,
@@ -147,7 +147,7 @@ impl TuneReport {
 
 /// `lab tune FILE --search`: the search, its tables rendered as `lab tables` renders them, and
 /// the prediction of exactly those tables. `max_exceeded` is a fraction.
-pub fn search_report(replay: &Replay, path: &Path, max_exceeded: f64) -> Result<TuneReport> {
+pub(crate) fn search_report(replay: &Replay, path: &Path, max_exceeded: f64) -> Result<TuneReport> {
     if replay.file.histograms.is_none() {
         anyhow::bail!(
             "{}: no histograms: --search {}",

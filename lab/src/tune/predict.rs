@@ -16,17 +16,17 @@ use crate::calibration::in_force::MarginsInForce;
 
 /// A table's low and high rows: what the exits read (the P50 rows feed QSearch futility only).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub struct Bounds {
-    pub lo: [i32; SIDE_BUCKETS],
-    pub hi: [i32; SIDE_BUCKETS],
+pub(crate) struct Bounds {
+    pub(crate) lo: [i32; SIDE_BUCKETS],
+    pub(crate) hi: [i32; SIDE_BUCKETS],
 }
 
 /// The six rows of the margin tables the exits read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub struct ExitTables {
-    pub king: Bounds,
-    pub lazy: Bounds,
-    pub super_lazy: Bounds,
+pub(crate) struct ExitTables {
+    pub(crate) king: Bounds,
+    pub(crate) lazy: Bounds,
+    pub(crate) super_lazy: Bounds,
 }
 
 impl From<&MarginsInForce> for ExitTables {
@@ -45,7 +45,7 @@ impl ExitTables {
     /// computable in `i32` (the engine's `const fn` fails to compile otherwise), and small
     /// enough that the exit test `score ∓ margin` stays in `i32` for any score within
     /// `[-INFINITY, INFINITY]`. The error names the table entries, as `lab tables` prints them.
-    pub fn check(&self) -> anyhow::Result<()> {
+    pub(crate) fn check(&self) -> anyhow::Result<()> {
         let max_margin = i32::MAX - INFINITY;
         for (resid, prefix) in [
             (&self.super_lazy, "SUPER_LAZY_RESID"),
@@ -90,13 +90,13 @@ impl ExitTables {
 }
 
 /// Both cheap tiers' margins of every (my bucket, opponent bucket) pair.
-pub struct PairTables {
+pub(crate) struct PairTables {
     super_lazy: [[Margins; SIDE_BUCKETS]; SIDE_BUCKETS],
     lazy: [[Margins; SIDE_BUCKETS]; SIDE_BUCKETS],
 }
 
 impl PairTables {
-    pub fn new(tables: &ExitTables) -> PairTables {
+    pub(crate) fn new(tables: &ExitTables) -> PairTables {
         let pairs = |resid: &Bounds| {
             std::array::from_fn(|my| {
                 std::array::from_fn(|opp| {
@@ -121,7 +121,7 @@ impl PairTables {
 /// The tier a sampled call exits at under `pairs`, and whether the full score contradicts the
 /// exit (a fail-high with full <= beta, a fail-low with full >= alpha; never for the full
 /// tier). The super-lazy tier stands aside when a passer race is possible, as in the engine.
-pub fn replay(sample: &Sample, pairs: &PairTables) -> (Tier, bool) {
+pub(crate) fn replay(sample: &Sample, pairs: &PairTables) -> (Tier, bool) {
     let (my, opp) = (sample.my_bucket, sample.opp_bucket);
     let (alpha, beta) = (sample.alpha, sample.beta);
     let contradicted = |failed_high: bool| {
@@ -144,14 +144,14 @@ pub fn replay(sample: &Sample, pairs: &PairTables) -> (Tier, bool) {
 
 /// Exits and exceeded exits of each tier in one material bucket.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Counts {
-    pub calls: u64,
-    pub exits: [u64; TIERS],
-    pub exceeded: [u64; TIERS],
+pub(crate) struct Counts {
+    pub(crate) calls: u64,
+    pub(crate) exits: [u64; TIERS],
+    pub(crate) exceeded: [u64; TIERS],
 }
 
 impl Counts {
-    pub fn add(&mut self, other: &Counts) {
+    pub(crate) fn add(&mut self, other: &Counts) {
         self.calls += other.calls;
         for tier in 0..TIERS {
             self.exits[tier] += other.exits[tier];
@@ -167,7 +167,7 @@ impl Counts {
 }
 
 /// The counts of `samples` replayed under `pairs`, per material bucket.
-pub fn count<'a>(
+pub(crate) fn count<'a>(
     samples: impl IntoIterator<Item = (usize, &'a Sample)>,
     pairs: &PairTables,
 ) -> [Counts; MATERIAL_BUCKETS] {
@@ -179,7 +179,7 @@ pub fn count<'a>(
 }
 
 /// Each bucket's share of the calls of the run: its reservoir's population `seen`.
-pub fn bucket_weights(seen: &[u64; MATERIAL_BUCKETS]) -> [f64; MATERIAL_BUCKETS] {
+pub(crate) fn bucket_weights(seen: &[u64; MATERIAL_BUCKETS]) -> [f64; MATERIAL_BUCKETS] {
     let total: u64 = seen.iter().sum();
     seen.map(|n| {
         if total == 0 {
@@ -192,7 +192,10 @@ pub fn bucket_weights(seen: &[u64; MATERIAL_BUCKETS]) -> [f64; MATERIAL_BUCKETS]
 
 /// The bench-weighted share of the calls that exit at a cheap tier: each bucket's share
 /// weighted by its population.
-pub fn cheap_share(counts: &[Counts; MATERIAL_BUCKETS], weights: &[f64; MATERIAL_BUCKETS]) -> f64 {
+pub(crate) fn cheap_share(
+    counts: &[Counts; MATERIAL_BUCKETS],
+    weights: &[f64; MATERIAL_BUCKETS],
+) -> f64 {
     counts
         .iter()
         .zip(weights)
@@ -203,7 +206,7 @@ pub fn cheap_share(counts: &[Counts; MATERIAL_BUCKETS], weights: &[f64; MATERIAL
 
 /// The cheap tier and bucket whose exceeded rate has the largest Wilson 95% upper bound,
 /// among those with exits, and that bound; `None` when the cheap tiers never exit.
-pub fn worst_cell(counts: &[Counts; MATERIAL_BUCKETS]) -> Option<(Tier, usize, f64)> {
+pub(crate) fn worst_cell(counts: &[Counts; MATERIAL_BUCKETS]) -> Option<(Tier, usize, f64)> {
     let mut worst: Option<(Tier, usize, f64)> = None;
     for (bucket, c) in counts.iter().enumerate() {
         for tier in [Tier::SuperLazy, Tier::Lazy] {
@@ -221,21 +224,21 @@ pub fn worst_cell(counts: &[Counts; MATERIAL_BUCKETS]) -> Option<(Tier, usize, f
 }
 
 /// The bound of [`worst_cell`]; 0 when the cheap tiers never exit.
-pub fn worst_upper(counts: &[Counts; MATERIAL_BUCKETS]) -> f64 {
+pub(crate) fn worst_upper(counts: &[Counts; MATERIAL_BUCKETS]) -> f64 {
     worst_cell(counts).map_or(0.0, |(_, _, upper)| upper)
 }
 
 /// A rate with its Wilson 95% interval, fractions in [0, 1].
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct Rate {
-    pub rate: f64,
-    pub low: f64,
-    pub high: f64,
+pub(crate) struct Rate {
+    pub(crate) rate: f64,
+    pub(crate) low: f64,
+    pub(crate) high: f64,
 }
 
 impl Rate {
     /// `None` without trials.
-    pub fn wilson(successes: u64, n: u64) -> Option<Rate> {
+    pub(crate) fn wilson(successes: u64, n: u64) -> Option<Rate> {
         (n > 0).then(|| {
             let (low, high) = wilson_interval(successes, n, Z95);
             Rate {
@@ -249,7 +252,7 @@ impl Rate {
     /// A population rate from strata of `(weight of each unit, units, successes)`: the
     /// weighted proportion, its interval the Wilson interval at Kish's effective sample size
     /// `(sum w n)^2 / sum w^2 n` (successes and size rounded to whole units for the interval).
-    pub fn weighted(strata: &[(f64, u64, u64)]) -> Option<Rate> {
+    pub(crate) fn weighted(strata: &[(f64, u64, u64)]) -> Option<Rate> {
         let strata: Vec<_> = strata.iter().filter(|s| s.0 > 0.0 && s.1 > 0).collect();
         let total: f64 = strata.iter().map(|&&(w, n, _)| w * n as f64).sum();
         if total <= 0.0 {
@@ -269,60 +272,60 @@ impl Rate {
 
 /// One tier's predicted exits in a scope (a material bucket, or the whole run).
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct TierPrediction {
-    pub tier: &'static str,
+pub(crate) struct TierPrediction {
+    pub(crate) tier: &'static str,
     /// Sampled calls that exit at this tier.
-    pub exits: u64,
+    pub(crate) exits: u64,
     /// The exits' share of the scope's calls (bench-weighted for the whole run).
-    pub share: Option<Rate>,
+    pub(crate) share: Option<Rate>,
     /// Distinct positions of those exits.
-    pub exit_positions: u64,
+    pub(crate) exit_positions: u64,
     /// Exits the full evaluation contradicts (always 0 for the full tier).
-    pub exceeded: u64,
+    pub(crate) exceeded: u64,
     /// exceeded / exits; `None` for the full tier and without exits.
-    pub exceeded_rate: Option<Rate>,
+    pub(crate) exceeded_rate: Option<Rate>,
     /// Distinct positions of the exceeded exits.
-    pub exceeded_positions: u64,
+    pub(crate) exceeded_positions: u64,
 }
 
 /// The prediction for one material bucket.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct BucketPrediction {
-    pub bucket: usize,
+pub(crate) struct BucketPrediction {
+    pub(crate) bucket: usize,
     /// Calls offered to the bucket's reservoir in the run.
-    pub seen: u64,
+    pub(crate) seen: u64,
     /// seen / all calls seen: the bucket's weight in the run's figures.
-    pub weight: f64,
+    pub(crate) weight: f64,
     /// Sampled calls in the bucket.
-    pub calls: u64,
+    pub(crate) calls: u64,
     /// Distinct positions among them.
-    pub positions: u64,
-    pub tiers: Vec<TierPrediction>,
+    pub(crate) positions: u64,
+    pub(crate) tiers: Vec<TierPrediction>,
 }
 
 /// The predicted exits of one search's calls (main search or quiescence), bench-weighted.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct SearchPrediction {
-    pub search: &'static str,
+pub(crate) struct SearchPrediction {
+    pub(crate) search: &'static str,
     /// The search's share of all calls.
-    pub calls_share: f64,
+    pub(crate) calls_share: f64,
     /// Of the search's calls, the share exiting at each tier (super-lazy, lazy, full).
-    pub tier_shares: [f64; TIERS],
+    pub(crate) tier_shares: [f64; TIERS],
 }
 
 /// The prediction for a set of candidate tables.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Prediction {
-    pub tables: ExitTables,
-    pub by_material_bucket: Vec<BucketPrediction>,
+pub(crate) struct Prediction {
+    pub(crate) tables: ExitTables,
+    pub(crate) by_material_bucket: Vec<BucketPrediction>,
     /// Main search and quiescence apart: the counters' `eval.by_search` of `squall bench`.
-    pub by_search: Vec<SearchPrediction>,
+    pub(crate) by_search: Vec<SearchPrediction>,
     /// The whole run, bench-weighted: each bucket by its population.
-    pub overall: Vec<TierPrediction>,
+    pub(crate) overall: Vec<TierPrediction>,
     /// Super-lazy plus lazy exits, bench-weighted.
-    pub cheap_share: f64,
+    pub(crate) cheap_share: f64,
     /// The largest Wilson upper bound of a cheap tier's exceeded rate in a bucket with exits.
-    pub worst_exceeded_upper: f64,
+    pub(crate) worst_exceeded_upper: f64,
 }
 
 /// Positions behind each tier's exits and exceeded exits.
@@ -333,7 +336,7 @@ struct Positions {
 }
 
 /// Replays every sample under `tables`.
-pub fn predict(samples: &Samples, tables: &ExitTables) -> Prediction {
+pub(crate) fn predict(samples: &Samples, tables: &ExitTables) -> Prediction {
     let pairs = PairTables::new(tables);
     let weights = bucket_weights(&samples.seen);
     let mut counts = [Counts::default(); MATERIAL_BUCKETS];

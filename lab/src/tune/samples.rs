@@ -46,7 +46,7 @@ impl Samples {
     /// The samples of a checked calibration file (`CalibrationFile::from_value` validated the
     /// buckets, the bucket counts and the capacity); the scores are checked here: every bound
     /// and score within the engine's window `[-INFINITY, INFINITY]`, and alpha <= beta.
-    pub fn from_file(field: &data::Samples) -> Result<Samples> {
+    pub(crate) fn from_file(field: &data::Samples) -> Result<Samples> {
         let (Ok(seen), true) = (
             <[u64; MATERIAL_BUCKETS]>::try_from(field.seen.as_slice()),
             field.by_material_bucket.len() == MATERIAL_BUCKETS,
@@ -88,7 +88,7 @@ impl Samples {
     }
 
     /// Distinct positions among all samples.
-    pub fn positions(&self) -> usize {
+    pub(crate) fn positions(&self) -> usize {
         self.by_material_bucket
             .iter()
             .flatten()

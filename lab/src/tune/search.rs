@@ -28,7 +28,7 @@ use crate::calibration::tables::{self, Choice, Pair, Target};
 use crate::calibration::CalibrationFile;
 
 /// The low percentiles the search tries; each pairs with its mirror, 100 - LO.
-pub const LOW_PERCENTILE_GRID: [f64; 14] = [
+pub(crate) const LOW_PERCENTILE_GRID: [f64; 14] = [
     0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 12.0, 15.0, 20.0,
 ];
 
@@ -38,7 +38,7 @@ pub const LOW_PERCENTILE_GRID: [f64; 14] = [
 pub const GREEDY_LIMIT_SHARES: [f64; 5] = [1.0, 0.95, 0.9, 0.85, 0.8];
 
 /// Frontier points a report shows: the first, the last and evenly spaced steps between.
-pub const FRONTIER_POINTS: usize = 12;
+pub(crate) const FRONTIER_POINTS: usize = 12;
 
 /// The tables the search chooses for, with the names `lab tables` uses.
 const TABLES: [(Target, &str, &str, &str); 3] = [
@@ -63,7 +63,7 @@ struct GridPoint {
 /// The search's state after a step: cheap-exit share against the worst exceeded bound.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct FrontierPoint {
-    pub step: usize,
+    pub(crate) step: usize,
     /// What the step changed (`lazy 3: p2/p98 -> p5/p95`); `None` at the start.
     pub change: Option<String>,
     pub cheap_share: f64,
@@ -74,11 +74,11 @@ pub struct FrontierPoint {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SearchResult {
     /// The limit on every Wilson upper bound, as a fraction.
-    pub max_exceeded: f64,
+    pub(crate) max_exceeded: f64,
     /// The limit of the greedy run whose result was kept (at most `max_exceeded`), a fraction.
     pub greedy_limit: f64,
-    pub low_percentile_grid: Vec<f64>,
-    pub steps: usize,
+    pub(crate) low_percentile_grid: Vec<f64>,
+    pub(crate) steps: usize,
     /// The start, thinned steps, and the end.
     pub frontier: Vec<FrontierPoint>,
     /// `[lo, hi]` percentiles per side bucket of each table.
@@ -89,7 +89,7 @@ pub struct SearchResult {
 
 impl SearchResult {
     /// The choice in the form `lab tables` takes.
-    pub fn choice(&self) -> Choice {
+    pub(crate) fn choice(&self) -> Choice {
         let pairs = |rows: &[[f64; 2]; SIDE_BUCKETS]| rows.map(|[lo, hi]| Pair { lo, hi });
         Choice {
             king: pairs(&self.king),
@@ -381,7 +381,8 @@ fn grid_options(file: &CalibrationFile) -> Result<Vec<Vec<Vec<GridPoint>>>> {
 }
 
 /// Said when a samples file lacks the histograms that percentiles are read from.
-pub const NEEDS_HISTOGRAMS: &str = "percentiles are read from the residual histograms of the \
+pub(crate) const NEEDS_HISTOGRAMS: &str =
+    "percentiles are read from the residual histograms of the \
      same run; record both with `lab calibrate REV --modes residual,samples`";
 
 /// At most [`FRONTIER_POINTS`] of the path: the first, the last, evenly spaced between.
@@ -404,7 +405,7 @@ fn thin(points: Vec<FrontierPoint>) -> Vec<FrontierPoint> {
 /// The arguments after `lab tables FILE` that give `choice`: the most common residual pair as
 /// `--lo/--hi`, the most common king pair as `--king-lo/--king-hi`, and a `--bucket` for every
 /// table and bucket that differs (`B=LO:HI` when both residual tables agree on it).
-pub fn tables_args(choice: &Choice) -> Vec<String> {
+pub(crate) fn tables_args(choice: &Choice) -> Vec<String> {
     let most_common = |pairs: &[Pair]| -> Pair {
         let mut best = (pairs[0], 0);
         for p in pairs {

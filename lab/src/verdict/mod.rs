@@ -29,14 +29,14 @@ use crate::schema::Kind;
 
 /// Moves a clock's base time is spread over for the typical time of one move: the node budget
 /// of a fixed-node verdict is NPS × (base / this + increment).
-pub const TYPICAL_MOVES_PER_CLOCK: u64 = 40;
+pub(crate) const TYPICAL_MOVES_PER_CLOCK: u64 = 40;
 
 /// The two-sided 95% normal quantile.
 const Z_95: f64 = 1.959_963_984_540_054;
 
 /// The typical thinking time of one move under `limit`, in milliseconds; `None` for limits
 /// without a clock.
-pub fn typical_move_ms(limit: &Limit) -> Option<f64> {
+pub(crate) fn typical_move_ms(limit: &Limit) -> Option<f64> {
     match *limit {
         Limit::Clock {
             base_ms,
@@ -49,7 +49,7 @@ pub fn typical_move_ms(limit: &Limit) -> Option<f64> {
 
 /// The nodes per move that match `limit` for an engine searching `nps` nodes per second; at
 /// least 1. `None` for limits without a clock or an unusable NPS.
-pub fn node_budget(nps: f64, limit: &Limit) -> Option<u64> {
+pub(crate) fn node_budget(nps: f64, limit: &Limit) -> Option<u64> {
     let ms = typical_move_ms(limit)?;
     let nodes = nps * ms / 1000.0;
     (nodes.is_finite() && nodes > 0.0).then(|| (nodes.round() as u64).max(1))
@@ -61,7 +61,7 @@ pub fn node_budget(nps: f64, limit: &Limit) -> Option<u64> {
 /// at most α), H0 when `X + z(1-β)·σ ≤ elo1` (at elo1, at most β); when both hold, the nearer
 /// hypothesis by the LLR's sign; when neither, undecided. The LLR returned is the normal GSPRT's,
 /// `(elo1 - elo0)·(2X - elo0 - elo1)/(2σ²)`, for the report.
-pub fn speed_decision(speed_elo: &Estimate, sprt: &Sprt) -> (f64, SprtDecision) {
+pub(crate) fn speed_decision(speed_elo: &Estimate, sprt: &Sprt) -> (f64, SprtDecision) {
     let sigma = (speed_elo.ci_high - speed_elo.ci_low) / (2.0 * Z_95);
     let centred = 2.0 * speed_elo.value - sprt.elo0 - sprt.elo1;
     let llr = if sigma > 0.0 {
@@ -93,7 +93,7 @@ fn upper_normal_quantile(p: f64) -> f64 {
 
 /// The SPRT the fixed-node games play when the signatures differ: the bounds less the lower end
 /// of the speed's 95% interval.
-pub fn shifted_sprt(sprt: &Sprt, speed_elo: &Estimate) -> Sprt {
+pub(crate) fn shifted_sprt(sprt: &Sprt, speed_elo: &Estimate) -> Sprt {
     Sprt {
         elo0: sprt.elo0 - speed_elo.ci_low,
         elo1: sprt.elo1 - speed_elo.ci_low,
@@ -105,14 +105,14 @@ pub fn shifted_sprt(sprt: &Sprt, speed_elo: &Estimate) -> Sprt {
 /// measurement's own half-width in Elo (the model's slope times half the ratio interval's width
 /// in doublings; more rounds narrow only this part) is at most half the bounds' gap. Under load
 /// a few rounds give an interval whose lower end charges a change tens of Elo it may not cost.
-pub fn speed_measured_finely(ratio: &Estimate, elo_per_doubling: f64, sprt: &Sprt) -> bool {
+pub(crate) fn speed_measured_finely(ratio: &Estimate, elo_per_doubling: f64, sprt: &Sprt) -> bool {
     let half_width = elo_per_doubling.abs() * (ratio.ci_high / ratio.ci_low).log2() / 2.0;
     half_width.is_finite() && half_width <= (sprt.elo1 - sprt.elo0) / 2.0
 }
 
 /// What a verdict found beside its figures; report/ words it (`report::findings`).
 #[derive(Debug, Clone, PartialEq)]
-pub enum VerdictNote {
+pub(crate) enum VerdictNote {
     /// The speed-Elo model was fitted on another engine tree (`spec`), not on A's binary.
     ModelOfAnotherTree { spec: String },
     /// After `rounds` rounds the speed's interval (in Elo) is still wider than the bounds' gap.
@@ -124,7 +124,7 @@ pub enum VerdictNote {
 /// The decision of a verdict, as the exit code says it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Decision {
+pub(crate) enum Decision {
     /// H1 accepted: B is at least as good as the upper bound says (exit 0).
     H1,
     /// H0 accepted: B is worse than the lower bound allows (exit 1).
@@ -134,7 +134,7 @@ pub enum Decision {
 }
 
 impl Decision {
-    pub fn from_sprt(decision: SprtDecision) -> Decision {
+    pub(crate) fn from_sprt(decision: SprtDecision) -> Decision {
         match decision {
             SprtDecision::AcceptH1 => Decision::H1,
             SprtDecision::AcceptH0 => Decision::H0,
@@ -145,83 +145,86 @@ impl Decision {
 
 /// The speed-Elo model a verdict used, and whose it is.
 #[derive(Debug, Clone, Serialize)]
-pub struct ModelUse {
+pub(crate) struct ModelUse {
     /// Elo per doubling of time with its 95% interval.
-    pub elo_per_doubling: Estimate,
+    pub(crate) elo_per_doubling: Estimate,
     /// The revision or executable it was fitted on.
-    pub fitted_on: String,
+    pub(crate) fitted_on: String,
     /// Whether it was fitted on A's own binary; otherwise another engine tree's model.
-    pub same_binary: bool,
-    pub games: u64,
-    pub date: String,
-    pub path: String,
+    pub(crate) same_binary: bool,
+    pub(crate) games: u64,
+    pub(crate) date: String,
+    pub(crate) path: String,
 }
 
 /// The fixed-node games of a verdict whose signatures differ.
 #[derive(Debug, Clone, Serialize)]
-pub struct SearchGames {
+pub(crate) struct SearchGames {
     /// Nodes per move: A's measured NPS × the time control's typical time per move.
-    pub nodes_per_move: u64,
-    pub nps: f64,
-    pub typical_move_ms: f64,
+    pub(crate) nodes_per_move: u64,
+    pub(crate) nps: f64,
+    pub(crate) typical_move_ms: f64,
     /// The SPRT the games played: the user's bounds less the speed's surely gained Elo.
-    pub shifted_sprt: Sprt,
+    pub(crate) shifted_sprt: Sprt,
     #[serde(rename = "match")]
-    pub games: Box<MatchReport>,
+    pub(crate) games: Box<MatchReport>,
 }
 
 /// `lab verdict A B`: one decision for speed and strength.
 #[derive(Debug, Clone, Serialize)]
 pub struct VerdictReport {
-    pub schema_version: u32,
-    pub kind: Kind,
+    pub(crate) schema_version: u32,
+    pub(crate) kind: Kind,
     /// The clock the verdict is for.
-    pub limit: Limit,
-    pub tc: String,
+    pub(crate) limit: Limit,
+    pub(crate) tc: String,
     /// The bounds as given.
-    pub sprt: Sprt,
+    pub(crate) sprt: Sprt,
     /// Signature, paired speed and instructions of A and B.
-    pub comparison: Box<Comparison>,
-    pub model: ModelUse,
+    pub(crate) comparison: Box<Comparison>,
+    pub(crate) model: ModelUse,
     /// B's speed as a ratio of A's: nodes per second, paired, with its 95% interval.
-    pub speed_ratio: Estimate,
-    pub speed_elo: Estimate,
+    pub(crate) speed_ratio: Estimate,
+    pub(crate) speed_elo: Estimate,
     /// 0 ± 0 when the signatures are equal: the same search.
-    pub search_elo: Estimate,
-    pub total_elo: Estimate,
+    pub(crate) search_elo: Estimate,
+    pub(crate) total_elo: Estimate,
     /// The LLR that decided (the speed's when no game was played, else the games') and its
     /// bounds.
-    pub llr: f64,
-    pub llr_lower: f64,
-    pub llr_upper: f64,
-    pub games: u64,
+    pub(crate) llr: f64,
+    pub(crate) llr_lower: f64,
+    pub(crate) llr_upper: f64,
+    pub(crate) games: u64,
     /// Measured rounds of the paired speed runs behind `speed_ratio`.
-    pub rounds: u32,
-    pub search: Option<SearchGames>,
-    pub decision: Decision,
-    pub wall_time_s: f64,
-    pub notes: Vec<VerdictNote>,
+    pub(crate) rounds: u32,
+    pub(crate) search: Option<SearchGames>,
+    pub(crate) decision: Decision,
+    pub(crate) wall_time_s: f64,
+    pub(crate) notes: Vec<VerdictNote>,
 }
 
 /// `lab speed-elo`: the model just fitted (and stored), or with `--show` every stored one.
 #[derive(Debug, Clone, Serialize)]
 pub struct SpeedEloReport {
-    pub schema_version: u32,
-    pub kind: Kind,
+    pub(crate) schema_version: u32,
+    pub(crate) kind: Kind,
     /// The fitted model's slope, with its points; `None` for `--show`.
-    pub elo_per_doubling: Option<speed_elo::EloPerDoubling>,
-    pub models: Vec<models::SpeedEloModel>,
+    pub(crate) elo_per_doubling: Option<speed_elo::EloPerDoubling>,
+    pub(crate) models: Vec<models::SpeedEloModel>,
     /// Stored files that could not be read, with why.
-    pub unusable: Vec<(String, String)>,
+    pub(crate) unusable: Vec<(String, String)>,
     /// Where the fitted model was stored.
-    pub stored: Option<String>,
+    pub(crate) stored: Option<String>,
     /// The results file of each odds' games.
-    pub results_files: Vec<String>,
+    pub(crate) results_files: Vec<String>,
 }
 
 /// What the comparison's speed change is worth in Elo under this machine's stored model (one
 /// fitted on A's binary first); `None` without a model or a paired speed interval.
-pub fn comparison_speed_elo(comparison: &Comparison, paths: &LabPaths) -> Option<SpeedEloEstimate> {
+pub(crate) fn comparison_speed_elo(
+    comparison: &Comparison,
+    paths: &LabPaths,
+) -> Option<SpeedEloEstimate> {
     let machine = crate::history::store::machine_id(&crate::machine::Machine::current());
     let dir = models::models_dir(paths);
     let (model, same_binary) =
@@ -242,7 +245,7 @@ pub fn comparison_speed_elo(comparison: &Comparison, paths: &LabPaths) -> Option
 }
 
 /// B's speed over A's, from the comparison's paired time-per-node ratio (B/A, above 1 slower).
-pub fn speed_ratio(comparison: &Comparison) -> Option<Estimate> {
+pub(crate) fn speed_ratio(comparison: &Comparison) -> Option<Estimate> {
     let cost = comparison.speed.cost_ratio?;
     let ratio = Estimate {
         value: 1.0 / cost.estimate,

@@ -83,7 +83,7 @@ pub fn models_dir(paths: &LabPaths) -> PathBuf {
 }
 
 /// The file a model is stored in: `<machine>-<binary>-<time control>.json`.
-pub fn model_path(dir: &Path, model: &SpeedEloModel) -> PathBuf {
+pub(crate) fn model_path(dir: &Path, model: &SpeedEloModel) -> PathBuf {
     let binary: String = model
         .engine
         .binary
@@ -124,7 +124,7 @@ pub fn load(path: &Path) -> Result<SpeedEloModel> {
 
 /// Every `.json` file under `dir`, in name order, with its model or why it is unusable. A
 /// missing directory has no models.
-pub fn list(dir: &Path) -> Vec<(PathBuf, Result<SpeedEloModel>)> {
+pub(crate) fn list(dir: &Path) -> Vec<(PathBuf, Result<SpeedEloModel>)> {
     let Ok(entries) = fs::read_dir(dir) else {
         return Vec::new();
     };
@@ -145,7 +145,7 @@ pub fn list(dir: &Path) -> Vec<(PathBuf, Result<SpeedEloModel>)> {
 /// The model a comparison on `machine_id` uses, and whether it was fitted on `binary` itself:
 /// one of that binary if there is one, else the newest of the machine (another engine tree's,
 /// which the report says). With `limit`, only models of that clock.
-pub fn find(
+pub(crate) fn find(
     dir: &Path,
     machine_id: &str,
     binary: &str,

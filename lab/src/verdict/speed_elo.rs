@@ -47,10 +47,10 @@ pub enum FitError {
 /// Elo per doubling of time with its 95% interval, and the points it was fitted on.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EloPerDoubling {
-    pub value: f64,
-    pub ci_low: f64,
-    pub ci_high: f64,
-    pub points: Vec<OddsPoint>,
+    pub(crate) value: f64,
+    pub(crate) ci_low: f64,
+    pub(crate) ci_high: f64,
+    pub(crate) points: Vec<OddsPoint>,
 }
 
 /// Fits `Elo = k · log2(odds)` through the origin, each point weighted by its inverse variance.
@@ -87,7 +87,7 @@ pub fn fit(points: &[OddsPoint]) -> Result<EloPerDoubling, FitError> {
 /// What a speed ratio `speed` (B's nodes per second over A's, with its interval) is worth in
 /// Elo under `model`: `k · log2(speed)`, the interval the range over both intervals' box.
 /// `None` when the speed or its interval is not a finite positive ratio.
-pub fn speed_elo(model: &EloPerDoubling, speed: Estimate) -> Option<Estimate> {
+pub(crate) fn speed_elo(model: &EloPerDoubling, speed: Estimate) -> Option<Estimate> {
     let logs = [speed.value, speed.ci_low, speed.ci_high].map(|r| {
         if r.is_finite() && r > 0.0 {
             Some(r.log2())
@@ -118,7 +118,7 @@ pub fn speed_elo(model: &EloPerDoubling, speed: Estimate) -> Option<Estimate> {
 
 /// The sum of two independent estimates: values add, and each side's half-widths add in
 /// quadrature, as the standard deviations of independent normal errors do.
-pub fn add(a: Estimate, b: Estimate) -> Estimate {
+pub(crate) fn add(a: Estimate, b: Estimate) -> Estimate {
     let value = a.value + b.value;
     let below = (a.value - a.ci_low).hypot(b.value - b.ci_low);
     let above = (a.ci_high - a.value).hypot(b.ci_high - b.value);

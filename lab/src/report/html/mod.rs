@@ -6,14 +6,14 @@
 //! (`compare/` holds the comparison page's plots, the page itself is here); `plot.rs` holds what
 //! they share, `model.rs` what the comparison page reads of the JSON.
 
-pub mod calibration;
-pub mod compare;
-pub mod history;
-pub mod matches;
-pub mod model;
-pub mod plot;
-pub mod speed_elo;
-pub mod verdict;
+pub(crate) mod calibration;
+pub(crate) mod compare;
+pub(crate) mod history;
+pub(crate) mod matches;
+pub(crate) mod model;
+pub(crate) mod plot;
+pub(crate) mod speed_elo;
+pub(crate) mod verdict;
 
 use std::fmt::Write as _;
 
@@ -26,8 +26,8 @@ use model::Doc;
 use plot::Footer;
 
 /// Resamples of the bootstrap plot, and the seed that makes the plot the same every time.
-pub const RESAMPLES: usize = 2000;
-pub const SEED: u64 = 0x5EED;
+pub(crate) const RESAMPLES: usize = 2000;
+pub(crate) const SEED: u64 = 0x5EED;
 
 /// The page of a report that has one. Always drawn through the report's JSON text, exactly as
 /// `lab report` reads it, so both give the same bytes.
@@ -51,7 +51,7 @@ pub fn render(report: &Report) -> Result<String> {
 }
 
 /// The reports that have a page, as errors name them.
-pub const PAGES: &str =
+pub(crate) const PAGES: &str =
     "compare, tiers, baseline check, match, calibrate, history, speed-elo and verdict";
 
 /// The `schema_version` of each kind of document a page is drawn for: a document of another
@@ -523,7 +523,7 @@ fn responsive(svg: &str) -> String {
 
 /// `text` as HTML text or an attribute value, its control characters other than line breaks
 /// (white space to HTML) shown as by [`super::sanitize::visible_lines`].
-pub fn escape(text: &str) -> String {
+pub(crate) fn escape(text: &str) -> String {
     let text = super::sanitize::visible_lines(text);
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {

@@ -7,147 +7,153 @@ use anyhow::{bail, Context, Result};
 use serde::Deserialize;
 
 #[derive(Debug, Deserialize)]
-pub struct Doc {
-    pub kind: String,
-    pub settings: Settings,
-    pub a: Side,
-    pub b: Side,
-    pub speed: Speed,
+pub(crate) struct Doc {
+    pub(crate) kind: String,
+    pub(crate) settings: Settings,
+    pub(crate) a: Side,
+    pub(crate) b: Side,
+    pub(crate) speed: Speed,
     /// Absent in the JSON of a lab before the figures table was recorded.
     #[serde(default)]
-    pub figures: Option<Vec<crate::analysis::compare::Figure>>,
+    pub(crate) figures: Option<Vec<crate::analysis::compare::Figure>>,
     #[serde(default)]
-    pub instructions: Option<InstructionsDoc>,
+    pub(crate) instructions: Option<InstructionsDoc>,
     #[serde(default)]
-    pub signature: Option<SignatureDoc>,
-    pub verdict: String,
+    pub(crate) signature: Option<SignatureDoc>,
+    pub(crate) verdict: String,
     #[serde(default)]
-    pub warnings: Vec<String>,
+    pub(crate) warnings: Vec<String>,
     #[serde(default)]
-    pub notes: Vec<String>,
+    pub(crate) notes: Vec<String>,
     #[serde(default)]
-    pub functions: Option<Functions>,
+    pub(crate) functions: Option<Functions>,
     #[serde(default)]
-    pub measured: Option<Measured>,
+    pub(crate) measured: Option<Measured>,
 }
 
 #[derive(Debug, Deserialize)]
 pub struct Settings {
     pub rounds: u32,
-    pub threshold_pct: f64,
+    pub(crate) threshold_pct: f64,
     #[serde(default)]
-    pub instr_threshold_pct: Option<f64>,
+    pub(crate) instr_threshold_pct: Option<f64>,
 }
 
 /// The instructions comparison, for the instructions verdict.
 #[derive(Debug, Deserialize)]
-pub struct InstructionsDoc {
-    pub comparable: bool,
-    pub per_node_change_pct: Option<f64>,
-    pub flagged: bool,
-    pub verdict: crate::analysis::stats::Verdict,
+pub(crate) struct InstructionsDoc {
+    pub(crate) comparable: bool,
+    pub(crate) per_node_change_pct: Option<f64>,
+    pub(crate) flagged: bool,
+    pub(crate) verdict: crate::analysis::stats::Verdict,
 }
 
 #[derive(Debug, Deserialize)]
-pub struct SignatureDoc {
-    pub changed: bool,
+pub(crate) struct SignatureDoc {
+    pub(crate) changed: bool,
 }
 
 /// What a side's instruction count was.
 #[derive(Debug, Default, Deserialize)]
-pub struct SideInstructions {
-    pub depth: Option<u32>,
-    pub skipped_reason: Option<String>,
+pub(crate) struct SideInstructions {
+    pub(crate) depth: Option<u32>,
+    pub(crate) skipped_reason: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
-pub struct Side {
-    pub label: String,
-    pub revision: Revision,
-    pub engine: Engine,
-    pub nps: Nps,
+pub(crate) struct Side {
+    #[allow(dead_code, reason = "required: serde refuses a side without it")]
+    pub(crate) label: String,
+    pub(crate) revision: Revision,
+    pub(crate) engine: Engine,
+    pub(crate) nps: Nps,
     #[serde(default)]
-    pub instructions: SideInstructions,
+    pub(crate) instructions: SideInstructions,
     #[serde(default)]
-    pub eval: Option<Eval>,
+    pub(crate) eval: Option<Eval>,
 }
 
 #[derive(Debug, Deserialize)]
 pub struct Revision {
-    pub spec: String,
+    pub(crate) spec: String,
     #[serde(default)]
     pub commit: Option<String>,
-    pub tree: String,
+    pub(crate) tree: String,
 }
 
 #[derive(Debug, Deserialize)]
 pub struct Engine {
-    pub name: String,
+    pub(crate) name: String,
 }
 
 #[derive(Debug, Deserialize)]
-pub struct Nps {
-    pub median: Option<f64>,
-    pub runs: Vec<Option<f64>>,
+pub(crate) struct Nps {
+    #[allow(
+        dead_code,
+        reason = "typed: serde refuses a median that is not a number"
+    )]
+    pub(crate) median: Option<f64>,
+    pub(crate) runs: Vec<Option<f64>>,
 }
 
 #[derive(Debug, Deserialize)]
-pub struct Eval {
-    pub calls: u64,
-    pub by_material_bucket: Vec<Bucket>,
+pub(crate) struct Eval {
+    #[allow(dead_code, reason = "required: serde refuses eval counts without it")]
+    pub(crate) calls: u64,
+    pub(crate) by_material_bucket: Vec<Bucket>,
     #[serde(default)]
-    pub by_side_buckets: Vec<Vec<[u64; 3]>>,
+    pub(crate) by_side_buckets: Vec<Vec<[u64; 3]>>,
 }
 
 #[derive(Debug, Deserialize)]
-pub struct Bucket {
-    pub bucket: usize,
-    pub exits: [u64; 3],
-    pub total: u64,
+pub(crate) struct Bucket {
+    pub(crate) bucket: usize,
+    pub(crate) exits: [u64; 3],
+    pub(crate) total: u64,
 }
 
 #[derive(Debug, Deserialize)]
-pub struct Speed {
-    pub comparable: bool,
-    pub pairing: String,
-    pub cost_ratio: Option<CostRatio>,
+pub(crate) struct Speed {
+    pub(crate) comparable: bool,
+    pub(crate) pairing: String,
+    pub(crate) cost_ratio: Option<CostRatio>,
     /// Absent in the JSON of a lab before it was recorded.
     #[serde(default)]
-    pub round_ratios: Option<Vec<f64>>,
-    pub verdict: String,
+    pub(crate) round_ratios: Option<Vec<f64>>,
+    pub(crate) verdict: String,
 }
 
 #[derive(Debug, Deserialize)]
-pub struct CostRatio {
-    pub estimate: Option<f64>,
-    pub ci_low: Option<f64>,
-    pub ci_high: Option<f64>,
-    pub confidence: f64,
-    pub rounds: usize,
+pub(crate) struct CostRatio {
+    pub(crate) estimate: Option<f64>,
+    pub(crate) ci_low: Option<f64>,
+    pub(crate) ci_high: Option<f64>,
+    pub(crate) confidence: f64,
+    pub(crate) rounds: usize,
 }
 
 #[derive(Debug, Deserialize)]
-pub struct Functions {
+pub(crate) struct Functions {
     /// `requested` (`--functions`) or `instructions-moved` (the default attribution); absent
     /// before the attribution existed.
     #[serde(default)]
-    pub why: Option<String>,
-    pub depth: Option<u32>,
-    pub movers: Vec<Mover>,
+    pub(crate) why: Option<String>,
+    pub(crate) depth: Option<u32>,
+    pub(crate) movers: Vec<Mover>,
 }
 
 #[derive(Debug, Deserialize)]
-pub struct Mover {
-    pub function: String,
-    pub self_delta: i64,
-    pub self_delta_pct_of_total: f64,
+pub(crate) struct Mover {
+    pub(crate) function: String,
+    pub(crate) self_delta: i64,
+    pub(crate) self_delta_pct_of_total: f64,
 }
 
 #[derive(Debug, Deserialize)]
-pub struct Measured {
-    pub measured_unix: u64,
-    pub hostname: Option<String>,
-    pub machine: Machine,
+pub(crate) struct Measured {
+    pub(crate) measured_unix: u64,
+    pub(crate) hostname: Option<String>,
+    pub(crate) machine: Machine,
 }
 
 #[derive(Debug, Deserialize)]
@@ -157,10 +163,10 @@ pub struct Machine {
 }
 
 /// The kinds of JSON document a page is drawn for.
-pub const KINDS: [&str; 3] = ["compare", "tiers", "baseline-check"];
+pub(crate) const KINDS: [&str; 3] = ["compare", "tiers", "baseline-check"];
 
 impl Doc {
-    pub fn from_json(value: &serde_json::Value) -> Result<Self> {
+    pub(crate) fn from_json(value: &serde_json::Value) -> Result<Self> {
         let kind = value.get("kind").and_then(|kind| kind.as_str());
         match kind {
             Some(kind) if KINDS.contains(&kind) => {}
@@ -176,7 +182,7 @@ impl Doc {
 
 impl Side {
     /// The NPS runs that were measured, in round order, with their round numbers (from 1).
-    pub fn rounds(&self) -> Vec<(usize, f64)> {
+    pub(crate) fn rounds(&self) -> Vec<(usize, f64)> {
         self.nps
             .runs
             .iter()
@@ -186,7 +192,7 @@ impl Side {
     }
 
     /// `HEAD~1 (1a2b3c4)`: the spec and the short commit, or tree for WORKTREE.
-    pub fn revision_name(&self) -> String {
+    pub(crate) fn revision_name(&self) -> String {
         let id = self
             .revision
             .commit

@@ -9,20 +9,21 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 /// A's colour (blue) and B's (orange): tests count elements of these fills.
-pub const A_COLOUR: RGBColor = RGBColor(0x1F, 0x77, 0xB4);
-pub const B_COLOUR: RGBColor = RGBColor(0xFF, 0x7F, 0x0E);
-pub const FONT: &str = "sans-serif";
-pub const FOOTER_HEIGHT: u32 = 24;
+pub(crate) const A_COLOUR: RGBColor = RGBColor(0x1F, 0x77, 0xB4);
+pub(crate) const B_COLOUR: RGBColor = RGBColor(0xFF, 0x7F, 0x0E);
+pub(crate) const FONT: &str = "sans-serif";
+pub(crate) const FOOTER_HEIGHT: u32 = 24;
 
 /// The smallest text any plot draws, in the SVG's own units: the page never shows a plot
 /// smaller than it is drawn, so this is at least 12 px on screen at 100% zoom.
-pub const MIN_TEXT_PX: f64 = 12.0;
+#[cfg(test)]
+pub(crate) const MIN_TEXT_PX: f64 = 12.0;
 /// The font size every tick label, axis description, legend and small label asks plotters for.
 /// plotters writes a font of size `s` as `font-size` `s / 1.24` in the SVG (its default tick
 /// labels of 12 became 9.7 px), so 15 is the least that writes `MIN_TEXT_PX` or more.
-pub const TEXT: u32 = 15;
+pub(crate) const TEXT: u32 = 15;
 /// The legend's text size.
-pub const LEGEND_FONT: u32 = TEXT;
+pub(crate) const LEGEND_FONT: u32 = TEXT;
 /// Between the plotting area and its legend.
 const LEGEND_GAP: u32 = 12;
 /// plotters' legend box: the swatch's column and the box's inner margin on each side.
@@ -35,7 +36,7 @@ const CHAR_WIDTH: f64 = 0.58;
 const PLOTTERS_FONT_SCALE: f64 = 1.24;
 
 /// The width of a legend of `labels`, with a gap on its left.
-pub fn legend_margin(labels: &[&str]) -> u32 {
+pub(crate) fn legend_margin(labels: &[&str]) -> u32 {
     let widest = labels
         .iter()
         .map(|label| label.chars().count())
@@ -49,7 +50,7 @@ pub fn legend_margin(labels: &[&str]) -> u32 {
 /// The x range `data` widened on the right by a strip where the legend of `labels` goes, in a
 /// plotting area about `plot_width` px wide: the legend stands beside the data, never over it.
 /// (plotters clips a legend to the plotting area, so the strip is part of it.)
-pub fn with_legend_room(
+pub(crate) fn with_legend_room(
     data: std::ops::Range<f64>,
     labels: &[&str],
     plot_width: u32,
@@ -62,7 +63,7 @@ pub fn with_legend_room(
 /// Draws the chart's series labels at the top right of its plotting area, in the strip
 /// [`with_legend_room`] left beside the data: a white box with a black border, the one legend
 /// style of every plot.
-pub fn legend<'a, 'b: 'a, CT: plotters::coord::CoordTranslate>(
+pub(crate) fn legend<'a, 'b: 'a, CT: plotters::coord::CoordTranslate>(
     chart: &mut ChartContext<'a, SVGBackend<'b>, CT>,
 ) -> Result<()> {
     chart
@@ -79,7 +80,7 @@ pub fn legend<'a, 'b: 'a, CT: plotters::coord::CoordTranslate>(
 
 /// A legend drawn as one row at height `y` of `area` (a band above the plots it explains):
 /// a filled swatch and the label of each entry, left to right.
-pub fn legend_row(
+pub(crate) fn legend_row(
     area: &DrawingArea<SVGBackend, Shift>,
     entries: &[(RGBColor, &str)],
     y: i32,
@@ -105,7 +106,7 @@ pub fn legend_row(
 /// plotters' own decimal steps (0, 0.5, 1, ...), which a count's labels would repeat. No light
 /// grid lines between the ticks.
 #[derive(Clone)]
-pub struct TickedAxis {
+pub(crate) struct TickedAxis {
     range: RangedCoordf64,
     ticks: Vec<f64>,
 }
@@ -133,7 +134,7 @@ impl Ranged for TickedAxis {
 }
 
 /// `range` ticked at `ticks` (those inside it).
-pub fn ticked(range: std::ops::Range<f64>, ticks: Vec<f64>) -> TickedAxis {
+pub(crate) fn ticked(range: std::ops::Range<f64>, ticks: Vec<f64>) -> TickedAxis {
     let ticks = ticks
         .into_iter()
         .filter(|tick| (range.start..=range.end).contains(tick))
@@ -147,7 +148,7 @@ pub fn ticked(range: std::ops::Range<f64>, ticks: Vec<f64>) -> TickedAxis {
 /// The ticks of a count's axis from 0 to `top`: whole numbers only, a step of 1, 2 or 5 times a
 /// power of ten, at most `at_most` of them (at least two). A count of pairs or games read as
 /// "0, 0, 1, 2, 2" is what this prevents.
-pub fn count_ticks(top: f64, at_most: usize) -> Vec<f64> {
+pub(crate) fn count_ticks(top: f64, at_most: usize) -> Vec<f64> {
     let top = if top.is_finite() && top > 0.0 {
         top.min(1e15)
     } else {
@@ -166,16 +167,16 @@ pub fn count_ticks(top: f64, at_most: usize) -> Vec<f64> {
 
 /// The ticks at the centres of `cells` cells 0, 1, ... of an axis from -0.5 to `cells` - 0.5
 /// (bars per bucket): one per cell, each labelled with its whole number.
-pub fn cell_ticks(cells: usize) -> Vec<f64> {
+pub(crate) fn cell_ticks(cells: usize) -> Vec<f64> {
     (0..cells).map(|cell| cell as f64).collect()
 }
 
 /// The revisions, machine and date line under every plot.
 #[derive(Debug, Clone)]
-pub struct Footer(pub String);
+pub(crate) struct Footer(pub(crate) String);
 
 /// Draws a plot of `size` into an SVG string: `draw` gets the area above the footer.
-pub fn svg(
+pub(crate) fn svg(
     size: (u32, u32),
     footer: &Footer,
     draw: impl FnOnce(&DrawingArea<SVGBackend, Shift>) -> Result<()>,
@@ -199,31 +200,31 @@ pub fn svg(
 }
 
 /// Plotters' errors borrow nothing but are generic over the backend: one message for all.
-pub fn plot_error<E: std::fmt::Debug>(error: E) -> anyhow::Error {
+pub(crate) fn plot_error<E: std::fmt::Debug>(error: E) -> anyhow::Error {
     anyhow!("cannot draw the plot: {error:?}")
 }
 
 /// `lo..hi` widened by `share` of its span on each side (and made non-empty).
-pub fn padded(lo: f64, hi: f64, share: f64) -> (f64, f64) {
+pub(crate) fn padded(lo: f64, hi: f64, share: f64) -> (f64, f64) {
     let span = (hi - lo).abs().max(hi.abs() * 1e-3).max(1e-9);
     (lo - span * share, hi + span * share)
 }
 
 /// Counts `needle` in an SVG; for the tests of each plot.
 #[cfg(test)]
-pub fn count(svg: &str, needle: &str) -> usize {
+pub(crate) fn count(svg: &str, needle: &str) -> usize {
     svg.matches(needle).count()
 }
 
 #[cfg(test)]
-pub fn test_footer() -> Footer {
+pub(crate) fn test_footer() -> Footer {
     Footer("A = a · B = b · test machine · 1970-01-01".to_string())
 }
 
 /// The text of every `<text>` element of an SVG whose attributes contain `attribute`, in
 /// document order; for the tests of each plot's ticks.
 #[cfg(test)]
-pub fn texts_with(svg: &str, attribute: &str) -> Vec<String> {
+pub(crate) fn texts_with(svg: &str, attribute: &str) -> Vec<String> {
     svg.split("<text")
         .skip(1)
         .filter_map(|element| {
@@ -238,7 +239,7 @@ pub fn texts_with(svg: &str, attribute: &str) -> Vec<String> {
 
 /// Checks that every text of an SVG is at least [`MIN_TEXT_PX`] in its own units.
 #[cfg(test)]
-pub fn assert_readable(svg: &str) {
+pub(crate) fn assert_readable(svg: &str) {
     let sizes: Vec<f64> = svg
         .split("font-size=\"")
         .skip(1)

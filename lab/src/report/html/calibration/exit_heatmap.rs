@@ -12,7 +12,7 @@ use crate::report::html::compare::side_buckets::{share_colour, EMPTY};
 use crate::report::html::plot::{plot_error, svg, Footer, FONT, TEXT};
 
 /// `shares[tier][bucket]` as fractions, `None` for a bucket never evaluated.
-pub fn draw(shares: &[Vec<Option<f64>>; 3], footer: &Footer) -> Result<String> {
+pub(crate) fn draw(shares: &[Vec<Option<f64>>; 3], footer: &Footer) -> Result<String> {
     let buckets = shares.iter().map(Vec::len).max().unwrap_or(0).max(1) as i32;
     svg((1000, 330), footer, |area| {
         // Segmented axes put each label at the centre of its cell, not on the cell's edge.

@@ -11,14 +11,14 @@ use crate::calibration::summary::TARGET_UPPER;
 use crate::report::html::plot::{cell_ticks, plot_error, svg, ticked, Footer, FONT, TEXT};
 
 /// Buckets whose upper bound is within the target (blue) and beyond it (red); the target line.
-pub const SAFE_COLOUR: RGBColor = RGBColor(0x1F, 0x77, 0xB4);
-pub const UNSAFE_COLOUR: RGBColor = RGBColor(0xD6, 0x27, 0x28);
-pub const TARGET_COLOUR: RGBColor = RGBColor(0x55, 0x55, 0x55);
+pub(crate) const SAFE_COLOUR: RGBColor = RGBColor(0x1F, 0x77, 0xB4);
+pub(crate) const UNSAFE_COLOUR: RGBColor = RGBColor(0xD6, 0x27, 0x28);
+pub(crate) const TARGET_COLOUR: RGBColor = RGBColor(0x55, 0x55, 0x55);
 
 /// The axis ends at most at this multiple of the target.
 const CAP: f64 = 8.0;
 
-pub fn draw(tiers: &[(&str, Vec<SafetyRate>)], footer: &Footer) -> Result<String> {
+pub(crate) fn draw(tiers: &[(&str, Vec<SafetyRate>)], footer: &Footer) -> Result<String> {
     // One axis for both tiers, so their rates compare at a glance: from 0 to at least 1.5 times
     // the target and at most CAP times it, where a bucket of few exits would flatten the
     // others; a bar beyond is cut at the top and its label gives its upper bound.

@@ -3,9 +3,9 @@
 //! safety per tier and bucket, and the exit-rate heatmap. Drawn from the calibration file
 //! alone, so the export and `lab report` of the saved file give the same bytes.
 
-pub mod exit_heatmap;
-pub mod margin_safety;
-pub mod residuals;
+pub(crate) mod exit_heatmap;
+pub(crate) mod margin_safety;
+pub(crate) mod residuals;
 
 use std::fmt::Write as _;
 
@@ -17,7 +17,7 @@ use crate::calibration::summary::TARGET_UPPER;
 use crate::report::html::plot::Footer;
 use crate::report::html::{fact, head, measured_on, section};
 
-pub fn page(value: &serde_json::Value) -> Result<String> {
+pub(crate) fn page(value: &serde_json::Value) -> Result<String> {
     let file = CalibrationFile::from_value(value.clone(), "the calibration file")?;
     let lab = file.lab.as_ref();
     let revision = lab.map_or_else(

@@ -14,8 +14,8 @@ use crate::report::html::plot::{count_ticks, plot_error, svg, ticked, Footer, FO
 
 /// The margin entries in force (red) and the chosen percentiles in this calibration (green):
 /// tests count strokes of these colours.
-pub const MARGIN_COLOUR: RGBColor = RGBColor(0xD6, 0x27, 0x28);
-pub const PERCENTILE_COLOUR: RGBColor = RGBColor(0x2C, 0xA0, 0x2C);
+pub(crate) const MARGIN_COLOUR: RGBColor = RGBColor(0xD6, 0x27, 0x28);
+pub(crate) const PERCENTILE_COLOUR: RGBColor = RGBColor(0x2C, 0xA0, 0x2C);
 const COLUMNS: usize = 8;
 const HEADER: u32 = 64;
 const ROW_TITLE: u32 = 24;
@@ -43,7 +43,7 @@ fn compact(n: f64) -> String {
     }
 }
 
-pub fn draw(panels: &[ResidualPanel], footer: &Footer) -> Result<String> {
+pub(crate) fn draw(panels: &[ResidualPanel], footer: &Footer) -> Result<String> {
     let mut sets: Vec<&str> = panels.iter().map(|p| p.set).collect();
     sets.dedup();
     let height = HEADER

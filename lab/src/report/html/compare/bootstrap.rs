@@ -10,21 +10,21 @@ use crate::report::html::plot::{
 };
 
 /// Bars of the histogram: a colour of their own, so a test can count them.
-pub const BAR_COLOUR: RGBColor = RGBColor(0x4C, 0x72, 0xB0);
+pub(crate) const BAR_COLOUR: RGBColor = RGBColor(0x4C, 0x72, 0xB0);
 const CI_COLOUR: RGBColor = RGBColor(0x2C, 0xA0, 0x2C);
 const THRESHOLD_COLOUR: RGBColor = RGBColor(0xD6, 0x27, 0x28);
 const BINS: usize = 30;
 
-pub struct Lines {
-    pub estimate: f64,
+pub(crate) struct Lines {
+    pub(crate) estimate: f64,
     /// The t interval, when there is one (two rounds or more).
-    pub ci: Option<(f64, f64)>,
-    pub confidence: f64,
-    pub threshold_pct: f64,
+    pub(crate) ci: Option<(f64, f64)>,
+    pub(crate) confidence: f64,
+    pub(crate) threshold_pct: f64,
 }
 
 /// `(bin start, bin end, count)` of the non-empty bins of `BINS` equal bins over the data.
-pub fn bins(sorted: &[f64]) -> Vec<(f64, f64, usize)> {
+pub(crate) fn bins(sorted: &[f64]) -> Vec<(f64, f64, usize)> {
     let (Some(&lo), Some(&hi)) = (sorted.first(), sorted.last()) else {
         return Vec::new();
     };
@@ -45,7 +45,7 @@ pub fn bins(sorted: &[f64]) -> Vec<(f64, f64, usize)> {
 }
 
 /// `resamples` sorted ascending (see `analysis::bootstrap`).
-pub fn draw(resamples: &[f64], lines: &Lines, footer: &Footer) -> Result<String> {
+pub(crate) fn draw(resamples: &[f64], lines: &Lines, footer: &Footer) -> Result<String> {
     let bars = bins(resamples);
     let mut lo = resamples.first().copied().unwrap_or(lines.estimate);
     let mut hi = resamples.last().copied().unwrap_or(lines.estimate);

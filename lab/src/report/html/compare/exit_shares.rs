@@ -11,7 +11,7 @@ use crate::report::html::plot::{
 use squall::tier::Tier;
 
 /// Share of a bucket's calls exiting in `tier`, in percent (0 for a bucket never evaluated).
-pub fn share(bucket: &Bucket, tier: usize) -> f64 {
+pub(crate) fn share(bucket: &Bucket, tier: usize) -> f64 {
     if bucket.total == 0 {
         0.0
     } else {
@@ -19,7 +19,12 @@ pub fn share(bucket: &Bucket, tier: usize) -> f64 {
     }
 }
 
-pub fn draw(a: &[Bucket], b: &[Bucket], labels: (&str, &str), footer: &Footer) -> Result<String> {
+pub(crate) fn draw(
+    a: &[Bucket],
+    b: &[Bucket],
+    labels: (&str, &str),
+    footer: &Footer,
+) -> Result<String> {
     let buckets = a.len().max(b.len()).max(1);
     svg((1200, 440), footer, |area| {
         // The legend has a row of its own under the title, outside every panel's bars.

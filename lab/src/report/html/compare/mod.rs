@@ -2,8 +2,8 @@
 //! bootstrap of the speed ratio, the eval exits by tier and by side buckets, the function
 //! movers.
 
-pub mod bootstrap;
-pub mod exit_shares;
-pub mod movers;
-pub mod nps_rounds;
-pub mod side_buckets;
+pub(crate) mod bootstrap;
+pub(crate) mod exit_shares;
+pub(crate) mod movers;
+pub(crate) mod nps_rounds;
+pub(crate) mod side_buckets;

@@ -8,8 +8,8 @@ use crate::report::html::model::Mover;
 use crate::report::html::plot::{padded, plot_error, svg, Footer, FONT, TEXT};
 
 /// B costs more (red) or less (green) in the function.
-pub const MORE: RGBColor = RGBColor(0xC4, 0x3C, 0x39);
-pub const LESS: RGBColor = RGBColor(0x3A, 0x8F, 0x3A);
+pub(crate) const MORE: RGBColor = RGBColor(0xC4, 0x3C, 0x39);
+pub(crate) const LESS: RGBColor = RGBColor(0x3A, 0x8F, 0x3A);
 /// Function names past this many characters are cut (with an ellipsis) to fit the axis.
 const NAME_CHARS: usize = 60;
 
@@ -17,7 +17,7 @@ fn short(name: &str) -> String {
     crate::input::excerpt(name, NAME_CHARS).into_owned()
 }
 
-pub fn draw(movers: &[Mover], depth: Option<u32>, footer: &Footer) -> Result<String> {
+pub(crate) fn draw(movers: &[Mover], depth: Option<u32>, footer: &Footer) -> Result<String> {
     let n = movers.len().max(1);
     let extreme = movers
         .iter()

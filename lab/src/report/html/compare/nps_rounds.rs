@@ -10,7 +10,7 @@ use crate::report::html::plot::{
 };
 
 /// `a` and `b` are `(round, NPS)` points.
-pub fn draw(
+pub(crate) fn draw(
     a: &[(usize, f64)],
     b: &[(usize, f64)],
     labels: (&str, &str),

@@ -11,11 +11,11 @@ use crate::report::html::plot::{plot_error, svg, Footer, FONT, TEXT};
 /// `[own][opponent]` cells, `None` where nothing was evaluated.
 type Grid = Vec<Vec<Option<f64>>>;
 
-pub const EMPTY: RGBColor = RGBColor(0xEE, 0xEE, 0xEE);
+pub(crate) const EMPTY: RGBColor = RGBColor(0xEE, 0xEE, 0xEE);
 
 /// Cheap-tier exit share of each cell in percent, `None` for a cell never evaluated;
 /// `[own][opponent]`.
-pub fn cheap_shares(side_buckets: &[Vec<[u64; 3]>]) -> Grid {
+pub(crate) fn cheap_shares(side_buckets: &[Vec<[u64; 3]>]) -> Grid {
     side_buckets
         .iter()
         .map(|row| {
@@ -29,7 +29,7 @@ pub fn cheap_shares(side_buckets: &[Vec<[u64; 3]>]) -> Grid {
         .collect()
 }
 
-pub fn share_colour(share: f64) -> RGBColor {
+pub(crate) fn share_colour(share: f64) -> RGBColor {
     // White (no cheap exits) to deep blue (all).
     let t = (share / 100.0).clamp(0.0, 1.0);
     let mix = |from: f64, to: f64| (from + (to - from) * t).round() as u8;
@@ -51,7 +51,7 @@ fn delta_colour(delta: f64, scale: f64) -> RGBColor {
     }
 }
 
-pub fn draw(
+pub(crate) fn draw(
     a: &[Vec<[u64; 3]>],
     b: &[Vec<[u64; 3]>],
     labels: (&str, &str),

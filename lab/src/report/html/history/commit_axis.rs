@@ -15,7 +15,7 @@ use crate::report::html::plot::{
 };
 
 /// The signature-change markers' colour: tests find the markers by it.
-pub const CHANGE_COLOUR: RGBColor = RGBColor(0x94, 0x67, 0xBD);
+pub(crate) const CHANGE_COLOUR: RGBColor = RGBColor(0x94, 0x67, 0xBD);
 
 /// Hex digits of a commit id on a tick.
 const TICK_ID: usize = 7;
@@ -23,14 +23,15 @@ const TICK_ID: usize = 7;
 /// More ticks than this and only every few commits is labelled (plotters picks a round step).
 const MAX_TICKS: usize = 16;
 
-pub struct CommitAxis {
+pub(crate) struct CommitAxis {
     /// Each commit's id, oldest first.
-    pub commits: Vec<String>,
+    pub(crate) commits: Vec<String>,
     /// Indices of the commits whose signature changed from the commit before.
-    pub changes: Vec<usize>,
+    pub(crate) changes: Vec<usize>,
 }
 
-pub type Chart<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<TickedAxis, RangedCoordf64>>;
+pub(crate) type Chart<'a, 'b> =
+    ChartContext<'a, SVGBackend<'b>, Cartesian2d<TickedAxis, RangedCoordf64>>;
 
 /// The signature-change markers' legend entry.
 const CHANGE_LABEL: &str = "signature changed (◆ in the table)";
@@ -50,7 +51,7 @@ impl CommitAxis {
 
     /// A chart over the commits with its caption, mesh and axis descriptions drawn, and room
     /// at its right for a legend of `legend_labels` and the signature-change marker's.
-    pub fn chart<'a, 'b>(
+    pub(crate) fn chart<'a, 'b>(
         &self,
         area: &'a DrawingArea<SVGBackend<'b>, Shift>,
         caption: &str,
@@ -97,7 +98,7 @@ impl CommitAxis {
     }
 
     /// The signature-change markers, over whatever the plot drew, with their legend entry.
-    pub fn draw_changes<'a, 'b>(&self, chart: &mut Chart<'a, 'b>) -> Result<()> {
+    pub(crate) fn draw_changes<'a, 'b>(&self, chart: &mut Chart<'a, 'b>) -> Result<()> {
         if self.changes.is_empty() {
             return Ok(());
         }
@@ -123,7 +124,7 @@ impl CommitAxis {
 }
 
 /// A line through `points` with a dot on each, and its legend entry.
-pub fn draw_line<'a, 'b>(
+pub(crate) fn draw_line<'a, 'b>(
     chart: &mut Chart<'a, 'b>,
     points: Vec<(f64, f64)>,
     colour: RGBColor,
@@ -142,7 +143,7 @@ pub fn draw_line<'a, 'b>(
 }
 
 /// A y range over `values`, padded, down to zero at most for figures that cannot be negative.
-pub fn value_range(values: impl Iterator<Item = f64>) -> Range<f64> {
+pub(crate) fn value_range(values: impl Iterator<Item = f64>) -> Range<f64> {
     let (lo, hi) = values
         .filter(|v| v.is_finite())
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
@@ -161,7 +162,7 @@ pub fn value_range(values: impl Iterator<Item = f64>) -> Range<f64> {
 }
 
 /// Decimals for y labels of `y` (about ten ticks): enough that neighbouring labels differ.
-pub fn decimals(y: &Range<f64>) -> usize {
+pub(crate) fn decimals(y: &Range<f64>) -> usize {
     let step = (y.end - y.start).abs() / 10.0;
     if step > 0.0 && step.is_finite() {
         (-step.log10().floor()).max(0.0) as usize
@@ -171,7 +172,7 @@ pub fn decimals(y: &Range<f64>) -> usize {
 }
 
 /// The legend of a history plot, at the right of the chart.
-pub fn legend<'a, 'b: 'a>(chart: &mut Chart<'a, 'b>) -> Result<()> {
+pub(crate) fn legend<'a, 'b: 'a>(chart: &mut Chart<'a, 'b>) -> Result<()> {
     crate::report::html::plot::legend(chart)
 }
 

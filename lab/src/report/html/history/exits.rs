@@ -10,7 +10,7 @@ use crate::report::html::plot::{plot_error, svg, Footer};
 use squall::tier::Tier;
 
 /// One colour per tier, cheapest first: tests count bars by them.
-pub const TIER_COLOURS: [RGBColor; 3] = [
+pub(crate) const TIER_COLOURS: [RGBColor; 3] = [
     RGBColor(0x2C, 0xA0, 0x2C),
     RGBColor(0xBC, 0xBD, 0x22),
     RGBColor(0xD6, 0x27, 0x28),
@@ -20,7 +20,11 @@ pub const TIER_COLOURS: [RGBColor; 3] = [
 const HALF_BAR: f64 = 0.3;
 
 /// `(commit index, [super-lazy, lazy, full] shares in 0..=1)`, oldest first.
-pub fn draw(shares: &[(usize, [f64; 3])], axis: &CommitAxis, footer: &Footer) -> Result<String> {
+pub(crate) fn draw(
+    shares: &[(usize, [f64; 3])],
+    axis: &CommitAxis,
+    footer: &Footer,
+) -> Result<String> {
     svg((1200, 420), footer, |area| {
         let mut chart = axis.chart(
             area,

@@ -9,7 +9,7 @@ use crate::report::html::history::commit_axis::{
 use crate::report::html::plot::{svg, Footer, A_COLOUR};
 
 /// `(commit index, instructions per node)`, oldest first; commits without a count are absent.
-pub fn draw(
+pub(crate) fn draw(
     points: &[(usize, f64)],
     depth: u32,
     axis: &CommitAxis,

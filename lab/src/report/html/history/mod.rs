@@ -4,10 +4,10 @@
 //! `lab history --export-html` and `lab report` give the same bytes. What the JSON of an older
 //! lab lacks (`machine`, `machines`, `measured_unix`) the page says it lacks.
 
-pub mod commit_axis;
-pub mod exits;
-pub mod instructions;
-pub mod nps;
+pub(crate) mod commit_axis;
+pub(crate) mod exits;
+pub(crate) mod instructions;
+pub(crate) mod nps;
 
 use std::fmt::Write as _;
 
@@ -115,7 +115,7 @@ struct Point {
 }
 
 /// The page of a history's JSON.
-pub fn page(value: &serde_json::Value) -> Result<String> {
+pub(crate) fn page(value: &serde_json::Value) -> Result<String> {
     let doc = Doc::deserialize(value).context("the history JSON lacks a field the page reads")?;
     let (Some(oldest), Some(newest)) = (doc.rows.first(), doc.rows.last()) else {
         bail!("the history JSON has no rows: there is nothing to draw");

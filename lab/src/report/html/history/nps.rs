@@ -12,7 +12,7 @@ use crate::report::html::history::commit_axis::{
 use crate::report::html::plot::{svg, Footer, A_COLOUR, B_COLOUR};
 
 /// One colour per machine, this machine's first; none is the signature markers' purple.
-pub const PALETTE: [RGBColor; 6] = [
+pub(crate) const PALETTE: [RGBColor; 6] = [
     A_COLOUR,
     B_COLOUR,
     RGBColor(0x2C, 0xA0, 0x2C),
@@ -21,13 +21,13 @@ pub const PALETTE: [RGBColor; 6] = [
     RGBColor(0x17, 0xBE, 0xCF),
 ];
 
-pub struct Line {
-    pub label: String,
+pub(crate) struct Line {
+    pub(crate) label: String,
     /// `(commit index, NPS)`, oldest first; commits the machine did not measure are absent.
-    pub points: Vec<(usize, f64)>,
+    pub(crate) points: Vec<(usize, f64)>,
     /// `(commit index, lowest run, highest run)`: the error bars of the points whose runs the
     /// JSON has (this machine's).
-    pub spreads: Vec<(usize, f64, f64)>,
+    pub(crate) spreads: Vec<(usize, f64, f64)>,
 }
 
 /// Half the width of an error bar's caps, in commits.
@@ -42,7 +42,7 @@ fn scale(top: f64) -> (f64, &'static str) {
     }
 }
 
-pub fn draw(lines: &[Line], axis: &CommitAxis, footer: &Footer) -> Result<String> {
+pub(crate) fn draw(lines: &[Line], axis: &CommitAxis, footer: &Footer) -> Result<String> {
     let all = || {
         lines.iter().flat_map(|line| {
             line.points

@@ -8,21 +8,21 @@ use crate::report::html::matches::over_games::{chart, horizontal, legend, swatch
 use crate::report::html::plot::{padded, plot_error, svg, Footer, B_COLOUR};
 
 /// The band's colour: B's, faded (tests count it).
-pub const BAND_OPACITY: f64 = 0.25;
+pub(crate) const BAND_OPACITY: f64 = 0.25;
 const ZERO_COLOUR: RGBColor = RGBColor(0x55, 0x55, 0x55);
 const HYPOTHESIS_COLOUR: RGBColor = RGBColor(0x94, 0x67, 0xBD);
 
 /// One point of the plot: games so far, the estimate and its interval.
 #[derive(Debug, Clone, Copy)]
-pub struct EloPoint {
-    pub games: f64,
-    pub elo: f64,
-    pub low: f64,
-    pub high: f64,
+pub(crate) struct EloPoint {
+    pub(crate) games: f64,
+    pub(crate) elo: f64,
+    pub(crate) low: f64,
+    pub(crate) high: f64,
 }
 
 /// The plot, and whether some early interval was wider than the axis and cut at its edge.
-pub fn draw(
+pub(crate) fn draw(
     points: &[EloPoint],
     hypotheses: Option<(f64, f64)>,
     footer: &Footer,

@@ -9,21 +9,21 @@ use crate::report::html::matches::over_games::{chart, horizontal, legend, swatch
 use crate::report::html::plot::{padded, plot_error, svg, Footer, B_COLOUR};
 
 /// The bounds' colours: green where B is accepted as stronger, red where it is not.
-pub const H1_COLOUR: RGBColor = RGBColor(0x2C, 0xA0, 0x2C);
-pub const H0_COLOUR: RGBColor = RGBColor(0xD6, 0x27, 0x28);
+pub(crate) const H1_COLOUR: RGBColor = RGBColor(0x2C, 0xA0, 0x2C);
+pub(crate) const H0_COLOUR: RGBColor = RGBColor(0xD6, 0x27, 0x28);
 const ZERO_COLOUR: RGBColor = RGBColor(0x99, 0x99, 0x99);
 
-pub struct Test<'a> {
-    pub lower: f64,
-    pub upper: f64,
+pub(crate) struct Test<'a> {
+    pub(crate) lower: f64,
+    pub(crate) upper: f64,
     /// `[elo0, elo1]` and the model, for the title.
-    pub hypotheses: String,
+    pub(crate) hypotheses: String,
     /// The decision in words (`H1 accepted`, `no decision`).
-    pub decision: &'a str,
+    pub(crate) decision: &'a str,
 }
 
 /// `points` are `(games, LLR)` in the order the games were recorded.
-pub fn draw(points: &[(f64, f64)], test: &Test, footer: &Footer) -> Result<String> {
+pub(crate) fn draw(points: &[(f64, f64)], test: &Test, footer: &Footer) -> Result<String> {
     let games = points.last().map_or(1.0, |p| p.0);
     let (lo, hi) = points
         .iter()

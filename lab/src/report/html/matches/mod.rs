@@ -3,11 +3,11 @@
 //! its interval as the games accrued (both from the JSON's `trajectory`, computed in
 //! `games::trajectory`), and the pentanomial counts.
 
-pub mod elo;
-pub mod llr;
-pub mod model;
-pub mod over_games;
-pub mod pentanomial;
+pub(crate) mod elo;
+pub(crate) mod llr;
+pub(crate) mod model;
+pub(crate) mod over_games;
+pub(crate) mod pentanomial;
 
 use std::fmt::Write as _;
 
@@ -97,7 +97,7 @@ fn played_on(doc: &MatchDoc) -> (String, String) {
 const NO_TRAJECTORY: &str =
     "This JSON was written by a lab that did not record the trajectory: nothing to draw.";
 
-pub fn page(doc: &MatchDoc) -> Result<String> {
+pub(crate) fn page(doc: &MatchDoc) -> Result<String> {
     let [a, b] = &doc.engines;
     let (machine, date) = played_on(doc);
     let footer = Footer(format!(

@@ -12,61 +12,61 @@ use crate::games::trajectory::TrajectoryPoint;
 use crate::report::html::model::Measured;
 
 #[derive(Debug, Deserialize)]
-pub struct MatchDoc {
+pub(crate) struct MatchDoc {
     /// A, then B.
-    pub engines: [MatchEngine; 2],
-    pub tc: String,
-    pub book: MatchBook,
-    pub seed: u64,
-    pub games_budget: u64,
-    pub shards: Vec<Shard>,
-    pub games: u64,
-    pub pairs: u64,
-    pub wdl: Wdl,
-    pub pentanomial: Pentanomial,
-    pub elo: Option<Estimate>,
+    pub(crate) engines: [MatchEngine; 2],
+    pub(crate) tc: String,
+    pub(crate) book: MatchBook,
+    pub(crate) seed: u64,
+    pub(crate) games_budget: u64,
+    pub(crate) shards: Vec<Shard>,
+    pub(crate) games: u64,
+    pub(crate) pairs: u64,
+    pub(crate) wdl: Wdl,
+    pub(crate) pentanomial: Pentanomial,
+    pub(crate) elo: Option<Estimate>,
     #[serde(default)]
-    pub nelo: Option<Estimate>,
+    pub(crate) nelo: Option<Estimate>,
     #[serde(default)]
-    pub los: Option<f64>,
-    pub sprt: Option<SprtState>,
-    pub verdict: String,
+    pub(crate) los: Option<f64>,
+    pub(crate) sprt: Option<SprtState>,
+    pub(crate) verdict: String,
     /// `None` for a merge.
     #[serde(default)]
-    pub results_file: Option<String>,
+    pub(crate) results_file: Option<String>,
     #[serde(default)]
-    pub measured: Option<Measured>,
+    pub(crate) measured: Option<Measured>,
     /// Of a merge: where and when each shard was started.
     #[serde(default)]
-    pub shards_started: Vec<ShardStarted>,
+    pub(crate) shards_started: Vec<ShardStarted>,
     /// `None` in the JSON of a lab from before the trajectory was recorded.
     #[serde(default)]
-    pub trajectory: Option<Vec<TrajectoryPoint>>,
+    pub(crate) trajectory: Option<Vec<TrajectoryPoint>>,
 }
 
 #[derive(Debug, Deserialize)]
-pub struct ShardStarted {
-    pub shard: Shard,
+pub(crate) struct ShardStarted {
+    pub(crate) shard: Shard,
     #[serde(flatten)]
-    pub started: Measured,
+    pub(crate) started: Measured,
 }
 
 #[derive(Debug, Deserialize)]
-pub struct MatchEngine {
-    pub spec: String,
-    pub name: String,
+pub(crate) struct MatchEngine {
+    pub(crate) spec: String,
+    pub(crate) name: String,
     #[serde(default)]
-    pub commit: Option<String>,
+    pub(crate) commit: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
-pub struct MatchBook {
-    pub source: String,
-    pub openings: u64,
+pub(crate) struct MatchBook {
+    pub(crate) source: String,
+    pub(crate) openings: u64,
 }
 
 impl MatchDoc {
-    pub fn from_json(value: &serde_json::Value) -> Result<Self> {
+    pub(crate) fn from_json(value: &serde_json::Value) -> Result<Self> {
         MatchDoc::deserialize(value).context("the match JSON lacks a field the HTML report reads")
     }
 }

@@ -10,17 +10,17 @@ use crate::report::html::plot::{
     count_ticks, plot_error, ticked, with_legend_room, TickedAxis, FONT, TEXT,
 };
 
-pub type GamesChart<'a, 'b> =
+pub(crate) type GamesChart<'a, 'b> =
     ChartContext<'a, SVGBackend<'b>, Cartesian2d<TickedAxis, RangedCoordf64>>;
 
 /// The x axis ends a little past the last game, so the final point is not on the frame.
-pub fn x_end(games: f64) -> f64 {
+pub(crate) fn x_end(games: f64) -> f64 {
     games.max(1.0) * 1.02
 }
 
 /// A chart of `caption` over games 0 to `games` (whole numbers on the axis), y over `y`, with
 /// its mesh and axis labels, and room at its right for a legend of `legend_labels`.
-pub fn chart<'a, 'b>(
+pub(crate) fn chart<'a, 'b>(
     area: &'a DrawingArea<SVGBackend<'b>, Shift>,
     caption: &str,
     games: f64,
@@ -60,7 +60,12 @@ pub fn chart<'a, 'b>(
 }
 
 /// A line at `y` across the chart.
-pub fn horizontal(y: f64, games: f64, colour: RGBColor, width: u32) -> PathElement<(f64, f64)> {
+pub(crate) fn horizontal(
+    y: f64,
+    games: f64,
+    colour: RGBColor,
+    width: u32,
+) -> PathElement<(f64, f64)> {
     PathElement::new(
         vec![(0.0, y), (x_end(games), y)],
         colour.stroke_width(width),
@@ -68,18 +73,18 @@ pub fn horizontal(y: f64, games: f64, colour: RGBColor, width: u32) -> PathEleme
 }
 
 /// A legend swatch of a line.
-pub fn swatch(x: i32, y: i32, colour: RGBColor, width: u32) -> PathElement<(i32, i32)> {
+pub(crate) fn swatch(x: i32, y: i32, colour: RGBColor, width: u32) -> PathElement<(i32, i32)> {
     PathElement::new(vec![(x, y), (x + 16, y)], colour.stroke_width(width))
 }
 
 /// The legend, at the right of the chart.
-pub fn legend<'a, 'b: 'a>(chart: &mut GamesChart<'a, 'b>) -> Result<()> {
+pub(crate) fn legend<'a, 'b: 'a>(chart: &mut GamesChart<'a, 'b>) -> Result<()> {
     crate::report::html::plot::legend(chart)
 }
 
 /// The number of points of the SVG polyline or polygon whose text follows its tag; for tests.
 #[cfg(test)]
-pub fn points_of(element: &str) -> usize {
+pub(crate) fn points_of(element: &str) -> usize {
     element
         .split("points=\"")
         .nth(1)

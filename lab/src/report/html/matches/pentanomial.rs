@@ -11,7 +11,7 @@ use crate::report::html::plot::{
 };
 
 /// From B's worst pair to its best: red, light red, grey, light green, green.
-pub const CELL_COLOURS: [RGBColor; 5] = [
+pub(crate) const CELL_COLOURS: [RGBColor; 5] = [
     RGBColor(0xD6, 0x27, 0x28),
     RGBColor(0xF0, 0x9A, 0x8F),
     RGBColor(0xA0, 0xA0, 0xA0),
@@ -21,7 +21,7 @@ pub const CELL_COLOURS: [RGBColor; 5] = [
 /// B's points in a pair of each cell.
 const CELL_POINTS: [&str; 5] = ["0", "½", "1", "1½", "2"];
 
-pub fn draw(counts: &[u64; 5], footer: &Footer) -> Result<String> {
+pub(crate) fn draw(counts: &[u64; 5], footer: &Footer) -> Result<String> {
     let pairs: u64 = counts.iter().sum();
     let top = counts.iter().copied().max().unwrap_or(0).max(1) as f64 * 1.15;
     svg((900, 400), footer, |area| {

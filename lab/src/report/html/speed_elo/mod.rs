@@ -1,7 +1,7 @@
 //! The page of `lab speed-elo` (`--export-html`, `lab report` of its JSON or of a stored
 //! model): per model, the Elo of each time odds against log2(odds) with the fitted line.
 
-pub mod speed_fit;
+pub(crate) mod speed_fit;
 
 use std::fmt::Write as _;
 
@@ -73,7 +73,7 @@ fn tc(clock: &Clock) -> String {
 }
 
 /// The page of a `speed-elo` report (its `models`), or of one stored model file.
-pub fn page(value: &serde_json::Value) -> Result<String> {
+pub(crate) fn page(value: &serde_json::Value) -> Result<String> {
     let models: Vec<Model> = match value.get("models") {
         Some(models) => serde_json::from_value(models.clone())
             .context("a speed-elo report whose \"models\" are not models")?,

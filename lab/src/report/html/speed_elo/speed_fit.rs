@@ -9,22 +9,27 @@ use crate::report::html::plot::{
 };
 
 /// One played odds: log2 of B's time over A's, the Elo and its 95% interval.
-pub struct OddsElo {
-    pub log2_odds: f64,
-    pub elo: f64,
-    pub ci: (f64, f64),
+pub(crate) struct OddsElo {
+    pub(crate) log2_odds: f64,
+    pub(crate) elo: f64,
+    pub(crate) ci: (f64, f64),
 }
 
 /// The fitted slope in Elo per doubling with its 95% interval.
-pub struct Slope {
-    pub value: f64,
-    pub ci: (f64, f64),
+pub(crate) struct Slope {
+    pub(crate) value: f64,
+    pub(crate) ci: (f64, f64),
 }
 
 /// The plot's width: room for the data and the legend beside it.
 const WIDTH: u32 = 1100;
 
-pub fn draw(title: &str, points: &[OddsElo], slope: &Slope, footer: &Footer) -> Result<String> {
+pub(crate) fn draw(
+    title: &str,
+    points: &[OddsElo],
+    slope: &Slope,
+    footer: &Footer,
+) -> Result<String> {
     let x_max = points
         .iter()
         .map(|point| point.log2_odds.abs())

@@ -12,14 +12,14 @@ const SEARCH_COLOUR: RGBColor = RGBColor(0x7F, 0x7F, 0x7F);
 const ZERO_COLOUR: RGBColor = RGBColor(0x99, 0x99, 0x99);
 
 /// One bar: its name, its value and its 95% interval; `None` where the estimate is unbounded.
-pub struct Bar<'a> {
-    pub name: &'a str,
-    pub value: Option<f64>,
-    pub ci: Option<(f64, f64)>,
+pub(crate) struct Bar<'a> {
+    pub(crate) name: &'a str,
+    pub(crate) value: Option<f64>,
+    pub(crate) ci: Option<(f64, f64)>,
 }
 
 /// The bars in order (speed, search, total), with the bounds `[elo0, elo1]` drawn across.
-pub fn draw(bars: &[Bar], bounds: (f64, f64), footer: &Footer) -> Result<String> {
+pub(crate) fn draw(bars: &[Bar], bounds: (f64, f64), footer: &Footer) -> Result<String> {
     let (lo, hi) = bars
         .iter()
         .flat_map(|bar| [bar.value, bar.ci.map(|ci| ci.0), bar.ci.map(|ci| ci.1)])

@@ -2,7 +2,7 @@
 //! Elo split with their intervals, the speed and the model behind its Elo, and, when games
 //! were played, the fixed-node SPRT's LLR between its shifted bounds.
 
-pub mod elo_split;
+pub(crate) mod elo_split;
 
 use std::fmt::Write as _;
 
@@ -134,7 +134,7 @@ fn decision_text(decision: &str) -> &'static str {
     }
 }
 
-pub fn page(value: &serde_json::Value) -> Result<String> {
+pub(crate) fn page(value: &serde_json::Value) -> Result<String> {
     let doc: VerdictDoc =
         serde_json::from_value(value.clone()).context("a verdict JSON without its fields")?;
     let (a_name, b_name) = (
