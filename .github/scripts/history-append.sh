@@ -5,7 +5,7 @@
 # keyed by machine, toolchain and settings, so runners of different CPU models become separate
 # NPS lines on one page. Prints the history as markdown (for the job summary).
 # Usage: history-append.sh BRANCH MAX_COMMITS   (run from the repository's root, on main;
-# LAB=/path/to/lab uses a built lab instead of `cargo run --release`)
+# LAB=/path/to/lab uses a built lab instead of `cargo run --profile lab-release`)
 set -euo pipefail
 branch=$1 max=$2
 store=lab-history-store
@@ -19,7 +19,7 @@ fi
 
 root=$(git rev-list --max-parents=0 HEAD | tail -n 1)
 # The range excludes its start, so the root commit itself is never measured; nobody benches it.
-if [ -n "${LAB:-}" ]; then lab=("$LAB"); else lab=(cargo run --release -p squall-lab --); fi
+if [ -n "${LAB:-}" ]; then lab=("$LAB"); else lab=(cargo run --profile lab-release -p squall-lab --); fi
 "${lab[@]}" history "$root..HEAD" --max "$max" \
   --store "$store/store" --format markdown \
   --export-json "$store/history.json" --export-html "$store/index.html"
