@@ -62,7 +62,7 @@ pub(crate) const ALIKE_MIN_PAIRS: u64 = 10;
 /// games are the same moves. Colours swap within a pair, so that happens in every pair only
 /// when A and B choose alike at every move: two builds of one search, or an option that does
 /// not reach the games. Such games cannot tell the engines apart.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct Alike {
     pub(crate) checked: u64,
     pub(crate) identical: u64,

@@ -9,6 +9,7 @@ use serde::{Serialize, Serializer};
 use super::describe_depth;
 use crate::analysis::compare::{Note, Warning};
 use crate::analysis::stats::MIN_ROUNDS_FOR_CI;
+use crate::games::summary::Alike;
 use crate::verdict::VerdictNote;
 
 impl fmt::Display for Warning {
@@ -112,6 +113,18 @@ impl fmt::Display for Note {
             }
         }
     }
+}
+
+/// The warning of a match whose checked pairs were all the same moves (terminal, markdown and
+/// HTML alike); `None` otherwise.
+pub(crate) fn played_alike(alike: Alike) -> Option<String> {
+    alike.in_every_pair().then(|| {
+        format!(
+            "A and B played the same moves in all {} pairs checked: under these limits they \
+             choose alike at every move, so these games cannot tell them apart",
+            alike.checked
+        )
+    })
 }
 
 /// The JSON carries each finding as the sentence the other formats print.

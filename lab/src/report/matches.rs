@@ -224,13 +224,8 @@ pub(crate) fn footer(report: &MatchReport) -> String {
     if let Some(file) = &report.pgn_file {
         out.push_str(&format!("PGN: {file}\n"));
     }
-    let alike = report.summary.alike;
-    if alike.in_every_pair() {
-        out.push_str(&format!(
-            "Warning: A and B played the same moves in all {} pairs checked: under these limits \
-             they choose alike at every move, so these games cannot tell them apart\n",
-            alike.checked
-        ));
+    if let Some(warning) = super::findings::played_alike(report.summary.alike) {
+        out.push_str(&format!("Warning: {warning}\n"));
     }
     out.push_str(&format!(
         "Verdict: {} (exit {})\n",

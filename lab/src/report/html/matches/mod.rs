@@ -15,8 +15,9 @@ use anyhow::Result;
 
 use crate::games::sprt::{EloModel, PENTANOMIAL_CELLS};
 use crate::games::summary::SprtState;
+use crate::report::findings::played_alike;
 use crate::report::html::plot::Footer;
-use crate::report::html::{fact, head, machine_of, section, utc};
+use crate::report::html::{escape, fact, head, machine_of, section, utc};
 use crate::report::matches::{decision, estimate, los, shards};
 use elo::EloPoint;
 use model::{MatchDoc, MatchEngine, ShardStarted};
@@ -153,6 +154,9 @@ pub(crate) fn page(doc: &MatchDoc) -> Result<String> {
         "<table class=\"facts\">\n{}</table>\n",
         facts.concat()
     );
+    if let Some(warning) = played_alike(doc.alike) {
+        let _ = writeln!(html, "<p class=\"warning\">{}</p>", escape(&warning));
+    }
 
     // A merge pools its shards' games by pair; a match keeps them as they finished.
     let order = if doc.results_file.is_some() {
@@ -295,6 +299,7 @@ fn sprt_summary(sprt: Option<&SprtState>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::games::summary::Alike;
 
     /// A merged match's JSON whose shards were started on `started` (host, Unix time), in
     /// shard order; `None`: a file that did not record it.
@@ -354,6 +359,19 @@ mod tests {
                 "shards started 1970-01-01 00:00 UTC".to_string()
             )
         );
+    }
+
+    #[test]
+    fn a_match_played_alike_says_so_on_its_page() {
+        let mut doc = merged(&[Some(("one", 0))]);
+        let warning = "played the same moves in all 12 pairs checked";
+        doc.alike = Alike {
+            checked: 12,
+            identical: 12,
+        };
+        assert!(page(&doc).unwrap().contains(warning));
+        doc.alike.identical = 11;
+        assert!(!page(&doc).unwrap().contains("played the same moves"));
     }
 
     #[test]

@@ -7,7 +7,7 @@ use serde::Deserialize;
 
 use crate::games::results::Shard;
 use crate::games::sprt::{Estimate, Pentanomial, Wdl};
-use crate::games::summary::SprtState;
+use crate::games::summary::{Alike, SprtState};
 use crate::games::trajectory::TrajectoryPoint;
 use crate::report::html::model::Measured;
 
@@ -42,6 +42,9 @@ pub(crate) struct MatchDoc {
     /// `None` in the JSON of a lab from before the trajectory was recorded.
     #[serde(default)]
     pub(crate) trajectory: Option<Vec<TrajectoryPoint>>,
+    /// Zero in the JSON of a lab from before it was recorded: nothing checked, no warning.
+    #[serde(default)]
+    pub(crate) alike: Alike,
 }
 
 #[derive(Debug, Deserialize)]
