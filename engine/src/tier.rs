@@ -3,7 +3,7 @@
 //! the board and nothing of the evaluation or the counters.
 
 use crate::board::Board;
-use crate::types::Color;
+use crate::types::{Color, PieceType};
 
 /// The tier whose score an evaluation returned, cheapest first.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -61,6 +61,44 @@ pub const SIDE_BUCKETS: usize = 8;
 /// Material buckets (both armies together): the counters' and the samplers' bucket axis.
 pub const MATERIAL_BUCKETS: usize = 8;
 
+/// Danger classes of a king, the king tables' second index: the number of enemy knights,
+/// bishops, rooks and queens within `DANGER_RADIUS` squares of it, capped at the last class.
+/// Attacks on a king come mostly from pieces near it, so the calm class 0 bounds the king term
+/// far tighter than one table for all kings could.
+pub const DANGER_CLASSES: usize = 2;
+/// Chebyshev distance within which an enemy piece puts a king in the danger class.
+pub const DANGER_RADIUS: i32 = 3;
+
+/// The squares within `DANGER_RADIUS` of each square, computed at compile time.
+const NEAR_KING: [u64; 64] = {
+    let mut table = [0u64; 64];
+    let mut king = 0;
+    while king < 64 {
+        let mut sq: usize = 0;
+        while sq < 64 {
+            let files = (king % 8) as i32 - (sq % 8) as i32;
+            let ranks = (king / 8) as i32 - (sq / 8) as i32;
+            if files.abs() <= DANGER_RADIUS && ranks.abs() <= DANGER_RADIUS {
+                table[king] |= 1u64 << sq;
+            }
+            sq += 1;
+        }
+        king += 1;
+    }
+    table
+};
+
+/// The danger class of `color`'s king: one table load, a mask and a count, from the board's
+/// bitboards alone, so the super-lazy tier can read it.
+#[inline(always)]
+pub fn danger_class(board: &Board, color: Color) -> usize {
+    let enemy = !color;
+    let pieces =
+        board.color(enemy).0 & !(board.pieces(PieceType::Pawn).0 | board.pieces(PieceType::King).0);
+    let near = (pieces & NEAR_KING[board.king(color).index()]).count_ones() as usize;
+    near.min(DANGER_CLASSES - 1)
+}
+
 /// A side's army scaler: non-pawn material in units of 100 cp, 0..=`MAX_ARMY_SCALER`.
 #[inline(always)]
 pub fn army_scaler(board: &Board, color: Color) -> usize {
@@ -101,6 +139,22 @@ mod tests {
         assert_eq!(side_bucket(&ending, Color::White), 2);
         assert_eq!(side_bucket(&ending, Color::Black), 1);
         assert_eq!(material_bucket(&ending), 1);
+    }
+
+    #[test]
+    fn a_king_is_in_danger_when_an_enemy_piece_is_near() {
+        // The knight on d6 is three ranks from the king on d3; on d7 it is four.
+        let near = Board::from_fen("4k3/8/3n4/8/8/3K4/8/8 w - - 0 1").unwrap();
+        let far = Board::from_fen("4k3/3n4/8/8/8/3K4/8/8 w - - 0 1").unwrap();
+        assert_eq!(danger_class(&near, Color::White), 1);
+        assert_eq!(danger_class(&far, Color::White), 0);
+        // Pawns and the enemy king do not count, nor one's own pieces.
+        let pawns = Board::from_fen("8/8/8/2k5/3p4/3K4/3N4/8 w - - 0 1").unwrap();
+        assert_eq!(danger_class(&pawns, Color::White), 0);
+        // The last class holds every count from there up.
+        let crowd = Board::from_fen("4k3/8/8/1q1r4/2n5/3K4/8/8 w - - 0 1").unwrap();
+        assert_eq!(danger_class(&crowd, Color::White), DANGER_CLASSES - 1);
+        assert_eq!(danger_class(&Board::startpos(), Color::White), 0);
     }
 
     #[test]

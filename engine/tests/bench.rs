@@ -214,11 +214,19 @@ fn full_eval_disables_the_cheap_tiers() {
 /// `engine.margin_tables` and `engine.futility_base_margin_by_source` are `eval::margins`'s.
 fn assert_reports_the_compiled_constants(report: &Value) {
     let engine = &report["engine"];
+    for (key, rows) in
+        ["lo", "hi", "p50"]
+            .into_iter()
+            .zip([margins::KING_LO, margins::KING_HI, margins::KING_P50])
+    {
+        // One row per danger class.
+        assert_eq!(
+            engine["margin_tables"]["king"][key],
+            serde_json::json!(rows),
+            "king.{key}"
+        );
+    }
     let tables = [
-        (
-            "king",
-            [margins::KING_LO, margins::KING_HI, margins::KING_P50],
-        ),
         (
             "lazy_residual",
             [

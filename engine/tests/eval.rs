@@ -2,8 +2,8 @@
 
 use squall::counters::Counters;
 use squall::eval::{margins, Evaluator};
-use squall::tier::{side_bucket, SearchKind, Tier};
-use squall::{Board, Color};
+use squall::tier::{SearchKind, Tier};
+use squall::Board;
 
 const POSITIONS: &[&str] = &[
     Board::STARTPOS,
@@ -63,11 +63,10 @@ fn a_queen_up_fails_high_in_the_super_lazy_tier() {
     let e = Evaluator::new().evaluate(&board, -10, 10, SearchKind::Main, &mut counters);
     assert_eq!(e.tier, Tier::SuperLazy);
     assert!(e.score > 900);
-    let (my, opp) = (
-        side_bucket(&board, Color::White),
-        side_bucket(&board, Color::Black),
+    assert_eq!(
+        e.positional,
+        margins::super_lazy_positional(margins::Pair::of(&board))
     );
-    assert_eq!(e.positional, margins::super_lazy_positional(my, opp));
     assert_eq!(counters.exits, [1, 0, 0]);
 
     // From black's side the same material fails low.
@@ -85,11 +84,7 @@ fn margins_decide_the_exit_tier() {
     let board =
         Board::from_fen("r1bqk2r/pppp1ppp/2n2n2/2b1p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4")
             .unwrap();
-    let (my, opp) = (
-        side_bucket(&board, Color::White),
-        side_bucket(&board, Color::Black),
-    );
-    let sl = margins::super_lazy(my, opp);
+    let sl = margins::super_lazy(margins::Pair::of(&board));
     let mut eval = Evaluator::new();
     let mut counters = Counters::default();
     let score = squall::eval::super_lazy_only(&board);
@@ -123,10 +118,7 @@ fn margins_decide_the_exit_tier() {
     // pieces): its score is the lazy score, its margins the lazy tables'.
     let race = Board::from_fen("4k3/pp3ppp/8/8/8/8/PPP2PPP/3RK3 w - - 0 1").unwrap();
     let lazy_score = eval.lazy_only(&race);
-    let lazy = margins::lazy(
-        side_bucket(&race, Color::White),
-        side_bucket(&race, Color::Black),
-    );
+    let lazy = margins::lazy(margins::Pair::of(&race));
     let beta = lazy_score - lazy.fail_high;
     let e = eval.evaluate(&race, -30000, beta - 1, SearchKind::Main, &mut counters);
     assert_eq!((e.tier, e.score), (Tier::Lazy, lazy_score));

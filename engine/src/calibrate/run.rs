@@ -143,17 +143,19 @@ mod tests {
 
     /// The tier a sample exits in under the margin tables in force, as `evaluate` decides.
     fn predicted_tier(s: &Sample) -> Tier {
-        let (my, opp) = (usize::from(s.my_bucket), usize::from(s.opp_bucket));
+        let pair = margins::Pair {
+            my_bucket: usize::from(s.my_bucket),
+            opp_bucket: usize::from(s.opp_bucket),
+            my_class: usize::from(s.my_class),
+            opp_class: usize::from(s.opp_class),
+        };
         if !s.race
-            && margins::super_lazy(my, opp)
+            && margins::super_lazy(pair)
                 .exit(s.super_lazy, s.alpha, s.beta)
                 .is_some()
         {
             Tier::SuperLazy
-        } else if margins::lazy(my, opp)
-            .exit(s.lazy, s.alpha, s.beta)
-            .is_some()
-        {
+        } else if margins::lazy(pair).exit(s.lazy, s.alpha, s.beta).is_some() {
             Tier::Lazy
         } else {
             Tier::Full

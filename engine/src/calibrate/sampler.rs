@@ -4,7 +4,10 @@
 use super::{Histogram, Modes, Samples};
 use crate::board::Board;
 use crate::eval::Breakdown;
-use crate::tier::{material_bucket, side_bucket, Tier, MATERIAL_BUCKETS, SIDE_BUCKETS, TIERS};
+use crate::tier::{
+    danger_class, material_bucket, side_bucket, Tier, DANGER_CLASSES, MATERIAL_BUCKETS,
+    SIDE_BUCKETS, TIERS,
+};
 use crate::types::Color;
 
 /// Exits of one cheap tier in one bucket, and how many of them the full score contradicts.
@@ -28,12 +31,16 @@ pub struct Calibration {
     pub lazy_residual: Vec<Histogram>,
     /// Super-lazy residual (full - material, without the king term), by its own bucket.
     pub super_lazy_residual: Vec<Histogram>,
-    /// A side's king term, by the attacker's (opponent's) bucket.
+    /// A side's king term by its king's danger class, then by the attacker's (opponent's)
+    /// bucket: `king[class * SIDE_BUCKETS + attacker]`.
     pub king: Vec<Histogram>,
     /// Margin safety by cheap tier and material bucket.
     pub by_material_bucket: [[ExitTally; MATERIAL_BUCKETS]; CHEAP_TIERS],
     /// Margin safety by cheap tier, my bucket and the opponent's.
     pub by_side_buckets: [[[ExitTally; SIDE_BUCKETS]; SIDE_BUCKETS]; CHEAP_TIERS],
+    /// Margin safety by cheap tier, material bucket and the danger class of the king whose term
+    /// the exit bet on: the side to move's for a fail high, the opponent's for a fail low.
+    pub by_danger_class: [[[ExitTally; DANGER_CLASSES]; MATERIAL_BUCKETS]; CHEAP_TIERS],
     /// QSearch: real score minus (stand pat + captured value + positional), by source tier.
     pub qfutility_excess: Vec<Histogram>,
     pub positions: u64,
@@ -51,9 +58,11 @@ impl Calibration {
             modes,
             lazy_residual: hists(SIDE_BUCKETS),
             super_lazy_residual: hists(SIDE_BUCKETS),
-            king: hists(SIDE_BUCKETS),
+            king: hists(DANGER_CLASSES * SIDE_BUCKETS),
             by_material_bucket: [[ExitTally::default(); MATERIAL_BUCKETS]; CHEAP_TIERS],
             by_side_buckets: [[[ExitTally::default(); SIDE_BUCKETS]; SIDE_BUCKETS]; CHEAP_TIERS],
+            by_danger_class: [[[ExitTally::default(); DANGER_CLASSES]; MATERIAL_BUCKETS];
+                CHEAP_TIERS],
             qfutility_excess: hists(TIERS),
             positions: 0,
             samples: modes.samples.map(Samples::new),
@@ -96,7 +105,8 @@ impl Calibration {
             if super_lazy {
                 self.super_lazy_residual[own].record(breakdown.lazy[side] + breakdown.rest[side]);
             }
-            self.king[attacker].record(breakdown.king[side]);
+            let class = danger_class(board, color);
+            self.king[class * SIDE_BUCKETS + attacker].record(breakdown.king[side]);
         }
     }
 
@@ -126,6 +136,10 @@ impl Calibration {
         let pair = &mut self.by_side_buckets[t][my][opp];
         pair.exits += 1;
         pair.exceeded += u64::from(exceeded);
+        let king = if failed_high { us } else { !us };
+        let class = &mut self.by_danger_class[t][bucket][danger_class(board, king)];
+        class.exits += 1;
+        class.exceeded += u64::from(exceeded);
         self.current[t][bucket] += 1;
     }
 

@@ -14,6 +14,9 @@ pub struct Sample {
     /// The side buckets of the side to move and of its opponent.
     pub my_bucket: u8,
     pub opp_bucket: u8,
+    /// The danger classes of the side to move's king and of its opponent's.
+    pub my_class: u8,
+    pub opp_class: u8,
     pub alpha: i32,
     pub beta: i32,
     /// The scores the super-lazy and lazy exits test (drawish-scaled), and the full score.

@@ -2,8 +2,9 @@
 //!
 //! `margin_a` gates fail-high (`score - margin_a > beta`) and assumes the worst for the side
 //! to move and the best for the opponent on each term; `margin_b` gates fail-low
-//! (`score + margin_b < alpha`), the mirror image. King tables are indexed by the attacker's
-//! per-side bucket, residual tables by the side's own bucket. `_LO`/`_HI` are low/high
+//! (`score + margin_b < alpha`), the mirror image. King tables are indexed by the defending
+//! king's danger class (`tier::danger_class`), then by the attacker's per-side bucket; residual
+//! tables by the side's own bucket. `_LO`/`_HI` are low/high
 //! percentiles of the measured distributions; `_P50` are medians, a point estimate of a side's
 //! missing terms used by QSearch futility (`positional`), not a safety bound.
 //!
@@ -14,13 +15,19 @@
 //! The block between the BEGIN/END markers is rewritten by `lab tables --apply`, which writes the
 //! nine margin tables and keeps every other line of the block as it is.
 
-use crate::tier::{SIDE_BUCKETS, TIERS};
+use crate::board::Board;
+use crate::tier::{danger_class, side_bucket, DANGER_CLASSES, SIDE_BUCKETS, TIERS};
 
 // BEGIN MARGIN TABLES
 // source: cal_applied.json (30000 positions, depth 6); king p0.5/p99.5 p0.5/p99.5 p0.5/p99.5 p3/p97 p0.5/p99.5 p20/p80 p8/p92 p0.5/p99.5; lazy p15/p85 p10/p90 p20/p80 p20/p80 p20/p80 p0.5/p99.5 p0.5/p99.5 p20/p80; super-lazy p0.5/p99.5 p1/p99 p0.5/p99.5 p0.5/p99.5 p0.5/p99.5 p0.5/p99.5 p10/p90 p20/p80; medians p50
-pub const KING_LO: [i32; SIDE_BUCKETS] = [-1, -10, -39, -55, -121, -25, -63, -183];
-pub const KING_HI: [i32; SIDE_BUCKETS] = [0, 0, 0, 0, 0, 0, 0, 0];
-pub const KING_P50: [i32; SIDE_BUCKETS] = [0, 0, 0, -1, 0, -2, -2, 0];
+pub const KING_LO: [[i32; SIDE_BUCKETS]; DANGER_CLASSES] = [
+    [-1, -10, -39, -55, -121, -25, -63, -183],
+    [-1, -10, -39, -55, -121, -25, -63, -183],
+];
+pub const KING_HI: [[i32; SIDE_BUCKETS]; DANGER_CLASSES] =
+    [[0, 0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0, 0]];
+pub const KING_P50: [[i32; SIDE_BUCKETS]; DANGER_CLASSES] =
+    [[0, 0, 0, -1, 0, -2, -2, 0], [0, 0, 0, -1, 0, -2, -2, 0]];
 pub const LAZY_RESID_LO: [i32; SIDE_BUCKETS] = [-2, -7, -15, -27, -61, -139, -130, -108];
 pub const LAZY_RESID_HI: [i32; SIDE_BUCKETS] = [19, 54, 41, 39, 14, 79, 68, -53];
 pub const LAZY_RESID_P50: [i32; SIDE_BUCKETS] = [6, 28, 14, 8, -25, -36, -44, -83];
@@ -54,121 +61,211 @@ impl Margins {
     }
 }
 
-/// Both margins of one (my bucket, opponent bucket) pair from any king and residual tables:
-/// fail-high assumes the side to move's king term at its worst and residual at its lowest,
-/// the opponent's at their best; fail-low the mirror image; neither margin is negative. The
-/// engine's own pair tables and the lab's replay of candidate tables (`lab tune`) share it.
+/// King tables: one row per danger class of the defending king, each by attacker's bucket.
+pub type KingTable = [[i32; SIDE_BUCKETS]; DANGER_CLASSES];
+/// Pair margins by (my class, opponent's class, my bucket, opponent's bucket).
+type PairTable = [[[[Margins; SIDE_BUCKETS]; SIDE_BUCKETS]; DANGER_CLASSES]; DANGER_CLASSES];
+
+/// Where an evaluation stands for the margin lookup: each side's bucket and its king's danger
+/// class, the side to move first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pair {
+    pub my_bucket: usize,
+    pub opp_bucket: usize,
+    pub my_class: usize,
+    pub opp_class: usize,
+}
+
+impl Pair {
+    /// The pair of `board`'s side to move.
+    #[inline(always)]
+    pub fn of(board: &Board) -> Pair {
+        let us = board.side_to_move();
+        Pair {
+            my_bucket: side_bucket(board, us),
+            opp_bucket: side_bucket(board, !us),
+            my_class: danger_class(board, us),
+            opp_class: danger_class(board, !us),
+        }
+    }
+}
+
+/// Both margins of one pair from any king and residual tables: fail-high assumes the side to
+/// move's king term at its worst (its own class, attacked by the opponent's bucket) and
+/// residual at its lowest, the opponent's at their best; fail-low the mirror image; neither
+/// margin is negative. The engine's own pair tables and the lab's replay of candidate tables
+/// (`lab tune`) share it.
 pub const fn pair_margins(
-    king_lo: &[i32; SIDE_BUCKETS],
-    king_hi: &[i32; SIDE_BUCKETS],
+    king_lo: &KingTable,
+    king_hi: &KingTable,
     resid_lo: &[i32; SIDE_BUCKETS],
     resid_hi: &[i32; SIDE_BUCKETS],
-    my: usize,
-    opp: usize,
+    pair: Pair,
 ) -> Margins {
-    let fail_high = (king_hi[my] - king_lo[opp]) + (resid_hi[opp] - resid_lo[my]);
-    let fail_low = (king_hi[opp] - king_lo[my]) + (resid_hi[my] - resid_lo[opp]);
+    let Pair {
+        my_bucket: my,
+        opp_bucket: opp,
+        my_class,
+        opp_class,
+    } = pair;
+    let fail_high =
+        (king_hi[opp_class][my] - king_lo[my_class][opp]) + (resid_hi[opp] - resid_lo[my]);
+    let fail_low =
+        (king_hi[my_class][opp] - king_lo[opp_class][my]) + (resid_hi[my] - resid_lo[opp]);
     Margins {
         fail_high: if fail_high > 0 { fail_high } else { 0 },
         fail_low: if fail_low > 0 { fail_low } else { 0 },
     }
 }
 
-/// Both margins of every (my bucket, opponent bucket) pair, computed at compile time from the
-/// tables above, so a node reads one entry instead of doing four lookups and the arithmetic.
-const fn pair_table(
-    resid_lo: &[i32; SIDE_BUCKETS],
-    resid_hi: &[i32; SIDE_BUCKETS],
-) -> [[Margins; SIDE_BUCKETS]; SIDE_BUCKETS] {
-    let mut table = [[Margins {
+/// Both margins of every pair, computed at compile time from the tables above, so a node reads
+/// one entry instead of doing four lookups and the arithmetic.
+const fn pair_table(resid_lo: &[i32; SIDE_BUCKETS], resid_hi: &[i32; SIDE_BUCKETS]) -> PairTable {
+    let mut table = [[[[Margins {
         fail_high: 0,
         fail_low: 0,
-    }; SIDE_BUCKETS]; SIDE_BUCKETS];
-    let mut my = 0;
-    while my < SIDE_BUCKETS {
-        let mut opp = 0;
-        while opp < SIDE_BUCKETS {
-            table[my][opp] = pair_margins(&KING_LO, &KING_HI, resid_lo, resid_hi, my, opp);
-            opp += 1;
+    }; SIDE_BUCKETS]; SIDE_BUCKETS]; DANGER_CLASSES]; DANGER_CLASSES];
+    let mut my_class = 0;
+    while my_class < DANGER_CLASSES {
+        let mut opp_class = 0;
+        while opp_class < DANGER_CLASSES {
+            let mut my = 0;
+            while my < SIDE_BUCKETS {
+                let mut opp = 0;
+                while opp < SIDE_BUCKETS {
+                    let pair = Pair {
+                        my_bucket: my,
+                        opp_bucket: opp,
+                        my_class,
+                        opp_class,
+                    };
+                    table[my_class][opp_class][my][opp] =
+                        pair_margins(&KING_LO, &KING_HI, resid_lo, resid_hi, pair);
+                    opp += 1;
+                }
+                my += 1;
+            }
+            opp_class += 1;
         }
-        my += 1;
+        my_class += 1;
     }
     table
 }
 
-const SUPER_LAZY_MARGINS: [[Margins; SIDE_BUCKETS]; SIDE_BUCKETS] =
-    pair_table(&SUPER_LAZY_RESID_LO, &SUPER_LAZY_RESID_HI);
-const LAZY_MARGINS: [[Margins; SIDE_BUCKETS]; SIDE_BUCKETS] =
-    pair_table(&LAZY_RESID_LO, &LAZY_RESID_HI);
+const SUPER_LAZY_MARGINS: PairTable = pair_table(&SUPER_LAZY_RESID_LO, &SUPER_LAZY_RESID_HI);
+const LAZY_MARGINS: PairTable = pair_table(&LAZY_RESID_LO, &LAZY_RESID_HI);
 
 /// Margins of the super-lazy tier (baseline: material alone).
 #[inline(always)]
-pub fn super_lazy(my_bucket: usize, opp_bucket: usize) -> Margins {
-    SUPER_LAZY_MARGINS[my_bucket][opp_bucket]
+pub fn super_lazy(pair: Pair) -> Margins {
+    SUPER_LAZY_MARGINS[pair.my_class][pair.opp_class][pair.my_bucket][pair.opp_bucket]
 }
 
 /// Margins of the lazy tier (baseline: material, pawns, passers, bad trades, bishop pair).
 #[inline(always)]
-pub fn lazy(my_bucket: usize, opp_bucket: usize) -> Margins {
-    LAZY_MARGINS[my_bucket][opp_bucket]
+pub fn lazy(pair: Pair) -> Margins {
+    LAZY_MARGINS[pair.my_class][pair.opp_class][pair.my_bucket][pair.opp_bucket]
 }
 
 /// Median estimate of the side to move's terms that a super-lazy exit did not count: its own
-/// king term (indexed by the attacker, the opponent) plus its residual.
+/// king term (its class, attacked by the opponent's bucket) plus its residual.
 #[inline(always)]
-pub fn super_lazy_positional(my_bucket: usize, opp_bucket: usize) -> i32 {
-    KING_P50[opp_bucket] + SUPER_LAZY_RESID_P50[my_bucket]
+pub fn super_lazy_positional(pair: Pair) -> i32 {
+    KING_P50[pair.my_class][pair.opp_bucket] + SUPER_LAZY_RESID_P50[pair.my_bucket]
 }
 
 /// Median estimate of the side to move's terms that a lazy exit did not count.
 #[inline(always)]
-pub fn lazy_positional(my_bucket: usize, opp_bucket: usize) -> i32 {
-    KING_P50[opp_bucket] + LAZY_RESID_P50[my_bucket]
+pub fn lazy_positional(pair: Pair) -> i32 {
+    KING_P50[pair.my_class][pair.opp_bucket] + LAZY_RESID_P50[pair.my_bucket]
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn pairs() -> impl Iterator<Item = Pair> {
+        (0..DANGER_CLASSES).flat_map(|my_class| {
+            (0..DANGER_CLASSES).flat_map(move |opp_class| {
+                (0..SIDE_BUCKETS).flat_map(move |my| {
+                    (0..SIDE_BUCKETS).map(move |opp| Pair {
+                        my_bucket: my,
+                        opp_bucket: opp,
+                        my_class,
+                        opp_class,
+                    })
+                })
+            })
+        })
+    }
+
     #[test]
     fn the_pair_tables_follow_the_issue_formula() {
-        for my in 0..SIDE_BUCKETS {
-            for opp in 0..SIDE_BUCKETS {
-                let (sl, lz) = (super_lazy(my, opp), lazy(my, opp));
-                let a = |lo: &[i32; SIDE_BUCKETS], hi: &[i32; SIDE_BUCKETS]| {
-                    ((KING_HI[my] - KING_LO[opp]) + (hi[opp] - lo[my])).max(0)
-                };
-                let b = |lo: &[i32; SIDE_BUCKETS], hi: &[i32; SIDE_BUCKETS]| {
-                    ((KING_HI[opp] - KING_LO[my]) + (hi[my] - lo[opp])).max(0)
-                };
-                assert_eq!(sl.fail_high, a(&SUPER_LAZY_RESID_LO, &SUPER_LAZY_RESID_HI));
-                assert_eq!(sl.fail_low, b(&SUPER_LAZY_RESID_LO, &SUPER_LAZY_RESID_HI));
-                assert_eq!(lz.fail_high, a(&LAZY_RESID_LO, &LAZY_RESID_HI));
-                assert_eq!(lz.fail_low, b(&LAZY_RESID_LO, &LAZY_RESID_HI));
-            }
+        for pair in pairs() {
+            let Pair {
+                my_bucket: my,
+                opp_bucket: opp,
+                my_class: mc,
+                opp_class: oc,
+            } = pair;
+            let (sl, lz) = (super_lazy(pair), lazy(pair));
+            let a = |lo: &[i32; SIDE_BUCKETS], hi: &[i32; SIDE_BUCKETS]| {
+                ((KING_HI[oc][my] - KING_LO[mc][opp]) + (hi[opp] - lo[my])).max(0)
+            };
+            let b = |lo: &[i32; SIDE_BUCKETS], hi: &[i32; SIDE_BUCKETS]| {
+                ((KING_HI[mc][opp] - KING_LO[oc][my]) + (hi[my] - lo[opp])).max(0)
+            };
+            assert_eq!(sl.fail_high, a(&SUPER_LAZY_RESID_LO, &SUPER_LAZY_RESID_HI));
+            assert_eq!(sl.fail_low, b(&SUPER_LAZY_RESID_LO, &SUPER_LAZY_RESID_HI));
+            assert_eq!(lz.fail_high, a(&LAZY_RESID_LO, &LAZY_RESID_HI));
+            assert_eq!(lz.fail_low, b(&LAZY_RESID_LO, &LAZY_RESID_HI));
         }
     }
 
     #[test]
     fn pair_margins_work_on_any_tables() {
-        let king_lo = [0, -10, -20, -30, -40, -50, -60, -70];
-        let king_hi = [0, 5, 0, 0, 0, 0, 0, 0];
+        let calm = [0, -10, -20, -30, -40, -50, -60, -70];
+        let king_lo = [calm, [-1000; SIDE_BUCKETS]];
+        let king_hi = [[0, 5, 0, 0, 0, 0, 0, 0], [0, 7, 0, 0, 0, 0, 0, 0]];
         let resid_lo = [-100, -1, -2, -3, -4, -5, -6, -7];
         let resid_hi = [50, 1, 2, 3, 4, 5, 6, 300];
-        // fail-high: (KING_HI[1] - KING_LO[7]) + (RESID_HI[7] - RESID_LO[1]) = 75 + 301;
-        // fail-low: (KING_HI[7] - KING_LO[1]) + (RESID_HI[1] - RESID_LO[7]) = 10 + 8.
+        let pair = |my_class, opp_class| Pair {
+            my_bucket: 1,
+            opp_bucket: 7,
+            my_class,
+            opp_class,
+        };
+        // Both kings calm. fail-high: (KING_HI[0][1] - KING_LO[0][7]) + (RESID_HI[7] -
+        // RESID_LO[1]) = 75 + 301; fail-low: (KING_HI[0][7] - KING_LO[0][1]) + (RESID_HI[1] -
+        // RESID_LO[7]) = 10 + 8.
         assert_eq!(
-            pair_margins(&king_lo, &king_hi, &resid_lo, &resid_hi, 1, 7),
+            pair_margins(&king_lo, &king_hi, &resid_lo, &resid_hi, pair(0, 0)),
             Margins {
                 fail_high: 376,
                 fail_low: 18
             }
         );
-        // A pair whose sums are negative gets no margin, never a negative one.
-        let low = [10; SIDE_BUCKETS];
-        let high = [-10; SIDE_BUCKETS];
+        // My king in danger widens only the fail-high margin (my king term at its worst); the
+        // opponent's class picks its KING_HI row there.
         assert_eq!(
-            pair_margins(&low, &high, &low, &high, 2, 3),
+            pair_margins(&king_lo, &king_hi, &resid_lo, &resid_hi, pair(1, 1)),
+            Margins {
+                fail_high: 7 + 1000 + 301,
+                fail_low: 1000 + 8
+            }
+        );
+        assert_eq!(
+            pair_margins(&king_lo, &king_hi, &resid_lo, &resid_hi, pair(1, 0)),
+            Margins {
+                fail_high: 5 + 1000 + 301,
+                fail_low: 10 + 8
+            }
+        );
+        // A pair whose sums are negative gets no margin, never a negative one.
+        let low = [[10; SIDE_BUCKETS]; DANGER_CLASSES];
+        let high = [[-10; SIDE_BUCKETS]; DANGER_CLASSES];
+        assert_eq!(
+            pair_margins(&low, &high, &low[0], &high[0], pair(0, 1)),
             Margins {
                 fail_high: 0,
                 fail_low: 0

@@ -32,7 +32,7 @@ pub use score::S;
 use crate::attacks;
 use crate::board::Board;
 use crate::counters::Counters;
-use crate::tier::{material_bucket, side_bucket, SearchKind, Tier, TIERS};
+use crate::tier::{danger_class, material_bucket, side_bucket, SearchKind, Tier, TIERS};
 use crate::types::{Color, PieceType};
 
 /// An evaluation and where it came from.
@@ -127,9 +127,8 @@ impl Evaluator {
     ) -> Evaluation {
         counters.eval_calls += 1;
         self.pawns.prefetch(board);
-        let us = board.side_to_move();
-        let my_bucket = side_bucket(board, us);
-        let opp_bucket = side_bucket(board, !us);
+        let pair = margins::Pair::of(board);
+        let (my_bucket, opp_bucket) = (pair.my_bucket, pair.opp_bucket);
         let material_bucket = material_bucket(board);
         let phase = material::phase(board);
         let scale = drawish::drawish_scale(board);
@@ -147,7 +146,7 @@ impl Evaluator {
         if cheap {
             let score = scaled(material, scale);
             #[cfg_attr(not(feature = "calibrate"), allow(unused_variables))]
-            if let Some(failed_high) = margins::super_lazy(my_bucket, opp_bucket)
+            if let Some(failed_high) = margins::super_lazy(pair)
                 .exit(score, alpha, beta)
                 // A side without pieces (a bare king too) leaves material alone blind to the
                 // passer race and the mop-up, which the lazy tier sees. Checked only when the
@@ -170,7 +169,7 @@ impl Evaluator {
                     beta,
                     full_for_calibration,
                 );
-                let positional = margins::super_lazy_positional(my_bucket, opp_bucket);
+                let positional = margins::super_lazy_positional(pair);
                 return Evaluation {
                     score,
                     tier: Tier::SuperLazy,
@@ -184,8 +183,7 @@ impl Evaluator {
         if cheap {
             let score = scaled(lazy, scale);
             #[cfg_attr(not(feature = "calibrate"), allow(unused_variables))]
-            if let Some(failed_high) = margins::lazy(my_bucket, opp_bucket).exit(score, alpha, beta)
-            {
+            if let Some(failed_high) = margins::lazy(pair).exit(score, alpha, beta) {
                 counters.record_exit(Tier::Lazy, search, material_bucket, my_bucket, opp_bucket);
                 #[cfg(feature = "calibrate")]
                 self.sample_exit(
@@ -196,7 +194,7 @@ impl Evaluator {
                     beta,
                     full_for_calibration,
                 );
-                let positional = margins::lazy_positional(my_bucket, opp_bucket);
+                let positional = margins::lazy_positional(pair);
                 return Evaluation {
                     score,
                     tier: Tier::Lazy,
@@ -329,6 +327,8 @@ impl Evaluator {
                     search,
                     my_bucket: side_bucket(board, us) as u8,
                     opp_bucket: side_bucket(board, !us) as u8,
+                    my_class: danger_class(board, us) as u8,
+                    opp_class: danger_class(board, !us) as u8,
                     alpha,
                     beta,
                     super_lazy,

@@ -6,7 +6,7 @@ use crate::json::Json;
 use crate::output::{out, outln};
 use squall::bench::{self, BenchReport, PositionResult};
 use squall::eval::margins;
-use squall::tier::{SearchKind, TIERS};
+use squall::tier::{SearchKind, SIDE_BUCKETS, TIERS};
 use squall::Board;
 
 /// Bumped when a field is renamed, removed or becomes one the lab relies on (2: `eval.by_search`);
@@ -72,6 +72,9 @@ fn engine_fields() -> Vec<(&'static str, Json)> {
 /// says: the lab reads them from the binary it calibrates rather than from its source.
 fn calibrated_constants() -> Vec<(&'static str, Json)> {
     let values = |row: &[i32]| Json::Array(row.iter().map(|&v| Json::Int(i64::from(v))).collect());
+    // The king tables by danger class: one row each.
+    let rows =
+        |table: &[[i32; SIDE_BUCKETS]]| Json::Array(table.iter().map(|r| values(r)).collect());
     let table = |lo: &[i32], hi: &[i32], p50: &[i32]| {
         Json::Object(vec![
             ("lo", values(lo)),
@@ -85,7 +88,11 @@ fn calibrated_constants() -> Vec<(&'static str, Json)> {
             Json::Object(vec![
                 (
                     "king",
-                    table(&margins::KING_LO, &margins::KING_HI, &margins::KING_P50),
+                    Json::Object(vec![
+                        ("lo", rows(&margins::KING_LO)),
+                        ("hi", rows(&margins::KING_HI)),
+                        ("p50", rows(&margins::KING_P50)),
+                    ]),
                 ),
                 (
                     "lazy_residual",

@@ -277,7 +277,7 @@ mod sampled {
     use crate::output::outln;
     use squall::calibrate::{stats, Calibration, ExitTally, Histogram, Sample, Samples};
     use squall::eval::margins::FUTILITY_BASE_MARGIN_BY_SOURCE;
-    use squall::tier::Tier;
+    use squall::tier::{Tier, SIDE_BUCKETS};
 
     fn histogram(h: &Histogram) -> Json {
         let bins = h
@@ -311,7 +311,8 @@ mod sampled {
     }
 
     /// One sample as a compact array: position, search, my bucket, opponent's bucket, alpha,
-    /// beta, super-lazy, lazy and full scores, race (docs/calibration.md).
+    /// beta, super-lazy, lazy and full scores, race, my king's and the opponent's danger class
+    /// (docs/calibration.md).
     fn sample(s: &Sample) -> Json {
         let int = |v: i32| Json::Int(i64::from(v));
         Json::Array(vec![
@@ -325,6 +326,8 @@ mod sampled {
             int(s.lazy),
             int(s.full),
             Json::UInt(u64::from(s.race)),
+            Json::UInt(u64::from(s.my_class)),
+            Json::UInt(u64::from(s.opp_class)),
         ])
     }
 
@@ -391,6 +394,17 @@ mod sampled {
                                 .collect(),
                         ),
                     ),
+                    (
+                        "by_danger_class",
+                        Json::Array(
+                            c.by_danger_class[t]
+                                .iter()
+                                .map(|row| {
+                                    Json::Array(row.iter().map(|x| tally(x, false)).collect())
+                                })
+                                .collect(),
+                        ),
+                    ),
                 ])
             };
             fields.push((
@@ -433,7 +447,12 @@ mod sampled {
                 "Super-lazy residual (full - material, without king)",
                 &c.super_lazy_residual,
             );
-            print_percentiles("King term, by attacker's bucket", &c.king);
+            for (class, king) in c.king.chunks(SIDE_BUCKETS).enumerate() {
+                print_percentiles(
+                    &format!("King term, danger class {class}, by attacker's bucket"),
+                    king,
+                );
+            }
         }
         if c.modes.margin_safety {
             for (t, name) in [(0, "Super-lazy"), (1, "Lazy")] {
