@@ -23,11 +23,18 @@ use crate::tier::{danger_class, side_bucket, DANGER_CLASSES, SIDE_BUCKETS, TIERS
 pub const KING_LO: [[i32; SIDE_BUCKETS]; DANGER_CLASSES] = [
     [-1, -10, -39, -55, -121, -25, -63, -183],
     [-1, -10, -39, -55, -121, -25, -63, -183],
+    [-1, -10, -39, -55, -121, -25, -63, -183],
 ];
-pub const KING_HI: [[i32; SIDE_BUCKETS]; DANGER_CLASSES] =
-    [[0, 0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0, 0]];
-pub const KING_P50: [[i32; SIDE_BUCKETS]; DANGER_CLASSES] =
-    [[0, 0, 0, -1, 0, -2, -2, 0], [0, 0, 0, -1, 0, -2, -2, 0]];
+pub const KING_HI: [[i32; SIDE_BUCKETS]; DANGER_CLASSES] = [
+    [0, 0, 0, 0, 0, 0, 0, 0],
+    [0, 0, 0, 0, 0, 0, 0, 0],
+    [0, 0, 0, 0, 0, 0, 0, 0],
+];
+pub const KING_P50: [[i32; SIDE_BUCKETS]; DANGER_CLASSES] = [
+    [0, 0, 0, -1, 0, -2, -2, 0],
+    [0, 0, 0, -1, 0, -2, -2, 0],
+    [0, 0, 0, -1, 0, -2, -2, 0],
+];
 pub const LAZY_RESID_LO: [i32; SIDE_BUCKETS] = [-2, -7, -15, -27, -61, -139, -130, -108];
 pub const LAZY_RESID_HI: [i32; SIDE_BUCKETS] = [19, 54, 41, 39, 14, 79, 68, -53];
 pub const LAZY_RESID_P50: [i32; SIDE_BUCKETS] = [6, 28, 14, 8, -25, -36, -44, -83];
@@ -225,8 +232,10 @@ mod tests {
     #[test]
     fn pair_margins_work_on_any_tables() {
         let calm = [0, -10, -20, -30, -40, -50, -60, -70];
-        let king_lo = [calm, [-1000; SIDE_BUCKETS]];
-        let king_hi = [[0, 5, 0, 0, 0, 0, 0, 0], [0, 7, 0, 0, 0, 0, 0, 0]];
+        let mut king_lo = [[-1000; SIDE_BUCKETS]; DANGER_CLASSES];
+        king_lo[0] = calm;
+        let mut king_hi = [[0, 7, 0, 0, 0, 0, 0, 0]; DANGER_CLASSES];
+        king_hi[0] = [0, 5, 0, 0, 0, 0, 0, 0];
         let resid_lo = [-100, -1, -2, -3, -4, -5, -6, -7];
         let resid_hi = [50, 1, 2, 3, 4, 5, 6, 300];
         let pair = |my_class, opp_class| Pair {
