@@ -97,6 +97,8 @@ fn samples() -> Samples {
         lazy,
         full,
         race: true,
+        my_class: 0,
+        opp_class: 0,
     };
     let mut bucket: Vec<Sample> = (0..2000)
         .map(|i| call(i % 700, 1 + (i as i32 % 400), 1 + (i as i32 % 400)))
@@ -154,6 +156,7 @@ fn the_search_finds_the_largest_safe_percentile() {
     assert!(result
         .king
         .iter()
+        .flatten()
         .chain(&result.super_lazy)
         .all(|p| *p == [0.5, 99.5]));
     let (first, last) = (&result.frontier[0], result.frontier.last().unwrap());

@@ -178,19 +178,24 @@ fn frontier_table(result: &SearchResult, style: Style) -> String {
 
 fn choice_table(result: &SearchResult, style: Style) -> String {
     let mut header = vec!["table".to_string()];
-    header.extend((0..result.king.len()).map(|b| format!("bucket {b}")));
+    header.extend((0..result.lazy.len()).map(|b| format!("bucket {b}")));
     let row = |name: &str, pairs: &[[f64; 2]]| {
         std::iter::once(name.to_string())
             .chain(pairs.iter().map(|[lo, hi]| format!("p{lo}/p{hi}")))
             .collect::<Vec<_>>()
     };
-    Table::new(header)
-        .with_rows([
-            row("king", &result.king),
-            row("lazy", &result.lazy),
-            row("super-lazy", &result.super_lazy),
-        ])
-        .render(style)
+    // The king table of each danger class, one row when they all agree.
+    let mut rows: Vec<Vec<String>> = match result.king.as_slice() {
+        [first, rest @ ..] if rest.iter().all(|r| r == first) => vec![row("king", first)],
+        classes => classes
+            .iter()
+            .enumerate()
+            .map(|(class, pairs)| row(&format!("king{class}"), pairs))
+            .collect(),
+    };
+    rows.push(row("lazy", &result.lazy));
+    rows.push(row("super-lazy", &result.super_lazy));
+    Table::new(header).with_rows(rows).render(style)
 }
 
 fn search_section(search: &TuneSearch, style: Style) -> String {
