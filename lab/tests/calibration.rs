@@ -354,12 +354,9 @@ fn tables_apply_rewrites_only_the_marked_block() {
     assert_eq!(&updated[..begin], &original[..ob]);
     assert_eq!(&updated[end..], &original[oe..]);
     let row = |name: &str| -> Vec<i32> {
-        let line = updated
-            .lines()
-            .find(|l| l.starts_with(&format!("pub const {name}:")))
-            .unwrap();
-        let list = &line[line.find("= [").unwrap() + 3..line.rfind(']').unwrap()];
-        list.split(", ").map(|v| v.parse().unwrap()).collect()
+        let rows = table_rows(&updated, name);
+        assert_eq!(rows.len(), 1, "{name}");
+        rows[0].clone()
     };
     let lazy = &a.0[0];
     let expect = |values: &[Vec<i32>], pick: &dyn Fn(usize) -> f64| -> Vec<i32> {
@@ -374,8 +371,11 @@ fn tables_apply_rewrites_only_the_marked_block() {
         expect(lazy, &|b| if b == 6 { 90.0 } else { 95.0 })
     );
     assert_eq!(row("SUPER_LAZY_RESID_P50"), expect(&a.0[1], &|_| 50.0));
-    assert_eq!(row("KING_LO"), expect(&a.0[2], &|_| 2.0));
-    assert_eq!(row("KING_HI"), expect(&a.0[2], &|_| 98.0));
+    // One class of king histograms: both danger classes get its rows.
+    let king = expect(&a.0[2], &|_| 2.0);
+    assert_eq!(table_rows(&updated, "KING_LO"), [king.clone(), king]);
+    let king = expect(&a.0[2], &|_| 98.0);
+    assert_eq!(table_rows(&updated, "KING_HI"), [king.clone(), king]);
     // The block's other constants, which the tables do not write, stay as they were.
     let futility = |source: &str| {
         source
@@ -669,15 +669,19 @@ fn tables_write_no_bytes_of_the_path_into_source() {
         updated.find(margins_source::BEGIN_MARKER).unwrap() + margins_source::BEGIN_MARKER.len();
     let end = updated.find(margins_source::END_MARKER).unwrap();
     let block: Vec<&str> = updated[begin..end].lines().collect();
-    // The source comment and the nine tables, then the kept futility margins with their doc.
-    assert_eq!(block.len(), 12, "{block:?}");
+    // The source comment and the nine tables (each king table's rows on a line of their own),
+    // then the kept futility margins with their doc.
+    assert_eq!(block.len(), 15, "{block:?}");
     assert!(
         block[0].starts_with("// source: evil__pub_const_INJECTED__i32___1__x.json (7 positions"),
         "{}",
         block[0]
     );
-    assert!(block[1..10].iter().all(|l| l.starts_with("pub const ")));
-    assert!(block[11].starts_with("pub const FUTILITY_BASE_MARGIN_BY_SOURCE:"));
+    assert!(block[1..13]
+        .iter()
+        .all(|l| l.starts_with("pub const ") || l.starts_with("    [[")));
+    assert_eq!(block.iter().filter(|l| l.starts_with("pub const ")).count(), 10);
+    assert!(block[14].starts_with("pub const FUTILITY_BASE_MARGIN_BY_SOURCE:"));
     assert_eq!(tables::safe_origin(""), "calibration file");
     assert_eq!(tables::safe_origin(&"é".repeat(100)).len(), 64);
 }
@@ -877,7 +881,7 @@ fn calibration_files_with_wrong_shapes_are_refused_on_load() {
         (
             |f| {
                 let king = f.histograms.as_mut().unwrap().king.as_mut().unwrap();
-                *king = king.repeat(3)
+                *king = [king.clone(), king.clone(), king.clone()].concat()
             },
             "histograms.king: 24 rows, expected 8 per danger class for 1 to 2 classes",
         ),
@@ -1272,8 +1276,8 @@ fn danger_classes(by_material_bucket: &[Tally]) -> Vec<Vec<Tally>> {
 
 /// A run of an engine with danger classes: king histograms of two classes (class 1's from
 /// `danger`), margin safety by class, and samples whose last two fields are classes.
-fn two_class_file(seed: u64, danger: &Samples) -> CalibrationFile {
-    let mut f = with_replay_samples(shard(1), 1, 100);
+fn two_class_file(base: CalibrationFile, seed: u64, danger: &Samples) -> CalibrationFile {
+    let mut f = with_replay_samples(base, 1, 100);
     let king = f.histograms.as_mut().unwrap().king.as_mut().unwrap();
     king.extend(danger.0[2].iter().map(|v| sparse(v)));
     let safety = f.margin_safety.as_mut().unwrap();
@@ -1323,7 +1327,7 @@ fn table_rows(source: &str, name: &str) -> Vec<Vec<i32>> {
 fn files_with_danger_classes_load_merge_and_keep_old_files_loading() {
     let dir = tempfile::tempdir().unwrap();
     let danger = samples(31, 200);
-    let two = two_class_file(5, &danger);
+    let two = two_class_file(shard(1), 5, &danger);
     let path = save(dir.path(), "two.json", &two);
     let loaded = CalibrationFile::load(Path::new(&path)).unwrap();
     assert_eq!(loaded, two, "every field round-trips");
@@ -1379,7 +1383,7 @@ fn files_with_danger_classes_load_merge_and_keep_old_files_loading() {
 
     // Shards of two classes merge, the tallies by class summed; a run of two classes and one
     // of one do not.
-    let mut other = two_class_file(6, &samples(32, 200));
+    let mut other = two_class_file(shard(2), 6, &samples(32, 200));
     other.lab = Some(provenance(2, 3));
     other.positions = 10;
     let merged = merge_files(&[("a", two.clone()), ("b", other.clone())]).unwrap();
@@ -1418,7 +1422,10 @@ fn files_with_danger_classes_load_merge_and_keep_old_files_loading() {
 fn tables_write_each_danger_class_from_its_own_histograms() {
     let repo = MarginsRepo::new();
     let danger = samples(31, 800);
-    let two = two_class_file(5, &danger);
+    let calm = samples(21, 800);
+    let mut base = file(&calm, 10, 1);
+    base.lab = Some(provenance(1, 3));
+    let two = two_class_file(base, 5, &danger);
     let cal = save(repo.dir.path(), "cal.json", &two);
     let root = repo.dir.path().to_string_lossy().into_owned();
     let output = lab(&[
@@ -1443,7 +1450,7 @@ fn tables_write_each_danger_class_from_its_own_histograms() {
     assert!(output.status.success(), "{}", text(&output));
     let updated = String::from_utf8(repo.margins()).unwrap();
     // Class 0 from the first eight king histograms, class 1 from the next eight.
-    let calm = &samples(21, 50).0[2];
+    let calm = &calm.0[2];
     let expect = |values: &[Vec<i32>], pick: &dyn Fn(usize) -> f64| -> Vec<i32> {
         (0..8).map(|b| nearest_rank(&values[b], pick(b))).collect()
     };
@@ -1496,12 +1503,13 @@ fn tables_write_each_danger_class_from_its_own_histograms() {
     let rows = table_rows(&printed, "KING_LO");
     assert_eq!((rows.len(), &rows[0]), (2, &rows[1]), "{printed}");
     assert!(printed.contains("; king p5/p95; residuals p5/p95;"), "{printed}");
-    repo.refused(
+    let untouched = MarginsRepo::new();
+    untouched.refused(
         &one,
         &["--lo", "5", "--hi", "95", "--bucket", "king1:6=10:90"],
         "has king histograms for 1 danger class(es), so the king table of class 1 is class 0's",
     );
-    repo.refused(
+    untouched.refused(
         &one,
         &["--lo", "5", "--hi", "95", "--bucket", "king2:6=10:90"],
         "the danger class must be 0..=1",

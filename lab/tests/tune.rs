@@ -360,7 +360,7 @@ fn out_of_range_scores_and_tables_are_refused_with_the_field() {
     let dir = tempfile::tempdir().unwrap();
     let margins = workspace_margins().to_string_lossy().into_owned();
     // A sample row: [position, search, my_bucket, opp_bucket, alpha, beta, super_lazy, lazy,
-    // full, race].
+    // full, race, my_class, opp_class].
     let with_sample = |column: usize, value: i64, name: &str| {
         let mut file = samples_file(true);
         file["samples"]["by_material_bucket"][MATERIAL][5][column] = serde_json::json!(value);
@@ -368,18 +368,28 @@ fn out_of_range_scores_and_tables_are_refused_with_the_field() {
     };
     let min_full = with_sample(8, i64::from(i32::MIN), "min-full.json");
     let inverted = with_sample(4, 5, "inverted.json");
-    let source = std::fs::read_to_string(workspace_margins()).unwrap();
-    let wrapping = source
-        .replace(
-            "pub const KING_HI: [i32; SIDE_BUCKETS] = [",
-            "pub const KING_HI: [i32; SIDE_BUCKETS] = [2147483647, ",
+    // A bare marked block whose king tables of class 0 span all of i32 in bucket 0.
+    let flat = |name: &str| format!("pub const {name}: [i32; SIDE_BUCKETS] = [0, 0, 0, 0, 0, 0, 0, 0];\n");
+    let king = |name: &str, first: i64| {
+        format!(
+            "pub const {name}: [[i32; SIDE_BUCKETS]; DANGER_CLASSES] = [\n    \
+             [{first}, 0, 0, 0, 0, 0, 0, 0],\n    [0, 0, 0, 0, 0, 0, 0, 0],\n];\n"
         )
-        .replace(
-            "pub const KING_LO: [i32; SIDE_BUCKETS] = [",
-            "pub const KING_LO: [i32; SIDE_BUCKETS] = [-2147483648, ",
-        );
+    };
+    let wrapping = format!(
+        "// source: hand-written\n{}{}{}{}{}{}{}{}{}",
+        king("KING_LO", i64::from(i32::MIN)),
+        king("KING_HI", i64::from(i32::MAX)),
+        king("KING_P50", 0),
+        flat("LAZY_RESID_LO"),
+        flat("LAZY_RESID_HI"),
+        flat("LAZY_RESID_P50"),
+        flat("SUPER_LAZY_RESID_LO"),
+        flat("SUPER_LAZY_RESID_HI"),
+        flat("SUPER_LAZY_RESID_P50"),
+    );
     let wrapping_tables = dir.path().join("wrapping.rs");
-    std::fs::write(&wrapping_tables, drop_last_entries(&wrapping)).unwrap();
+    std::fs::write(&wrapping_tables, wrapping).unwrap();
     let wrapping_tables = wrapping_tables.to_string_lossy().into_owned();
     let good = write(dir.path(), "good.json", &samples_file(true));
     let cases: [(Vec<&str>, &str); 3] = [
@@ -394,7 +404,8 @@ fn out_of_range_scores_and_tables_are_refused_with_the_field() {
         ),
         (
             vec!["tune", &good, "--tables", &wrapping_tables],
-            "(KING_HI[0] - KING_LO[0])",
+            "fail-high margin of side buckets (0, 0), danger classes (0, 0): (KING_HI[0][0] - \
+             KING_LO[0][0])",
         ),
     ];
     for (args, message) in cases {
@@ -406,19 +417,3 @@ fn out_of_range_scores_and_tables_are_refused_with_the_field() {
     }
 }
 
-/// The KING_LO and KING_HI rows with the entry the test prepended and their last one dropped,
-/// so each still has eight entries.
-fn drop_last_entries(source: &str) -> String {
-    source
-        .lines()
-        .map(|line| {
-            if line.starts_with("pub const KING_HI:") || line.starts_with("pub const KING_LO:") {
-                let (head, _) = line.rsplit_once(", ").unwrap();
-                format!("{head}];")
-            } else {
-                line.to_string()
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-}
