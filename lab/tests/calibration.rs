@@ -680,7 +680,10 @@ fn tables_write_no_bytes_of_the_path_into_source() {
     assert!(block[1..13]
         .iter()
         .all(|l| l.starts_with("pub const ") || l.starts_with("    [[")));
-    assert_eq!(block.iter().filter(|l| l.starts_with("pub const ")).count(), 10);
+    assert_eq!(
+        block.iter().filter(|l| l.starts_with("pub const ")).count(),
+        10
+    );
     assert!(block[14].starts_with("pub const FUTILITY_BASE_MARGIN_BY_SOURCE:"));
     assert_eq!(tables::safe_origin(""), "calibration file");
     assert_eq!(tables::safe_origin(&"é".repeat(100)).len(), 64);
@@ -1341,10 +1344,7 @@ fn files_with_danger_classes_load_merge_and_keep_old_files_loading() {
     // The same file as an engine without danger classes writes it: ten-field samples, no
     // tallies by class, one class of king histograms. It loads, its classes 0.
     let mut old = value.clone();
-    for bucket in old["samples"]["by_material_bucket"]
-        .as_array_mut()
-        .unwrap()
-    {
+    for bucket in old["samples"]["by_material_bucket"].as_array_mut().unwrap() {
         for sample in bucket.as_array_mut().unwrap() {
             sample.as_array_mut().unwrap().truncate(10);
         }
@@ -1363,7 +1363,13 @@ fn files_with_danger_classes_load_merge_and_keep_old_files_loading() {
     let sample = old_file.samples.as_ref().unwrap().by_material_bucket[0][0];
     assert_eq!((sample.my_class, sample.opp_class), (0, 0));
     assert_eq!(old_file.histogram_set("king").unwrap().len(), 8);
-    assert!(old_file.margin_safety.as_ref().unwrap().lazy.by_danger_class.is_none());
+    assert!(old_file
+        .margin_safety
+        .as_ref()
+        .unwrap()
+        .lazy
+        .by_danger_class
+        .is_none());
     // A sample of 11 or 13 fields is neither.
     for length in [11, 13] {
         let mut bad = value.clone();
@@ -1388,7 +1394,13 @@ fn files_with_danger_classes_load_merge_and_keep_old_files_loading() {
     other.positions = 10;
     let merged = merge_files(&[("a", two.clone()), ("b", other.clone())]).unwrap();
     let by_class = |f: &CalibrationFile| {
-        f.margin_safety.as_ref().unwrap().lazy.by_danger_class.clone().unwrap()
+        f.margin_safety
+            .as_ref()
+            .unwrap()
+            .lazy
+            .by_danger_class
+            .clone()
+            .unwrap()
     };
     assert_eq!(
         by_class(&merged)[4][1].exits,
@@ -1410,7 +1422,12 @@ fn files_with_danger_classes_load_merge_and_keep_old_files_loading() {
         "{error}"
     );
     let mut no_tallies = other.clone();
-    no_tallies.margin_safety.as_mut().unwrap().lazy.by_danger_class = None;
+    no_tallies
+        .margin_safety
+        .as_mut()
+        .unwrap()
+        .lazy
+        .by_danger_class = None;
     let error = merge_error(&[("a", two), ("b", no_tallies)]);
     assert!(
         error.contains("margin_safety.lazy.by_danger_class is in one run only"),
@@ -1466,7 +1483,10 @@ fn tables_write_each_danger_class_from_its_own_histograms() {
         table_rows(&updated, "KING_P50"),
         [expect(calm, &|_| 50.0), expect(&danger.0[2], &|_| 50.0)]
     );
-    assert_eq!(table_rows(&updated, "KING_HI")[1][6], nearest_rank(&danger.0[2][6], 90.0));
+    assert_eq!(
+        table_rows(&updated, "KING_HI")[1][6],
+        nearest_rank(&danger.0[2][6], 90.0)
+    );
     let comment = updated
         .lines()
         .find(|l| l.starts_with("// source:"))
@@ -1492,17 +1512,30 @@ fn tables_write_each_danger_class_from_its_own_histograms() {
     assert!(output.status.success(), "{}", text(&output));
     let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     let king = &report["prediction"]["tables"]["king"];
-    assert_eq!(king[1]["lo"], serde_json::json!(table_rows(&updated, "KING_LO")[1]));
+    assert_eq!(
+        king[1]["lo"],
+        serde_json::json!(table_rows(&updated, "KING_LO")[1])
+    );
 
     // A file with one class of king histograms gives every class class 0's rows, and refuses
     // a choice that would set class 1 apart.
     let one = with_samples(800);
-    let output = lab(&["tables", &save(repo.dir.path(), "one.json", &one), "--lo", "5", "--hi", "95"]);
+    let output = lab(&[
+        "tables",
+        &save(repo.dir.path(), "one.json", &one),
+        "--lo",
+        "5",
+        "--hi",
+        "95",
+    ]);
     assert!(output.status.success(), "{}", text(&output));
     let printed = String::from_utf8(output.stdout).unwrap();
     let rows = table_rows(&printed, "KING_LO");
     assert_eq!((rows.len(), &rows[0]), (2, &rows[1]), "{printed}");
-    assert!(printed.contains("; king p5/p95; residuals p5/p95;"), "{printed}");
+    assert!(
+        printed.contains("; king p5/p95; residuals p5/p95;"),
+        "{printed}"
+    );
     let untouched = MarginsRepo::new();
     untouched.refused(
         &one,

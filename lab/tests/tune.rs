@@ -369,7 +369,8 @@ fn out_of_range_scores_and_tables_are_refused_with_the_field() {
     let min_full = with_sample(8, i64::from(i32::MIN), "min-full.json");
     let inverted = with_sample(4, 5, "inverted.json");
     // A bare marked block whose king tables of class 0 span all of i32 in bucket 0.
-    let flat = |name: &str| format!("pub const {name}: [i32; SIDE_BUCKETS] = [0, 0, 0, 0, 0, 0, 0, 0];\n");
+    let flat =
+        |name: &str| format!("pub const {name}: [i32; SIDE_BUCKETS] = [0, 0, 0, 0, 0, 0, 0, 0];\n");
     let king = |name: &str, first: i64| {
         format!(
             "pub const {name}: [[i32; SIDE_BUCKETS]; DANGER_CLASSES] = [\n    \
@@ -416,4 +417,3 @@ fn out_of_range_scores_and_tables_are_refused_with_the_field() {
         assert!(output.stdout.is_empty(), "{output}");
     }
 }
-

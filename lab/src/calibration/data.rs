@@ -543,9 +543,7 @@ impl CalibrationFile {
                 }
                 for (name, class) in [("my_class", s.my_class), ("opp_class", s.opp_class)] {
                     if usize::from(class) >= DANGER_CLASSES {
-                        bail!(
-                            "{field}: {name} {class} is not a danger class 0..{DANGER_CLASSES}"
-                        );
+                        bail!("{field}: {name} {class} is not a danger class 0..{DANGER_CLASSES}");
                     }
                 }
                 if s.race > 1 {
@@ -575,7 +573,11 @@ impl CalibrationFile {
     /// files from engines without danger classes.
     pub(crate) fn king_histograms_by_class(&self) -> Option<Vec<Vec<Histogram>>> {
         let king = self.histogram_set("king")?;
-        Some(king.chunks(SIDE_BUCKETS).map(<[Histogram]>::to_vec).collect())
+        Some(
+            king.chunks(SIDE_BUCKETS)
+                .map(<[Histogram]>::to_vec)
+                .collect(),
+        )
     }
 
     /// Adds another run over a disjoint set of positions: sums everywhere, except the
@@ -795,7 +797,7 @@ fn merged_measurement(records: &[&ShardProvenance]) -> Option<Provenance> {
 /// class, 1 to `DANGER_CLASSES` classes.
 pub(crate) fn king_classes(histograms: usize) -> Result<usize> {
     let classes = histograms / SIDE_BUCKETS;
-    if histograms % SIDE_BUCKETS != 0 || !(1..=DANGER_CLASSES).contains(&classes) {
+    if !histograms.is_multiple_of(SIDE_BUCKETS) || !(1..=DANGER_CLASSES).contains(&classes) {
         bail!(
             "histograms.king: {histograms} rows, expected {SIDE_BUCKETS} per danger class for 1 \
              to {DANGER_CLASSES} classes"
@@ -807,7 +809,11 @@ pub(crate) fn king_classes(histograms: usize) -> Result<usize> {
 /// `margin_safety.TIER.by_danger_class`: a row per material bucket, each of `DANGER_CLASSES`
 /// tallies, no more exceeded than exits, and each row's exits those of its material bucket
 /// (every exit bets on one king).
-fn validate_danger_classes(field: &str, by_class: &[Vec<Tally>], by_bucket: &[Tally]) -> Result<()> {
+fn validate_danger_classes(
+    field: &str,
+    by_class: &[Vec<Tally>],
+    by_bucket: &[Tally],
+) -> Result<()> {
     let field = format!("{field}.by_danger_class");
     rows(&field, by_class.len(), MATERIAL_BUCKETS)?;
     for (bucket, (row, total)) in by_class.iter().zip(by_bucket).enumerate() {

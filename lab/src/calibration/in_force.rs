@@ -54,11 +54,11 @@ fn king_by_class<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<TableInForce>, D
     #[derive(Deserialize)]
     #[serde(untagged)]
     enum OneOrMore {
-        One(TableInForce),
+        One(Box<TableInForce>),
         ByClass(Vec<TableInForce>),
     }
     let tables = match OneOrMore::deserialize(d)? {
-        OneOrMore::One(table) => vec![table],
+        OneOrMore::One(table) => vec![*table],
         OneOrMore::ByClass(tables) => tables,
     };
     if !(1..=DANGER_CLASSES).contains(&tables.len()) {
@@ -120,10 +120,7 @@ pub(crate) fn margins_in_force(
                     hi: king.hi[class],
                     p50: king.p50[class],
                 };
-                table(
-                    &entries,
-                    block.as_ref().and_then(|b| b.king.get(class)),
-                )
+                table(&entries, block.as_ref().and_then(|b| b.king.get(class)))
             })
             .collect(),
         lazy_residual: table(
@@ -174,8 +171,7 @@ pub(crate) fn parse_margins(source: &str) -> Option<MarginsInForce> {
         })
     };
     let (lo, hi, p50) = (rows("KING_LO")?, rows("KING_HI")?, rows("KING_P50")?);
-    if !(1..=DANGER_CLASSES).contains(&lo.len()) || hi.len() != lo.len() || p50.len() != lo.len()
-    {
+    if !(1..=DANGER_CLASSES).contains(&lo.len()) || hi.len() != lo.len() || p50.len() != lo.len() {
         return None;
     }
     let king = (0..lo.len())
@@ -319,7 +315,10 @@ mod tests {
             "pub const KING_P50: [i32; 8] = [1, 2, 3, 4, 5, 6, 7, 8];",
             "pub const KING_P50: [[i32; 8]; 2] = [[1, 2, 3, 4, 5, 6, 7, 8], [0; 8]];",
         );
-        assert!(parse_margins(&by_class).is_none(), "`[0; 8]` is not a row of integers");
+        assert!(
+            parse_margins(&by_class).is_none(),
+            "`[0; 8]` is not a row of integers"
+        );
         let by_class = by_class.replace("[0; 8]]", "[0, 0, 0, 0, 0, 0, 0, 0]]");
         let margins = parse_margins(&by_class).unwrap();
         assert_eq!(margins.king.len(), 2);
@@ -327,8 +326,14 @@ mod tests {
         assert_eq!(margins.king[0].percentiles, Some([[5.0, 95.0]; 8]));
         assert_eq!(margins.king[1].percentiles, Some([[1.0, 99.0]; 8]));
         assert_eq!(margins.king_of_class(1), &margins.king[1]);
-        let three = by_class.replace("[-9, 2, 3, 4, 5, 6, 7, 8],", "[-9, 2, 3, 4, 5, 6, 7, 8], [1, 1, 1, 1, 1, 1, 1, 1],");
-        assert!(parse_margins(&three).is_none(), "more classes than the engine has");
+        let three = by_class.replace(
+            "[-9, 2, 3, 4, 5, 6, 7, 8],",
+            "[-9, 2, 3, 4, 5, 6, 7, 8], [1, 1, 1, 1, 1, 1, 1, 1],",
+        );
+        assert!(
+            parse_margins(&three).is_none(),
+            "more classes than the engine has"
+        );
     }
 
     #[test]
@@ -339,14 +344,23 @@ mod tests {
         });
         let margins: MarginsInForce = serde_json::from_value(old).unwrap();
         assert_eq!(margins.king.len(), 1);
-        assert_eq!(margins.king_of_class(1).hi, [2; 8], "class 0's table for every class");
+        assert_eq!(
+            margins.king_of_class(1).hi,
+            [2; 8],
+            "class 0's table for every class"
+        );
         let written = serde_json::to_value(&margins).unwrap();
         assert!(written["king"].is_array());
-        assert_eq!(serde_json::from_value::<MarginsInForce>(written).unwrap(), margins);
+        assert_eq!(
+            serde_json::from_value::<MarginsInForce>(written).unwrap(),
+            margins
+        );
         let none = serde_json::json!({
             "king": [], "lazy_residual": table, "super_lazy_residual": table
         });
-        let error = serde_json::from_value::<MarginsInForce>(none).unwrap_err().to_string();
+        let error = serde_json::from_value::<MarginsInForce>(none)
+            .unwrap_err()
+            .to_string();
         assert!(error.contains("margins.king: 0 tables"), "{error}");
     }
 

@@ -236,7 +236,11 @@ mod tests {
         assert_eq!(const_rows(block, "C"), Some(vec![vec![9, 10]]));
         assert_eq!(const_rows(block, "D"), None);
         assert_eq!(const_rows(block, "E"), None);
-        assert_eq!(const_values(block, "A"), None, "a nested list is not a flat one");
+        assert_eq!(
+            const_values(block, "A"),
+            None,
+            "a nested list is not a flat one"
+        );
     }
 
     #[test]

@@ -298,9 +298,9 @@ fn king_rows(
     origin: &str,
     choice: &Choice,
 ) -> anyhow::Result<[[[i32; SIDE_BUCKETS]; DANGER_CLASSES]; 3]> {
-    let by_class = file.king_histograms_by_class().with_context(|| {
-        format!("{origin} has no `king` histograms: run `calibrate residual`")
-    })?;
+    let by_class = file
+        .king_histograms_by_class()
+        .with_context(|| format!("{origin} has no `king` histograms: run `calibrate residual`"))?;
     let mut rows = [[[0; SIDE_BUCKETS]; DANGER_CLASSES]; 3];
     for class in 0..DANGER_CLASSES {
         let pairs = &choice.king[class];
@@ -434,7 +434,9 @@ mod tests {
             parse_override("king1:0=10:90", false).unwrap().0,
             Target::King(Some(1))
         );
-        let error = parse_override("king2:0=10:90", false).unwrap_err().to_string();
+        let error = parse_override("king2:0=10:90", false)
+            .unwrap_err()
+            .to_string();
         assert!(error.contains("danger class must be 0..=1"), "{error}");
         assert!(parse_override("kings:0=10:90", false).is_err());
         assert!(parse_override("pawns:3=5:95", false).is_err());
@@ -452,8 +454,14 @@ mod tests {
         let mut choice = Choice::uniform(pair(2.0), pair(5.0));
         choice.set(Target::King(None), 3, pair(1.0));
         choice.set(Target::King(Some(1)), 4, pair(10.0));
-        assert_eq!((choice.king[0][3], choice.king[1][3]), (pair(1.0), pair(1.0)));
-        assert_eq!((choice.king[0][4], choice.king[1][4]), (pair(5.0), pair(10.0)));
+        assert_eq!(
+            (choice.king[0][3], choice.king[1][3]),
+            (pair(1.0), pair(1.0))
+        );
+        assert_eq!(
+            (choice.king[0][4], choice.king[1][4]),
+            (pair(5.0), pair(10.0))
+        );
         assert_eq!(
             describe_king(&choice),
             "king[0] p5/p95 p5/p95 p5/p95 p1/p99 p5/p95 p5/p95 p5/p95 p5/p95; \

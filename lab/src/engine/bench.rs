@@ -103,9 +103,8 @@ fn king_rows(
 ) -> std::result::Result<Vec<[i32; SIDE_BUCKETS]>, String> {
     let field = format!("engine.margin_tables.king.{name}");
     let row = |value: &serde_json::Value, field: &str| -> std::result::Result<_, String> {
-        serde_json::from_value::<[i32; SIDE_BUCKETS]>(value.clone()).map_err(|_| {
-            format!("{field}: expected a row of {SIDE_BUCKETS} integers (32-bit)")
-        })
+        serde_json::from_value::<[i32; SIDE_BUCKETS]>(value.clone())
+            .map_err(|_| format!("{field}: expected a row of {SIDE_BUCKETS} integers (32-bit)"))
     };
     let Some(items) = value.as_array() else {
         return Err(format!("{field}: expected an array"));

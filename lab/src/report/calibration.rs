@@ -284,7 +284,8 @@ pub(crate) fn danger_class_section(file: &CalibrationFile, style: Style) -> Opti
         let mut t = Table::new(head);
         let all: Vec<Tally> = (0..classes)
             .map(|class| {
-                let column: Vec<Tally> = rows.iter().filter_map(|r| r.get(class)).copied().collect();
+                let column: Vec<Tally> =
+                    rows.iter().filter_map(|r| r.get(class)).copied().collect();
                 sum_tallies(&column)
             })
             .collect();

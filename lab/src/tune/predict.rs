@@ -109,8 +109,7 @@ impl ExitTables {
                         None => anyhow::bail!(
                             "{place}: {terms} = {} overflows i32, so the engine's pair_margins \
                              cannot compute it",
-                            i64::from(king_hi) - i64::from(king_lo)
-                                + i64::from(resid.hi[resid_hi])
+                            i64::from(king_hi) - i64::from(king_lo) + i64::from(resid.hi[resid_hi])
                                 - i64::from(resid.lo[resid_lo])
                         ),
                         Some(margin) if margin > max_margin => anyhow::bail!(
@@ -143,7 +142,8 @@ impl PairTables {
             let mut table = [[[[Margins {
                 fail_high: 0,
                 fail_low: 0,
-            }; SIDE_BUCKETS]; SIDE_BUCKETS]; DANGER_CLASSES]; DANGER_CLASSES];
+            }; SIDE_BUCKETS]; SIDE_BUCKETS]; DANGER_CLASSES];
+                DANGER_CLASSES];
             for pair in all_pairs() {
                 table[pair.my_class][pair.opp_class][pair.my_bucket][pair.opp_bucket] =
                     pair_margins(&king_lo, &king_hi, &resid.lo, &resid.hi, pair);
@@ -172,7 +172,9 @@ pub(crate) fn replay(sample: &Sample, pairs: &PairTables) -> (Tier, bool) {
         }
     };
     if !sample.race {
-        if let Some(failed_high) = pairs.super_lazy[mc][oc][my][opp].exit(sample.super_lazy, alpha, beta) {
+        if let Some(failed_high) =
+            pairs.super_lazy[mc][oc][my][opp].exit(sample.super_lazy, alpha, beta)
+        {
             return (Tier::SuperLazy, contradicted(failed_high));
         }
     }

@@ -105,9 +105,7 @@ impl SearchResult {
     pub(crate) fn choice(&self) -> Choice {
         let pairs = |rows: &[[f64; 2]; SIDE_BUCKETS]| rows.map(|[lo, hi]| Pair { lo, hi });
         Choice {
-            king: std::array::from_fn(|class| {
-                pairs(self.king.get(class).unwrap_or(&self.king[0]))
-            }),
+            king: std::array::from_fn(|class| pairs(self.king.get(class).unwrap_or(&self.king[0]))),
             lazy: pairs(&self.lazy),
             super_lazy: pairs(&self.super_lazy),
         }
@@ -217,8 +215,7 @@ pub fn search(
     let runs: Vec<Result<SearchResult>> = GREEDY_LIMIT_SHARES
         .par_iter()
         .map(|share| {
-            let mut result =
-                greedy(&tables, &options, &weights, &grouped, share * max_exceeded)?;
+            let mut result = greedy(&tables, &options, &weights, &grouped, share * max_exceeded)?;
             result.max_exceeded = max_exceeded;
             Ok(result)
         })
@@ -245,14 +242,18 @@ fn greedy(
     grouped: &Grouped,
     max_exceeded: f64,
 ) -> Result<SearchResult> {
-    let king_classes = tables.iter().filter(|t| matches!(t, Table::King(_))).count();
+    let king_classes = tables
+        .iter()
+        .filter(|t| matches!(t, Table::King(_)))
+        .count();
     let index_of = |wanted: Table| {
         tables
             .iter()
             .position(|&t| t == wanted)
             .expect("every table is a coordinate")
     };
-    let king_index = |class: usize| index_of(Table::King(if class < king_classes { class } else { 0 }));
+    let king_index =
+        |class: usize| index_of(Table::King(if class < king_classes { class } else { 0 }));
     let (lazy_index, super_lazy_index) = (index_of(Table::Lazy), index_of(Table::SuperLazy));
     // state[table][bucket]: index into options[table][bucket], widest first.
     let mut state = vec![[0usize; SIDE_BUCKETS]; tables.len()];
@@ -391,9 +392,13 @@ fn greedy(
 /// The tables the search chooses for (the king table of each danger class the run's king
 /// histograms hold, then the residual tables), and the grid pairs each (table, bucket)
 /// histogram allows, widest first, with their entries.
-#[allow(clippy::type_complexity, reason = "a table's options per bucket, read once")]
+#[allow(
+    clippy::type_complexity,
+    reason = "a table's options per bucket, read once"
+)]
 fn grid_options(file: &CalibrationFile) -> Result<(Vec<Table>, Vec<Vec<Vec<GridPoint>>>)> {
-    let missing = |set: &str| format!("the samples file has no `{set}` histograms: {NEEDS_HISTOGRAMS}");
+    let missing =
+        |set: &str| format!("the samples file has no `{set}` histograms: {NEEDS_HISTOGRAMS}");
     let king = file
         .king_histograms_by_class()
         .with_context(|| missing("king"))?;
@@ -462,7 +467,10 @@ fn grid_options(file: &CalibrationFile) -> Result<(Vec<Table>, Vec<Vec<Vec<GridP
                 .collect()
         })
         .collect::<Result<_>>()?;
-    Ok((tables.into_iter().map(|(table, ..)| table).collect(), options))
+    Ok((
+        tables.into_iter().map(|(table, ..)| table).collect(),
+        options,
+    ))
 }
 
 /// Said when a samples file lacks the histograms that percentiles are read from.

@@ -34,7 +34,9 @@ fn row_title(set: &str, class: usize, king_classes: usize) -> String {
                 .to_string()
         }
         _ if king_classes > 1 => {
-            format!("King term, danger class {class} of the defending king, by the attacker's bucket")
+            format!(
+                "King term, danger class {class} of the defending king, by the attacker's bucket"
+            )
         }
         _ => "King term, by the attacker's bucket".to_string(),
     }
@@ -242,7 +244,10 @@ mod tests {
             .collect();
         let svg = draw(&by_class, &test_footer()).unwrap();
         assert_eq!(count(&svg, "<polygon"), 16);
-        assert!(svg.contains("danger class 1 of the defending king"), "{svg}");
+        assert!(
+            svg.contains("danger class 1 of the defending king"),
+            "{svg}"
+        );
     }
 
     #[test]
