@@ -235,6 +235,36 @@ fn search_section(search: &TuneSearch, style: Style) -> String {
     out
 }
 
+/// The cheap exits by the danger class of the king they bet on (sample counts).
+fn danger_class_table(report: &TuneReport, style: Style) -> String {
+    let rows = report.prediction.by_danger_class.iter().map(|c| {
+        [
+            c.class.to_string(),
+            format!("{} / {}", thousands(c.exceeded[0]), thousands(c.exits[0])),
+            rate(c.exceeded_rate[0], 2),
+            format!("{} / {}", thousands(c.exceeded[1]), thousands(c.exits[1])),
+            rate(c.exceeded_rate[1], 2),
+        ]
+    });
+    let mut out = heading(
+        "Predicted exits by the danger class of the king they bet on (the side to move's for a \
+         fail high, the opponent's for a fail low; sampled calls, not weighted)",
+        style,
+    );
+    out.push_str(
+        &Table::new([
+            "danger class",
+            "super-lazy exceeded / exits",
+            "super-lazy exceeded [95% CI]",
+            "lazy exceeded / exits",
+            "lazy exceeded [95% CI]",
+        ])
+        .with_rows(rows)
+        .render(style),
+    );
+    out
+}
+
 pub(crate) fn render(report: &TuneReport, style: Style) -> String {
     let title = format!("lab tune {}: tables {}", report.file, report.candidate);
     let mut out = match style {
@@ -243,6 +273,7 @@ pub(crate) fn render(report: &TuneReport, style: Style) -> String {
     };
     out.push_str(&tier_tables(report, style));
     out.push_str(&search_table(report, style));
+    out.push_str(&danger_class_table(report, style));
     out.push_str(&format!("\n{}\n", summary_line(report)));
     if let Some(search) = &report.search {
         out.push_str(&search_section(search, style));

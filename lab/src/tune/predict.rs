@@ -161,27 +161,45 @@ impl PairTables {
 /// exit (a fail-high with full <= beta, a fail-low with full >= alpha; never for the full
 /// tier). The super-lazy tier stands aside when a passer race is possible, as in the engine.
 pub(crate) fn replay(sample: &Sample, pairs: &PairTables) -> (Tier, bool) {
+    let (tier, failed_high) = exit(sample, pairs);
+    let contradicted = failed_high.is_some_and(|failed_high| {
+        if failed_high {
+            sample.full <= sample.beta
+        } else {
+            sample.full >= sample.alpha
+        }
+    });
+    (tier, contradicted)
+}
+
+/// The tier a sampled call exits at, and for a cheap tier whether it failed high.
+fn exit(sample: &Sample, pairs: &PairTables) -> (Tier, Option<bool>) {
     let (my, opp) = (sample.my_bucket, sample.opp_bucket);
     let (mc, oc) = (sample.my_class, sample.opp_class);
     let (alpha, beta) = (sample.alpha, sample.beta);
-    let contradicted = |failed_high: bool| {
-        if failed_high {
-            sample.full <= beta
-        } else {
-            sample.full >= alpha
-        }
-    };
     if !sample.race {
         if let Some(failed_high) =
             pairs.super_lazy[mc][oc][my][opp].exit(sample.super_lazy, alpha, beta)
         {
-            return (Tier::SuperLazy, contradicted(failed_high));
+            return (Tier::SuperLazy, Some(failed_high));
         }
     }
     if let Some(failed_high) = pairs.lazy[mc][oc][my][opp].exit(sample.lazy, alpha, beta) {
-        return (Tier::Lazy, contradicted(failed_high));
+        return (Tier::Lazy, Some(failed_high));
     }
-    (Tier::Full, false)
+    (Tier::Full, None)
+}
+
+/// The danger class of the king a cheap exit bet on: the side to move's for a fail high, the
+/// opponent's for a fail low (as the engine's `marginsafety` tallies `by_danger_class`).
+fn bet_class(sample: &Sample, pairs: &PairTables) -> Option<usize> {
+    exit(sample, pairs).1.map(|failed_high| {
+        if failed_high {
+            sample.my_class
+        } else {
+            sample.opp_class
+        }
+    })
 }
 
 /// Exits and exceeded exits of each tier in one material bucket.
@@ -355,6 +373,18 @@ pub(crate) struct SearchPrediction {
     pub(crate) tier_shares: [f64; TIERS],
 }
 
+/// The sampled cheap exits that bet on a king of one danger class (the side to move's for a
+/// fail high, the opponent's for a fail low), per cheap tier; sample counts, not weighted.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub(crate) struct DangerClassPrediction {
+    pub(crate) class: usize,
+    /// Super-lazy and lazy exits.
+    pub(crate) exits: [u64; 2],
+    pub(crate) exceeded: [u64; 2],
+    /// exceeded / exits with its Wilson interval, per cheap tier; `None` without exits.
+    pub(crate) exceeded_rate: [Option<Rate>; 2],
+}
+
 /// The prediction for a set of candidate tables.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub(crate) struct Prediction {
@@ -362,6 +392,8 @@ pub(crate) struct Prediction {
     pub(crate) by_material_bucket: Vec<BucketPrediction>,
     /// Main search and quiescence apart: the counters' `eval.by_search` of `squall bench`.
     pub(crate) by_search: Vec<SearchPrediction>,
+    /// The cheap exits by the danger class of the king they bet on, over all material buckets.
+    pub(crate) by_danger_class: Vec<DangerClassPrediction>,
     /// The whole run, bench-weighted: each bucket by its population.
     pub(crate) overall: Vec<TierPrediction>,
     /// Super-lazy plus lazy exits, bench-weighted.
@@ -385,9 +417,15 @@ pub(crate) fn predict(samples: &Samples, tables: &ExitTables) -> Prediction {
     let mut positions: [Positions; MATERIAL_BUCKETS] = Default::default();
     let mut calls_positions: [HashSet<u32>; MATERIAL_BUCKETS] = Default::default();
     let mut by_search = [[Counts::default(); MATERIAL_BUCKETS]; SEARCH_KINDS];
+    let mut by_class = [[(0u64, 0u64); 2]; DANGER_CLASSES];
     for (bucket, bucket_samples) in samples.by_material_bucket.iter().enumerate() {
         for sample in bucket_samples {
             let (tier, exceeded) = replay(sample, &pairs);
+            if let Some(class) = bet_class(sample, &pairs) {
+                let (exits, contradicted) = &mut by_class[class][tier as usize];
+                *exits += 1;
+                *contradicted += u64::from(exceeded);
+            }
             counts[bucket].record((tier, exceeded));
             by_search[sample.search as usize][bucket].record((tier, exceeded));
             calls_positions[bucket].insert(sample.position);
@@ -484,10 +522,21 @@ pub(crate) fn predict(samples: &Samples, tables: &ExitTables) -> Prediction {
             prediction
         })
         .collect();
+    let by_danger_class = by_class
+        .iter()
+        .enumerate()
+        .map(|(class, tiers)| DangerClassPrediction {
+            class,
+            exits: tiers.map(|(exits, _)| exits),
+            exceeded: tiers.map(|(_, exceeded)| exceeded),
+            exceeded_rate: tiers.map(|(exits, exceeded)| Rate::wilson(exceeded, exits)),
+        })
+        .collect();
     Prediction {
         tables: *tables,
         by_material_bucket,
         by_search,
+        by_danger_class,
         overall,
         cheap_share: cheap_share(&counts, &weights),
         worst_exceeded_upper: worst_upper(&counts),
@@ -594,6 +643,24 @@ mod tests {
         let low = call(0, (-200, 0, -60), false);
         assert_eq!(replay(&in_danger(low, true), &pairs).0, Tier::SuperLazy);
         assert_eq!(replay(&in_danger(low, false), &pairs).0, Tier::Full);
+        // The prediction counts each exit under the class of the king it bet on: a fail high
+        // under the side to move's, a fail low under the opponent's.
+        let calls = vec![
+            in_danger(call(1, (200, 0, 60), false), false), // fails high, my king calm
+            in_danger(call(2, (-200, 0, -40), false), true), // fails low, opponent calm
+            in_danger(call(3, (-600, 0, -60), false), false), // fails low, opponent in danger
+            in_danger(call(4, (200, 0, 60), false), true),  // no exit: the margin is 400
+        ];
+        let prediction = predict(&samples(calls, 4), &tables);
+        let [calm, danger] = [
+            &prediction.by_danger_class[0],
+            &prediction.by_danger_class[1],
+        ];
+        assert_eq!((calm.exits, calm.exceeded), ([2, 0], [1, 0]));
+        assert_eq!((danger.exits, danger.exceeded), ([1, 0], [0, 0]));
+        assert_eq!(calm.exceeded_rate[0].unwrap().rate, 0.5);
+        assert_eq!(danger.exceeded_rate[0].unwrap().rate, 0.0);
+        assert_eq!(danger.exceeded_rate[1], None);
         // The tables read back from a margins block with one king row use it for every class.
         let source = include_str!("../../../engine/src/eval/margins.rs");
         let margins = crate::calibration::in_force::parse_margins(source).unwrap();
