@@ -1280,7 +1280,8 @@ fn danger_classes(by_material_bucket: &[Tally]) -> Vec<Vec<Tally>> {
 /// A run of an engine with danger classes: king histograms of two classes (class 1's from
 /// `danger`), margin safety by class, and samples whose last two fields are classes.
 fn two_class_file(base: CalibrationFile, seed: u64, danger: &Samples) -> CalibrationFile {
-    let mut f = with_replay_samples(base, 1, 100);
+    let shard = base.lab.as_ref().map_or(1, |lab| lab.shards[0]);
+    let mut f = with_replay_samples(base, shard, 100);
     let king = f.histograms.as_mut().unwrap().king.as_mut().unwrap();
     king.extend(danger.0[2].iter().map(|v| sparse(v)));
     let safety = f.margin_safety.as_mut().unwrap();
@@ -1393,6 +1394,22 @@ fn files_with_danger_classes_load_merge_and_keep_old_files_loading() {
     other.lab = Some(provenance(2, 3));
     other.positions = 10;
     let merged = merge_files(&[("a", two.clone()), ("b", other.clone())]).unwrap();
+    // The merge command's report: the king term's percentiles and the margin safety by class.
+    let (a, b) = (
+        save(dir.path(), "a.json", &two),
+        save(dir.path(), "b.json", &other),
+    );
+    let report = lab(&["calibrate", "merge", &a, &b]);
+    assert!(report.status.success(), "{}", text(&report));
+    let printed = String::from_utf8_lossy(&report.stdout);
+    for heading in [
+        "King term, cp, defending king's danger class 0 [king]",
+        "King term, cp, defending king's danger class 1 [king]",
+        "Margin safety by the danger class of the king each exit bet on",
+        "class 1 exceeded / exits",
+    ] {
+        assert!(printed.contains(heading), "{heading}: {printed}");
+    }
     let by_class = |f: &CalibrationFile| {
         f.margin_safety
             .as_ref()

@@ -246,7 +246,13 @@ fn danger_class_table(report: &TuneReport, style: Style) -> String {
             rate(c.exceeded_rate[1], 2),
         ]
     });
-    let mut out = heading(
+    // The search table above ends without a blank line.
+    let mut out = if style == Style::Terminal {
+        "\n".to_string()
+    } else {
+        String::new()
+    };
+    out += &heading(
         "Predicted exits by the danger class of the king they bet on (the side to move's for a \
          fail high, the opponent's for a fail low; sampled calls, not weighted)",
         style,
