@@ -182,17 +182,22 @@ fn row(
 
 /// The widest line rustfmt leaves alone (its default `max_width`).
 const LINE_WIDTH: usize = 100;
+/// The widest array literal rustfmt keeps on one line (its default `array_width`).
+const ARRAY_WIDTH: usize = 60;
 
-/// A king table, one row per danger class, laid out as rustfmt lays it out: on one line when
-/// it fits, else the list on the next line, else one row per line.
+/// A king table, one row per danger class, laid out as rustfmt lays it out: an array literal
+/// wider than `ARRAY_WIDTH` one row per line, else on one line with the statement when it fits,
+/// else on the next line. A row (8 entries within `MARGIN_LIMIT`) is never wider.
 fn rows_statement(name: &str, rows: &[[i32; SIDE_BUCKETS]]) -> String {
     let head = format!("pub const {name}: [[i32; SIDE_BUCKETS]; DANGER_CLASSES] =");
     let items: Vec<String> = rows.iter().map(|r| list(r)).collect();
-    let list = format!("[{}];", items.join(", "));
-    if head.len() + 1 + list.len() <= LINE_WIDTH {
-        format!("{head} {list}")
-    } else if 4 + list.len() <= LINE_WIDTH {
-        format!("{head}\n    {list}")
+    let array = format!("[{}]", items.join(", "));
+    // rustfmt's array width counts what is between the brackets.
+    let one_line = array.len() - 2 <= ARRAY_WIDTH;
+    if one_line && head.len() + 1 + array.len() + 1 <= LINE_WIDTH {
+        format!("{head} {array};")
+    } else if one_line {
+        format!("{head}\n    {array};")
     } else {
         let rows: String = items.iter().map(|r| format!("    {r},\n")).collect();
         format!("{head} [\n{rows}];")
@@ -476,6 +481,29 @@ mod tests {
             short,
             "pub const KING_HI: [[i32; SIDE_BUCKETS]; DANGER_CLASSES] =\n    \
              [[0, 0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0, 0]];"
+        );
+        // Short enough for one line as an array, too long with the statement.
+        let p50 = rows_statement("KING_P50", &[[0, 0, 0, -1, 0, -2, -2, 0]; 2]);
+        assert_eq!(
+            p50,
+            "pub const KING_P50: [[i32; SIDE_BUCKETS]; DANGER_CLASSES] =\n    \
+             [[0, 0, 0, -1, 0, -2, -2, 0], [0, 0, 0, -1, 0, -2, -2, 0]];"
+        );
+        // At rustfmt's array width (60 between the brackets), and one past it.
+        let at = rows_statement("K", &[[10; 8], [10, 10, 0, 0, 0, 0, 0, 0]]);
+        assert!(
+            at.ends_with("=\n    [[10, 10, 10, 10, 10, 10, 10, 10], [10, 10, 0, 0, 0, 0, 0, 0]];")
+        );
+        let past = rows_statement("K", &[[10; 8], [10, 10, 10, 0, 0, 0, 0, 0]]);
+        assert!(past.ends_with(
+            "= [\n    [10, 10, 10, 10, 10, 10, 10, 10],\n    [10, 10, 10, 0, 0, 0, 0, 0],\n];"
+        ));
+        // Wider than rustfmt's array width, though it would fit a line.
+        let wide = rows_statement("KING_HI", &[[18, 21, 21, 24, 24, 27, 32, 30], [67; 8]]);
+        assert_eq!(
+            wide,
+            "pub const KING_HI: [[i32; SIDE_BUCKETS]; DANGER_CLASSES] = [\n    \
+             [18, 21, 21, 24, 24, 27, 32, 30],\n    [67, 67, 67, 67, 67, 67, 67, 67],\n];"
         );
         let long = rows_statement("KING_LO", &[[-100; 8], [-1000; 8]]);
         assert!(long.ends_with(
