@@ -194,8 +194,9 @@ fn rows_statement(name: &str, rows: &[[i32; SIDE_BUCKETS]]) -> String {
     let array = format!("[{}]", items.join(", "));
     // rustfmt's array width counts what is between the brackets.
     let one_line = array.len() - 2 <= ARRAY_WIDTH;
-    if one_line && head.len() + 1 + array.len() + 1 <= LINE_WIDTH {
-        format!("{head} {array};")
+    let statement = format!("{head} {array};");
+    if one_line && statement.len() <= LINE_WIDTH {
+        statement
     } else if one_line {
         format!("{head}\n    {array};")
     } else {
