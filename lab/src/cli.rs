@@ -704,9 +704,9 @@ pub(crate) struct PercentileArgs {
     /// High percentile of the king tables (default: --hi).
     #[arg(long, requires = "lo")]
     pub(crate) king_hi: Option<f64>,
-    /// Per-bucket override, [TABLE:]BUCKET=LO:HI (repeatable). TABLE is king, lazy,
-    /// super-lazy or residual (both residual tables; the default), e.g. 6=5:95,
-    /// super-lazy:4=2:98, king:5=3:97.
+    /// Per-bucket override, [TABLE:]BUCKET=LO:HI (repeatable). TABLE is king (every danger
+    /// class), kingC (danger class C only: king0, king1), lazy, super-lazy or residual (both
+    /// residual tables; the default), e.g. 6=5:95, super-lazy:4=2:98, king:5=3:97, king1:5=1:99.
     #[arg(long = "bucket", value_name = "[TABLE:]B=LO:HI", requires = "lo")]
     pub(crate) buckets: Vec<String>,
     /// Allow low/high pairs that are not symmetric (lo + hi != 100).

@@ -91,6 +91,7 @@ fn file(samples: &Samples, positions: u64, scale: u64) -> CalibrationFile {
         by_side_buckets: (0..8)
             .map(|_| (0..8).map(|b| tally(100 + b, b % 3, 0, 0)).collect())
             .collect(),
+        by_danger_class: None,
     };
     let exit_rate = ExitRate {
         calls: 3000 * scale,
@@ -353,12 +354,9 @@ fn tables_apply_rewrites_only_the_marked_block() {
     assert_eq!(&updated[..begin], &original[..ob]);
     assert_eq!(&updated[end..], &original[oe..]);
     let row = |name: &str| -> Vec<i32> {
-        let line = updated
-            .lines()
-            .find(|l| l.starts_with(&format!("pub const {name}:")))
-            .unwrap();
-        let list = &line[line.find("= [").unwrap() + 3..line.rfind(']').unwrap()];
-        list.split(", ").map(|v| v.parse().unwrap()).collect()
+        let rows = table_rows(&updated, name);
+        assert_eq!(rows.len(), 1, "{name}");
+        rows[0].clone()
     };
     let lazy = &a.0[0];
     let expect = |values: &[Vec<i32>], pick: &dyn Fn(usize) -> f64| -> Vec<i32> {
@@ -373,8 +371,11 @@ fn tables_apply_rewrites_only_the_marked_block() {
         expect(lazy, &|b| if b == 6 { 90.0 } else { 95.0 })
     );
     assert_eq!(row("SUPER_LAZY_RESID_P50"), expect(&a.0[1], &|_| 50.0));
-    assert_eq!(row("KING_LO"), expect(&a.0[2], &|_| 2.0));
-    assert_eq!(row("KING_HI"), expect(&a.0[2], &|_| 98.0));
+    // One class of king histograms: both danger classes get its rows.
+    let king = expect(&a.0[2], &|_| 2.0);
+    assert_eq!(table_rows(&updated, "KING_LO"), [king.clone(), king]);
+    let king = expect(&a.0[2], &|_| 98.0);
+    assert_eq!(table_rows(&updated, "KING_HI"), [king.clone(), king]);
     // The block's other constants, which the tables do not write, stay as they were.
     let futility = |source: &str| {
         source
@@ -668,15 +669,29 @@ fn tables_write_no_bytes_of_the_path_into_source() {
         updated.find(margins_source::BEGIN_MARKER).unwrap() + margins_source::BEGIN_MARKER.len();
     let end = updated.find(margins_source::END_MARKER).unwrap();
     let block: Vec<&str> = updated[begin..end].lines().collect();
-    // The source comment and the nine tables, then the kept futility margins with their doc.
-    assert_eq!(block.len(), 12, "{block:?}");
+    // The source comment and the nine tables (the king tables wrapped as rustfmt wraps them),
+    // then the kept futility margins with their doc.
     assert!(
         block[0].starts_with("// source: evil__pub_const_INJECTED__i32___1__x.json (7 positions"),
         "{}",
         block[0]
     );
-    assert!(block[1..10].iter().all(|l| l.starts_with("pub const ")));
-    assert!(block[11].starts_with("pub const FUTILITY_BASE_MARGIN_BY_SOURCE:"));
+    let (last, tables) = (block.len() - 1, &block[1..block.len() - 2]);
+    assert!(
+        tables
+            .iter()
+            .all(|l| l.starts_with("pub const ") || l.starts_with("    [") || *l == "];"),
+        "{block:?}"
+    );
+    assert_eq!(
+        tables
+            .iter()
+            .filter(|l| l.starts_with("pub const "))
+            .count(),
+        9
+    );
+    assert!(block[last - 1].starts_with("/// QSearch futility"));
+    assert!(block[last].starts_with("pub const FUTILITY_BASE_MARGIN_BY_SOURCE:"));
     assert_eq!(tables::safe_origin(""), "calibration file");
     assert_eq!(tables::safe_origin(&"é".repeat(100)).len(), 64);
 }
@@ -867,6 +882,41 @@ fn calibration_files_with_wrong_shapes_are_refused_on_load() {
             "margin_safety.super_lazy.by_side_buckets[4]: 7 rows, expected 8",
         ),
         (
+            |f| {
+                let king = f.histograms.as_mut().unwrap().king.as_mut().unwrap();
+                king.extend(king.clone()[..4].to_vec())
+            },
+            "histograms.king: 12 rows, expected 8 per danger class for 1 to 2 classes",
+        ),
+        (
+            |f| {
+                let king = f.histograms.as_mut().unwrap().king.as_mut().unwrap();
+                *king = [king.clone(), king.clone(), king.clone()].concat()
+            },
+            "histograms.king: 24 rows, expected 8 per danger class for 1 to 2 classes",
+        ),
+        (
+            |f| f.margin_safety.as_mut().unwrap().lazy.by_danger_class = Some(vec![vec![]; 8]),
+            "margin_safety.lazy.by_danger_class[0]: 0 rows, expected 2",
+        ),
+        (
+            |f| {
+                let lazy = &mut f.margin_safety.as_mut().unwrap().lazy;
+                lazy.by_danger_class = Some(danger_classes(&lazy.by_material_bucket));
+                lazy.by_danger_class.as_mut().unwrap()[3][1].exits += 1;
+            },
+            "margin_safety.lazy.by_danger_class[3]: 1004 exits over the classes, but material \
+             bucket 3 has 1003",
+        ),
+        (
+            |f| {
+                let lazy = &mut f.margin_safety.as_mut().unwrap().lazy;
+                lazy.by_danger_class = Some(danger_classes(&lazy.by_material_bucket));
+                lazy.by_danger_class.as_mut().unwrap()[5][0].exceeded = 1 << 40;
+            },
+            "margin_safety.lazy.by_danger_class[5][0]: exceeded 1099511627776 is more than exits",
+        ),
+        (
             |f| f.margin_safety.as_mut().unwrap().lazy.by_material_bucket[1].exceeded = 1 << 40,
             "margin_safety.lazy.by_material_bucket[1]: exceeded 1099511627776 is more than exits",
         ),
@@ -1000,6 +1050,8 @@ fn with_replay_samples(mut f: CalibrationFile, index: u64, capacity: u64) -> Cal
                     lazy: rng.below(400) as i32 - 200,
                     full: rng.below(400) as i32 - 200,
                     race: rng.below(2) as u8,
+                    my_class: rng.below(2) as u8,
+                    opp_class: rng.below(2) as u8,
                 })
                 .collect()
         })
@@ -1082,6 +1134,8 @@ fn merged_samples_draw_each_run_by_its_share_of_the_calls() {
                 lazy: 0,
                 full: 0,
                 race: 0,
+                my_class: 0,
+                opp_class: 0,
             })
             .collect()],
     };
@@ -1146,6 +1200,14 @@ fn samples_out_of_range_are_refused_with_one_line() {
             "samples.by_material_bucket[2][5]: race 2 is not 0 or 1",
         ),
         (
+            |f| first(f).my_class = 2,
+            "samples.by_material_bucket[2][5]: my_class 2 is not a danger class 0..2",
+        ),
+        (
+            |f| first(f).opp_class = 7,
+            "samples.by_material_bucket[2][5]: opp_class 7 is not a danger class 0..2",
+        ),
+        (
             |f| first(f).position = 1,
             "samples.by_material_bucket[2][5]: position 1 is not in shard(s) [1] of 3 of the \
              30-position pool",
@@ -1206,5 +1268,307 @@ fn samples_out_of_range_are_refused_with_one_line() {
     assert!(
         error.starts_with("wide.json: malformed calibration file"),
         "{error}"
+    );
+}
+
+/// `by_danger_class` tallies that add up to `by_material_bucket`: a third of each bucket's exits
+/// (and of its exceeded) in danger class 1.
+fn danger_classes(by_material_bucket: &[Tally]) -> Vec<Vec<Tally>> {
+    by_material_bucket
+        .iter()
+        .map(|t| {
+            let danger = tally(t.exits / 3, t.exceeded / 3, 0, 0);
+            let calm = tally(t.exits - danger.exits, t.exceeded - danger.exceeded, 0, 0);
+            vec![calm, danger]
+        })
+        .collect()
+}
+
+/// A run of an engine with danger classes: king histograms of two classes (class 1's from
+/// `danger`), margin safety by class, and samples whose last two fields are classes.
+fn two_class_file(base: CalibrationFile, seed: u64, danger: &Samples) -> CalibrationFile {
+    let shard = base.lab.as_ref().map_or(1, |lab| lab.shards[0]);
+    let mut f = with_replay_samples(base, shard, 100);
+    let king = f.histograms.as_mut().unwrap().king.as_mut().unwrap();
+    king.extend(danger.0[2].iter().map(|v| sparse(v)));
+    let safety = f.margin_safety.as_mut().unwrap();
+    for tier in [&mut safety.super_lazy, &mut safety.lazy] {
+        tier.by_danger_class = Some(danger_classes(&tier.by_material_bucket));
+    }
+    let mut rng = SplitMix::new(seed);
+    for bucket in &mut f.samples.as_mut().unwrap().by_material_bucket {
+        for s in bucket {
+            (s.my_class, s.opp_class) = (rng.below(2) as u8, rng.below(2) as u8);
+        }
+    }
+    f
+}
+
+/// The rows of the array constant `name` in `source`, nested (`[[..], [..]]`) or flat (one
+/// row), however it is wrapped.
+fn table_rows(source: &str, name: &str) -> Vec<Vec<i32>> {
+    let start = source.find(&format!("pub const {name}:")).unwrap();
+    let rest = &source[start..];
+    let equals = rest.find('=').unwrap();
+    let end = equals + rest[equals..].find("];").unwrap() + 1;
+    let list: String = rest[equals + 1..end]
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
+    let inner = &list[1..list.len() - 1];
+    let ints = |row: &str| -> Vec<i32> {
+        row.split(',')
+            .filter(|v| !v.is_empty())
+            .map(|v| v.parse().unwrap())
+            .collect()
+    };
+    if inner.starts_with('[') {
+        inner
+            .split(']')
+            .map(|row| row.trim_start_matches(',').trim_start_matches('['))
+            .filter(|row| !row.is_empty())
+            .map(ints)
+            .collect()
+    } else {
+        vec![ints(inner)]
+    }
+}
+
+#[test]
+fn files_with_danger_classes_load_merge_and_keep_old_files_loading() {
+    let dir = tempfile::tempdir().unwrap();
+    let danger = samples(31, 200);
+    let two = two_class_file(shard(1), 5, &danger);
+    let path = save(dir.path(), "two.json", &two);
+    let loaded = CalibrationFile::load(Path::new(&path)).unwrap();
+    assert_eq!(loaded, two, "every field round-trips");
+    assert_eq!(loaded.histogram_set("king").unwrap().len(), 16);
+    // A sample is written with twelve fields.
+    let value: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let first = &value["samples"]["by_material_bucket"][0][0];
+    assert_eq!(first.as_array().unwrap().len(), 12, "{first}");
+
+    // The same file as an engine without danger classes writes it: ten-field samples, no
+    // tallies by class, one class of king histograms. It loads, its classes 0.
+    let mut old = value.clone();
+    for bucket in old["samples"]["by_material_bucket"].as_array_mut().unwrap() {
+        for sample in bucket.as_array_mut().unwrap() {
+            sample.as_array_mut().unwrap().truncate(10);
+        }
+    }
+    for tier in ["super_lazy", "lazy"] {
+        old["margin_safety"][tier]
+            .as_object_mut()
+            .unwrap()
+            .remove("by_danger_class");
+    }
+    old["histograms"]["king"]
+        .as_array_mut()
+        .unwrap()
+        .truncate(8);
+    let old_file = CalibrationFile::parse(&old.to_string(), "old.json").unwrap();
+    let sample = old_file.samples.as_ref().unwrap().by_material_bucket[0][0];
+    assert_eq!((sample.my_class, sample.opp_class), (0, 0));
+    assert_eq!(old_file.histogram_set("king").unwrap().len(), 8);
+    assert!(old_file
+        .margin_safety
+        .as_ref()
+        .unwrap()
+        .lazy
+        .by_danger_class
+        .is_none());
+    // A sample of 11 or 13 fields is neither.
+    for length in [11, 13] {
+        let mut bad = value.clone();
+        let sample = bad["samples"]["by_material_bucket"][0][0]
+            .as_array_mut()
+            .unwrap();
+        sample.resize(length, serde_json::json!(0));
+        let error = format!(
+            "{:#}",
+            CalibrationFile::parse(&bad.to_string(), "bad.json").unwrap_err()
+        );
+        assert!(
+            error.contains("a sample array of 10 or 12 fields"),
+            "{length}: {error}"
+        );
+    }
+
+    // Shards of two classes merge, the tallies by class summed; a run of two classes and one
+    // of one do not.
+    let mut other = two_class_file(shard(2), 6, &samples(32, 200));
+    other.lab = Some(provenance(2, 3));
+    other.positions = 10;
+    let merged = merge_files(&[("a", two.clone()), ("b", other.clone())]).unwrap();
+    // The merge command's report: the king term's percentiles and the margin safety by class.
+    let (a, b) = (
+        save(dir.path(), "a.json", &two),
+        save(dir.path(), "b.json", &other),
+    );
+    let report = lab(&["calibrate", "merge", &a, &b]);
+    assert!(report.status.success(), "{}", text(&report));
+    let printed = String::from_utf8_lossy(&report.stdout);
+    for heading in [
+        "King term, cp, defending king's danger class 0 [king]",
+        "King term, cp, defending king's danger class 1 [king]",
+        "Margin safety by the danger class of the king each exit bet on",
+        "class 1 exceeded / exits",
+    ] {
+        assert!(printed.contains(heading), "{heading}: {printed}");
+    }
+    let by_class = |f: &CalibrationFile| {
+        f.margin_safety
+            .as_ref()
+            .unwrap()
+            .lazy
+            .by_danger_class
+            .clone()
+            .unwrap()
+    };
+    assert_eq!(
+        by_class(&merged)[4][1].exits,
+        by_class(&two)[4][1].exits + by_class(&other)[4][1].exits
+    );
+    assert_eq!(merged.histogram_set("king").unwrap().len(), 16);
+    let mut one_class = other.clone();
+    one_class
+        .histograms
+        .as_mut()
+        .unwrap()
+        .king
+        .as_mut()
+        .unwrap()
+        .truncate(8);
+    let error = merge_error(&[("a", two.clone()), ("b", one_class)]);
+    assert!(
+        error.contains("histograms.king holds 2 danger class(es) in one run and 1 in the other"),
+        "{error}"
+    );
+    let mut no_tallies = other.clone();
+    no_tallies
+        .margin_safety
+        .as_mut()
+        .unwrap()
+        .lazy
+        .by_danger_class = None;
+    let error = merge_error(&[("a", two), ("b", no_tallies)]);
+    assert!(
+        error.contains("margin_safety.lazy.by_danger_class is in one run only"),
+        "{error}"
+    );
+}
+
+#[test]
+fn tables_write_each_danger_class_from_its_own_histograms() {
+    let repo = MarginsRepo::new();
+    let danger = samples(31, 800);
+    let calm = samples(21, 800);
+    let mut base = file(&calm, 10, 1);
+    base.lab = Some(provenance(1, 3));
+    let two = two_class_file(base, 5, &danger);
+    let cal = save(repo.dir.path(), "cal.json", &two);
+    let root = repo.dir.path().to_string_lossy().into_owned();
+    let output = lab(&[
+        "--repo",
+        &root,
+        "tables",
+        &cal,
+        "--lo",
+        "5",
+        "--hi",
+        "95",
+        "--king-lo",
+        "2",
+        "--king-hi",
+        "98",
+        "--bucket",
+        "king1:6=10:90",
+        "--bucket",
+        "king:2=4:96",
+        "--apply",
+    ]);
+    assert!(output.status.success(), "{}", text(&output));
+    let updated = String::from_utf8(repo.margins()).unwrap();
+    // Class 0 from the first eight king histograms, class 1 from the next eight.
+    let calm = &calm.0[2];
+    let expect = |values: &[Vec<i32>], pick: &dyn Fn(usize) -> f64| -> Vec<i32> {
+        (0..8).map(|b| nearest_rank(&values[b], pick(b))).collect()
+    };
+    let low = |b: usize| if b == 2 { 4.0 } else { 2.0 };
+    assert_eq!(
+        table_rows(&updated, "KING_LO"),
+        [
+            expect(calm, &low),
+            expect(&danger.0[2], &|b| if b == 6 { 10.0 } else { low(b) })
+        ]
+    );
+    assert_eq!(
+        table_rows(&updated, "KING_P50"),
+        [expect(calm, &|_| 50.0), expect(&danger.0[2], &|_| 50.0)]
+    );
+    assert_eq!(
+        table_rows(&updated, "KING_HI")[1][6],
+        nearest_rank(&danger.0[2][6], 90.0)
+    );
+    let comment = updated
+        .lines()
+        .find(|l| l.starts_with("// source:"))
+        .unwrap();
+    assert!(
+        comment.contains(
+            "; king[0] p2/p98 p2/p98 p4/p96 p2/p98 p2/p98 p2/p98 p2/p98 p2/p98; king[1] p2/p98 \
+             p2/p98 p4/p96 p2/p98 p2/p98 p2/p98 p10/p90 p2/p98; residuals p5/p95;"
+        ),
+        "{comment}"
+    );
+    assert!(updated.contains("pub const KING_LO: [[i32; SIDE_BUCKETS]; DANGER_CLASSES] ="));
+    // The block reads back: `lab tune --tables` takes the rewritten margins.rs.
+    let margins = repo.dir.path().join(margins_source::MARGINS_FILE);
+    let output = lab(&[
+        "tune",
+        &cal,
+        "--tables",
+        &margins.to_string_lossy(),
+        "--format",
+        "json",
+    ]);
+    assert!(output.status.success(), "{}", text(&output));
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let king = &report["prediction"]["tables"]["king"];
+    assert_eq!(
+        king[1]["lo"],
+        serde_json::json!(table_rows(&updated, "KING_LO")[1])
+    );
+
+    // A file with one class of king histograms gives every class class 0's rows, and refuses
+    // a choice that would set class 1 apart.
+    let one = with_samples(800);
+    let output = lab(&[
+        "tables",
+        &save(repo.dir.path(), "one.json", &one),
+        "--lo",
+        "5",
+        "--hi",
+        "95",
+    ]);
+    assert!(output.status.success(), "{}", text(&output));
+    let printed = String::from_utf8(output.stdout).unwrap();
+    let rows = table_rows(&printed, "KING_LO");
+    assert_eq!((rows.len(), &rows[0]), (2, &rows[1]), "{printed}");
+    assert!(
+        printed.contains("; king p5/p95; residuals p5/p95;"),
+        "{printed}"
+    );
+    let untouched = MarginsRepo::new();
+    untouched.refused(
+        &one,
+        &["--lo", "5", "--hi", "95", "--bucket", "king1:6=10:90"],
+        "has king histograms for 1 danger class(es), so the king table of class 1 is class 0's",
+    );
+    untouched.refused(
+        &one,
+        &["--lo", "5", "--hi", "95", "--bucket", "king2:6=10:90"],
+        "the danger class must be 0..=1",
     );
 }

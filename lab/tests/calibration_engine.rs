@@ -126,10 +126,9 @@ fn merged_shards_equal_the_unsharded_run_exactly() {
             serde_json::json!(squall::eval::margins::LAZY_RESID_HI),
             "{margins}"
         );
-        assert_eq!(
-            margins["king"]["lo"],
-            serde_json::json!(squall::eval::margins::KING_LO)
-        );
+        for (class, row) in squall::eval::margins::KING_LO.iter().enumerate() {
+            assert_eq!(margins["king"][class]["lo"], serde_json::json!(row));
+        }
     }
     assert!(
         margins["lazy_residual"]["hi"].is_array(),
@@ -144,6 +143,18 @@ fn merged_shards_equal_the_unsharded_run_exactly() {
         .as_array()
         .is_some_and(|bins| !bins.is_empty()));
     assert_eq!(full, merged, "merged shards differ from the unsharded run");
+    // The king term by danger class, and the exits by the class of the king they bet on.
+    assert_eq!(
+        full["histograms"]["king"].as_array().map(Vec::len),
+        Some(8 * squall::tier::DANGER_CLASSES),
+        "one row of king histograms per danger class"
+    );
+    assert!(
+        merge_report.contains("Margin safety by the danger class"),
+        "{merge_report}"
+    );
+    let by_class = &full["margin_safety"]["lazy"]["by_danger_class"];
+    assert_eq!(by_class.as_array().map(Vec::len), Some(8), "{by_class}");
 
     // And any percentile reads back out of the saved bins.
     let hist = ok(lab(&["hist", &path("merged.json"), "50", "--set", "king"]));
@@ -152,6 +163,7 @@ fn merged_shards_equal_the_unsharded_run_exactly() {
         text.contains("p50") && text.contains("attacker bucket"),
         "{text}"
     );
+    assert!(text.contains("defending king's danger class 1"), "{text}");
 }
 
 #[test]
@@ -297,11 +309,16 @@ fn compare_calibrate_puts_its_section_into_the_one_json_document() {
 /// full.
 fn predicted_tier(s: &Sample) -> usize {
     use squall::eval::margins;
-    let (my, opp) = (usize::from(s.my_bucket), usize::from(s.opp_bucket));
+    let pair = margins::Pair {
+        my_bucket: usize::from(s.my_bucket),
+        opp_bucket: usize::from(s.opp_bucket),
+        my_class: usize::from(s.my_class),
+        opp_class: usize::from(s.opp_class),
+    };
     let exits = |m: margins::Margins, score: i32| m.exit(score, s.alpha, s.beta).is_some();
-    if s.race == 0 && exits(margins::super_lazy(my, opp), s.super_lazy) {
+    if s.race == 0 && exits(margins::super_lazy(pair), s.super_lazy) {
         0
-    } else if exits(margins::lazy(my, opp), s.lazy) {
+    } else if exits(margins::lazy(pair), s.lazy) {
         1
     } else {
         2

@@ -79,6 +79,7 @@ fn build(
     let tier = || TierSafety {
         by_material_bucket: (0..8).map(tally).collect(),
         by_side_buckets: (0..8).map(|_| (0..8).map(tally).collect()).collect(),
+        by_danger_class: None,
     };
     let exit_rate = ExitRate {
         calls: 300 * scale,

@@ -97,6 +97,8 @@ fn samples() -> Samples {
         lazy,
         full,
         race: true,
+        my_class: 0,
+        opp_class: 0,
     };
     let mut bucket: Vec<Sample> = (0..2000)
         .map(|i| call(i % 700, 1 + (i as i32 % 400), 1 + (i as i32 % 400)))
@@ -154,6 +156,7 @@ fn the_search_finds_the_largest_safe_percentile() {
     assert!(result
         .king
         .iter()
+        .flatten()
         .chain(&result.super_lazy)
         .all(|p| *p == [0.5, 99.5]));
     let (first, last) = (&result.frontier[0], result.frontier.last().unwrap());
@@ -357,7 +360,7 @@ fn out_of_range_scores_and_tables_are_refused_with_the_field() {
     let dir = tempfile::tempdir().unwrap();
     let margins = workspace_margins().to_string_lossy().into_owned();
     // A sample row: [position, search, my_bucket, opp_bucket, alpha, beta, super_lazy, lazy,
-    // full, race].
+    // full, race, my_class, opp_class].
     let with_sample = |column: usize, value: i64, name: &str| {
         let mut file = samples_file(true);
         file["samples"]["by_material_bucket"][MATERIAL][5][column] = serde_json::json!(value);
@@ -365,18 +368,29 @@ fn out_of_range_scores_and_tables_are_refused_with_the_field() {
     };
     let min_full = with_sample(8, i64::from(i32::MIN), "min-full.json");
     let inverted = with_sample(4, 5, "inverted.json");
-    let source = std::fs::read_to_string(workspace_margins()).unwrap();
-    let wrapping = source
-        .replace(
-            "pub const KING_HI: [i32; SIDE_BUCKETS] = [",
-            "pub const KING_HI: [i32; SIDE_BUCKETS] = [2147483647, ",
+    // A bare marked block whose king tables of class 0 span all of i32 in bucket 0.
+    let flat =
+        |name: &str| format!("pub const {name}: [i32; SIDE_BUCKETS] = [0, 0, 0, 0, 0, 0, 0, 0];\n");
+    let king = |name: &str, first: i64| {
+        format!(
+            "pub const {name}: [[i32; SIDE_BUCKETS]; DANGER_CLASSES] = [\n    \
+             [{first}, 0, 0, 0, 0, 0, 0, 0],\n    [0, 0, 0, 0, 0, 0, 0, 0],\n];\n"
         )
-        .replace(
-            "pub const KING_LO: [i32; SIDE_BUCKETS] = [",
-            "pub const KING_LO: [i32; SIDE_BUCKETS] = [-2147483648, ",
-        );
+    };
+    let wrapping = format!(
+        "// source: hand-written\n{}{}{}{}{}{}{}{}{}",
+        king("KING_LO", i64::from(i32::MIN)),
+        king("KING_HI", i64::from(i32::MAX)),
+        king("KING_P50", 0),
+        flat("LAZY_RESID_LO"),
+        flat("LAZY_RESID_HI"),
+        flat("LAZY_RESID_P50"),
+        flat("SUPER_LAZY_RESID_LO"),
+        flat("SUPER_LAZY_RESID_HI"),
+        flat("SUPER_LAZY_RESID_P50"),
+    );
     let wrapping_tables = dir.path().join("wrapping.rs");
-    std::fs::write(&wrapping_tables, drop_last_entries(&wrapping)).unwrap();
+    std::fs::write(&wrapping_tables, wrapping).unwrap();
     let wrapping_tables = wrapping_tables.to_string_lossy().into_owned();
     let good = write(dir.path(), "good.json", &samples_file(true));
     let cases: [(Vec<&str>, &str); 3] = [
@@ -391,7 +405,8 @@ fn out_of_range_scores_and_tables_are_refused_with_the_field() {
         ),
         (
             vec!["tune", &good, "--tables", &wrapping_tables],
-            "(KING_HI[0] - KING_LO[0])",
+            "fail-high margin of side buckets (0, 0), danger classes (0, 0): (KING_HI[0][0] - \
+             KING_LO[0][0])",
         ),
     ];
     for (args, message) in cases {
@@ -403,19 +418,95 @@ fn out_of_range_scores_and_tables_are_refused_with_the_field() {
     }
 }
 
-/// The KING_LO and KING_HI rows with the entry the test prepended and their last one dropped,
-/// so each still has eight entries.
-fn drop_last_entries(source: &str) -> String {
-    source
-        .lines()
-        .map(|line| {
-            if line.starts_with("pub const KING_HI:") || line.starts_with("pub const KING_LO:") {
-                let (head, _) = line.rsplit_once(", ").unwrap();
-                format!("{head}];")
-            } else {
-                line.to_string()
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+/// A run with two danger classes whose king terms spread like `uniform` and whose residuals are
+/// all 0: a lazy exit of a null-window call with both kings of class C fails high when
+/// lazy > KING_HI[C] - KING_LO[C]. Class 0's calls are all sound; class 1 adds 50 traps (full
+/// 0) at lazy `margin(10)`, so its king table can narrow to p10/p90 and no further, while
+/// class 0's can narrow to the grid's end.
+fn two_class_samples_file() -> serde_json::Value {
+    let mut file = calibration(true);
+    let mut zeros = Histogram::new(LO, HI);
+    for _ in 0..20_000 {
+        zeros.record(0);
+    }
+    let histograms = file.histograms.as_mut().unwrap();
+    let residual = Some(vec![SparseHistogram::from_dense(&zeros); 8]);
+    histograms.lazy_residual = residual.clone();
+    histograms.super_lazy_residual = residual;
+    histograms.king = Some(vec![SparseHistogram::from_dense(&uniform()); 16]);
+    let call = |position: u32, class: usize, lazy: i32, full: i32| Sample {
+        position,
+        search: SearchKind::Main,
+        my_bucket: SIDE,
+        opp_bucket: SIDE,
+        alpha: -1,
+        beta: 0,
+        super_lazy: lazy,
+        lazy,
+        full,
+        race: true,
+        my_class: class,
+        opp_class: class,
+    };
+    let mut bucket: Vec<Sample> = Vec::new();
+    for class in 0..2 {
+        let first = 1000 * class as u32;
+        bucket.extend((0..2000).map(|i| call(first + i % 700, class, 1 + (i as i32 % 400), 1)));
+    }
+    bucket.extend((0..50).map(|i| call(2000 + i, 1, margin(10.0), 0)));
+    let mut by_material_bucket: [Vec<Sample>; MATERIAL_BUCKETS] = Default::default();
+    by_material_bucket[MATERIAL] = bucket;
+    let mut seen = [0; MATERIAL_BUCKETS];
+    seen[MATERIAL] = 40_000;
+    file.samples = Some(
+        Samples {
+            capacity: 4_050,
+            seed: 1,
+            seen,
+            by_material_bucket,
+        }
+        .to_file(),
+    );
+    serde_json::to_value(file).unwrap()
+}
+
+#[test]
+fn the_search_tunes_each_danger_class_s_king_table_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), "classes.json", &two_class_samples_file());
+    let report = json(&lab(&["tune", &path, "--search", "--format", "json"]));
+    let search = &report["search"];
+    assert_eq!(
+        search["king"][0][SIDE],
+        serde_json::json!([20.0, 80.0]),
+        "{search}"
+    );
+    assert_eq!(
+        search["king"][1][SIDE],
+        serde_json::json!([10.0, 90.0]),
+        "{search}"
+    );
+    assert!(report["prediction"]["worst_exceeded_upper"].as_f64() <= Some(0.01));
+    let args: Vec<String> = serde_json::from_value(search["lab_tables_args"].clone()).unwrap();
+    assert!(args.contains(&format!("king0:{SIDE}=20:80")), "{args:?}");
+    assert!(args.contains(&format!("king1:{SIDE}=10:90")), "{args:?}");
+    // The printed command writes the tables the search predicted: run its arguments through
+    // `lab tables`, then predict that block again.
+    let mut tables_args = vec!["tables".to_string(), path.clone()];
+    tables_args.extend(args);
+    let argv: Vec<&str> = tables_args.iter().map(String::as_str).collect();
+    let printed = lab(&argv);
+    assert_eq!(printed.code, 0, "{printed}");
+    assert!(
+        printed.stdout.contains(search["block"].as_str().unwrap()),
+        "{printed}"
+    );
+    // Each class's exits: the traps only ever bet on a class-1 king.
+    let by_class = &report["prediction"]["by_danger_class"];
+    assert_eq!(
+        by_class[0]["exceeded"],
+        serde_json::json!([0, 0]),
+        "{by_class}"
+    );
+    assert!(by_class[1]["exits"][1].as_u64() > Some(0), "{by_class}");
 }

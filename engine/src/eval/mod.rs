@@ -32,7 +32,9 @@ pub use score::S;
 use crate::attacks;
 use crate::board::Board;
 use crate::counters::Counters;
-use crate::tier::{danger_class, material_bucket, side_bucket, SearchKind, Tier, TIERS};
+#[cfg(feature = "calibrate")]
+use crate::tier::{danger_class, side_bucket};
+use crate::tier::{material_bucket, SearchKind, Tier, TIERS};
 use crate::types::{Color, PieceType};
 
 /// An evaluation and where it came from.

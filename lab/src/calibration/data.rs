@@ -5,7 +5,7 @@
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use squall::calibrate::Histogram;
-use squall::tier::{MATERIAL_BUCKETS, SEARCH_KINDS, SIDE_BUCKETS};
+use squall::tier::{DANGER_CLASSES, MATERIAL_BUCKETS, SEARCH_KINDS, SIDE_BUCKETS};
 use std::collections::BTreeSet;
 
 use super::in_force::MarginsInForce;
@@ -52,6 +52,9 @@ pub struct Histograms {
     pub lazy_residual: Option<Vec<SparseHistogram>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub super_lazy_residual: Option<Vec<SparseHistogram>>,
+    /// The king term by the defending king's danger class, then by the attacker's side bucket
+    /// (`king[class * SIDE_BUCKETS + bucket]`): `SIDE_BUCKETS` times 1 to `DANGER_CLASSES`
+    /// classes, one class in files from engines without danger classes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub king: Option<Vec<SparseHistogram>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -72,6 +75,11 @@ pub struct Tally {
 pub struct TierSafety {
     pub by_material_bucket: Vec<Tally>,
     pub by_side_buckets: Vec<Vec<Tally>>,
+    /// `[material bucket][danger class]`: the class of the king whose term the exit bet on
+    /// (the side to move's for a fail high, the opponent's for a fail low). Absent in files
+    /// from engines without danger classes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by_danger_class: Option<Vec<Vec<Tally>>>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -81,9 +89,10 @@ pub struct MarginSafety {
 }
 
 /// One evaluation call of a samples run, written as the compact array
-/// `[position, search, my_bucket, opp_bucket, alpha, beta, super_lazy, lazy, full, race]`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(from = "SampleRow", into = "SampleRow")]
+/// `[position, search, my_bucket, opp_bucket, alpha, beta, super_lazy, lazy, full, race,
+/// my_class, opp_class]`; files from engines without danger classes have the first ten
+/// (both classes 0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Sample {
     /// Index of the searched position in the whole pool (the run's pool for a bare engine run).
     pub position: u32,
@@ -100,43 +109,90 @@ pub struct Sample {
     pub full: i32,
     /// 1 when a pawn race is possible: the super-lazy tier may not exit.
     pub race: u8,
+    /// The danger classes of the side to move's king and of its opponent's.
+    pub my_class: u8,
+    pub opp_class: u8,
 }
 
-type SampleRow = (u32, u8, u8, u8, i32, i32, i32, i32, i32, u8);
+/// The fields of a sample's array in files from engines without danger classes.
+const SAMPLE_FIELDS_WITHOUT_CLASSES: usize = 10;
+/// The fields of a sample's array with both kings' danger classes.
+const SAMPLE_FIELDS: usize = 12;
 
-impl From<SampleRow> for Sample {
-    fn from(row: SampleRow) -> Sample {
-        let (position, search, my_bucket, opp_bucket, alpha, beta, super_lazy, lazy, full, race) =
-            row;
-        Sample {
-            position,
-            search,
-            my_bucket,
-            opp_bucket,
-            alpha,
-            beta,
-            super_lazy,
-            lazy,
-            full,
-            race,
-        }
+impl Serialize for Sample {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeTuple;
+        let mut row = serializer.serialize_tuple(SAMPLE_FIELDS)?;
+        row.serialize_element(&self.position)?;
+        row.serialize_element(&self.search)?;
+        row.serialize_element(&self.my_bucket)?;
+        row.serialize_element(&self.opp_bucket)?;
+        row.serialize_element(&self.alpha)?;
+        row.serialize_element(&self.beta)?;
+        row.serialize_element(&self.super_lazy)?;
+        row.serialize_element(&self.lazy)?;
+        row.serialize_element(&self.full)?;
+        row.serialize_element(&self.race)?;
+        row.serialize_element(&self.my_class)?;
+        row.serialize_element(&self.opp_class)?;
+        row.end()
     }
 }
 
-impl From<Sample> for SampleRow {
-    fn from(s: Sample) -> SampleRow {
-        (
-            s.position,
-            s.search,
-            s.my_bucket,
-            s.opp_bucket,
-            s.alpha,
-            s.beta,
-            s.super_lazy,
-            s.lazy,
-            s.full,
-            s.race,
+impl<'de> Deserialize<'de> for Sample {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Sample, D::Error> {
+        deserializer.deserialize_seq(SampleVisitor)
+    }
+}
+
+/// Reads a sample's array of 10 or 12 fields, refusing any other length.
+struct SampleVisitor;
+
+impl<'de> serde::de::Visitor<'de> for SampleVisitor {
+    type Value = Sample;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(
+            f,
+            "a sample array of {SAMPLE_FIELDS_WITHOUT_CLASSES} or {SAMPLE_FIELDS} fields"
         )
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Sample, A::Error> {
+        use serde::de::Error;
+        let mut read = 0usize;
+        macro_rules! field {
+            () => {{
+                let value = seq
+                    .next_element()?
+                    .ok_or_else(|| A::Error::invalid_length(read, &self))?;
+                read += 1;
+                value
+            }};
+        }
+        let mut sample = Sample {
+            position: field!(),
+            search: field!(),
+            my_bucket: field!(),
+            opp_bucket: field!(),
+            alpha: field!(),
+            beta: field!(),
+            super_lazy: field!(),
+            lazy: field!(),
+            full: field!(),
+            race: field!(),
+            my_class: 0,
+            opp_class: 0,
+        };
+        if let Some(my_class) = seq.next_element()? {
+            read += 1;
+            sample.my_class = my_class;
+            sample.opp_class = field!();
+            if seq.next_element::<serde::de::IgnoredAny>()?.is_some() {
+                return Err(A::Error::invalid_length(read + 1, &self));
+            }
+        }
+        Ok(sample)
     }
 }
 
@@ -325,12 +381,15 @@ impl CalibrationFile {
             }
             for (name, set) in h.sets() {
                 let Some(set) = set else { continue };
-                let expected = if name == "qfutility_excess" {
-                    QFUTILITY_TIERS
-                } else {
-                    SIDE_BUCKETS
+                match name {
+                    "qfutility_excess" => {
+                        rows(&format!("histograms.{name}"), set.len(), QFUTILITY_TIERS)?
+                    }
+                    "king" => {
+                        king_classes(set.len())?;
+                    }
+                    _ => rows(&format!("histograms.{name}"), set.len(), SIDE_BUCKETS)?,
                 };
-                rows(&format!("histograms.{name}"), set.len(), expected)?;
                 for (bucket, hist) in set.iter().enumerate() {
                     hist.total().with_context(|| {
                         format!("histograms.{name}[{bucket}]: the counts overflow a u64")
@@ -357,6 +416,9 @@ impl CalibrationFile {
                         row.len(),
                         SIDE_BUCKETS,
                     )?;
+                }
+                if let Some(by_class) = &t.by_danger_class {
+                    validate_danger_classes(&field, by_class, &t.by_material_bucket)?;
                 }
                 let mut exits: u64 = 0;
                 let mut tallies: Vec<(String, &Tally)> = Vec::new();
@@ -479,6 +541,11 @@ impl CalibrationFile {
                         bail!("{field}: {name} {side} is not a side bucket 0..{SIDE_BUCKETS}");
                     }
                 }
+                for (name, class) in [("my_class", s.my_class), ("opp_class", s.opp_class)] {
+                    if usize::from(class) >= DANGER_CLASSES {
+                        bail!("{field}: {name} {class} is not a danger class 0..{DANGER_CLASSES}");
+                    }
+                }
                 if s.race > 1 {
                     bail!("{field}: race {} is not 0 or 1", s.race);
                 }
@@ -500,6 +567,17 @@ impl CalibrationFile {
             _ => None,
         }?;
         Some(set.iter().map(|s| s.to_dense(h.lo, h.hi)).collect())
+    }
+
+    /// The king histograms by danger class, each class's by attacker's bucket: one class in
+    /// files from engines without danger classes.
+    pub(crate) fn king_histograms_by_class(&self) -> Option<Vec<Vec<Histogram>>> {
+        let king = self.histogram_set("king")?;
+        Some(
+            king.chunks(SIDE_BUCKETS)
+                .map(<[Histogram]>::to_vec)
+                .collect(),
+        )
     }
 
     /// Adds another run over a disjoint set of positions: sums everywhere, except the
@@ -715,6 +793,55 @@ fn merged_measurement(records: &[&ShardProvenance]) -> Option<Provenance> {
     })
 }
 
+/// The danger classes `histograms.king` holds, from its length: `SIDE_BUCKETS` histograms per
+/// class, 1 to `DANGER_CLASSES` classes.
+pub(crate) fn king_classes(histograms: usize) -> Result<usize> {
+    let classes = histograms / SIDE_BUCKETS;
+    if !histograms.is_multiple_of(SIDE_BUCKETS) || !(1..=DANGER_CLASSES).contains(&classes) {
+        bail!(
+            "histograms.king: {histograms} rows, expected {SIDE_BUCKETS} per danger class for 1 \
+             to {DANGER_CLASSES} classes"
+        );
+    }
+    Ok(classes)
+}
+
+/// `margin_safety.TIER.by_danger_class`: a row per material bucket, each of `DANGER_CLASSES`
+/// tallies, no more exceeded than exits, and each row's exits those of its material bucket
+/// (every exit bets on one king).
+fn validate_danger_classes(
+    field: &str,
+    by_class: &[Vec<Tally>],
+    by_bucket: &[Tally],
+) -> Result<()> {
+    let field = format!("{field}.by_danger_class");
+    rows(&field, by_class.len(), MATERIAL_BUCKETS)?;
+    for (bucket, (row, total)) in by_class.iter().zip(by_bucket).enumerate() {
+        rows(&format!("{field}[{bucket}]"), row.len(), DANGER_CLASSES)?;
+        let mut exits: u64 = 0;
+        for (class, tally) in row.iter().enumerate() {
+            if tally.exceeded > tally.exits {
+                bail!(
+                    "{field}[{bucket}][{class}]: exceeded {} is more than exits {}",
+                    tally.exceeded,
+                    tally.exits
+                );
+            }
+            exits = exits.checked_add(tally.exits).with_context(|| {
+                format!("{field}[{bucket}]: the exits overflow a u64 when added")
+            })?;
+        }
+        if exits != total.exits {
+            bail!(
+                "{field}[{bucket}]: {exits} exits over the classes, but material bucket {bucket} \
+                 has {}",
+                total.exits
+            );
+        }
+    }
+    Ok(())
+}
+
 fn rows(field: &str, found: usize, expected: usize) -> Result<()> {
     if found != expected {
         bail!("{field}: {found} rows, expected {expected}");
@@ -790,6 +917,14 @@ fn merge_histograms(a: &mut Histograms, b: &Histograms) -> Result<()> {
     ]) {
         match (x, y) {
             (Some(xs), Some(ys)) => {
+                if ys.len() != xs.len() && name == "king" {
+                    bail!(
+                        "cannot merge: histograms.king holds {} danger class(es) in one run and \
+                         {} in the other",
+                        xs.len() / SIDE_BUCKETS,
+                        ys.len() / SIDE_BUCKETS
+                    );
+                }
                 rows(&format!("histograms.{name}"), ys.len(), xs.len())?;
                 for (bucket, (sx, sy)) in xs.iter_mut().zip(ys).enumerate() {
                     *sx = merge_sparse(sx, sy, lo, hi, &format!("histograms.{name}[{bucket}]"))?;
@@ -828,6 +963,23 @@ fn merge_tier(a: &mut TierSafety, b: &TierSafety, field: &str) -> Result<()> {
         .enumerate()
     {
         merge_tally(x, y, &format!("{field}.by_material_bucket[{i}]"))?;
+    }
+    match (&mut a.by_danger_class, &b.by_danger_class) {
+        (Some(xs), Some(ys)) => {
+            rows(&format!("{field}.by_danger_class"), ys.len(), xs.len())?;
+            for (bucket, (row_a, row_b)) in xs.iter_mut().zip(ys).enumerate() {
+                let row = format!("{field}.by_danger_class[{bucket}]");
+                rows(&row, row_b.len(), row_a.len())?;
+                for (class, (x, y)) in row_a.iter_mut().zip(row_b).enumerate() {
+                    merge_tally(x, y, &format!("{row}[{class}]"))?;
+                }
+            }
+        }
+        (None, None) => {}
+        _ => bail!(
+            "cannot merge: {field}.by_danger_class is in one run only (an engine with danger \
+             classes and one without)"
+        ),
     }
     for (my, (row_a, row_b)) in a
         .by_side_buckets

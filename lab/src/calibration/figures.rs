@@ -5,7 +5,7 @@
 
 use squall::calibrate::stats::{wilson_interval, Z95};
 use squall::calibrate::Histogram;
-use squall::tier::Tier;
+use squall::tier::{Tier, SIDE_BUCKETS};
 
 use super::data::{CalibrationFile, Tally};
 
@@ -21,6 +21,8 @@ pub(crate) const SHOWN_PERCENT: f64 = 99.9;
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct ResidualPanel {
     pub(crate) set: &'static str,
+    /// The defending king's danger class of a king histogram (0 for the residual sets).
+    pub(crate) class: usize,
     pub(crate) bucket: usize,
     pub(crate) samples: u64,
     /// The drawn values, inclusive: the central [`SHOWN_PERCENT`] of the samples, widened to
@@ -45,8 +47,10 @@ pub(crate) fn residual_panels(file: &CalibrationFile) -> Vec<ResidualPanel> {
         let Some(hists) = file.histogram_set(set) else {
             continue;
         };
-        let table = margins.and_then(|m| m.table(set));
-        for (bucket, h) in hists.iter().enumerate() {
+        // The king set holds SIDE_BUCKETS histograms per danger class, class by class.
+        for (index, h) in hists.iter().enumerate() {
+            let (class, bucket) = (index / SIDE_BUCKETS, index % SIDE_BUCKETS);
+            let table = margins.and_then(|m| m.table(set, class));
             let in_force = table.map(|t| [t.lo[bucket], t.hi[bucket]]);
             let chosen = table.and_then(|t| t.percentiles).map(|pairs| {
                 let [lo, hi] = pairs[bucket];
@@ -55,7 +59,9 @@ pub(crate) fn residual_panels(file: &CalibrationFile) -> Vec<ResidualPanel> {
             });
             let mut lines: Vec<i32> = in_force.into_iter().flatten().collect();
             lines.extend(chosen.and_then(|(_, v)| v).into_iter().flatten());
-            panels.push(panel(set, bucket, h, &lines, in_force, chosen));
+            let mut panel = panel(set, bucket, h, &lines, in_force, chosen);
+            panel.class = class;
+            panels.push(panel);
         }
     }
     panels
@@ -93,6 +99,7 @@ fn panel(
     let below: u64 = h.underflow + (h.lo..from.min(last + 1)).map(count).sum::<u64>();
     ResidualPanel {
         set,
+        class: 0,
         bucket,
         samples: h.count(),
         range: (from, to),

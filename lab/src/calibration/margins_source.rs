@@ -79,10 +79,9 @@ fn const_name(code: &str) -> Option<&str> {
     Some(rest[..end].trim())
 }
 
-/// The integers of the array constant `name` in a marked `block` (the list after its `=`),
-/// however rustfmt wrapped the statement; `None` when the block has no such constant or it is
-/// not a list of integers.
-pub(crate) fn const_values(block: &str, name: &str) -> Option<Vec<i32>> {
+/// The text after the `=` of constant `name` in a marked `block`, its `;` cut off, however
+/// rustfmt wrapped the statement.
+fn const_list(block: &str, name: &str) -> Option<String> {
     let statement = statements(block)
         .into_iter()
         .find(|s| s.name == Some(name))?;
@@ -92,14 +91,59 @@ pub(crate) fn const_values(block: &str, name: &str) -> Option<Vec<i32>> {
         .map(|l| l.trim())
         .filter(|l| !l.starts_with("//"))
         .collect();
-    let list = code.split_once('=')?.1.trim().strip_suffix(';')?.trim();
-    list.strip_prefix('[')?
-        .strip_suffix(']')?
-        .split(',')
+    Some(
+        code.split_once('=')?
+            .1
+            .trim()
+            .strip_suffix(';')?
+            .trim()
+            .to_string(),
+    )
+}
+
+/// The integers of a list's inside, `1, -2, 3` (a trailing comma allowed).
+fn integers(list: &str) -> Option<Vec<i32>> {
+    list.split(',')
         .map(str::trim)
         .filter(|v| !v.is_empty())
         .map(|v| v.parse().ok())
         .collect()
+}
+
+/// The integers of the array constant `name` in a marked `block` (the list after its `=`),
+/// however rustfmt wrapped the statement; `None` when the block has no such constant or it is
+/// not a flat list of integers.
+pub(crate) fn const_values(block: &str, name: &str) -> Option<Vec<i32>> {
+    let list = const_list(block, name)?;
+    let inner = list.strip_prefix('[')?.strip_suffix(']')?;
+    if inner.trim_start().starts_with('[') {
+        return None;
+    }
+    integers(inner)
+}
+
+/// The rows of the array constant `name`: a list of lists of integers (`[[1, 2], [3, 4]]`), or
+/// a flat list read as one row; `None` when the block has no such constant or it is neither.
+pub(crate) fn const_rows(block: &str, name: &str) -> Option<Vec<Vec<i32>>> {
+    let list = const_list(block, name)?;
+    let inner = list.strip_prefix('[')?.strip_suffix(']')?.trim();
+    if !inner.starts_with('[') {
+        return Some(vec![integers(inner)?]);
+    }
+    let mut rows = Vec::new();
+    let mut rest = inner;
+    loop {
+        rest = rest.trim_start().trim_start_matches(',').trim_start();
+        if rest.is_empty() {
+            return Some(rows);
+        }
+        let (row, after) = rest.strip_prefix('[')?.split_once(']')?;
+        if row.contains('[') {
+            return None;
+        }
+        rows.push(integers(row)?);
+        rest = after;
+    }
 }
 
 /// Replaces the block between the markers of `source` with `block`, keeping each statement of
@@ -177,32 +221,54 @@ mod tests {
             Some(vec![350, 175, 100])
         );
         assert_eq!(const_values(old, "KING"), None);
+        assert_eq!(const_rows(old, "KING_LO"), Some(vec![vec![-1000, -1000]]));
+    }
+
+    #[test]
+    fn nested_rows_read_however_they_are_wrapped() {
+        let block = "pub const A: [[i32; 2]; 2] = [\n    [1, -2],\n    [3, 4],\n];\n\
+                     pub const B: [[i32; 2]; 2] =\n    [[5, 6], [7, 8]];\n\
+                     pub const C: [[i32; 2]; 1] = [[9, 10]];\n\
+                     pub const D: [[i32; 2]; 2] = [[1, 2], [x, 4]];\n\
+                     pub const E: [[i32; 2]; 1] = [[[1]]];\n";
+        assert_eq!(const_rows(block, "A"), Some(vec![vec![1, -2], vec![3, 4]]));
+        assert_eq!(const_rows(block, "B"), Some(vec![vec![5, 6], vec![7, 8]]));
+        assert_eq!(const_rows(block, "C"), Some(vec![vec![9, 10]]));
+        assert_eq!(const_rows(block, "D"), None);
+        assert_eq!(const_rows(block, "E"), None);
+        assert_eq!(
+            const_values(block, "A"),
+            None,
+            "a nested list is not a flat one"
+        );
     }
 
     #[test]
     fn applying_to_the_shipped_margins_keeps_the_futility_margins() {
         let source = include_str!("../../../engine/src/eval/margins.rs");
         let block = marked_block(source).unwrap();
-        let tables: String = block
-            .lines()
-            .filter(|l| {
-                l.starts_with("// source:")
-                    || l.contains("_LO:")
-                    || l.contains("_HI:")
-                    || l.contains("_P50:")
-            })
+        // The source comment and the nine tables, each statement with all its lines.
+        let table = |name: Option<&str>| {
+            name.is_some_and(|n| n.ends_with("_LO") || n.ends_with("_HI") || n.ends_with("_P50"))
+        };
+        let tables: String = statements(block)
+            .iter()
+            .filter(|s| table(s.name))
+            .flat_map(|s| &s.lines)
+            .filter(|l| l.starts_with("// source:") || !l.trim_start().starts_with("//"))
             .map(|l| format!("{l}\n"))
             .collect();
-        // Whatever the shipped tables hold: KING_LO's second entry one lower.
-        let king_lo = const_values(source, "KING_LO").unwrap();
+        assert!(tables.starts_with("// source:"), "{tables}");
+        // Whatever the shipped tables hold: LAZY_RESID_LO's second entry one lower.
+        let lazy_lo = const_values(source, "LAZY_RESID_LO").unwrap();
         let (row, changed) = (
-            format!("[{}, {},", king_lo[0], king_lo[1]),
-            format!("[{}, {},", king_lo[0], king_lo[1] - 1),
+            format!("[{}, {},", lazy_lo[0], lazy_lo[1]),
+            format!("[{}, {},", lazy_lo[0], lazy_lo[1] - 1),
         );
         let edited: String = tables
             .lines()
             .map(|l| {
-                if l.contains("KING_LO:") {
+                if l.contains("LAZY_RESID_LO:") && !l.contains("SUPER") {
                     format!("{}\n", l.replacen(&row, &changed, 1))
                 } else {
                     format!("{l}\n")
@@ -217,8 +283,12 @@ mod tests {
         );
         assert!(const_values(source, "FUTILITY_BASE_MARGIN_BY_SOURCE").is_some());
         assert_eq!(
-            const_values(&rewritten, "KING_LO").unwrap()[..2],
-            [king_lo[0], king_lo[1] - 1]
+            const_values(&rewritten, "LAZY_RESID_LO").unwrap()[..2],
+            [lazy_lo[0], lazy_lo[1] - 1]
+        );
+        assert_eq!(
+            const_rows(&rewritten, "KING_LO"),
+            const_rows(source, "KING_LO")
         );
         // With the old tables back, the file is the shipped one byte for byte.
         assert_eq!(replace_block(&rewritten, &tables).unwrap(), source);

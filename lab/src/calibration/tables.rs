@@ -7,7 +7,7 @@ use super::data::CalibrationFile;
 use super::margins_source::{replace_block, MARGINS_FILE};
 use anyhow::{bail, Context};
 use squall::calibrate::Histogram;
-use squall::tier::SIDE_BUCKETS;
+use squall::tier::{DANGER_CLASSES, SIDE_BUCKETS};
 use std::path::Path;
 
 /// The fewest samples a bucket's histogram needs before its percentiles become margins: below
@@ -49,10 +49,10 @@ impl Pair {
     }
 }
 
-/// Percentile choices for every table and per-side bucket.
+/// Percentile choices for every table and per-side bucket, the king tables' per danger class.
 #[derive(Clone, Debug)]
 pub struct Choice {
-    pub(crate) king: [Pair; SIDE_BUCKETS],
+    pub(crate) king: [[Pair; SIDE_BUCKETS]; DANGER_CLASSES],
     pub(crate) lazy: [Pair; SIDE_BUCKETS],
     pub(crate) super_lazy: [Pair; SIDE_BUCKETS],
 }
@@ -60,7 +60,7 @@ pub struct Choice {
 impl Choice {
     pub fn uniform(residual: Pair, king: Pair) -> Choice {
         Choice {
-            king: [king; SIDE_BUCKETS],
+            king: [[king; SIDE_BUCKETS]; DANGER_CLASSES],
             lazy: [residual; SIDE_BUCKETS],
             super_lazy: [residual; SIDE_BUCKETS],
         }
@@ -69,7 +69,8 @@ impl Choice {
     /// Applies a per-bucket override to the tables it names.
     pub(crate) fn set(&mut self, target: Target, bucket: usize, pair: Pair) {
         match target {
-            Target::King => self.king[bucket] = pair,
+            Target::King(None) => self.king.iter_mut().for_each(|row| row[bucket] = pair),
+            Target::King(Some(class)) => self.king[class][bucket] = pair,
             Target::Lazy => self.lazy[bucket] = pair,
             Target::SuperLazy => self.super_lazy[bucket] = pair,
             Target::Residual => {
@@ -83,31 +84,40 @@ impl Choice {
 /// Which tables a per-bucket override sets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Target {
-    King,
+    /// The king table of one danger class (`kingC`), or of every class (`king`).
+    King(Option<usize>),
     Lazy,
     SuperLazy,
     /// Both residual tables (the default when no table is named).
     Residual,
 }
 
-/// Parses a `[TABLE:]B=LO:HI` per-bucket override; TABLE is `king`, `lazy`, `super-lazy` or
-/// `residual` (both residual tables, the default).
+/// Parses a `[TABLE:]B=LO:HI` per-bucket override; TABLE is `king` (every danger class),
+/// `kingC` (danger class C alone), `lazy`, `super-lazy` or `residual` (both residual tables,
+/// the default).
 pub(crate) fn parse_override(
     text: &str,
     allow_asymmetric: bool,
 ) -> anyhow::Result<(Target, usize, Pair)> {
-    const FORM: &str =
-        "expected [TABLE:]BUCKET=LO:HI with TABLE king, lazy, super-lazy or residual";
+    const FORM: &str = "expected [TABLE:]BUCKET=LO:HI with TABLE king, king0, king1, lazy, \
+         super-lazy or residual";
     let (head, pair) = text.split_once('=').context(format!("`{text}`: {FORM}"))?;
     let (target, bucket) = match head.split_once(':') {
         None => (Target::Residual, head),
         Some((table, bucket)) => {
             let target = match table.trim() {
-                "king" => Target::King,
+                "king" => Target::King(None),
                 "lazy" => Target::Lazy,
                 "super-lazy" => Target::SuperLazy,
                 "residual" => Target::Residual,
-                other => bail!("`{text}`: unknown table `{other}`; {FORM}"),
+                other => match other.strip_prefix("king").map(str::parse::<usize>) {
+                    Some(Ok(class)) if class < DANGER_CLASSES => Target::King(Some(class)),
+                    Some(_) => bail!(
+                        "`{text}`: `{other}`: the danger class must be 0..={}; {FORM}",
+                        DANGER_CLASSES - 1
+                    ),
+                    None => bail!("`{text}`: unknown table `{other}`; {FORM}"),
+                },
             };
             (target, bucket)
         }
@@ -132,27 +142,67 @@ pub(crate) fn parse_override(
 }
 
 /// One table row: the percentile `pick(bucket)` of each bucket, each checked by [`entry`].
-fn row(
+fn row_values(
     name: &str,
     set: &str,
     hists: &[Histogram],
     pick: impl Fn(usize) -> f64,
-) -> anyhow::Result<String> {
+) -> anyhow::Result<[i32; SIDE_BUCKETS]> {
     if hists.len() != SIDE_BUCKETS {
         bail!(
             "{name}: expected {SIDE_BUCKETS} buckets of `{set}`, found {}",
             hists.len()
         );
     }
-    let values = hists
-        .iter()
-        .enumerate()
-        .map(|(bucket, h)| Ok(entry(name, set, bucket, h, pick(bucket))?.to_string()))
-        .collect::<anyhow::Result<Vec<_>>>()?;
+    let mut values = [0; SIDE_BUCKETS];
+    for (bucket, (value, h)) in values.iter_mut().zip(hists).enumerate() {
+        *value = entry(name, set, bucket, h, pick(bucket))?;
+    }
+    Ok(values)
+}
+
+fn list(values: &[i32]) -> String {
+    let items: Vec<String> = values.iter().map(i32::to_string).collect();
+    format!("[{}]", items.join(", "))
+}
+
+/// One flat table row as a statement.
+fn row(
+    name: &str,
+    set: &str,
+    hists: &[Histogram],
+    pick: impl Fn(usize) -> f64,
+) -> anyhow::Result<String> {
+    let values = row_values(name, set, hists, pick)?;
     Ok(format!(
-        "pub const {name}: [i32; SIDE_BUCKETS] = [{}];",
-        values.join(", ")
+        "pub const {name}: [i32; SIDE_BUCKETS] = {};",
+        list(&values)
     ))
+}
+
+/// The widest line rustfmt leaves alone (its default `max_width`).
+const LINE_WIDTH: usize = 100;
+/// The widest array literal rustfmt keeps on one line (its default `array_width`).
+const ARRAY_WIDTH: usize = 60;
+
+/// A king table, one row per danger class, laid out as rustfmt lays it out: an array literal
+/// wider than `ARRAY_WIDTH` one row per line, else on one line with the statement when it fits,
+/// else on the next line. A row (8 entries within `MARGIN_LIMIT`) is never wider.
+fn rows_statement(name: &str, rows: &[[i32; SIDE_BUCKETS]]) -> String {
+    let head = format!("pub const {name}: [[i32; SIDE_BUCKETS]; DANGER_CLASSES] =");
+    let items: Vec<String> = rows.iter().map(|r| list(r)).collect();
+    let array = format!("[{}]", items.join(", "));
+    // rustfmt's array width counts what is between the brackets.
+    let one_line = array.len() - 2 <= ARRAY_WIDTH;
+    let statement = format!("{head} {array};");
+    if one_line && statement.len() <= LINE_WIDTH {
+        statement
+    } else if one_line {
+        format!("{head}\n    {array};")
+    } else {
+        let rows: String = items.iter().map(|r| format!("    {r},\n")).collect();
+        format!("{head} [\n{rows}];")
+    }
 }
 
 /// The entry of table `name` for `bucket`: percentile `p` of its histogram `h` (of the set
@@ -246,6 +296,62 @@ fn describe(pairs: &[Pair; SIDE_BUCKETS]) -> String {
     }
 }
 
+/// The king rows of every danger class (LO, HI, P50): each class's from its own histograms;
+/// a class the file has no histograms for (a file from an engine without danger classes)
+/// gets class 0's rows, which only a choice identical to class 0's may ask for.
+fn king_rows(
+    file: &CalibrationFile,
+    origin: &str,
+    choice: &Choice,
+) -> anyhow::Result<[[[i32; SIDE_BUCKETS]; DANGER_CLASSES]; 3]> {
+    let by_class = file
+        .king_histograms_by_class()
+        .with_context(|| format!("{origin} has no `king` histograms: run `calibrate residual`"))?;
+    let mut rows = [[[0; SIDE_BUCKETS]; DANGER_CLASSES]; 3];
+    for class in 0..DANGER_CLASSES {
+        let pairs = &choice.king[class];
+        let Some(hists) = by_class.get(class) else {
+            if pairs != &choice.king[0] {
+                bail!(
+                    "{origin} has king histograms for {} danger class(es), so the king table \
+                     of class {class} is class 0's: its percentiles cannot differ from class \
+                     0's; calibrate with an engine that reports danger classes",
+                    by_class.len()
+                );
+            }
+            for table in &mut rows {
+                table[class] = table[0];
+            }
+            continue;
+        };
+        let set = if class == 0 {
+            "king".to_string()
+        } else {
+            format!("king[{class}]")
+        };
+        rows[0][class] = row_values("KING_LO", &set, hists, |b| pairs[b].lo)?;
+        rows[1][class] = row_values("KING_HI", &set, hists, |b| pairs[b].hi)?;
+        rows[2][class] = row_values("KING_P50", &set, hists, |_| 50.0)?;
+    }
+    Ok(rows)
+}
+
+/// The king tables' percentiles in the source comment: `king P` when every danger class has
+/// the same, else `king[0] P; king[1] P`.
+fn describe_king(choice: &Choice) -> String {
+    if choice.king.iter().all(|row| row == &choice.king[0]) {
+        format!("king {}", describe(&choice.king[0]))
+    } else {
+        choice
+            .king
+            .iter()
+            .enumerate()
+            .map(|(class, row)| format!("king[{class}] {}", describe(row)))
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+}
+
 /// The Rust source of the margin-table block (without the markers).
 pub fn render(file: &CalibrationFile, origin: &str, choice: &Choice) -> anyhow::Result<String> {
     let set = |name: &str| {
@@ -253,10 +359,9 @@ pub fn render(file: &CalibrationFile, origin: &str, choice: &Choice) -> anyhow::
             format!("{origin} has no `{name}` histograms: run `calibrate residual`")
         })
     };
-    let king = set("king")?;
+    let [king_lo, king_hi, king_p50] = king_rows(file, origin, choice)?;
     let lazy = set("lazy_residual")?;
     let super_lazy = set("super_lazy_residual")?;
-    let k = &choice.king;
     let l = &choice.lazy;
     let s = &choice.super_lazy;
     let residuals = if l == s {
@@ -266,15 +371,15 @@ pub fn render(file: &CalibrationFile, origin: &str, choice: &Choice) -> anyhow::
     };
     let lines = [
         format!(
-            "// source: {} ({} positions, depth {}); king {}; {residuals}; medians p50",
+            "// source: {} ({} positions, depth {}); {}; {residuals}; medians p50",
             safe_origin(origin),
             file.positions,
             file.depth,
-            describe(k),
+            describe_king(choice),
         ),
-        row("KING_LO", "king", &king, |b| k[b].lo)?,
-        row("KING_HI", "king", &king, |b| k[b].hi)?,
-        row("KING_P50", "king", &king, |_| 50.0)?,
+        rows_statement("KING_LO", &king_lo),
+        rows_statement("KING_HI", &king_hi),
+        rows_statement("KING_P50", &king_p50),
         row("LAZY_RESID_LO", "lazy_residual", &lazy, |b| l[b].lo)?,
         row("LAZY_RESID_HI", "lazy_residual", &lazy, |b| l[b].hi)?,
         row("LAZY_RESID_P50", "lazy_residual", &lazy, |_| 50.0)?,
@@ -329,11 +434,87 @@ mod tests {
         );
         assert_eq!(
             parse_override("king:0=10:90", false).unwrap().0,
-            Target::King
+            Target::King(None)
         );
+        assert_eq!(
+            parse_override("king1:0=10:90", false).unwrap().0,
+            Target::King(Some(1))
+        );
+        let error = parse_override("king2:0=10:90", false)
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("danger class must be 0..=1"), "{error}");
+        assert!(parse_override("kings:0=10:90", false).is_err());
         assert!(parse_override("pawns:3=5:95", false).is_err());
         assert!(parse_override("8=5:95", false).is_err());
         assert!(parse_override("3=5", false).is_err());
         assert!(parse_override("lazy:3=10:95", false).is_err());
+    }
+
+    #[test]
+    fn king_overrides_address_every_class_or_one() {
+        let pair = |low: f64| Pair {
+            lo: low,
+            hi: 100.0 - low,
+        };
+        let mut choice = Choice::uniform(pair(2.0), pair(5.0));
+        choice.set(Target::King(None), 3, pair(1.0));
+        choice.set(Target::King(Some(1)), 4, pair(10.0));
+        assert_eq!(
+            (choice.king[0][3], choice.king[1][3]),
+            (pair(1.0), pair(1.0))
+        );
+        assert_eq!(
+            (choice.king[0][4], choice.king[1][4]),
+            (pair(5.0), pair(10.0))
+        );
+        assert_eq!(
+            describe_king(&choice),
+            "king[0] p5/p95 p5/p95 p5/p95 p1/p99 p5/p95 p5/p95 p5/p95 p5/p95; \
+             king[1] p5/p95 p5/p95 p5/p95 p1/p99 p10/p90 p5/p95 p5/p95 p5/p95"
+        );
+    }
+
+    #[test]
+    fn king_rows_are_laid_out_as_rustfmt_lays_them_out() {
+        let short = rows_statement("KING_HI", &[[0; 8], [0; 8]]);
+        assert_eq!(
+            short,
+            "pub const KING_HI: [[i32; SIDE_BUCKETS]; DANGER_CLASSES] =\n    \
+             [[0, 0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0, 0]];"
+        );
+        // Short enough for one line as an array, too long with the statement.
+        let p50 = rows_statement("KING_P50", &[[0, 0, 0, -1, 0, -2, -2, 0]; 2]);
+        assert_eq!(
+            p50,
+            "pub const KING_P50: [[i32; SIDE_BUCKETS]; DANGER_CLASSES] =\n    \
+             [[0, 0, 0, -1, 0, -2, -2, 0], [0, 0, 0, -1, 0, -2, -2, 0]];"
+        );
+        // At rustfmt's array width (60 between the brackets), and one past it.
+        let at = rows_statement("K", &[[10; 8], [10, 10, 0, 0, 0, 0, 0, 0]]);
+        assert!(
+            at.ends_with("=\n    [[10, 10, 10, 10, 10, 10, 10, 10], [10, 10, 0, 0, 0, 0, 0, 0]];")
+        );
+        let past = rows_statement("K", &[[10; 8], [10, 10, 10, 0, 0, 0, 0, 0]]);
+        assert!(past.ends_with(
+            "= [\n    [10, 10, 10, 10, 10, 10, 10, 10],\n    [10, 10, 10, 0, 0, 0, 0, 0],\n];"
+        ));
+        // Wider than rustfmt's array width, though it would fit a line.
+        let wide = rows_statement("KING_HI", &[[18, 21, 21, 24, 24, 27, 32, 30], [67; 8]]);
+        assert_eq!(
+            wide,
+            "pub const KING_HI: [[i32; SIDE_BUCKETS]; DANGER_CLASSES] = [\n    \
+             [18, 21, 21, 24, 24, 27, 32, 30],\n    [67, 67, 67, 67, 67, 67, 67, 67],\n];"
+        );
+        let long = rows_statement("KING_LO", &[[-100; 8], [-1000; 8]]);
+        assert!(long.ends_with(
+            "= [\n    [-100, -100, -100, -100, -100, -100, -100, -100],\n    \
+             [-1000, -1000, -1000, -1000, -1000, -1000, -1000, -1000],\n];"
+        ));
+        let one = rows_statement("K", &[[1; 8]]);
+        assert_eq!(
+            one,
+            "pub const K: [[i32; SIDE_BUCKETS]; DANGER_CLASSES] = [[1, 1, 1, 1, 1, 1, 1, 1]];"
+        );
     }
 }

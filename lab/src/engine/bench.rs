@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use anyhow::{anyhow, bail, Context, Result};
 use serde::{Deserialize, Serialize};
-use squall::tier::{MATERIAL_BUCKETS, SIDE_BUCKETS, TIERS};
+use squall::tier::{DANGER_CLASSES, MATERIAL_BUCKETS, SIDE_BUCKETS, TIERS};
 
 use crate::process::{require_success, run_with_timeout};
 
@@ -54,10 +54,81 @@ pub(crate) struct MarginTable {
     pub(crate) p50: [i32; SIDE_BUCKETS],
 }
 
+/// The king tables as the engine reports them: one row per danger class of the defending king
+/// (1 to `DANGER_CLASSES`), each by the attacker's side bucket. Binaries from before danger
+/// classes report one flat row per table, read as one class.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "RawKingTable")]
+pub(crate) struct KingMarginTable {
+    pub(crate) lo: Vec<[i32; SIDE_BUCKETS]>,
+    pub(crate) hi: Vec<[i32; SIDE_BUCKETS]>,
+    pub(crate) p50: Vec<[i32; SIDE_BUCKETS]>,
+}
+
+/// `engine.margin_tables.king` before its shape is checked.
+#[derive(Deserialize)]
+struct RawKingTable {
+    lo: serde_json::Value,
+    hi: serde_json::Value,
+    p50: serde_json::Value,
+}
+
+impl TryFrom<RawKingTable> for KingMarginTable {
+    type Error = String;
+
+    fn try_from(raw: RawKingTable) -> std::result::Result<Self, String> {
+        let table = KingMarginTable {
+            lo: king_rows("lo", raw.lo)?,
+            hi: king_rows("hi", raw.hi)?,
+            p50: king_rows("p50", raw.p50)?,
+        };
+        if table.hi.len() != table.lo.len() || table.p50.len() != table.lo.len() {
+            return Err(format!(
+                "engine.margin_tables.king: lo, hi and p50 hold {}, {} and {} danger classes; \
+                 expected the same number",
+                table.lo.len(),
+                table.hi.len(),
+                table.p50.len()
+            ));
+        }
+        Ok(table)
+    }
+}
+
+/// One of the king table's rows: a flat row of `SIDE_BUCKETS` integers (one class), or 1 to
+/// `DANGER_CLASSES` such rows.
+fn king_rows(
+    name: &str,
+    value: serde_json::Value,
+) -> std::result::Result<Vec<[i32; SIDE_BUCKETS]>, String> {
+    let field = format!("engine.margin_tables.king.{name}");
+    let row = |value: &serde_json::Value, field: &str| -> std::result::Result<_, String> {
+        serde_json::from_value::<[i32; SIDE_BUCKETS]>(value.clone())
+            .map_err(|_| format!("{field}: expected a row of {SIDE_BUCKETS} integers (32-bit)"))
+    };
+    let Some(items) = value.as_array() else {
+        return Err(format!("{field}: expected an array"));
+    };
+    if items.first().is_some_and(serde_json::Value::is_number) {
+        return Ok(vec![row(&value, &field)?]);
+    }
+    if !(1..=DANGER_CLASSES).contains(&items.len()) {
+        return Err(format!(
+            "{field}: {} rows, expected 1 to {DANGER_CLASSES} (one per danger class)",
+            items.len()
+        ));
+    }
+    items
+        .iter()
+        .enumerate()
+        .map(|(class, item)| row(item, &format!("{field}[{class}]")))
+        .collect()
+}
+
 /// `engine.margin_tables`, named after the histogram sets the tables are generated from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct MarginTables {
-    pub(crate) king: MarginTable,
+    pub(crate) king: KingMarginTable,
     pub(crate) lazy_residual: MarginTable,
     pub(crate) super_lazy_residual: MarginTable,
 }
@@ -311,9 +382,10 @@ mod tests {
         })))
         .unwrap();
         let tables = new.engine.margin_tables.unwrap();
+        assert_eq!(tables.king.lo, vec![[0; 8]], "a flat king row is one class");
         assert_eq!(
             (
-                tables.king.hi[7],
+                tables.king.hi[0][7],
                 tables.lazy_residual.p50[0],
                 tables.super_lazy_residual.lo[3]
             ),
@@ -322,6 +394,53 @@ mod tests {
         assert_eq!(
             new.engine.futility_base_margin_by_source,
             Some([350, 175, 100])
+        );
+    }
+
+    #[test]
+    fn reads_king_rows_by_danger_class_and_refuses_bad_shapes() {
+        let row = |v: i32| vec![v; 8];
+        let flat = |v: i32| serde_json::json!({"lo": row(v), "hi": row(v), "p50": row(v)});
+        let with_king = |king: serde_json::Value| {
+            parse_bench(&document(serde_json::json!({
+                "name": "squall",
+                "version": "0.1.0",
+                "margin_tables": {
+                    "king": king, "lazy_residual": flat(10), "super_lazy_residual": flat(20)
+                },
+            })))
+        };
+        let nested = with_king(serde_json::json!({
+            "lo": [row(-1), row(-5)], "hi": [row(1), row(2)], "p50": [row(0), row(0)]
+        }))
+        .unwrap();
+        let king = nested.engine.margin_tables.unwrap().king;
+        assert_eq!((king.lo.len(), king.lo[1][3], king.hi[1][0]), (2, -5, 2));
+        let error = |king: serde_json::Value| format!("{:#}", with_king(king).unwrap_err());
+        let too_many = error(serde_json::json!({
+            "lo": [row(0), row(0), row(0)], "hi": [row(0)], "p50": [row(0)]
+        }));
+        assert!(
+            too_many.contains("engine.margin_tables.king.lo: 3 rows, expected 1 to 2"),
+            "{too_many}"
+        );
+        let short = error(serde_json::json!({
+            "lo": [row(0), vec![0; 7]], "hi": [row(0), row(0)], "p50": [row(0), row(0)]
+        }));
+        assert!(
+            short.contains("engine.margin_tables.king.lo[1]: expected a row of 8 integers"),
+            "{short}"
+        );
+        let uneven = error(serde_json::json!({
+            "lo": [row(0), row(0)], "hi": row(0), "p50": [row(0), row(0)]
+        }));
+        assert!(uneven.contains("2, 1 and 2 danger classes"), "{uneven}");
+        let empty = error(serde_json::json!({"lo": [], "hi": [], "p50": []}));
+        assert!(empty.contains("king.lo: 0 rows"), "{empty}");
+        let scalar = error(serde_json::json!({"lo": 3, "hi": row(0), "p50": row(0)}));
+        assert!(
+            scalar.contains("engine.margin_tables.king.lo: expected an array"),
+            "{scalar}"
         );
     }
 

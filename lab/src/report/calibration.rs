@@ -5,7 +5,8 @@
 use std::path::Path;
 
 use squall::calibrate::stats::{wilson_interval, Z95};
-use squall::tier::Tier;
+use squall::calibrate::Histogram;
+use squall::tier::{Tier, SIDE_BUCKETS};
 
 use super::style::Style;
 use super::table::Table;
@@ -100,30 +101,49 @@ pub fn percentile_section(
 ) -> Option<String> {
     let hists = file.histogram_set(set)?;
     let (_, title, row) = SETS.iter().find(|(name, _, _)| *name == set)?;
-    let mut head = vec![row.to_string(), "samples".to_string()];
-    head.extend(percentiles.iter().map(|&p| pct_label(p)));
-    let mut t = Table::new(head);
-    for (index, h) in hists.iter().enumerate() {
-        let label = if set == "qfutility_excess" {
-            Tier::ALL
-                .get(index)
-                .map_or(index.to_string(), |tier| tier.name().to_string())
-        } else {
-            index.to_string()
-        };
-        let mut cells = vec![label, h.count().to_string()];
-        cells.extend(
-            percentiles
-                .iter()
-                .map(|&p| h.percentile(p).map_or("-".to_string(), |v| v.to_string())),
-        );
-        t.row(cells);
+    // The king set holds SIDE_BUCKETS histograms per danger class: a table per class.
+    let groups: Vec<(String, &[Histogram])> = if set == "king" && hists.len() > SIDE_BUCKETS {
+        hists
+            .chunks(SIDE_BUCKETS)
+            .enumerate()
+            .map(|(class, chunk)| {
+                (
+                    format!("{title}, defending king's danger class {class} [{set}]"),
+                    chunk,
+                )
+            })
+            .collect()
+    } else {
+        vec![(format!("{title} [{set}]"), &hists[..])]
+    };
+    let mut text = String::new();
+    for (heading_text, hists) in groups {
+        let mut head = vec![row.to_string(), "samples".to_string()];
+        head.extend(percentiles.iter().map(|&p| pct_label(p)));
+        let mut t = Table::new(head);
+        for (index, h) in hists.iter().enumerate() {
+            let label = if set == "qfutility_excess" {
+                Tier::ALL
+                    .get(index)
+                    .map_or(index.to_string(), |tier| tier.name().to_string())
+            } else {
+                index.to_string()
+            };
+            let mut cells = vec![label, h.count().to_string()];
+            cells.extend(
+                percentiles
+                    .iter()
+                    .map(|&p| h.percentile(p).map_or("-".to_string(), |v| v.to_string())),
+            );
+            t.row(cells);
+        }
+        text.push_str(&format!(
+            "{}{}\n",
+            heading(&heading_text, style),
+            t.render(style)
+        ));
     }
-    Some(format!(
-        "{}{}\n",
-        heading(&format!("{title} [{set}]"), style),
-        t.render(style)
-    ))
+    Some(text)
 }
 
 fn percent(n: u64, d: u64) -> f64 {
@@ -230,6 +250,57 @@ pub(crate) fn margin_safety_section(file: &CalibrationFile, style: Style) -> Opt
                     flags(&x)
                 },
             ]);
+        }
+        let caption = match style {
+            Style::Terminal => format!("{name} tier\n"),
+            Style::Markdown => format!("{name} tier:\n\n"),
+        };
+        text.push_str(&format!("{caption}{}\n", t.render(style)));
+    }
+    Some(text)
+}
+
+/// Margin safety by the danger class of the king each exit bet on (the side to move's for a
+/// fail high, the opponent's for a fail low), per tier and material bucket; `None` for files
+/// without it.
+pub(crate) fn danger_class_section(file: &CalibrationFile, style: Style) -> Option<String> {
+    let safety = file.margin_safety.as_ref()?;
+    let tiers = [
+        ("super-lazy", safety.super_lazy.by_danger_class.as_ref()?),
+        ("lazy", safety.lazy.by_danger_class.as_ref()?),
+    ];
+    let mut text = heading(
+        "Margin safety by the danger class of the king each exit bet on (the side to move's \
+         for a fail high, the opponent's for a fail low): exceeded / exits, Wilson 95% interval",
+        style,
+    );
+    for (name, rows) in tiers {
+        let classes = rows.first().map_or(0, Vec::len);
+        let mut head = vec!["material bucket".to_string()];
+        for class in 0..classes {
+            head.push(format!("class {class} exceeded / exits"));
+            head.push(format!("class {class} rate [95% CI]"));
+        }
+        let mut t = Table::new(head);
+        let all: Vec<Tally> = (0..classes)
+            .map(|class| {
+                let column: Vec<Tally> =
+                    rows.iter().filter_map(|r| r.get(class)).copied().collect();
+                sum_tallies(&column)
+            })
+            .collect();
+        for (bucket, row) in rows
+            .iter()
+            .enumerate()
+            .map(|(b, row)| (b.to_string(), row.as_slice()))
+            .chain([("all".to_string(), all.as_slice())])
+        {
+            let mut cells = vec![bucket];
+            for x in row {
+                cells.push(format!("{} / {}", x.exceeded, x.exits));
+                cells.push(rate_with_interval(x.exceeded, x.exits, 3));
+            }
+            t.row(cells);
         }
         let caption = match style {
             Style::Terminal => format!("{name} tier\n"),
@@ -388,6 +459,9 @@ pub fn full_report(report: &CalibrationReport, style: Style) -> String {
         }
     }
     if let Some(section) = margin_safety_section(file, style) {
+        text.push_str(&section);
+    }
+    if let Some(section) = danger_class_section(file, style) {
         text.push_str(&section);
     }
     text.push_str(&exit_rate_section(file, style));

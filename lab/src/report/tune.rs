@@ -178,19 +178,24 @@ fn frontier_table(result: &SearchResult, style: Style) -> String {
 
 fn choice_table(result: &SearchResult, style: Style) -> String {
     let mut header = vec!["table".to_string()];
-    header.extend((0..result.king.len()).map(|b| format!("bucket {b}")));
+    header.extend((0..result.lazy.len()).map(|b| format!("bucket {b}")));
     let row = |name: &str, pairs: &[[f64; 2]]| {
         std::iter::once(name.to_string())
             .chain(pairs.iter().map(|[lo, hi]| format!("p{lo}/p{hi}")))
             .collect::<Vec<_>>()
     };
-    Table::new(header)
-        .with_rows([
-            row("king", &result.king),
-            row("lazy", &result.lazy),
-            row("super-lazy", &result.super_lazy),
-        ])
-        .render(style)
+    // The king table of each danger class, one row when they all agree.
+    let mut rows: Vec<Vec<String>> = match result.king.as_slice() {
+        [first, rest @ ..] if rest.iter().all(|r| r == first) => vec![row("king", first)],
+        classes => classes
+            .iter()
+            .enumerate()
+            .map(|(class, pairs)| row(&format!("king{class}"), pairs))
+            .collect(),
+    };
+    rows.push(row("lazy", &result.lazy));
+    rows.push(row("super-lazy", &result.super_lazy));
+    Table::new(header).with_rows(rows).render(style)
 }
 
 fn search_section(search: &TuneSearch, style: Style) -> String {
@@ -230,6 +235,42 @@ fn search_section(search: &TuneSearch, style: Style) -> String {
     out
 }
 
+/// The cheap exits by the danger class of the king they bet on (sample counts).
+fn danger_class_table(report: &TuneReport, style: Style) -> String {
+    let rows = report.prediction.by_danger_class.iter().map(|c| {
+        [
+            c.class.to_string(),
+            format!("{} / {}", thousands(c.exceeded[0]), thousands(c.exits[0])),
+            rate(c.exceeded_rate[0], 2),
+            format!("{} / {}", thousands(c.exceeded[1]), thousands(c.exits[1])),
+            rate(c.exceeded_rate[1], 2),
+        ]
+    });
+    // The search table above ends without a blank line.
+    let mut out = if style == Style::Terminal {
+        "\n".to_string()
+    } else {
+        String::new()
+    };
+    out += &heading(
+        "Predicted exits by the danger class of the king they bet on (the side to move's for a \
+         fail high, the opponent's for a fail low; sampled calls, not weighted)",
+        style,
+    );
+    out.push_str(
+        &Table::new([
+            "danger class",
+            "super-lazy exceeded / exits",
+            "super-lazy exceeded [95% CI]",
+            "lazy exceeded / exits",
+            "lazy exceeded [95% CI]",
+        ])
+        .with_rows(rows)
+        .render(style),
+    );
+    out
+}
+
 pub(crate) fn render(report: &TuneReport, style: Style) -> String {
     let title = format!("lab tune {}: tables {}", report.file, report.candidate);
     let mut out = match style {
@@ -238,6 +279,7 @@ pub(crate) fn render(report: &TuneReport, style: Style) -> String {
     };
     out.push_str(&tier_tables(report, style));
     out.push_str(&search_table(report, style));
+    out.push_str(&danger_class_table(report, style));
     out.push_str(&format!("\n{}\n", summary_line(report)));
     if let Some(search) = &report.search {
         out.push_str(&search_section(search, style));

@@ -7,9 +7,11 @@ use std::collections::HashSet;
 
 use serde::Serialize;
 use squall::calibrate::stats::{wilson_interval, Z95};
-use squall::eval::margins::{pair_margins, Margins};
+use squall::eval::margins::{pair_margins, KingTable, Margins, Pair};
 use squall::search::INFINITY;
-use squall::tier::{SearchKind, Tier, MATERIAL_BUCKETS, SEARCH_KINDS, SIDE_BUCKETS, TIERS};
+use squall::tier::{
+    SearchKind, Tier, DANGER_CLASSES, MATERIAL_BUCKETS, SEARCH_KINDS, SIDE_BUCKETS, TIERS,
+};
 
 use super::samples::{Sample, Samples};
 use crate::calibration::in_force::MarginsInForce;
@@ -21,10 +23,11 @@ pub(crate) struct Bounds {
     pub(crate) hi: [i32; SIDE_BUCKETS],
 }
 
-/// The six rows of the margin tables the exits read.
+/// The rows of the margin tables the exits read: the king table's of each danger class, and
+/// each residual table's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub(crate) struct ExitTables {
-    pub(crate) king: Bounds,
+    pub(crate) king: [Bounds; DANGER_CLASSES],
     pub(crate) lazy: Bounds,
     pub(crate) super_lazy: Bounds,
 }
@@ -33,14 +36,38 @@ impl From<&MarginsInForce> for ExitTables {
     fn from(margins: &MarginsInForce) -> Self {
         let bounds = |t: &crate::calibration::in_force::TableInForce| Bounds { lo: t.lo, hi: t.hi };
         ExitTables {
-            king: bounds(&margins.king),
+            king: std::array::from_fn(|class| bounds(margins.king_of_class(class))),
             lazy: bounds(&margins.lazy_residual),
             super_lazy: bounds(&margins.super_lazy_residual),
         }
     }
 }
 
+/// Every pair of side buckets and danger classes, in the engine's table order.
+fn all_pairs() -> impl Iterator<Item = Pair> {
+    (0..DANGER_CLASSES).flat_map(|my_class| {
+        (0..DANGER_CLASSES).flat_map(move |opp_class| {
+            (0..SIDE_BUCKETS).flat_map(move |my_bucket| {
+                (0..SIDE_BUCKETS).map(move |opp_bucket| Pair {
+                    my_bucket,
+                    opp_bucket,
+                    my_class,
+                    opp_class,
+                })
+            })
+        })
+    })
+}
+
 impl ExitTables {
+    /// The king table's low and high rows in the engine's shape.
+    fn king_rows(&self) -> (KingTable, KingTable) {
+        (
+            std::array::from_fn(|class| self.king[class].lo),
+            std::array::from_fn(|class| self.king[class].hi),
+        )
+    }
+
     /// Refuses tables the engine could not use: every pair margin of `pair_margins` must be
     /// computable in `i32` (the engine's `const fn` fails to compile otherwise), and small
     /// enough that the exit test `score ∓ margin` stays in `i32` for any score within
@@ -51,36 +78,45 @@ impl ExitTables {
             (&self.super_lazy, "SUPER_LAZY_RESID"),
             (&self.lazy, "LAZY_RESID"),
         ] {
-            for my in 0..SIDE_BUCKETS {
-                for opp in 0..SIDE_BUCKETS {
-                    // The engine's two sums, in its order of operations.
-                    for (name, king_hi, king_lo, resid_hi, resid_lo) in [
-                        ("fail-high", my, opp, opp, my),
-                        ("fail-low", opp, my, my, opp),
-                    ] {
-                        let terms = format!(
-                            "(KING_HI[{king_hi}] - KING_LO[{king_lo}]) + ({prefix}_HI[{resid_hi}] \
-                             - {prefix}_LO[{resid_lo}])"
-                        );
-                        let margin = self.king.hi[king_hi]
-                            .checked_sub(self.king.lo[king_lo])
-                            .zip(resid.hi[resid_hi].checked_sub(resid.lo[resid_lo]))
-                            .and_then(|(king, resid)| king.checked_add(resid));
-                        match margin {
-                            None => anyhow::bail!(
-                                "{name} margin of side buckets ({my}, {opp}): {terms} = {} \
-                                 overflows i32, so the engine's pair_margins cannot compute it",
-                                i64::from(self.king.hi[king_hi]) - i64::from(self.king.lo[king_lo])
-                                    + i64::from(resid.hi[resid_hi])
-                                    - i64::from(resid.lo[resid_lo])
-                            ),
-                            Some(margin) if margin > max_margin => anyhow::bail!(
-                                "{name} margin of side buckets ({my}, {opp}): {terms} = {margin}, \
-                                 above {max_margin}: a score within +-{INFINITY} minus it \
-                                 overflows i32"
-                            ),
-                            Some(_) => {}
-                        }
+            for pair in all_pairs() {
+                let Pair {
+                    my_bucket: my,
+                    opp_bucket: opp,
+                    my_class: mc,
+                    opp_class: oc,
+                } = pair;
+                // The engine's two sums, in its order of operations.
+                for (name, (hi_class, hi_bucket), (lo_class, lo_bucket), resid_hi, resid_lo) in [
+                    ("fail-high", (oc, my), (mc, opp), opp, my),
+                    ("fail-low", (mc, opp), (oc, my), my, opp),
+                ] {
+                    let (king_hi, king_lo) = (
+                        self.king[hi_class].hi[hi_bucket],
+                        self.king[lo_class].lo[lo_bucket],
+                    );
+                    let terms = format!(
+                        "(KING_HI[{hi_class}][{hi_bucket}] - KING_LO[{lo_class}][{lo_bucket}]) + \
+                         ({prefix}_HI[{resid_hi}] - {prefix}_LO[{resid_lo}])"
+                    );
+                    let margin = king_hi
+                        .checked_sub(king_lo)
+                        .zip(resid.hi[resid_hi].checked_sub(resid.lo[resid_lo]))
+                        .and_then(|(king, resid)| king.checked_add(resid));
+                    let place = format!(
+                        "{name} margin of side buckets ({my}, {opp}), danger classes ({mc}, {oc})"
+                    );
+                    match margin {
+                        None => anyhow::bail!(
+                            "{place}: {terms} = {} overflows i32, so the engine's pair_margins \
+                             cannot compute it",
+                            i64::from(king_hi) - i64::from(king_lo) + i64::from(resid.hi[resid_hi])
+                                - i64::from(resid.lo[resid_lo])
+                        ),
+                        Some(margin) if margin > max_margin => anyhow::bail!(
+                            "{place}: {terms} = {margin}, above {max_margin}: a score within \
+                             +-{INFINITY} minus it overflows i32"
+                        ),
+                        Some(_) => {}
                     }
                 }
             }
@@ -89,27 +125,30 @@ impl ExitTables {
     }
 }
 
-/// Both cheap tiers' margins of every (my bucket, opponent bucket) pair.
+/// One tier's margins by (my class, opponent's class, my bucket, opponent's bucket), as the
+/// engine's own pair tables hold them.
+type PairMargins = [[[[Margins; SIDE_BUCKETS]; SIDE_BUCKETS]; DANGER_CLASSES]; DANGER_CLASSES];
+
+/// Both cheap tiers' margins of every pair.
 pub(crate) struct PairTables {
-    super_lazy: [[Margins; SIDE_BUCKETS]; SIDE_BUCKETS],
-    lazy: [[Margins; SIDE_BUCKETS]; SIDE_BUCKETS],
+    super_lazy: PairMargins,
+    lazy: PairMargins,
 }
 
 impl PairTables {
     pub(crate) fn new(tables: &ExitTables) -> PairTables {
+        let (king_lo, king_hi) = tables.king_rows();
         let pairs = |resid: &Bounds| {
-            std::array::from_fn(|my| {
-                std::array::from_fn(|opp| {
-                    pair_margins(
-                        &tables.king.lo,
-                        &tables.king.hi,
-                        &resid.lo,
-                        &resid.hi,
-                        my,
-                        opp,
-                    )
-                })
-            })
+            let mut table = [[[[Margins {
+                fail_high: 0,
+                fail_low: 0,
+            }; SIDE_BUCKETS]; SIDE_BUCKETS]; DANGER_CLASSES];
+                DANGER_CLASSES];
+            for pair in all_pairs() {
+                table[pair.my_class][pair.opp_class][pair.my_bucket][pair.opp_bucket] =
+                    pair_margins(&king_lo, &king_hi, &resid.lo, &resid.hi, pair);
+            }
+            table
         };
         PairTables {
             super_lazy: pairs(&tables.super_lazy),
@@ -122,24 +161,45 @@ impl PairTables {
 /// exit (a fail-high with full <= beta, a fail-low with full >= alpha; never for the full
 /// tier). The super-lazy tier stands aside when a passer race is possible, as in the engine.
 pub(crate) fn replay(sample: &Sample, pairs: &PairTables) -> (Tier, bool) {
-    let (my, opp) = (sample.my_bucket, sample.opp_bucket);
-    let (alpha, beta) = (sample.alpha, sample.beta);
-    let contradicted = |failed_high: bool| {
+    let (tier, failed_high) = exit(sample, pairs);
+    let contradicted = failed_high.is_some_and(|failed_high| {
         if failed_high {
-            sample.full <= beta
+            sample.full <= sample.beta
         } else {
-            sample.full >= alpha
+            sample.full >= sample.alpha
         }
-    };
+    });
+    (tier, contradicted)
+}
+
+/// The tier a sampled call exits at, and for a cheap tier whether it failed high.
+fn exit(sample: &Sample, pairs: &PairTables) -> (Tier, Option<bool>) {
+    let (my, opp) = (sample.my_bucket, sample.opp_bucket);
+    let (mc, oc) = (sample.my_class, sample.opp_class);
+    let (alpha, beta) = (sample.alpha, sample.beta);
     if !sample.race {
-        if let Some(failed_high) = pairs.super_lazy[my][opp].exit(sample.super_lazy, alpha, beta) {
-            return (Tier::SuperLazy, contradicted(failed_high));
+        if let Some(failed_high) =
+            pairs.super_lazy[mc][oc][my][opp].exit(sample.super_lazy, alpha, beta)
+        {
+            return (Tier::SuperLazy, Some(failed_high));
         }
     }
-    if let Some(failed_high) = pairs.lazy[my][opp].exit(sample.lazy, alpha, beta) {
-        return (Tier::Lazy, contradicted(failed_high));
+    if let Some(failed_high) = pairs.lazy[mc][oc][my][opp].exit(sample.lazy, alpha, beta) {
+        return (Tier::Lazy, Some(failed_high));
     }
-    (Tier::Full, false)
+    (Tier::Full, None)
+}
+
+/// The danger class of the king a cheap exit bet on: the side to move's for a fail high, the
+/// opponent's for a fail low (as the engine's `marginsafety` tallies `by_danger_class`).
+fn bet_class(sample: &Sample, pairs: &PairTables) -> Option<usize> {
+    exit(sample, pairs).1.map(|failed_high| {
+        if failed_high {
+            sample.my_class
+        } else {
+            sample.opp_class
+        }
+    })
 }
 
 /// Exits and exceeded exits of each tier in one material bucket.
@@ -313,6 +373,18 @@ pub(crate) struct SearchPrediction {
     pub(crate) tier_shares: [f64; TIERS],
 }
 
+/// The sampled cheap exits that bet on a king of one danger class (the side to move's for a
+/// fail high, the opponent's for a fail low), per cheap tier; sample counts, not weighted.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub(crate) struct DangerClassPrediction {
+    pub(crate) class: usize,
+    /// Super-lazy and lazy exits.
+    pub(crate) exits: [u64; 2],
+    pub(crate) exceeded: [u64; 2],
+    /// exceeded / exits with its Wilson interval, per cheap tier; `None` without exits.
+    pub(crate) exceeded_rate: [Option<Rate>; 2],
+}
+
 /// The prediction for a set of candidate tables.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub(crate) struct Prediction {
@@ -320,6 +392,8 @@ pub(crate) struct Prediction {
     pub(crate) by_material_bucket: Vec<BucketPrediction>,
     /// Main search and quiescence apart: the counters' `eval.by_search` of `squall bench`.
     pub(crate) by_search: Vec<SearchPrediction>,
+    /// The cheap exits by the danger class of the king they bet on, over all material buckets.
+    pub(crate) by_danger_class: Vec<DangerClassPrediction>,
     /// The whole run, bench-weighted: each bucket by its population.
     pub(crate) overall: Vec<TierPrediction>,
     /// Super-lazy plus lazy exits, bench-weighted.
@@ -343,9 +417,15 @@ pub(crate) fn predict(samples: &Samples, tables: &ExitTables) -> Prediction {
     let mut positions: [Positions; MATERIAL_BUCKETS] = Default::default();
     let mut calls_positions: [HashSet<u32>; MATERIAL_BUCKETS] = Default::default();
     let mut by_search = [[Counts::default(); MATERIAL_BUCKETS]; SEARCH_KINDS];
+    let mut by_class = [[(0u64, 0u64); 2]; DANGER_CLASSES];
     for (bucket, bucket_samples) in samples.by_material_bucket.iter().enumerate() {
         for sample in bucket_samples {
             let (tier, exceeded) = replay(sample, &pairs);
+            if let Some(class) = bet_class(sample, &pairs) {
+                let (exits, contradicted) = &mut by_class[class][tier as usize];
+                *exits += 1;
+                *contradicted += u64::from(exceeded);
+            }
             counts[bucket].record((tier, exceeded));
             by_search[sample.search as usize][bucket].record((tier, exceeded));
             calls_positions[bucket].insert(sample.position);
@@ -442,10 +522,21 @@ pub(crate) fn predict(samples: &Samples, tables: &ExitTables) -> Prediction {
             prediction
         })
         .collect();
+    let by_danger_class = by_class
+        .iter()
+        .enumerate()
+        .map(|(class, tiers)| DangerClassPrediction {
+            class,
+            exits: tiers.map(|(exits, _)| exits),
+            exceeded: tiers.map(|(_, exceeded)| exceeded),
+            exceeded_rate: tiers.map(|(exits, exceeded)| Rate::wilson(exceeded, exits)),
+        })
+        .collect();
     Prediction {
         tables: *tables,
         by_material_bucket,
         by_search,
+        by_danger_class,
         overall,
         cheap_share: cheap_share(&counts, &weights),
         worst_exceeded_upper: worst_upper(&counts),
@@ -465,10 +556,10 @@ mod tests {
             hi: [m / 2; SIDE_BUCKETS],
         };
         ExitTables {
-            king: Bounds {
+            king: [Bounds {
                 lo: [0; SIDE_BUCKETS],
                 hi: [0; SIDE_BUCKETS],
-            },
+            }; DANGER_CLASSES],
             lazy: bounds(lazy),
             super_lazy: bounds(super_lazy),
         }
@@ -478,14 +569,16 @@ mod tests {
     fn tables_the_engine_could_not_use_are_refused() {
         assert!(flat(100, 40).check().is_ok());
         let mut wrapping = flat(100, 40);
-        wrapping.king.hi[2] = i32::MAX;
-        wrapping.king.lo[5] = i32::MIN;
+        wrapping.king[1].hi[2] = i32::MAX;
+        wrapping.king[1].lo[5] = i32::MIN;
         let error = wrapping.check().unwrap_err().to_string();
-        // The first pair in bucket order whose sum leaves i32: KING_HI[2] with a residual spread.
+        // The first pair in table order whose sum leaves i32: class 1's KING_HI[2] with a
+        // residual spread, my king calm and the opponent's in danger.
         assert!(
             error.starts_with(
-                "fail-low margin of side buckets (0, 2): (KING_HI[2] - KING_LO[0]) + \
-                 (SUPER_LAZY_RESID_HI[0] - SUPER_LAZY_RESID_LO[2]) = 2147483747 overflows i32"
+                "fail-high margin of side buckets (2, 0), danger classes (0, 1): \
+                 (KING_HI[1][2] - KING_LO[0][0]) + (SUPER_LAZY_RESID_HI[0] - \
+                 SUPER_LAZY_RESID_LO[2]) = 2147483747 overflows i32"
             ),
             "{error}"
         );
@@ -513,6 +606,8 @@ mod tests {
             lazy: scores.1,
             full: scores.2,
             race,
+            my_class: 0,
+            opp_class: 0,
         }
     }
 
@@ -527,6 +622,52 @@ mod tests {
             seen: all_seen,
             by_material_bucket,
         }
+    }
+
+    #[test]
+    fn the_replay_reads_each_king_s_danger_class() {
+        // Class 1 (danger) bounds the king term at -300: a side to move in danger needs 300 cp
+        // more to fail high, and an opponent in danger 300 cp more to fail low.
+        let mut tables = flat(100, 40);
+        tables.king[1].lo = [-300; SIDE_BUCKETS];
+        let pairs = PairTables::new(&tables);
+        let in_danger = |sample: Sample, mine: bool| Sample {
+            my_class: usize::from(mine),
+            opp_class: usize::from(!mine),
+            ..sample
+        };
+        let high = call(0, (200, 0, 60), false);
+        assert_eq!(replay(&high, &pairs), (Tier::SuperLazy, false));
+        assert_eq!(replay(&in_danger(high, false), &pairs).0, Tier::SuperLazy);
+        assert_eq!(replay(&in_danger(high, true), &pairs).0, Tier::Full);
+        let low = call(0, (-200, 0, -60), false);
+        assert_eq!(replay(&in_danger(low, true), &pairs).0, Tier::SuperLazy);
+        assert_eq!(replay(&in_danger(low, false), &pairs).0, Tier::Full);
+        // The prediction counts each exit under the class of the king it bet on: a fail high
+        // under the side to move's, a fail low under the opponent's.
+        let calls = vec![
+            in_danger(call(1, (200, 0, 60), false), false), // fails high, my king calm
+            in_danger(call(2, (-200, 0, -40), false), true), // fails low, opponent calm
+            in_danger(call(3, (-600, 0, -60), false), false), // fails low, opponent in danger
+            in_danger(call(4, (200, 0, 60), false), true),  // no exit: the margin is 400
+        ];
+        let prediction = predict(&samples(calls, 4), &tables);
+        let [calm, danger] = [
+            &prediction.by_danger_class[0],
+            &prediction.by_danger_class[1],
+        ];
+        assert_eq!((calm.exits, calm.exceeded), ([2, 0], [1, 0]));
+        assert_eq!((danger.exits, danger.exceeded), ([1, 0], [0, 0]));
+        assert_eq!(calm.exceeded_rate[0].unwrap().rate, 0.5);
+        assert_eq!(danger.exceeded_rate[0].unwrap().rate, 0.0);
+        assert_eq!(danger.exceeded_rate[1], None);
+        // The tables read back from a margins block with one king row use it for every class.
+        let source = include_str!("../../../engine/src/eval/margins.rs");
+        let margins = crate::calibration::in_force::parse_margins(source).unwrap();
+        let (mut one_class, mut two_classes) = (margins.clone(), margins.clone());
+        one_class.king.truncate(1);
+        two_classes.king = vec![margins.king[0].clone(); 2];
+        assert_eq!(ExitTables::from(&one_class), ExitTables::from(&two_classes));
     }
 
     #[test]

@@ -28,6 +28,10 @@ pub struct Sample {
     pub full: i32,
     /// A passer race was possible: the super-lazy tier may not exit.
     pub race: bool,
+    /// The danger classes of the side to move's king and of its opponent's (0 in files from
+    /// engines without danger classes).
+    pub my_class: usize,
+    pub opp_class: usize,
 }
 
 /// The reservoirs of one run (or a merge of shards).
@@ -137,11 +141,13 @@ impl Sample {
             lazy: s.lazy,
             full: s.full,
             race: s.race != 0,
+            my_class: usize::from(s.my_class),
+            opp_class: usize::from(s.opp_class),
         }
     }
 
     fn to_file(self) -> data::Sample {
-        // Side buckets are below 8, so they fit a byte.
+        // Side buckets are below 8 and danger classes below DANGER_CLASSES: each fits a byte.
         data::Sample {
             position: self.position,
             search: self.search as u8,
@@ -153,6 +159,8 @@ impl Sample {
             lazy: self.lazy,
             full: self.full,
             race: u8::from(self.race),
+            my_class: self.my_class as u8,
+            opp_class: self.opp_class as u8,
         }
     }
 }
@@ -174,6 +182,8 @@ mod tests {
             lazy: 40,
             full: 30,
             race,
+            my_class: race,
+            opp_class: 0,
         };
         let mut by_material_bucket = vec![Vec::new(); MATERIAL_BUCKETS];
         by_material_bucket[0] = vec![row(4, 1, 1), row(5, 0, 0)];
@@ -190,6 +200,7 @@ mod tests {
         assert_eq!(first.search, SearchKind::Quiescence);
         assert_eq!((first.my_bucket, first.opp_bucket), (2, 3));
         assert!(first.race && !samples.by_material_bucket[0][1].race);
+        assert_eq!((first.my_class, first.opp_class), (1, 0));
         assert_eq!(samples.positions(), 2);
         assert_eq!(samples.to_file(), field);
 

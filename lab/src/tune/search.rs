@@ -3,28 +3,30 @@
 //! bucket where it exits, keeps its Wilson 95% upper bound at or below a limit.
 //!
 //! Greedy steepest ascent over a grid of symmetric pairs (`LOW_PERCENTILE_GRID`, pLO/p(100-LO)).
-//! The coordinates are the 24 (table, side bucket) choices of the king, lazy and super-lazy
-//! tables. It starts with every coordinate at the widest pair its histogram allows (the
+//! The coordinates are the (table, side bucket) choices of the king table of each danger class
+//! (of those the run's king histograms hold: a class without its own histograms shares class
+//! 0's), the lazy and the super-lazy tables: 32 with two danger classes. It starts with every coordinate at the widest pair its histogram allows (the
 //! checks of `lab tables`); each step tries every narrower pair of every coordinate, replays
 //! the samples, and takes the feasible move that raises the cheap-exit share most (ties: the
 //! smaller move). It stops when no feasible move raises it. When the widest pairs already break
 //! the limit (the exceeded rate is a share of the exits, so a bucket with few exits can keep a
 //! fixed set of misses), steps are first chosen for how far they lower the worst bound, until
 //! every bound is within the limit; if none can, it says where. A coordinate only touches the
-//! pairs with that bucket on one side, so a move replays only their samples. The ascent also
+//! pairs with that bucket on one side (a king coordinate, those whose king of its class is
+//! attacked by that bucket), so a move replays only their samples. The ascent also
 //! runs under smaller limits (`GREEDY_LIMIT_SHARES`), and the best result is kept.
 
 use anyhow::{bail, Context, Result};
 use rayon::prelude::*;
 use serde::Serialize;
 use squall::calibrate::Histogram;
-use squall::tier::{MATERIAL_BUCKETS, SIDE_BUCKETS};
+use squall::tier::{DANGER_CLASSES, MATERIAL_BUCKETS, SIDE_BUCKETS};
 
 use super::predict::{
     bucket_weights, cheap_share, count, worst_cell, Bounds, Counts, ExitTables, PairTables,
 };
 use super::samples::{Sample, Samples};
-use crate::calibration::tables::{self, Choice, Pair, Target};
+use crate::calibration::tables::{self, Choice, Pair};
 use crate::calibration::CalibrationFile;
 
 /// The low percentiles the search tries; each pairs with its mirror, 100 - LO.
@@ -40,17 +42,27 @@ pub const GREEDY_LIMIT_SHARES: [f64; 5] = [1.0, 0.95, 0.9, 0.85, 0.8];
 /// Frontier points a report shows: the first, the last and evenly spaced steps between.
 pub(crate) const FRONTIER_POINTS: usize = 12;
 
-/// The tables the search chooses for, with the names `lab tables` uses.
-const TABLES: [(Target, &str, &str, &str); 3] = [
-    (Target::King, "king", "king", "KING"),
-    (Target::Lazy, "lazy", "lazy_residual", "LAZY_RESID"),
-    (
-        Target::SuperLazy,
-        "super-lazy",
-        "super_lazy_residual",
-        "SUPER_LAZY_RESID",
-    ),
-];
+/// A table the search chooses percentiles for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Table {
+    /// The king table of one danger class.
+    King(usize),
+    Lazy,
+    SuperLazy,
+}
+
+impl Table {
+    /// Its name in the frontier's changes: `king` when the run has one danger class, else
+    /// `kingC`, as `lab tables --bucket` takes it.
+    fn label(self, king_classes: usize) -> String {
+        match self {
+            Table::King(_) if king_classes == 1 => "king".to_string(),
+            Table::King(class) => format!("king{class}"),
+            Table::Lazy => "lazy".to_string(),
+            Table::SuperLazy => "super-lazy".to_string(),
+        }
+    }
+}
 
 /// A grid pair a bucket's histogram allows, and the table entries it gives.
 #[derive(Clone, Copy, Debug)]
@@ -81,8 +93,9 @@ pub struct SearchResult {
     pub(crate) steps: usize,
     /// The start, thinned steps, and the end.
     pub frontier: Vec<FrontierPoint>,
-    /// `[lo, hi]` percentiles per side bucket of each table.
-    pub king: [[f64; 2]; SIDE_BUCKETS],
+    /// `[lo, hi]` percentiles per side bucket of each table; the king table's per danger
+    /// class (`DANGER_CLASSES` rows).
+    pub king: Vec<[[f64; 2]; SIDE_BUCKETS]>,
     pub lazy: [[f64; 2]; SIDE_BUCKETS],
     pub super_lazy: [[f64; 2]; SIDE_BUCKETS],
 }
@@ -92,7 +105,7 @@ impl SearchResult {
     pub(crate) fn choice(&self) -> Choice {
         let pairs = |rows: &[[f64; 2]; SIDE_BUCKETS]| rows.map(|[lo, hi]| Pair { lo, hi });
         Choice {
-            king: pairs(&self.king),
+            king: std::array::from_fn(|class| pairs(self.king.get(class).unwrap_or(&self.king[0]))),
             lazy: pairs(&self.lazy),
             super_lazy: pairs(&self.super_lazy),
         }
@@ -121,17 +134,34 @@ impl Move {
     }
 }
 
-/// Samples grouped by (my bucket, opponent bucket), each with its material bucket.
+/// Groups of samples: one per (my class, opponent's class, my bucket, opponent's bucket).
+const GROUPS: usize = DANGER_CLASSES * DANGER_CLASSES * SIDE_BUCKETS * SIDE_BUCKETS;
+
+/// A group's pair: (my class, opponent's class, my bucket, opponent's bucket).
+fn group_pair(group: usize) -> (usize, usize, usize, usize) {
+    let buckets = group % (SIDE_BUCKETS * SIDE_BUCKETS);
+    let classes = group / (SIDE_BUCKETS * SIDE_BUCKETS);
+    (
+        classes / DANGER_CLASSES,
+        classes % DANGER_CLASSES,
+        buckets / SIDE_BUCKETS,
+        buckets % SIDE_BUCKETS,
+    )
+}
+
+/// Samples grouped by their pair, each with its material bucket.
 struct Grouped {
     by_pair: Vec<Vec<(usize, Sample)>>,
 }
 
 impl Grouped {
     fn new(samples: &Samples) -> Grouped {
-        let mut by_pair = vec![Vec::new(); SIDE_BUCKETS * SIDE_BUCKETS];
+        let mut by_pair = vec![Vec::new(); GROUPS];
         for (bucket, list) in samples.by_material_bucket.iter().enumerate() {
             for s in list {
-                by_pair[s.my_bucket * SIDE_BUCKETS + s.opp_bucket].push((bucket, *s));
+                let classes = s.my_class * DANGER_CLASSES + s.opp_class;
+                let buckets = s.my_bucket * SIDE_BUCKETS + s.opp_bucket;
+                by_pair[classes * SIDE_BUCKETS * SIDE_BUCKETS + buckets].push((bucket, *s));
             }
         }
         Grouped { by_pair }
@@ -139,6 +169,21 @@ impl Grouped {
 
     fn count(&self, pair: usize, pairs: &PairTables) -> [Counts; MATERIAL_BUCKETS] {
         count(self.by_pair[pair].iter().map(|(b, s)| (*b, s)), pairs)
+    }
+}
+
+/// Whether the entries of `table` for `bucket` enter the margins of `group`: a residual
+/// table's when either side has the bucket; a king table's when a king of its class (a class
+/// beyond the run's `king_classes` reads class 0's table) is attacked by that bucket.
+fn touches(table: Table, bucket: usize, group: usize, king_classes: usize) -> bool {
+    let (my_class, opp_class, my, opp) = group_pair(group);
+    let table_of = |class: usize| if class < king_classes { class } else { 0 };
+    match table {
+        Table::King(class) => {
+            (table_of(my_class) == class && opp == bucket)
+                || (table_of(opp_class) == class && my == bucket)
+        }
+        Table::Lazy | Table::SuperLazy => my == bucket || opp == bucket,
     }
 }
 
@@ -164,13 +209,13 @@ pub fn search(
     samples: &Samples,
     max_exceeded: f64,
 ) -> Result<SearchResult> {
-    let options = grid_options(file)?;
+    let (tables, options) = grid_options(file)?;
     let weights = bucket_weights(&samples.seen);
     let grouped = Grouped::new(samples);
     let runs: Vec<Result<SearchResult>> = GREEDY_LIMIT_SHARES
         .par_iter()
         .map(|share| {
-            let mut result = greedy(&options, &weights, &grouped, share * max_exceeded)?;
+            let mut result = greedy(&tables, &options, &weights, &grouped, share * max_exceeded)?;
             result.max_exceeded = max_exceeded;
             Ok(result)
         })
@@ -188,28 +233,43 @@ pub fn search(
     Ok(best)
 }
 
-/// One greedy ascent under `max_exceeded` (a fraction).
+/// One greedy ascent under `max_exceeded` (a fraction), over the coordinates of `tables`
+/// (the king tables of the run's danger classes first, then the lazy and super-lazy tables).
 fn greedy(
+    tables: &[Table],
     options: &[Vec<Vec<GridPoint>>],
     weights: &[f64; MATERIAL_BUCKETS],
     grouped: &Grouped,
     max_exceeded: f64,
 ) -> Result<SearchResult> {
+    let king_classes = tables
+        .iter()
+        .filter(|t| matches!(t, Table::King(_)))
+        .count();
+    let index_of = |wanted: Table| {
+        tables
+            .iter()
+            .position(|&t| t == wanted)
+            .expect("every table is a coordinate")
+    };
+    let king_index =
+        |class: usize| index_of(Table::King(if class < king_classes { class } else { 0 }));
+    let (lazy_index, super_lazy_index) = (index_of(Table::Lazy), index_of(Table::SuperLazy));
     // state[table][bucket]: index into options[table][bucket], widest first.
-    let mut state = [[0usize; SIDE_BUCKETS]; 3];
-    let tables_of = |state: &[[usize; SIDE_BUCKETS]; 3]| {
+    let mut state = vec![[0usize; SIDE_BUCKETS]; tables.len()];
+    let tables_of = |state: &[[usize; SIDE_BUCKETS]]| {
         let bounds = |t: usize| Bounds {
             lo: std::array::from_fn(|b| options[t][b][state[t][b]].lo),
             hi: std::array::from_fn(|b| options[t][b][state[t][b]].hi),
         };
         ExitTables {
-            king: bounds(0),
-            lazy: bounds(1),
-            super_lazy: bounds(2),
+            king: std::array::from_fn(|class| bounds(king_index(class))),
+            lazy: bounds(lazy_index),
+            super_lazy: bounds(super_lazy_index),
         }
     };
     let pairs = PairTables::new(&tables_of(&state));
-    let mut pair_counts: Vec<_> = (0..SIDE_BUCKETS * SIDE_BUCKETS)
+    let mut pair_counts: Vec<_> = (0..GROUPS)
         .map(|pair| grouped.count(pair, &pairs))
         .collect();
     let counts = total(&pair_counts);
@@ -228,13 +288,13 @@ fn greedy(
     loop {
         let repairing = current_worst > max_exceeded;
         let mut best: Option<Move> = None;
-        for t in 0..3 {
+        for (t, &table) in tables.iter().enumerate() {
             for b in 0..SIDE_BUCKETS {
-                let touched: Vec<usize> = (0..SIDE_BUCKETS * SIDE_BUCKETS)
-                    .filter(|p| p / SIDE_BUCKETS == b || p % SIDE_BUCKETS == b)
+                let touched: Vec<usize> = (0..GROUPS)
+                    .filter(|&group| touches(table, b, group, king_classes))
                     .collect();
                 for option in state[t][b] + 1..options[t][b].len() {
-                    let mut moved = state;
+                    let mut moved = state.clone();
                     moved[t][b] = option;
                     let pairs = PairTables::new(&tables_of(&moved));
                     let recounted: Vec<_> = touched
@@ -278,7 +338,7 @@ fn greedy(
         let (t, b) = (step.table, step.bucket);
         let change = format!(
             "{} {b}: {} -> {}",
-            TABLES[t].1,
+            tables[t].label(king_classes),
             label(options[t][b][state[t][b]].low_percentile),
             label(options[t][b][step.option].low_percentile)
         );
@@ -321,20 +381,49 @@ fn greedy(
         low_percentile_grid: LOW_PERCENTILE_GRID.to_vec(),
         steps,
         frontier: thin(frontier),
-        king: chosen(0),
-        lazy: chosen(1),
-        super_lazy: chosen(2),
+        king: (0..DANGER_CLASSES)
+            .map(|class| chosen(king_index(class)))
+            .collect(),
+        lazy: chosen(lazy_index),
+        super_lazy: chosen(super_lazy_index),
     })
 }
 
-/// The grid pairs each (table, bucket) histogram allows, widest first, with their entries.
-fn grid_options(file: &CalibrationFile) -> Result<Vec<Vec<Vec<GridPoint>>>> {
-    TABLES
+/// The tables the search chooses for (the king table of each danger class the run's king
+/// histograms hold, then the residual tables), and the grid pairs each (table, bucket)
+/// histogram allows, widest first, with their entries.
+#[allow(
+    clippy::type_complexity,
+    reason = "a table's options per bucket, read once"
+)]
+fn grid_options(file: &CalibrationFile) -> Result<(Vec<Table>, Vec<Vec<Vec<GridPoint>>>)> {
+    let missing =
+        |set: &str| format!("the samples file has no `{set}` histograms: {NEEDS_HISTOGRAMS}");
+    let king = file
+        .king_histograms_by_class()
+        .with_context(|| missing("king"))?;
+    let mut tables: Vec<(Table, String, &str, Vec<Histogram>)> = king
+        .into_iter()
+        .enumerate()
+        .map(|(class, hists)| {
+            let set = if class == 0 {
+                "king".to_string()
+            } else {
+                format!("king[{class}]")
+            };
+            (Table::King(class), set, "KING", hists)
+        })
+        .collect();
+    for (table, set, name) in [
+        (Table::Lazy, "lazy_residual", "LAZY_RESID"),
+        (Table::SuperLazy, "super_lazy_residual", "SUPER_LAZY_RESID"),
+    ] {
+        let hists = file.histogram_set(set).with_context(|| missing(set))?;
+        tables.push((table, set.to_string(), name, hists));
+    }
+    let options = tables
         .iter()
-        .map(|&(_, _, set, name)| {
-            let hists: Vec<Histogram> = file.histogram_set(set).with_context(|| {
-                format!("the samples file has no `{set}` histograms: {NEEDS_HISTOGRAMS}")
-            })?;
+        .map(|(_, set, name, hists)| {
             if hists.len() != SIDE_BUCKETS {
                 bail!(
                     "`{set}`: expected {SIDE_BUCKETS} buckets, found {}",
@@ -377,7 +466,11 @@ fn grid_options(file: &CalibrationFile) -> Result<Vec<Vec<Vec<GridPoint>>>> {
                 })
                 .collect()
         })
-        .collect()
+        .collect::<Result<_>>()?;
+    Ok((
+        tables.into_iter().map(|(table, ..)| table).collect(),
+        options,
+    ))
 }
 
 /// Said when a samples file lacks the histograms that percentiles are read from.
@@ -423,7 +516,8 @@ pub(crate) fn tables_args(choice: &Choice) -> Vec<String> {
         .copied()
         .collect();
     let base = most_common(&residuals);
-    let king = most_common(&choice.king);
+    let kings: Vec<Pair> = choice.king.iter().flatten().copied().collect();
+    let king = most_common(&kings);
     let mut args: Vec<String> = [
         ("--lo", base.lo),
         ("--hi", base.hi),
@@ -438,8 +532,17 @@ pub(crate) fn tables_args(choice: &Choice) -> Vec<String> {
         args.push(format!("{table}{b}={}:{}", p.lo, p.hi));
     };
     for b in 0..SIDE_BUCKETS {
-        if choice.king[b] != king {
-            bucket("king:", b, &choice.king[b]);
+        let by_class: [Pair; DANGER_CLASSES] = std::array::from_fn(|c| choice.king[c][b]);
+        if by_class.iter().all(|p| *p == by_class[0]) {
+            if by_class[0] != king {
+                bucket("king:", b, &by_class[0]);
+            }
+            continue;
+        }
+        for (class, pair) in by_class.iter().enumerate() {
+            if *pair != king {
+                bucket(&format!("king{class}:"), b, pair);
+            }
         }
     }
     for b in 0..SIDE_BUCKETS {
@@ -463,6 +566,7 @@ pub(crate) fn tables_args(choice: &Choice) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::calibration::tables::Target;
 
     #[test]
     fn the_command_line_gives_back_the_choice() {
@@ -474,7 +578,8 @@ mod tests {
         choice.set(Target::Lazy, 3, pair(8.0));
         choice.set(Target::Residual, 5, pair(0.5));
         choice.set(Target::SuperLazy, 7, pair(12.0));
-        choice.set(Target::King, 0, pair(1.0));
+        choice.set(Target::King(None), 0, pair(1.0));
+        choice.set(Target::King(Some(1)), 6, pair(10.0));
         let args = tables_args(&choice);
         // Read back as `lab tables` reads its flags.
         let value = |flag: &str| -> f64 {
@@ -491,11 +596,31 @@ mod tests {
         }
         assert_eq!(format!("{read:?}"), format!("{choice:?}"));
         assert!(args.contains(&"5=0.5:99.5".to_string()), "{args:?}");
+        assert!(args.contains(&"king1:6=10:90".to_string()), "{args:?}");
+        assert!(args.contains(&"king:0=1:99".to_string()), "{args:?}");
         assert_eq!(
             args.iter().filter(|a| *a == "--bucket").count(),
-            4,
+            5,
             "{args:?}"
         );
+    }
+
+    #[test]
+    fn a_king_coordinate_touches_the_pairs_whose_king_of_its_class_its_bucket_attacks() {
+        let group = |mc: usize, oc: usize, my: usize, opp: usize| {
+            ((mc * DANGER_CLASSES + oc) * SIDE_BUCKETS + my) * SIDE_BUCKETS + opp
+        };
+        assert_eq!(group_pair(group(1, 0, 3, 5)), (1, 0, 3, 5));
+        // My king (class 1) attacked by the opponent's bucket 5; the opponent's (class 0) by 3.
+        let g = group(1, 0, 3, 5);
+        assert!(touches(Table::King(1), 5, g, 2));
+        assert!(touches(Table::King(0), 3, g, 2));
+        assert!(!touches(Table::King(1), 3, g, 2));
+        assert!(!touches(Table::King(0), 5, g, 2));
+        // One class in the run: class 1's kings read class 0's table.
+        assert!(touches(Table::King(0), 5, g, 1));
+        assert!(touches(Table::Lazy, 3, g, 2) && touches(Table::SuperLazy, 5, g, 2));
+        assert!(!touches(Table::Lazy, 4, g, 2));
     }
 
     #[test]

@@ -21,16 +21,24 @@ const HEADER: u32 = 64;
 const ROW_TITLE: u32 = 24;
 const ROW_HEIGHT: u32 = 190;
 
-/// What each set's row is titled.
-fn row_title(set: &str) -> &'static str {
+/// What each row is titled: its set, and for the king term the defending king's danger class
+/// when the calibration has more than one.
+fn row_title(set: &str, class: usize, king_classes: usize) -> String {
     match set {
         "super_lazy_residual" => {
             "Super-lazy residual (full − material, without king), by the side's own bucket"
+                .to_string()
         }
         "lazy_residual" => {
             "Lazy residual (full − lazy baseline, without king), by the side's own bucket"
+                .to_string()
         }
-        _ => "King term, by the attacker's bucket",
+        _ if king_classes > 1 => {
+            format!(
+                "King term, danger class {class} of the defending king, by the attacker's bucket"
+            )
+        }
+        _ => "King term, by the attacker's bucket".to_string(),
     }
 }
 
@@ -44,8 +52,10 @@ fn compact(n: f64) -> String {
 }
 
 pub(crate) fn draw(panels: &[ResidualPanel], footer: &Footer) -> Result<String> {
-    let mut sets: Vec<&str> = panels.iter().map(|p| p.set).collect();
+    // One row per set, the king term's one per danger class.
+    let mut sets: Vec<(&str, usize)> = panels.iter().map(|p| (p.set, p.class)).collect();
     sets.dedup();
+    let king_classes = sets.iter().filter(|(set, _)| *set == "king").count();
     let height = HEADER
         + sets.len() as u32 * (ROW_TITLE + ROW_HEIGHT)
         + crate::report::html::plot::FOOTER_HEIGHT;
@@ -53,16 +63,16 @@ pub(crate) fn draw(panels: &[ResidualPanel], footer: &Footer) -> Result<String> 
         let (header, grid) = area.split_vertically(HEADER);
         legend(&header)?;
         let rows = grid.split_evenly((sets.len().max(1), 1));
-        for (set, row) in sets.iter().zip(rows) {
+        for (&(set, class), row) in sets.iter().zip(rows) {
             let (title, cells) = row.split_vertically(ROW_TITLE);
             title
                 .draw_text(
-                    row_title(set),
+                    &row_title(set, class, king_classes),
                     &(FONT, TEXT).into_font().color(&BLACK),
                     (8, 6),
                 )
                 .map_err(plot_error)?;
-            let in_row = panels.iter().filter(|p| p.set == *set);
+            let in_row = panels.iter().filter(|p| p.set == set && p.class == class);
             for (panel, cell) in in_row.zip(cells.split_evenly((1, COLUMNS))) {
                 draw_panel(panel, &cell)?;
             }
@@ -196,6 +206,7 @@ mod tests {
     fn panel(set: &'static str, bucket: usize, lines: bool) -> ResidualPanel {
         ResidualPanel {
             set,
+            class: 0,
             bucket,
             samples: 110,
             range: (-5, 5),
@@ -222,6 +233,21 @@ mod tests {
         assert_eq!(count(&svg, "clipped 3 | 1"), 16);
         assert!(svg.contains("bucket 6 · 110 · p5/p95"), "{svg}");
         assert!(svg.contains("King term"));
+        // A king set of two danger classes: a row each.
+        let by_class: Vec<ResidualPanel> = (0..2)
+            .flat_map(|class| {
+                (0..8).map(move |b| ResidualPanel {
+                    class,
+                    ..panel("king", b, true)
+                })
+            })
+            .collect();
+        let svg = draw(&by_class, &test_footer()).unwrap();
+        assert_eq!(count(&svg, "<polygon"), 16);
+        assert!(
+            svg.contains("danger class 1 of the defending king"),
+            "{svg}"
+        );
     }
 
     #[test]
