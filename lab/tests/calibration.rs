@@ -10,6 +10,7 @@ use std::process::{Command, Output};
 
 use squall::calibrate::stats::{wilson_interval, Z95};
 use squall::calibrate::Histogram;
+use squall::tier::DANGER_CLASSES;
 use squall_lab::calibration::data::{
     merge_samples, merge_shards, CalibrationFile, ExitRate, Histograms, MarginSafety, Sample,
     Samples as ReplaySamples, ShardProvenance, SparseHistogram, Tally, TierSafety,
@@ -371,11 +372,11 @@ fn tables_apply_rewrites_only_the_marked_block() {
         expect(lazy, &|b| if b == 6 { 90.0 } else { 95.0 })
     );
     assert_eq!(row("SUPER_LAZY_RESID_P50"), expect(&a.0[1], &|_| 50.0));
-    // One class of king histograms: both danger classes get its rows.
+    // One class of king histograms: every danger class gets its rows.
     let king = expect(&a.0[2], &|_| 2.0);
-    assert_eq!(table_rows(&updated, "KING_LO"), [king.clone(), king]);
+    assert_eq!(table_rows(&updated, "KING_LO"), vec![king; DANGER_CLASSES]);
     let king = expect(&a.0[2], &|_| 98.0);
-    assert_eq!(table_rows(&updated, "KING_HI"), [king.clone(), king]);
+    assert_eq!(table_rows(&updated, "KING_HI"), vec![king; DANGER_CLASSES]);
     // The block's other constants, which the tables do not write, stay as they were.
     let futility = |source: &str| {
         source
@@ -886,18 +887,26 @@ fn calibration_files_with_wrong_shapes_are_refused_on_load() {
                 let king = f.histograms.as_mut().unwrap().king.as_mut().unwrap();
                 king.extend(king.clone()[..4].to_vec())
             },
-            "histograms.king: 12 rows, expected 8 per danger class for 1 to 2 classes",
+            format!(
+                "histograms.king: 12 rows, expected 8 per danger class for 1 to {DANGER_CLASSES} classes"
+            )
+            .leak(),
         ),
         (
             |f| {
                 let king = f.histograms.as_mut().unwrap().king.as_mut().unwrap();
-                *king = [king.clone(), king.clone(), king.clone()].concat()
+                *king = vec![king.clone(); DANGER_CLASSES + 1].concat()
             },
-            "histograms.king: 24 rows, expected 8 per danger class for 1 to 2 classes",
+            format!(
+                "histograms.king: {} rows, expected 8 per danger class for 1 to {DANGER_CLASSES} classes",
+                8 * (DANGER_CLASSES + 1)
+            )
+            .leak(),
         ),
         (
             |f| f.margin_safety.as_mut().unwrap().lazy.by_danger_class = Some(vec![vec![]; 8]),
-            "margin_safety.lazy.by_danger_class[0]: 0 rows, expected 2",
+            format!("margin_safety.lazy.by_danger_class[0]: 0 rows, expected {DANGER_CLASSES}")
+                .leak(),
         ),
         (
             |f| {
@@ -1200,12 +1209,20 @@ fn samples_out_of_range_are_refused_with_one_line() {
             "samples.by_material_bucket[2][5]: race 2 is not 0 or 1",
         ),
         (
-            |f| first(f).my_class = 2,
-            "samples.by_material_bucket[2][5]: my_class 2 is not a danger class 0..2",
+            |f| first(f).my_class = DANGER_CLASSES as u8,
+            format!(
+                "samples.by_material_bucket[2][5]: my_class {DANGER_CLASSES} is not a danger class \
+                 0..{DANGER_CLASSES}"
+            )
+            .leak(),
         ),
         (
             |f| first(f).opp_class = 7,
-            "samples.by_material_bucket[2][5]: opp_class 7 is not a danger class 0..2",
+            format!(
+                "samples.by_material_bucket[2][5]: opp_class 7 is not a danger class \
+                 0..{DANGER_CLASSES}"
+            )
+            .leak(),
         ),
         (
             |f| first(f).position = 1,
@@ -1496,16 +1513,28 @@ fn tables_write_each_danger_class_from_its_own_histograms() {
         (0..8).map(|b| nearest_rank(&values[b], pick(b))).collect()
     };
     let low = |b: usize| if b == 2 { 4.0 } else { 2.0 };
+    // A class the file has no histograms for (the engine has more) shares class 0's rows.
+    let by_class = |calm: Vec<i32>, danger: Vec<i32>| -> Vec<Vec<i32>> {
+        (0..DANGER_CLASSES)
+            .map(|class| {
+                if class == 1 {
+                    danger.clone()
+                } else {
+                    calm.clone()
+                }
+            })
+            .collect()
+    };
     assert_eq!(
         table_rows(&updated, "KING_LO"),
-        [
+        by_class(
             expect(calm, &low),
             expect(&danger.0[2], &|b| if b == 6 { 10.0 } else { low(b) })
-        ]
+        )
     );
     assert_eq!(
         table_rows(&updated, "KING_P50"),
-        [expect(calm, &|_| 50.0), expect(&danger.0[2], &|_| 50.0)]
+        by_class(expect(calm, &|_| 50.0), expect(&danger.0[2], &|_| 50.0))
     );
     assert_eq!(
         table_rows(&updated, "KING_HI")[1][6],
@@ -1518,7 +1547,7 @@ fn tables_write_each_danger_class_from_its_own_histograms() {
     assert!(
         comment.contains(
             "; king[0] p2/p98 p2/p98 p4/p96 p2/p98 p2/p98 p2/p98 p2/p98 p2/p98; king[1] p2/p98 \
-             p2/p98 p4/p96 p2/p98 p2/p98 p2/p98 p10/p90 p2/p98; residuals p5/p95;"
+             p2/p98 p4/p96 p2/p98 p2/p98 p2/p98 p10/p90 p2/p98;"
         ),
         "{comment}"
     );
@@ -1555,7 +1584,8 @@ fn tables_write_each_danger_class_from_its_own_histograms() {
     assert!(output.status.success(), "{}", text(&output));
     let printed = String::from_utf8(output.stdout).unwrap();
     let rows = table_rows(&printed, "KING_LO");
-    assert_eq!((rows.len(), &rows[0]), (2, &rows[1]), "{printed}");
+    assert_eq!(rows.len(), DANGER_CLASSES, "{printed}");
+    assert!(rows.iter().all(|row| row == &rows[0]), "{printed}");
     assert!(
         printed.contains("; king p5/p95; residuals p5/p95;"),
         "{printed}"
@@ -1568,7 +1598,14 @@ fn tables_write_each_danger_class_from_its_own_histograms() {
     );
     untouched.refused(
         &one,
-        &["--lo", "5", "--hi", "95", "--bucket", "king2:6=10:90"],
-        "the danger class must be 0..=1",
+        &[
+            "--lo",
+            "5",
+            "--hi",
+            "95",
+            "--bucket",
+            &format!("king{DANGER_CLASSES}:6=10:90"),
+        ],
+        &format!("the danger class must be 0..={}", DANGER_CLASSES - 1),
     );
 }

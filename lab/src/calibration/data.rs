@@ -806,9 +806,10 @@ pub(crate) fn king_classes(histograms: usize) -> Result<usize> {
     Ok(classes)
 }
 
-/// `margin_safety.TIER.by_danger_class`: a row per material bucket, each of `DANGER_CLASSES`
-/// tallies, no more exceeded than exits, and each row's exits those of its material bucket
-/// (every exit bets on one king).
+/// `margin_safety.TIER.by_danger_class`: a row per material bucket, each of one tally per
+/// danger class of the engine that wrote it (the same number in every row, 1 to
+/// `DANGER_CLASSES`), no more exceeded than exits, and each row's exits those of its material
+/// bucket (every exit bets on one king).
 fn validate_danger_classes(
     field: &str,
     by_class: &[Vec<Tally>],
@@ -816,8 +817,12 @@ fn validate_danger_classes(
 ) -> Result<()> {
     let field = format!("{field}.by_danger_class");
     rows(&field, by_class.len(), MATERIAL_BUCKETS)?;
+    let classes = match by_class.first() {
+        Some(row) if (1..=DANGER_CLASSES).contains(&row.len()) => row.len(),
+        _ => DANGER_CLASSES,
+    };
     for (bucket, (row, total)) in by_class.iter().zip(by_bucket).enumerate() {
-        rows(&format!("{field}[{bucket}]"), row.len(), DANGER_CLASSES)?;
+        rows(&format!("{field}[{bucket}]"), row.len(), classes)?;
         let mut exits: u64 = 0;
         for (class, tally) in row.iter().enumerate() {
             if tally.exceeded > tally.exits {

@@ -440,10 +440,14 @@ mod tests {
             parse_override("king1:0=10:90", false).unwrap().0,
             Target::King(Some(1))
         );
-        let error = parse_override("king2:0=10:90", false)
+        let last = DANGER_CLASSES - 1;
+        let error = parse_override(&format!("king{DANGER_CLASSES}:0=10:90"), false)
             .unwrap_err()
             .to_string();
-        assert!(error.contains("danger class must be 0..=1"), "{error}");
+        assert!(
+            error.contains(&format!("danger class must be 0..={last}")),
+            "{error}"
+        );
         assert!(parse_override("kings:0=10:90", false).is_err());
         assert!(parse_override("pawns:3=5:95", false).is_err());
         assert!(parse_override("8=5:95", false).is_err());
@@ -468,11 +472,14 @@ mod tests {
             (choice.king[0][4], choice.king[1][4]),
             (pair(5.0), pair(10.0))
         );
-        assert_eq!(
-            describe_king(&choice),
-            "king[0] p5/p95 p5/p95 p5/p95 p1/p99 p5/p95 p5/p95 p5/p95 p5/p95; \
-             king[1] p5/p95 p5/p95 p5/p95 p1/p99 p10/p90 p5/p95 p5/p95 p5/p95"
-        );
+        let calm = "p5/p95 p5/p95 p5/p95 p1/p99 p5/p95 p5/p95 p5/p95 p5/p95";
+        let expected: Vec<String> = (0..DANGER_CLASSES)
+            .map(|class| match class {
+                1 => "king[1] p5/p95 p5/p95 p5/p95 p1/p99 p10/p90 p5/p95 p5/p95 p5/p95".to_string(),
+                _ => format!("king[{class}] {calm}"),
+            })
+            .collect();
+        assert_eq!(describe_king(&choice), expected.join("; "));
     }
 
     #[test]

@@ -417,13 +417,15 @@ mod tests {
         let king = nested.engine.margin_tables.unwrap().king;
         assert_eq!((king.lo.len(), king.lo[1][3], king.hi[1][0]), (2, -5, 2));
         let error = |king: serde_json::Value| format!("{:#}", with_king(king).unwrap_err());
+        let classes = squall::tier::DANGER_CLASSES;
         let too_many = error(serde_json::json!({
-            "lo": [row(0), row(0), row(0)], "hi": [row(0)], "p50": [row(0)]
+            "lo": vec![row(0); classes + 1], "hi": [row(0)], "p50": [row(0)]
         }));
-        assert!(
-            too_many.contains("engine.margin_tables.king.lo: 3 rows, expected 1 to 2"),
-            "{too_many}"
+        let expected = format!(
+            "engine.margin_tables.king.lo: {} rows, expected 1 to {classes}",
+            classes + 1
         );
+        assert!(too_many.contains(&expected), "{too_many}");
         let short = error(serde_json::json!({
             "lo": [row(0), vec![0; 7]], "hi": [row(0), row(0)], "p50": [row(0), row(0)]
         }));

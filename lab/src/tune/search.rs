@@ -5,7 +5,7 @@
 //! Greedy steepest ascent over a grid of symmetric pairs (`LOW_PERCENTILE_GRID`, pLO/p(100-LO)).
 //! The coordinates are the (table, side bucket) choices of the king table of each danger class
 //! (of those the run's king histograms hold: a class without its own histograms shares class
-//! 0's), the lazy and the super-lazy tables: 32 with two danger classes. It starts with every coordinate at the widest pair its histogram allows (the
+//! 0's), the lazy and the super-lazy tables: 40 with three danger classes. It starts with every coordinate at the widest pair its histogram allows (the
 //! checks of `lab tables`); each step tries every narrower pair of every coordinate, replays
 //! the samples, and takes the feasible move that raises the cheap-exit share most (ties: the
 //! smaller move). It stops when no feasible move raises it. When the widest pairs already break
