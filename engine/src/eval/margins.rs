@@ -88,12 +88,78 @@ impl Pair {
     #[inline(always)]
     pub fn of(board: &Board) -> Pair {
         let us = board.side_to_move();
+        Pair::with_classes(board, side_bucket(board, us), side_bucket(board, !us))
+    }
+
+    /// The pair of the side to move's buckets, with its kings' danger classes read from `board`.
+    #[inline(always)]
+    fn with_classes(board: &Board, my_bucket: usize, opp_bucket: usize) -> Pair {
+        let us = board.side_to_move();
         Pair {
-            my_bucket: side_bucket(board, us),
-            opp_bucket: side_bucket(board, !us),
+            my_bucket,
+            opp_bucket,
             my_class: danger_class(board, us),
             opp_class: danger_class(board, !us),
         }
+    }
+}
+
+/// The margin lookups of one evaluation. Each cheap tier first tests its floor, the smallest
+/// margins of the side buckets over every pair of danger classes: a score that does not clear
+/// the floor exits in no class, so the kings' classes are read only for the calls that may
+/// exit, once, and the decision is exactly the one the full pair gives.
+pub struct Lookup<'a> {
+    board: &'a Board,
+    my_bucket: usize,
+    opp_bucket: usize,
+    pair: Option<Pair>,
+}
+
+impl<'a> Lookup<'a> {
+    #[inline(always)]
+    pub fn new(board: &'a Board, my_bucket: usize, opp_bucket: usize) -> Lookup<'a> {
+        Lookup {
+            board,
+            my_bucket,
+            opp_bucket,
+            pair: None,
+        }
+    }
+
+    /// The full pair, the classes read on the first call (class 0 for both kings when the king
+    /// tables do not differ by class: every class then looks up the same margins).
+    #[inline(always)]
+    pub fn pair(&mut self) -> Pair {
+        let (board, my, opp) = (self.board, self.my_bucket, self.opp_bucket);
+        if !CLASSES_DIFFER {
+            return Pair {
+                my_bucket: my,
+                opp_bucket: opp,
+                my_class: 0,
+                opp_class: 0,
+            };
+        }
+        *self
+            .pair
+            .get_or_insert_with(|| Pair::with_classes(board, my, opp))
+    }
+
+    /// `super_lazy(pair).exit(..)`, the classes read only past the floor.
+    #[inline(always)]
+    pub fn super_lazy_exit(&mut self, score: i32, alpha: i32, beta: i32) -> Option<bool> {
+        if CLASSES_DIFFER {
+            SUPER_LAZY_FLOOR[self.my_bucket][self.opp_bucket].exit(score, alpha, beta)?;
+        }
+        super_lazy(self.pair()).exit(score, alpha, beta)
+    }
+
+    /// `lazy(pair).exit(..)`, the classes read only past the floor.
+    #[inline(always)]
+    pub fn lazy_exit(&mut self, score: i32, alpha: i32, beta: i32) -> Option<bool> {
+        if CLASSES_DIFFER {
+            LAZY_FLOOR[self.my_bucket][self.opp_bucket].exit(score, alpha, beta)?;
+        }
+        lazy(self.pair()).exit(score, alpha, beta)
     }
 }
 
@@ -159,8 +225,62 @@ const fn pair_table(resid_lo: &[i32; SIDE_BUCKETS], resid_hi: &[i32; SIDE_BUCKET
     table
 }
 
+/// Whether any king table differs between danger classes. When none does, the margins do not
+/// depend on the classes and no evaluation reads them (a compile-time constant).
+pub const CLASSES_DIFFER: bool =
+    rows_differ(&KING_LO) || rows_differ(&KING_HI) || rows_differ(&KING_P50);
+
+const fn rows_differ(table: &KingTable) -> bool {
+    let mut class = 1;
+    while class < DANGER_CLASSES {
+        let mut bucket = 0;
+        while bucket < SIDE_BUCKETS {
+            if table[class][bucket] != table[0][bucket] {
+                return true;
+            }
+            bucket += 1;
+        }
+        class += 1;
+    }
+    false
+}
+
+/// Each side-bucket pair's smallest fail-high and smallest fail-low margin over every pair of
+/// danger classes.
+const fn floor_table(pairs: &PairTable) -> [[Margins; SIDE_BUCKETS]; SIDE_BUCKETS] {
+    let mut table = [[pairs[0][0][0][0]; SIDE_BUCKETS]; SIDE_BUCKETS];
+    let mut my = 0;
+    while my < SIDE_BUCKETS {
+        let mut opp = 0;
+        while opp < SIDE_BUCKETS {
+            let mut floor = pairs[0][0][my][opp];
+            let mut my_class = 0;
+            while my_class < DANGER_CLASSES {
+                let mut opp_class = 0;
+                while opp_class < DANGER_CLASSES {
+                    let m = pairs[my_class][opp_class][my][opp];
+                    if m.fail_high < floor.fail_high {
+                        floor.fail_high = m.fail_high;
+                    }
+                    if m.fail_low < floor.fail_low {
+                        floor.fail_low = m.fail_low;
+                    }
+                    opp_class += 1;
+                }
+                my_class += 1;
+            }
+            table[my][opp] = floor;
+            opp += 1;
+        }
+        my += 1;
+    }
+    table
+}
+
 const SUPER_LAZY_MARGINS: PairTable = pair_table(&SUPER_LAZY_RESID_LO, &SUPER_LAZY_RESID_HI);
 const LAZY_MARGINS: PairTable = pair_table(&LAZY_RESID_LO, &LAZY_RESID_HI);
+const SUPER_LAZY_FLOOR: [[Margins; SIDE_BUCKETS]; SIDE_BUCKETS] = floor_table(&SUPER_LAZY_MARGINS);
+const LAZY_FLOOR: [[Margins; SIDE_BUCKETS]; SIDE_BUCKETS] = floor_table(&LAZY_MARGINS);
 
 /// Margins of the super-lazy tier (baseline: material alone).
 #[inline(always)]
@@ -226,6 +346,53 @@ mod tests {
             assert_eq!(sl.fail_low, b(&SUPER_LAZY_RESID_LO, &SUPER_LAZY_RESID_HI));
             assert_eq!(lz.fail_high, a(&LAZY_RESID_LO, &LAZY_RESID_HI));
             assert_eq!(lz.fail_low, b(&LAZY_RESID_LO, &LAZY_RESID_HI));
+        }
+    }
+
+    #[test]
+    fn the_floors_lie_under_every_class_pair_and_decide_alike() {
+        for pair in pairs() {
+            let (my, opp) = (pair.my_bucket, pair.opp_bucket);
+            for (floor, margins) in [
+                (SUPER_LAZY_FLOOR[my][opp], super_lazy(pair)),
+                (LAZY_FLOOR[my][opp], lazy(pair)),
+            ] {
+                assert!(floor.fail_high <= margins.fail_high && floor.fail_low <= margins.fail_low);
+                // Wherever the pair's margins decide an exit, the floor lets the test through.
+                for score in (-600..=600).step_by(7) {
+                    if margins.exit(score, -20, 20).is_some() {
+                        assert!(floor.exit(score, -20, 20).is_some(), "{pair:?} at {score}");
+                    }
+                }
+            }
+        }
+        // The lookup decides as the full pair on real boards, classes read or not.
+        for fen in [
+            "r4rk1/8/8/8/4n3/8/5PPP/q5K1 w - - 0 1",
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "6k1/8/8/8/8/8/n4PPP/3r2K1 w - - 0 1",
+        ] {
+            let board = Board::from_fen(fen).unwrap();
+            let pair = Pair::of(&board);
+            for score in (-900..=900).step_by(13) {
+                let mut lookup = Lookup::new(&board, pair.my_bucket, pair.opp_bucket);
+                assert_eq!(
+                    lookup.super_lazy_exit(score, -15, 25),
+                    super_lazy(pair).exit(score, -15, 25)
+                );
+                assert_eq!(
+                    lookup.lazy_exit(score, -15, 25),
+                    lazy(pair).exit(score, -15, 25)
+                );
+                let read = lookup.pair();
+                assert_eq!(
+                    (read.my_bucket, read.opp_bucket),
+                    (pair.my_bucket, pair.opp_bucket)
+                );
+                assert_eq!(super_lazy(read), super_lazy(pair));
+                assert_eq!(lazy(read), lazy(pair));
+                assert_eq!(super_lazy_positional(read), super_lazy_positional(pair));
+            }
         }
     }
 

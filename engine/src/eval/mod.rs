@@ -33,8 +33,8 @@ use crate::attacks;
 use crate::board::Board;
 use crate::counters::Counters;
 #[cfg(feature = "calibrate")]
-use crate::tier::{danger_class, side_bucket};
-use crate::tier::{material_bucket, SearchKind, Tier, TIERS};
+use crate::tier::danger_class;
+use crate::tier::{material_bucket, side_bucket, SearchKind, Tier, TIERS};
 use crate::types::{Color, PieceType};
 
 /// An evaluation and where it came from.
@@ -129,8 +129,9 @@ impl Evaluator {
     ) -> Evaluation {
         counters.eval_calls += 1;
         self.pawns.prefetch(board);
-        let pair = margins::Pair::of(board);
-        let (my_bucket, opp_bucket) = (pair.my_bucket, pair.opp_bucket);
+        let us = board.side_to_move();
+        let (my_bucket, opp_bucket) = (side_bucket(board, us), side_bucket(board, !us));
+        let mut lookup = margins::Lookup::new(board, my_bucket, opp_bucket);
         let material_bucket = material_bucket(board);
         let phase = material::phase(board);
         let scale = drawish::drawish_scale(board);
@@ -148,8 +149,8 @@ impl Evaluator {
         if cheap {
             let score = scaled(material, scale);
             #[cfg_attr(not(feature = "calibrate"), allow(unused_variables))]
-            if let Some(failed_high) = margins::super_lazy(pair)
-                .exit(score, alpha, beta)
+            if let Some(failed_high) = lookup
+                .super_lazy_exit(score, alpha, beta)
                 // A side without pieces (a bare king too) leaves material alone blind to the
                 // passer race and the mop-up, which the lazy tier sees. Checked only when the
                 // score would exit: most calls do not get that far.
@@ -171,7 +172,7 @@ impl Evaluator {
                     beta,
                     full_for_calibration,
                 );
-                let positional = margins::super_lazy_positional(pair);
+                let positional = margins::super_lazy_positional(lookup.pair());
                 return Evaluation {
                     score,
                     tier: Tier::SuperLazy,
@@ -185,7 +186,7 @@ impl Evaluator {
         if cheap {
             let score = scaled(lazy, scale);
             #[cfg_attr(not(feature = "calibrate"), allow(unused_variables))]
-            if let Some(failed_high) = margins::lazy(pair).exit(score, alpha, beta) {
+            if let Some(failed_high) = lookup.lazy_exit(score, alpha, beta) {
                 counters.record_exit(Tier::Lazy, search, material_bucket, my_bucket, opp_bucket);
                 #[cfg(feature = "calibrate")]
                 self.sample_exit(
@@ -196,7 +197,7 @@ impl Evaluator {
                     beta,
                     full_for_calibration,
                 );
-                let positional = margins::lazy_positional(pair);
+                let positional = margins::lazy_positional(lookup.pair());
                 return Evaluation {
                     score,
                     tier: Tier::Lazy,
