@@ -193,7 +193,12 @@ pub const fn pair_margins(
 
 /// Both margins of every pair, computed at compile time from the tables above, so a node reads
 /// one entry instead of doing four lookups and the arithmetic.
-const fn pair_table(resid_lo: &[i32; SIDE_BUCKETS], resid_hi: &[i32; SIDE_BUCKETS]) -> PairTable {
+const fn pair_table(
+    king_lo: &KingTable,
+    king_hi: &KingTable,
+    resid_lo: &[i32; SIDE_BUCKETS],
+    resid_hi: &[i32; SIDE_BUCKETS],
+) -> PairTable {
     let mut table = [[[[Margins {
         fail_high: 0,
         fail_low: 0,
@@ -213,7 +218,7 @@ const fn pair_table(resid_lo: &[i32; SIDE_BUCKETS], resid_hi: &[i32; SIDE_BUCKET
                         opp_class,
                     };
                     table[my_class][opp_class][my][opp] =
-                        pair_margins(&KING_LO, &KING_HI, resid_lo, resid_hi, pair);
+                        pair_margins(king_lo, king_hi, resid_lo, resid_hi, pair);
                     opp += 1;
                 }
                 my += 1;
@@ -277,8 +282,13 @@ const fn floor_table(pairs: &PairTable) -> [[Margins; SIDE_BUCKETS]; SIDE_BUCKET
     table
 }
 
-const SUPER_LAZY_MARGINS: PairTable = pair_table(&SUPER_LAZY_RESID_LO, &SUPER_LAZY_RESID_HI);
-const LAZY_MARGINS: PairTable = pair_table(&LAZY_RESID_LO, &LAZY_RESID_HI);
+const SUPER_LAZY_MARGINS: PairTable = pair_table(
+    &KING_LO,
+    &KING_HI,
+    &SUPER_LAZY_RESID_LO,
+    &SUPER_LAZY_RESID_HI,
+);
+const LAZY_MARGINS: PairTable = pair_table(&KING_LO, &KING_HI, &LAZY_RESID_LO, &LAZY_RESID_HI);
 const SUPER_LAZY_FLOOR: [[Margins; SIDE_BUCKETS]; SIDE_BUCKETS] = floor_table(&SUPER_LAZY_MARGINS);
 const LAZY_FLOOR: [[Margins; SIDE_BUCKETS]; SIDE_BUCKETS] = floor_table(&LAZY_MARGINS);
 
@@ -346,6 +356,43 @@ mod tests {
             assert_eq!(sl.fail_low, b(&SUPER_LAZY_RESID_LO, &SUPER_LAZY_RESID_HI));
             assert_eq!(lz.fail_high, a(&LAZY_RESID_LO, &LAZY_RESID_HI));
             assert_eq!(lz.fail_low, b(&LAZY_RESID_LO, &LAZY_RESID_HI));
+        }
+    }
+
+    #[test]
+    fn a_floor_lies_under_every_class_pair_of_tables_that_differ_by_class() {
+        let mut king_lo = [[-40, -50, -60, -70, -80, -90, -100, -110]; DANGER_CLASSES];
+        let mut king_hi = [[0; SIDE_BUCKETS]; DANGER_CLASSES];
+        for class in 1..DANGER_CLASSES {
+            king_lo[class] = king_lo[class - 1].map(|v| v * 2 - 7 * class as i32);
+            king_hi[class][3] = 5 * class as i32;
+        }
+        let table = pair_table(&king_lo, &king_hi, &LAZY_RESID_LO, &LAZY_RESID_HI);
+        let floors = floor_table(&table);
+        for pair in pairs() {
+            let (my, opp) = (pair.my_bucket, pair.opp_bucket);
+            let margins = table[pair.my_class][pair.opp_class][my][opp];
+            let floor = floors[my][opp];
+            assert!(floor.fail_high <= margins.fail_high && floor.fail_low <= margins.fail_low);
+            for score in (-900..=900).step_by(11) {
+                if margins.exit(score, -20, 20).is_some() {
+                    assert!(floor.exit(score, -20, 20).is_some(), "{pair:?} at {score}");
+                }
+            }
+        }
+        // Each floor is some class pair's margin, not lower than every one.
+        for my in 0..SIDE_BUCKETS {
+            for opp in 0..SIDE_BUCKETS {
+                let of_pairs = || table.iter().flatten().map(|by| by[my][opp]);
+                assert_eq!(
+                    floors[my][opp].fail_high,
+                    of_pairs().map(|m| m.fail_high).min().unwrap()
+                );
+                assert_eq!(
+                    floors[my][opp].fail_low,
+                    of_pairs().map(|m| m.fail_low).min().unwrap()
+                );
+            }
         }
     }
 
