@@ -510,3 +510,44 @@ fn the_search_tunes_each_danger_class_s_king_table_apart() {
     );
     assert!(by_class[1]["exits"][1].as_u64() > Some(0), "{by_class}");
 }
+
+/// A class's bucket that its calibration could not measure (no attacker of that bucket ever
+/// brought that many pieces to a king) takes the calmer class's histogram: the search and
+/// `lab tables` both go on, and the cell gets the calmer class's entries.
+#[test]
+fn a_class_s_unmeasured_bucket_takes_the_calmer_class_s_entries() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut file = two_class_samples_file();
+    let calmer = file["histograms"]["king"][0].clone();
+    let mut sparse = file["histograms"]["king"][0].clone();
+    sparse["bins"] = serde_json::json!([[-7, 3]]);
+    sparse["underflow"] = serde_json::json!(0);
+    sparse["overflow"] = serde_json::json!(0);
+    // Class 1, attacker bucket 0: three samples, far fewer than a table entry needs.
+    file["histograms"]["king"][8] = sparse;
+    let path = write(dir.path(), "unmeasured.json", &file);
+    let report = json(&lab(&["tune", &path, "--search", "--format", "json"]));
+    assert!(report["prediction"]["worst_exceeded_upper"].as_f64() <= Some(0.01));
+    let printed = lab(&["tables", &path, "--lo", "5", "--hi", "95"]);
+    assert_eq!(printed.code, 0, "{printed}");
+    let row = |class: usize| {
+        let line = printed
+            .stdout
+            .lines()
+            .skip_while(|l| !l.contains("KING_LO"))
+            .nth(1 + class)
+            .unwrap()
+            .to_string();
+        line.trim().trim_end_matches(',').to_string()
+    };
+    let first_entry = |row: String| {
+        row.trim_start_matches('[')
+            .split(',')
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(first_entry(row(1)), first_entry(row(0)), "{printed}");
+    // The calmer histogram itself is untouched in the file.
+    assert_eq!(file["histograms"]["king"][0], calmer);
+}

@@ -296,6 +296,24 @@ fn describe(pairs: &[Pair; SIDE_BUCKETS]) -> String {
     }
 }
 
+/// The king histograms by danger class as the tables read them. A bucket of class c >= 1 with
+/// fewer than `MIN_SAMPLES_PER_BUCKET` samples is read from class c - 1's: an attacker's army
+/// of that bucket rarely or never brings that many pieces to the king (bucket 0 has none), so
+/// its own entries could not be measured, and the cell takes the calmer class's margins.
+pub(crate) fn king_histograms(file: &CalibrationFile) -> Option<Vec<Vec<Histogram>>> {
+    let mut by_class = file.king_histograms_by_class()?;
+    for class in 1..by_class.len() {
+        for bucket in 0..SIDE_BUCKETS.min(by_class[class].len()) {
+            if by_class[class][bucket].count() < MIN_SAMPLES_PER_BUCKET {
+                if let Some(calmer) = by_class[class - 1].get(bucket).cloned() {
+                    by_class[class][bucket] = calmer;
+                }
+            }
+        }
+    }
+    Some(by_class)
+}
+
 /// The king rows of every danger class (LO, HI, P50): each class's from its own histograms;
 /// a class the file has no histograms for (a file from an engine without danger classes)
 /// gets class 0's rows, which only a choice identical to class 0's may ask for.
@@ -304,8 +322,7 @@ fn king_rows(
     origin: &str,
     choice: &Choice,
 ) -> anyhow::Result<[[[i32; SIDE_BUCKETS]; DANGER_CLASSES]; 3]> {
-    let by_class = file
-        .king_histograms_by_class()
+    let by_class = king_histograms(file)
         .with_context(|| format!("{origin} has no `king` histograms: run `calibrate residual`"))?;
     let mut rows = [[[0; SIDE_BUCKETS]; DANGER_CLASSES]; 3];
     for class in 0..DANGER_CLASSES {

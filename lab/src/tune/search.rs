@@ -399,9 +399,7 @@ fn greedy(
 fn grid_options(file: &CalibrationFile) -> Result<(Vec<Table>, Vec<Vec<Vec<GridPoint>>>)> {
     let missing =
         |set: &str| format!("the samples file has no `{set}` histograms: {NEEDS_HISTOGRAMS}");
-    let king = file
-        .king_histograms_by_class()
-        .with_context(|| missing("king"))?;
+    let king = tables::king_histograms(file).with_context(|| missing("king"))?;
     let mut tables: Vec<(Table, String, &str, Vec<Histogram>)> = king
         .into_iter()
         .enumerate()
