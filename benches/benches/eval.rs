@@ -12,6 +12,9 @@
 //! * `fixed_cost/{drawish_scale,pawn_race_possible}`: the two checks a super-lazy exit pays
 //!   (`drawish_scale` at every `evaluate` call, `pawn_race_possible` when the material score
 //!   would exit), alone.
+//! * `danger_proxy/danger_class`: both kings' danger classes (`tier::danger_class`, the king
+//!   tables' second index), the cost a cheap tier pays when the classes' rows differ and a score
+//!   clears the floor.
 //! * `evaluate_window_mix/{tiers_on,tiers_off}`: `Evaluator::evaluate` over every position with
 //!   null windows placed at fixed offsets around its full score (see [`WINDOW_OFFSETS`]), with
 //!   the cheap exits enabled and disabled (`set_cheap_exits(false)` = `squall bench --full-eval`).
@@ -33,8 +36,8 @@ use criterion::{Criterion, Throughput};
 use pprof::criterion::{Output, PProfProfiler};
 use squall::counters::Counters;
 use squall::eval::{self, Evaluator};
-use squall::tier::{SearchKind, Tier};
-use squall::Board;
+use squall::tier::{self, SearchKind, Tier};
+use squall::{Board, Color};
 
 use criterion_files::criterion_median_ns;
 
@@ -82,17 +85,19 @@ enum Kind {
     Full,
     DrawishScale,
     PawnRace,
+    DangerClass,
     TiersOn,
     TiersOff,
 }
 
 impl Kind {
-    const ALL: [Kind; 7] = [
+    const ALL: [Kind; 8] = [
         Kind::SuperLazy,
         Kind::Lazy,
         Kind::Full,
         Kind::DrawishScale,
         Kind::PawnRace,
+        Kind::DangerClass,
         Kind::TiersOn,
         Kind::TiersOff,
     ];
@@ -105,6 +110,7 @@ impl Kind {
             Kind::Full => ("eval_tier", "full"),
             Kind::DrawishScale => ("fixed_cost", "drawish_scale"),
             Kind::PawnRace => ("fixed_cost", "pawn_race_possible"),
+            Kind::DangerClass => ("danger_proxy", "danger_class"),
             Kind::TiersOn => ("evaluate_window_mix", "tiers_on"),
             Kind::TiersOff => ("evaluate_window_mix", "tiers_off"),
         }
@@ -149,6 +155,14 @@ fn run(kind: Kind, fx: &mut Fixture) -> i64 {
                 sum += i64::from(eval::pawn_race_possible(black_box(b)));
             }
         }
+        Kind::DangerClass => {
+            for b in positions {
+                let b = black_box(b);
+                let classes =
+                    tier::danger_class(b, Color::White) + tier::danger_class(b, Color::Black);
+                sum += classes as i64;
+            }
+        }
         Kind::TiersOn | Kind::TiersOff => {
             ev.set_cheap_exits(kind == Kind::TiersOn);
             let mut counters = Counters::default();
@@ -164,7 +178,12 @@ fn run(kind: Kind, fx: &mut Fixture) -> i64 {
 
 fn bench_eval(c: &mut Criterion) {
     let mut fx = Fixture::new();
-    for name in ["eval_tier", "fixed_cost", "evaluate_window_mix"] {
+    for name in [
+        "eval_tier",
+        "fixed_cost",
+        "danger_proxy",
+        "evaluate_window_mix",
+    ] {
         let mut group = c.benchmark_group(name);
         group
             .warm_up_time(Duration::from_millis(700))
@@ -282,6 +301,13 @@ fn print_relative_costs(since: SystemTime) {
     println!(
         "  drawish_scale alone, share of full eval: {:.1}%",
         100.0 * ratio(Kind::DrawishScale, Kind::Full)
+    );
+    println!(
+        "Danger proxy (both kings' classes = {:.1} ns per call): {:.1}% of full eval, {:.1}% of \
+         a lazy call",
+        ns[at(Kind::DangerClass)],
+        100.0 * ratio(Kind::DangerClass, Kind::Full),
+        100.0 * ratio(Kind::DangerClass, Kind::Lazy)
     );
 
     // Which tier each window of the mix exits in, and the resulting saving.

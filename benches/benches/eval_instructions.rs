@@ -15,7 +15,7 @@ use std::hint::black_box;
 
 use gungraun::prelude::*;
 use squall::eval::{self, Evaluator};
-use squall::Board;
+use squall::{tier, Board, Color};
 
 /// The bench positions and an evaluator whose pawn hash already holds all of them (as in a
 /// search, where the pawn hash mostly hits), or a cleared one (every probe misses).
@@ -93,6 +93,21 @@ fn pawn_race_possible(fx: Fixture) -> (i64, Fixture) {
     (black_box(sum), fx)
 }
 
+// The danger proxy: both kings' danger classes, the king tables' second index.
+#[library_benchmark]
+#[bench::all_positions(setup = positions)]
+fn danger_class(fx: Fixture) -> (i64, Fixture) {
+    let sum = fx
+        .positions
+        .iter()
+        .map(|b| {
+            let b = black_box(b);
+            (tier::danger_class(b, Color::White) + tier::danger_class(b, Color::Black)) as i64
+        })
+        .sum();
+    (black_box(sum), fx)
+}
+
 library_benchmark_group!(name = tiers, benchmarks = [super_lazy, lazy, full]);
 
 library_benchmark_group!(
@@ -100,4 +115,6 @@ library_benchmark_group!(
     benchmarks = [drawish_scale, pawn_race_possible]
 );
 
-main!(library_benchmark_groups = tiers, fixed_cost);
+library_benchmark_group!(name = danger_proxy, benchmarks = [danger_class]);
+
+main!(library_benchmark_groups = tiers, fixed_cost, danger_proxy);

@@ -91,6 +91,23 @@ impl Pair {
         Pair::with_classes(board, side_bucket(board, us), side_bucket(board, !us))
     }
 
+    /// Every pair of side buckets and danger classes, in the tables' order: class, class,
+    /// bucket, bucket.
+    pub fn all() -> impl Iterator<Item = Pair> {
+        (0..DANGER_CLASSES).flat_map(|my_class| {
+            (0..DANGER_CLASSES).flat_map(move |opp_class| {
+                (0..SIDE_BUCKETS).flat_map(move |my_bucket| {
+                    (0..SIDE_BUCKETS).map(move |opp_bucket| Pair {
+                        my_bucket,
+                        opp_bucket,
+                        my_class,
+                        opp_class,
+                    })
+                })
+            })
+        })
+    }
+
     /// The pair of the side to move's buckets, with its kings' danger classes read from `board`.
     #[inline(always)]
     fn with_classes(board: &Board, my_bucket: usize, opp_bucket: usize) -> Pair {
@@ -321,24 +338,9 @@ pub fn lazy_positional(pair: Pair) -> i32 {
 mod tests {
     use super::*;
 
-    fn pairs() -> impl Iterator<Item = Pair> {
-        (0..DANGER_CLASSES).flat_map(|my_class| {
-            (0..DANGER_CLASSES).flat_map(move |opp_class| {
-                (0..SIDE_BUCKETS).flat_map(move |my| {
-                    (0..SIDE_BUCKETS).map(move |opp| Pair {
-                        my_bucket: my,
-                        opp_bucket: opp,
-                        my_class,
-                        opp_class,
-                    })
-                })
-            })
-        })
-    }
-
     #[test]
     fn the_pair_tables_follow_the_issue_formula() {
-        for pair in pairs() {
+        for pair in Pair::all() {
             let Pair {
                 my_bucket: my,
                 opp_bucket: opp,
@@ -369,7 +371,7 @@ mod tests {
         }
         let table = pair_table(&king_lo, &king_hi, &LAZY_RESID_LO, &LAZY_RESID_HI);
         let floors = floor_table(&table);
-        for pair in pairs() {
+        for pair in Pair::all() {
             let (my, opp) = (pair.my_bucket, pair.opp_bucket);
             let margins = table[pair.my_class][pair.opp_class][my][opp];
             let floor = floors[my][opp];
@@ -398,7 +400,7 @@ mod tests {
 
     #[test]
     fn the_floors_lie_under_every_class_pair_and_decide_alike() {
-        for pair in pairs() {
+        for pair in Pair::all() {
             let (my, opp) = (pair.my_bucket, pair.opp_bucket);
             for (floor, margins) in [
                 (SUPER_LAZY_FLOOR[my][opp], super_lazy(pair)),

@@ -43,22 +43,6 @@ impl From<&MarginsInForce> for ExitTables {
     }
 }
 
-/// Every pair of side buckets and danger classes, in the engine's table order.
-fn all_pairs() -> impl Iterator<Item = Pair> {
-    (0..DANGER_CLASSES).flat_map(|my_class| {
-        (0..DANGER_CLASSES).flat_map(move |opp_class| {
-            (0..SIDE_BUCKETS).flat_map(move |my_bucket| {
-                (0..SIDE_BUCKETS).map(move |opp_bucket| Pair {
-                    my_bucket,
-                    opp_bucket,
-                    my_class,
-                    opp_class,
-                })
-            })
-        })
-    })
-}
-
 impl ExitTables {
     /// The king table's low and high rows in the engine's shape.
     fn king_rows(&self) -> (KingTable, KingTable) {
@@ -78,7 +62,7 @@ impl ExitTables {
             (&self.super_lazy, "SUPER_LAZY_RESID"),
             (&self.lazy, "LAZY_RESID"),
         ] {
-            for pair in all_pairs() {
+            for pair in Pair::all() {
                 let Pair {
                     my_bucket: my,
                     opp_bucket: opp,
@@ -144,7 +128,7 @@ impl PairTables {
                 fail_low: 0,
             }; SIDE_BUCKETS]; SIDE_BUCKETS]; DANGER_CLASSES];
                 DANGER_CLASSES];
-            for pair in all_pairs() {
+            for pair in Pair::all() {
                 table[pair.my_class][pair.opp_class][pair.my_bucket][pair.opp_bucket] =
                     pair_margins(&king_lo, &king_hi, &resid.lo, &resid.hi, pair);
             }
