@@ -140,7 +140,7 @@ fn summary_line(report: &TuneReport) -> String {
     let p = &report.prediction;
     format!(
         "Cheap exits (super-lazy + lazy), bench-weighted: {}; worst exceeded upper bound of a \
-         cheap tier in a bucket: {}",
+         cheap tier in a bucket, or a danger class within one: {}",
         pct(p.cheap_share),
         pct(p.worst_exceeded_upper)
     )

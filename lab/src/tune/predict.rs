@@ -16,6 +16,12 @@ use squall::tier::{
 use super::samples::{Sample, Samples};
 use crate::calibration::in_force::MarginsInForce;
 
+/// The fewest sampled exits of a cheap tier, in one material bucket and danger class, for the
+/// exceeded limit to hold that cell apart from its bucket: with no exceeded exit, 1,000 exits
+/// put the Wilson 95% upper bound at 0.38%, under any limit the search is given. A smaller
+/// cell says too little alone; its bucket's row, which includes it, still holds it.
+pub(crate) const MIN_CLASS_CELL_EXITS: u64 = 1_000;
+
 /// A table's low and high rows: what the exits read (the P50 rows feed QSearch futility only).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub(crate) struct Bounds {
@@ -141,19 +147,41 @@ impl PairTables {
     }
 }
 
-/// The tier a sampled call exits at under `pairs`, and whether the full score contradicts the
-/// exit (a fail-high with full <= beta, a fail-low with full >= alpha; never for the full
-/// tier). The super-lazy tier stands aside when a passer race is possible, as in the engine.
-pub(crate) fn replay(sample: &Sample, pairs: &PairTables) -> (Tier, bool) {
+/// A sampled call replayed under candidate tables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Replayed {
+    /// The tier it exits at.
+    pub(crate) tier: Tier,
+    /// Whether the full score contradicts the exit (a fail-high with full <= beta, a fail-low
+    /// with full >= alpha; never for the full tier).
+    pub(crate) exceeded: bool,
+    /// For a cheap exit, the danger class of the king it bet on: the side to move's for a fail
+    /// high, the opponent's for a fail low (as the engine's `marginsafety` tallies
+    /// `by_danger_class`).
+    pub(crate) bet_class: Option<usize>,
+}
+
+/// Replays one sampled call under `pairs`. The super-lazy tier stands aside when a passer race
+/// is possible, as in the engine.
+pub(crate) fn replay(sample: &Sample, pairs: &PairTables) -> Replayed {
     let (tier, failed_high) = exit(sample, pairs);
-    let contradicted = failed_high.is_some_and(|failed_high| {
-        if failed_high {
-            sample.full <= sample.beta
-        } else {
-            sample.full >= sample.alpha
-        }
-    });
-    (tier, contradicted)
+    Replayed {
+        tier,
+        exceeded: failed_high.is_some_and(|failed_high| {
+            if failed_high {
+                sample.full <= sample.beta
+            } else {
+                sample.full >= sample.alpha
+            }
+        }),
+        bet_class: failed_high.map(|failed_high| {
+            if failed_high {
+                sample.my_class
+            } else {
+                sample.opp_class
+            }
+        }),
+    }
 }
 
 /// The tier a sampled call exits at, and for a cheap tier whether it failed high.
@@ -174,24 +202,16 @@ fn exit(sample: &Sample, pairs: &PairTables) -> (Tier, Option<bool>) {
     (Tier::Full, None)
 }
 
-/// The danger class of the king a cheap exit bet on: the side to move's for a fail high, the
-/// opponent's for a fail low (as the engine's `marginsafety` tallies `by_danger_class`).
-fn bet_class(sample: &Sample, pairs: &PairTables) -> Option<usize> {
-    exit(sample, pairs).1.map(|failed_high| {
-        if failed_high {
-            sample.my_class
-        } else {
-            sample.opp_class
-        }
-    })
-}
-
-/// Exits and exceeded exits of each tier in one material bucket.
+/// Exits and exceeded exits of each tier in one material bucket, and of each cheap tier by the
+/// danger class of the king its exits bet on.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Counts {
     pub(crate) calls: u64,
     pub(crate) exits: [u64; TIERS],
     pub(crate) exceeded: [u64; TIERS],
+    /// Super-lazy and lazy exits by bet class.
+    pub(crate) class_exits: [[u64; DANGER_CLASSES]; 2],
+    pub(crate) class_exceeded: [[u64; DANGER_CLASSES]; 2],
 }
 
 impl Counts {
@@ -201,12 +221,23 @@ impl Counts {
             self.exits[tier] += other.exits[tier];
             self.exceeded[tier] += other.exceeded[tier];
         }
+        for cheap in 0..2 {
+            for class in 0..DANGER_CLASSES {
+                self.class_exits[cheap][class] += other.class_exits[cheap][class];
+                self.class_exceeded[cheap][class] += other.class_exceeded[cheap][class];
+            }
+        }
     }
 
-    fn record(&mut self, (tier, exceeded): (Tier, bool)) {
+    fn record(&mut self, call: Replayed) {
+        let tier = call.tier as usize;
         self.calls += 1;
-        self.exits[tier as usize] += 1;
-        self.exceeded[tier as usize] += u64::from(exceeded);
+        self.exits[tier] += 1;
+        self.exceeded[tier] += u64::from(call.exceeded);
+        if let Some(class) = call.bet_class {
+            self.class_exits[tier][class] += 1;
+            self.class_exceeded[tier][class] += u64::from(call.exceeded);
+        }
     }
 }
 
@@ -248,19 +279,65 @@ pub(crate) fn cheap_share(
         .sum()
 }
 
-/// The cheap tier and bucket whose exceeded rate has the largest Wilson 95% upper bound,
-/// among those with exits, and that bound; `None` when the cheap tiers never exit.
-pub(crate) fn worst_cell(counts: &[Counts; MATERIAL_BUCKETS]) -> Option<(Tier, usize, f64)> {
-    let mut worst: Option<(Tier, usize, f64)> = None;
+/// A cheap tier's cell that the exceeded limit holds, and the Wilson 95% upper bound of its
+/// exceeded rate.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Cell {
+    pub(crate) tier: Tier,
+    pub(crate) bucket: usize,
+    /// `None` for the whole material bucket, else one danger class within it.
+    pub(crate) class: Option<usize>,
+    pub(crate) upper: f64,
+}
+
+impl Cell {
+    /// "lazy exits of material bucket 3", "... (danger class 2)".
+    pub(crate) fn describe(&self) -> String {
+        let class = self
+            .class
+            .map_or(String::new(), |c| format!(" (danger class {c})"));
+        format!(
+            "{} exits of material bucket {}{class}",
+            self.tier.name(),
+            self.bucket
+        )
+    }
+}
+
+/// The cell whose exceeded rate has the largest Wilson 95% upper bound: over the cheap tiers,
+/// each material bucket with exits and each danger class within it with at least
+/// [`MIN_CLASS_CELL_EXITS`] exits (the soundness figure `lab calibrate` reports per tier ×
+/// bucket × class). `None` when the cheap tiers never exit.
+pub(crate) fn worst_cell(counts: &[Counts; MATERIAL_BUCKETS]) -> Option<Cell> {
+    let mut worst: Option<Cell> = None;
+    let mut consider = |cell: Cell| {
+        if worst.is_none_or(|w| cell.upper > w.upper) {
+            worst = Some(cell);
+        }
+    };
     for (bucket, c) in counts.iter().enumerate() {
         for tier in [Tier::SuperLazy, Tier::Lazy] {
-            let (exceeded, exits) = (c.exceeded[tier as usize], c.exits[tier as usize]);
-            if exits == 0 {
-                continue;
+            let t = tier as usize;
+            if c.exits[t] > 0 {
+                let upper = wilson_interval(c.exceeded[t], c.exits[t], Z95).1;
+                consider(Cell {
+                    tier,
+                    bucket,
+                    class: None,
+                    upper,
+                });
             }
-            let upper = wilson_interval(exceeded, exits, Z95).1;
-            if worst.is_none_or(|(_, _, w)| upper > w) {
-                worst = Some((tier, bucket, upper));
+            for class in 0..DANGER_CLASSES {
+                let exits = c.class_exits[t][class];
+                if exits >= MIN_CLASS_CELL_EXITS {
+                    let upper = wilson_interval(c.class_exceeded[t][class], exits, Z95).1;
+                    consider(Cell {
+                        tier,
+                        bucket,
+                        class: Some(class),
+                        upper,
+                    });
+                }
             }
         }
     }
@@ -269,7 +346,7 @@ pub(crate) fn worst_cell(counts: &[Counts; MATERIAL_BUCKETS]) -> Option<(Tier, u
 
 /// The bound of [`worst_cell`]; 0 when the cheap tiers never exit.
 pub(crate) fn worst_upper(counts: &[Counts; MATERIAL_BUCKETS]) -> f64 {
-    worst_cell(counts).map_or(0.0, |(_, _, upper)| upper)
+    worst_cell(counts).map_or(0.0, |cell| cell.upper)
 }
 
 /// A rate with its Wilson 95% interval, fractions in [0, 1].
@@ -382,7 +459,8 @@ pub(crate) struct Prediction {
     pub(crate) overall: Vec<TierPrediction>,
     /// Super-lazy plus lazy exits, bench-weighted.
     pub(crate) cheap_share: f64,
-    /// The largest Wilson upper bound of a cheap tier's exceeded rate in a bucket with exits.
+    /// The largest Wilson upper bound of a cheap tier's exceeded rate in a bucket with exits,
+    /// or in a danger class within one ([`worst_cell`]).
     pub(crate) worst_exceeded_upper: f64,
 }
 
@@ -404,14 +482,15 @@ pub(crate) fn predict(samples: &Samples, tables: &ExitTables) -> Prediction {
     let mut by_class = [[(0u64, 0u64); 2]; DANGER_CLASSES];
     for (bucket, bucket_samples) in samples.by_material_bucket.iter().enumerate() {
         for sample in bucket_samples {
-            let (tier, exceeded) = replay(sample, &pairs);
-            if let Some(class) = bet_class(sample, &pairs) {
+            let call = replay(sample, &pairs);
+            let (tier, exceeded) = (call.tier, call.exceeded);
+            if let Some(class) = call.bet_class {
                 let (exits, contradicted) = &mut by_class[class][tier as usize];
                 *exits += 1;
                 *contradicted += u64::from(exceeded);
             }
-            counts[bucket].record((tier, exceeded));
-            by_search[sample.search as usize][bucket].record((tier, exceeded));
+            counts[bucket].record(call);
+            by_search[sample.search as usize][bucket].record(call);
             calls_positions[bucket].insert(sample.position);
             positions[bucket].exits[tier as usize].insert(sample.position);
             if exceeded {
@@ -530,6 +609,11 @@ pub(crate) fn predict(samples: &Samples, tables: &ExitTables) -> Prediction {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn outcome(sample: &Sample, pairs: &PairTables) -> (Tier, bool) {
+        let call = replay(sample, pairs);
+        (call.tier, call.exceeded)
+    }
     use squall::tier::SearchKind;
 
     /// Tables whose pair margins are `margin` on both sides for every pair: king rows zero,
@@ -621,12 +705,12 @@ mod tests {
             ..sample
         };
         let high = call(0, (200, 0, 60), false);
-        assert_eq!(replay(&high, &pairs), (Tier::SuperLazy, false));
-        assert_eq!(replay(&in_danger(high, false), &pairs).0, Tier::SuperLazy);
-        assert_eq!(replay(&in_danger(high, true), &pairs).0, Tier::Full);
+        assert_eq!(outcome(&high, &pairs), (Tier::SuperLazy, false));
+        assert_eq!(outcome(&in_danger(high, false), &pairs).0, Tier::SuperLazy);
+        assert_eq!(outcome(&in_danger(high, true), &pairs).0, Tier::Full);
         let low = call(0, (-200, 0, -60), false);
-        assert_eq!(replay(&in_danger(low, true), &pairs).0, Tier::SuperLazy);
-        assert_eq!(replay(&in_danger(low, false), &pairs).0, Tier::Full);
+        assert_eq!(outcome(&in_danger(low, true), &pairs).0, Tier::SuperLazy);
+        assert_eq!(outcome(&in_danger(low, false), &pairs).0, Tier::Full);
         // The prediction counts each exit under the class of the king it bet on: a fail high
         // under the side to move's, a fail low under the opponent's.
         let calls = vec![
@@ -678,36 +762,36 @@ mod tests {
         let pairs = PairTables::new(&flat(100, 40));
         // 200 - 100 > 50: super-lazy fails high, and the full score agrees.
         assert_eq!(
-            replay(&call(0, (200, 0, 60), false), &pairs),
+            outcome(&call(0, (200, 0, 60), false), &pairs),
             (Tier::SuperLazy, false)
         );
         // The full score is not above beta: the exit is exceeded.
         assert_eq!(
-            replay(&call(0, (200, 0, 50), false), &pairs),
+            outcome(&call(0, (200, 0, 50), false), &pairs),
             (Tier::SuperLazy, true)
         );
         // A fail-low: -200 + 100 < -50, contradicted by a full score at alpha.
         assert_eq!(
-            replay(&call(0, (-200, 0, -50), false), &pairs),
+            outcome(&call(0, (-200, 0, -50), false), &pairs),
             (Tier::SuperLazy, true)
         );
         // 140 - 100 is not above beta; the lazy score 100 - 40 is.
         assert_eq!(
-            replay(&call(0, (140, 100, 0), false), &pairs),
+            outcome(&call(0, (140, 100, 0), false), &pairs),
             (Tier::Lazy, true)
         );
         // The race rule: the super-lazy tier stands aside, the lazy tier may still exit.
         assert_eq!(
-            replay(&call(0, (900, 100, 60), true), &pairs),
+            outcome(&call(0, (900, 100, 60), true), &pairs),
             (Tier::Lazy, false)
         );
         assert_eq!(
-            replay(&call(0, (900, 0, 60), true), &pairs),
+            outcome(&call(0, (900, 0, 60), true), &pairs),
             (Tier::Full, false)
         );
         // Inside the window for both tiers.
         assert_eq!(
-            replay(&call(0, (0, 0, 900), false), &pairs),
+            outcome(&call(0, (0, 0, 900), false), &pairs),
             (Tier::Full, false)
         );
     }
@@ -769,5 +853,49 @@ mod tests {
         assert!((rate.rate - 0.15).abs() < 1e-12);
         assert!((rate.low - low).abs() < 1e-12 && (rate.high - high).abs() < 1e-12);
         assert_eq!(Rate::weighted(&[(0.0, 10, 1), (1.0, 0, 0)]), None);
+    }
+
+    #[test]
+    fn a_danger_class_over_the_limit_is_the_worst_cell_once_it_has_enough_exits() {
+        let mut counts = [Counts::default(); MATERIAL_BUCKETS];
+        let lazy = Tier::Lazy as usize;
+        // Bucket 2: 10,000 lazy exits, 50 exceeded (0.5%), all of them in class 2's 1,000.
+        counts[2].calls = 20_000;
+        counts[2].exits[lazy] = 10_000;
+        counts[2].exceeded[lazy] = 50;
+        counts[2].class_exits[lazy] = [9_000, 0, 1_000];
+        counts[2].class_exceeded[lazy] = [0, 0, 50];
+        let cell = worst_cell(&counts).unwrap();
+        assert_eq!(
+            (cell.tier, cell.bucket, cell.class),
+            (Tier::Lazy, 2, Some(2))
+        );
+        assert_eq!(cell.upper, wilson_interval(50, 1_000, Z95).1);
+        assert!(cell.upper > 0.05);
+        assert_eq!(
+            cell.describe(),
+            "lazy exits of material bucket 2 (danger class 2)"
+        );
+
+        // One exit fewer than the floor: the class is held only within its bucket's row.
+        counts[2].class_exits[lazy] = [9_001, 0, MIN_CLASS_CELL_EXITS - 1];
+        let cell = worst_cell(&counts).unwrap();
+        assert_eq!((cell.bucket, cell.class), (2, None));
+        assert_eq!(cell.upper, wilson_interval(50, 10_000, Z95).1);
+    }
+
+    #[test]
+    fn the_replay_tallies_exits_by_the_class_they_bet_on() {
+        let pairs = PairTables::new(&flat(100, 100));
+        let mut high = call(0, (200, 0, 60), false); // a fail high: bets on the mover's king
+        high.my_class = 2;
+        high.opp_class = 1;
+        let mut low = call(1, (-200, 0, -60), false); // a fail low: bets on the opponent's
+        low.my_class = 2;
+        low.opp_class = 1;
+        let counts = count([(0, &high), (0, &low)], &pairs);
+        let super_lazy = Tier::SuperLazy as usize;
+        assert_eq!(counts[0].class_exits[super_lazy], [0, 1, 1]);
+        assert_eq!(counts[0].class_exceeded[super_lazy], [0, 0, 0]);
     }
 }

@@ -274,7 +274,7 @@ fn greedy(
         .collect();
     let counts = total(&pair_counts);
     let mut current = cheap_share(&counts, weights);
-    let mut current_worst = worst_cell(&counts).map_or(0.0, |w| w.2);
+    let mut current_worst = worst_cell(&counts).map_or(0.0, |cell| cell.upper);
     let mut frontier = vec![FrontierPoint {
         step: 0,
         change: None,
@@ -306,7 +306,7 @@ fn greedy(
                         candidate[*p] = *c;
                     }
                     let counts = total(&candidate);
-                    let worst = worst_cell(&counts).map_or(0.0, |w| w.2);
+                    let worst = worst_cell(&counts).map_or(0.0, |cell| cell.upper);
                     if (repairing && worst >= current_worst) || (!repairing && worst > max_exceeded)
                     {
                         continue;
@@ -357,14 +357,13 @@ fn greedy(
     }
     if current_worst > max_exceeded {
         let counts = total(&pair_counts);
-        let (tier, bucket, upper) = worst_cell(&counts).expect("a bound above the limit");
+        let cell = worst_cell(&counts).expect("a bound above the limit");
         bail!(
-            "no margins of the grid bring the {} exits of material bucket {bucket} under the \
-             limit: the best reached is an exceeded upper bound of {:.2}% (limit {:.2}%); more \
-             samples (--samples-per-bucket) narrow the bounds, or the tier needs the terms it \
-             misses there",
-            tier.name(),
-            100.0 * upper,
+            "no margins of the grid bring the {} under the limit: the best reached is an \
+             exceeded upper bound of {:.2}% (limit {:.2}%); more samples \
+             (--samples-per-bucket) narrow the bounds, or the tier needs the terms it misses there",
+            cell.describe(),
+            100.0 * cell.upper,
             100.0 * max_exceeded
         );
     }
