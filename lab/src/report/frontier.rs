@@ -124,10 +124,11 @@ pub(crate) fn cells(row: &FrontierRow, reference: bool) -> [String; 11] {
 /// The title line; outside text (labels, revisions) as `style` shows it.
 pub(crate) fn title(report: &FrontierReport, style: Style) -> String {
     format!(
-        "lab frontier at {}: {} margin-table levels judged by `lab verdict` against A = {} \
+        "lab frontier at {}: {} margin-table level{} judged by `lab verdict` against A = {} \
          (the reference, {}, 0 Elo by definition)",
         report.tc,
         report.points.len(),
+        if report.points.len() == 1 { "" } else { "s" },
         style.code(&revision(&report.reference.engine)),
         style.code(&report.reference.label)
     )
