@@ -79,6 +79,7 @@ pub(crate) fn draw(points: &[Point], footer: &Footer) -> Result<String> {
             .map_err(plot_error)?;
         chart
             .configure_mesh()
+            .light_line_style(WHITE)
             .label_style((FONT, TEXT))
             .axis_desc_style((FONT, TEXT))
             .x_desc("worst exceeded bound (Wilson 95% upper, %)")
