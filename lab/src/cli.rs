@@ -175,6 +175,10 @@ pub(crate) enum Command {
     /// shifted by the speed's Elo. Prints search, speed and total Elo with 95% CIs.
     #[command(after_help = VERDICT_EXIT_CODES_HELP)]
     Verdict(VerdictCommandArgs),
+    /// The margin tables' frontier: each level's worst exceeded bound (from its calibration)
+    /// against its NPS gain and Elo (from its `lab verdict` against one reference A), and the
+    /// Elo-optimal level. Reads JSON files only. Exit 0, or 2 on error.
+    Frontier(FrontierArgs),
     /// Profile a revision's bench under pprof: flamegraph SVG and sample shares of key frames.
     ///
     /// Builds REV with `--features profile` and `-C force-frame-pointers=yes`, runs
@@ -268,6 +272,24 @@ pub(crate) enum MetricArg {
 pub(crate) struct SeriesMeasureArgs {
     #[command(flatten)]
     pub(crate) run: BenchRunArgs,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct FrontierArgs {
+    /// One level: a label, the `lab verdict A B --format json` report judging it against the
+    /// reference A, and optionally its calibration (a calibration file or a `lab calibrate`
+    /// JSON report with margin safety). Repeat for each level.
+    #[arg(
+        long = "point",
+        required = true,
+        value_name = "LABEL=VERDICT_JSON[,CALIBRATION_JSON]"
+    )]
+    pub(crate) points: Vec<String>,
+    /// The verdicts' common A as a row of 0 Elo, with its calibration if given.
+    #[arg(long, value_name = "LABEL[=CALIBRATION_JSON]")]
+    pub(crate) reference: Option<String>,
+    #[command(flatten)]
+    pub(crate) output: OutputArgs,
 }
 
 #[derive(Debug, Args)]

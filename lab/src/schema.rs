@@ -1,6 +1,6 @@
 //! The lab's JSON documents: their schema versions and `kind` tags (docs/lab-json.md).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Version of the lab's own JSON output: comparisons, bench, baseline, profile.
 pub const LAB_JSON_SCHEMA_VERSION: u32 = 2;
@@ -8,7 +8,7 @@ pub const LAB_JSON_SCHEMA_VERSION: u32 = 2;
 pub(crate) const MATCH_JSON_SCHEMA_VERSION: u32 = 1;
 
 /// What a JSON document reports; serialised as its `kind` field.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Kind {
     Compare,
@@ -26,6 +26,8 @@ pub enum Kind {
     Verdict,
     /// `lab compare` of two revisions that resolve to one engine binary: nothing measured.
     SameBinary,
+    /// `lab frontier`: margin-table levels' exceeded rates against their verdicts' Elo.
+    Frontier,
 }
 
 impl Kind {
@@ -46,6 +48,7 @@ impl Kind {
             Kind::SpeedElo => "speed-elo",
             Kind::Verdict => "verdict",
             Kind::SameBinary => "same-binary",
+            Kind::Frontier => "frontier",
         }
     }
 }
@@ -77,6 +80,7 @@ mod tests {
             Kind::SpeedElo,
             Kind::Verdict,
             Kind::SameBinary,
+            Kind::Frontier,
         ] {
             assert_eq!(
                 serde_json::to_string(&kind).unwrap(),

@@ -1,5 +1,5 @@
 //! `lab report`'s pages over arbitrary Unicode: every string field of a compare, match,
-//! history, calibration, verdict and speed-Elo document replaced by any text is drawn without a panic (no byte
+//! history, calibration, verdict, speed-Elo and frontier document replaced by any text is drawn without a panic (no byte
 //! slicing of strings), escaped, and a document of a schema version the lab does not read is
 //! refused naming the versions it reads. In-process, through the rendering functions that
 //! `lab report` calls.
@@ -301,8 +301,43 @@ fn with(document: &Value, pointers: &[String], text: &[String]) -> Value {
     changed
 }
 
+/// A frontier document: the reference and two levels, one without a calibration.
+fn frontier_document() -> Value {
+    let interval =
+        |value: f64, low: f64, high: f64| json!({"value": value, "ci_low": low, "ci_high": high});
+    let engine =
+        |spec: &str| json!({"spec": spec, "commit": "0123456789abcdef", "binary_key": "feedbeef"});
+    let safety = json!({
+        "file": "cal.json",
+        "worst_exceeded": {"upper": 0.0078, "tier": "lazy", "bucket": 3, "class": 1, "exceeded": 4, "exits": 1000},
+        "overall_exceeded": interval(0.002, 0.001, 0.003),
+        "exit_shares": [0.4, 0.25, 0.35]
+    });
+    let sprt = json!({"elo0": -5.0, "elo1": 0.0, "alpha": 0.05, "beta": 0.05, "model": "logistic"});
+    json!({
+        "schema_version": 2, "kind": "frontier", "tc": "5+0.05",
+        "reference": {"label": "1%", "engine": engine("main"), "verdict_file": null,
+            "safety": safety.clone(), "speed_ratio": interval(1.0, 1.0, 1.0),
+            "speed_elo": interval(0.0, 0.0, 0.0), "search_elo": interval(0.0, 0.0, 0.0),
+            "total_elo": interval(0.0, 0.0, 0.0), "games": 0, "sprt": null, "decision": null},
+        "points": [
+            {"label": "2%", "engine": engine("tables-2"), "verdict_file": "v2.json",
+             "safety": safety, "speed_ratio": interval(1.06, 1.04, 1.08),
+             "speed_elo": interval(9.0, 6.0, 12.0), "search_elo": interval(-3.0, -10.0, 4.0),
+             "total_elo": interval(6.0, -2.0, 14.0), "games": 1200, "sprt": sprt.clone(),
+             "decision": "undecided"},
+            {"label": "x", "engine": engine("tables-x"), "verdict_file": "vx.json",
+             "safety": null, "speed_ratio": interval(1.01, 0.99, 1.03),
+             "speed_elo": interval(1.5, -1.5, 4.5), "search_elo": interval(-0.5, -7.5, 6.5),
+             "total_elo": interval(1.0, -5.0, 7.0), "games": 1200, "sprt": sprt,
+             "decision": "h1"}
+        ],
+        "optimal": {"label": "2%", "runner_up": "x", "separated": false}
+    })
+}
+
 /// How many documents [`fixtures`] holds.
-const FIXTURES: usize = 7;
+const FIXTURES: usize = 8;
 
 fn fixtures() -> &'static [Fixture] {
     static DOCUMENTS: OnceLock<Vec<Fixture>> = OnceLock::new();
@@ -315,6 +350,7 @@ fn fixtures() -> &'static [Fixture] {
             ("verdict without games", verdict_document(false)),
             ("verdict with games", verdict_document(true)),
             ("speed-elo", speed_elo_document()),
+            ("frontier", frontier_document()),
         ];
         documents
             .into_iter()

@@ -148,6 +148,117 @@ pub(crate) fn safety_rates(file: &CalibrationFile) -> Option<[(&'static str, Vec
     ])
 }
 
+/// The tallies of `tallies` added up: the "all" row of the margin-safety tables. Positions are
+/// the most of any one tally (the same position counts in many), as is the largest share.
+pub(crate) fn sum_tallies(tallies: &[Tally]) -> Tally {
+    let mut all = Tally::default();
+    for t in tallies {
+        all.exits = all.exits.saturating_add(t.exits);
+        all.exceeded = all.exceeded.saturating_add(t.exceeded);
+        all.positions = all.positions.max(t.positions);
+        all.max_from_one_position = all.max_from_one_position.max(t.max_from_one_position);
+    }
+    all
+}
+
+/// The cell of a margin-safety run whose exceeded rate has the largest Wilson 95% upper bound.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct WorstBound {
+    pub(crate) tier: &'static str,
+    pub(crate) bucket: usize,
+    /// The danger class of the cell; `None` for a cell of the material-bucket table.
+    pub(crate) class: Option<usize>,
+    pub(crate) exceeded: u64,
+    pub(crate) exits: u64,
+    /// The upper bound, as a fraction.
+    pub(crate) upper: f64,
+}
+
+/// The largest upper bound over every cell `lab calibrate` states a rate for in its margin
+/// safety tables: tier × material bucket ([`safety_rates`]) and, where the file records them,
+/// tier × bucket × danger class. Cells without exits state no rate and are skipped; `None`
+/// without a margin-safety run or without any exit.
+pub(crate) fn worst_exceeded_bound(file: &CalibrationFile) -> Option<WorstBound> {
+    let mut worst: Option<WorstBound> = None;
+    let mut consider = |cell: WorstBound| {
+        if worst.is_none_or(|w| cell.upper > w.upper) {
+            worst = Some(cell);
+        }
+    };
+    for (tier, rates) in safety_rates(file)? {
+        for rate in rates {
+            if let Some((_, _, upper)) = rate.rate {
+                consider(WorstBound {
+                    tier,
+                    bucket: rate.bucket,
+                    class: None,
+                    exceeded: rate.exceeded,
+                    exits: rate.exits,
+                    upper,
+                });
+            }
+        }
+    }
+    let safety = file.margin_safety.as_ref()?;
+    for (tier, by_class) in [
+        (Tier::SuperLazy.name(), &safety.super_lazy.by_danger_class),
+        (Tier::Lazy.name(), &safety.lazy.by_danger_class),
+    ] {
+        for (bucket, row) in by_class.iter().flatten().enumerate() {
+            for (class, t) in row.iter().enumerate().filter(|(_, t)| t.exits > 0) {
+                let (_, upper) = wilson_interval(t.exceeded, t.exits, Z95);
+                consider(WorstBound {
+                    tier,
+                    bucket,
+                    class: Some(class),
+                    exceeded: t.exceeded,
+                    exits: t.exits,
+                    upper,
+                });
+            }
+        }
+    }
+    worst
+}
+
+/// Both cheap tiers' exits the full evaluation contradicts, added up (the "all" rows of the two
+/// margin-safety tables together), with the rate's Wilson 95% interval.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct OverallExceeded {
+    pub(crate) exceeded: u64,
+    pub(crate) exits: u64,
+    /// `exceeded / exits` and the interval's bounds, as fractions.
+    pub(crate) rate: (f64, f64, f64),
+}
+
+/// [`OverallExceeded`]; `None` without a margin-safety run or without any cheap exit.
+pub(crate) fn overall_exceeded(file: &CalibrationFile) -> Option<OverallExceeded> {
+    let safety = file.margin_safety.as_ref()?;
+    let all = sum_tallies(&[
+        sum_tallies(&safety.super_lazy.by_material_bucket),
+        sum_tallies(&safety.lazy.by_material_bucket),
+    ]);
+    (all.exits > 0).then(|| {
+        let (low, high) = wilson_interval(all.exceeded, all.exits, Z95);
+        OverallExceeded {
+            exceeded: all.exceeded,
+            exits: all.exits,
+            rate: (all.exceeded as f64 / all.exits as f64, low, high),
+        }
+    })
+}
+
+/// The share of all eval calls that exits in each tier (super-lazy, lazy, full); `None` for a
+/// run without calls.
+pub(crate) fn overall_exit_shares(file: &CalibrationFile) -> Option<[f64; 3]> {
+    let calls: u64 = file.exit_rate.exits.iter().sum();
+    (calls > 0).then(|| {
+        file.exit_rate
+            .exits
+            .map(|exits| exits as f64 / calls as f64)
+    })
+}
+
 /// The share of each material bucket's eval calls that exits in each tier, `[tier][bucket]`;
 /// `None` for a bucket never evaluated.
 pub(crate) fn exit_shares(file: &CalibrationFile) -> [Vec<Option<f64>>; 3] {

@@ -6,6 +6,7 @@ pub(crate) mod bench;
 pub(crate) mod bisect;
 pub(crate) mod calibrate;
 pub(crate) mod compare;
+pub(crate) mod frontier;
 pub(crate) mod hist;
 pub(crate) mod history;
 pub(crate) mod matches;
@@ -102,6 +103,7 @@ fn draws_html(command: &Command) -> bool {
             | Command::Calibrate(_)
             | Command::SpeedElo(_)
             | Command::Verdict(_)
+            | Command::Frontier(_)
     )
 }
 
@@ -120,6 +122,7 @@ fn output(command: &Command) -> (Format, Option<&ExportArgs>) {
         Command::Tune(args) => with(&args.output),
         Command::SpeedElo(args) => with(&args.output),
         Command::Verdict(args) => with(&args.output),
+        Command::Frontier(args) => with(&args.output),
         Command::Baseline {
             action: BaselineCommand::Check { output, .. } | BaselineCommand::Show { output, .. },
         } => with(output),
@@ -182,6 +185,7 @@ fn files(command: &Command) -> (Vec<NamedPath>, Vec<NamedPath>) {
         Command::Bench(args) => (positions(&args.measure), Vec::new()),
         Command::Tiers(args) => (positions(&args.measure), Vec::new()),
         Command::Verdict(args) => (positions(&args.measure), Vec::new()),
+        Command::Frontier(args) => (frontier::files(args), Vec::new()),
         Command::Report(args) => (
             vec![NamedPath::new("the report", &args.file)],
             vec![NamedPath::new("--out", &args.out)],
@@ -228,6 +232,7 @@ fn dispatch(lab: &Lab, command: &Command) -> Result<Outcome> {
         Command::Tune(args) => tune::run(lab, args),
         Command::SpeedElo(args) => speed_elo::run(lab, args),
         Command::Verdict(args) => verdict::run(lab, args),
+        Command::Frontier(args) => frontier::run(args),
         Command::Report(args) => report::run(args),
     }
 }

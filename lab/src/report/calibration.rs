@@ -11,6 +11,7 @@ use squall::tier::{Tier, SIDE_BUCKETS};
 use super::style::Style;
 use super::table::Table;
 use crate::calibration::data::{CalibrationFile, ExitRate, MarginSafety, Tally};
+use crate::calibration::figures::sum_tallies;
 use crate::calibration::margins_source::{BEGIN_MARKER, END_MARKER};
 use crate::calibration::summary::{
     futility_recommendation, relative_change, CalibrationComparison, MAX_SHARE, MIN_POSITIONS,
@@ -185,17 +186,6 @@ fn flags(t: &Tally) -> String {
         flags.push("one position dominates");
     }
     flags.join(", ")
-}
-
-fn sum_tallies(tallies: &[Tally]) -> Tally {
-    let mut all = Tally::default();
-    for t in tallies {
-        all.exits += t.exits;
-        all.exceeded += t.exceeded;
-        all.positions = all.positions.max(t.positions);
-        all.max_from_one_position = all.max_from_one_position.max(t.max_from_one_position);
-    }
-    all
 }
 
 fn safety_tiers(safety: Option<&MarginSafety>) -> Option<[(&'static str, &[Tally]); 2]> {

@@ -19,6 +19,7 @@ pub(crate) fn render(report: &Report) -> String {
         Report::Tune(report) => serde_json::to_string_pretty(report),
         Report::SpeedElo(report) => serde_json::to_string_pretty(report),
         Report::Verdict(report) => serde_json::to_string_pretty(report),
+        Report::Frontier(report) => serde_json::to_string_pretty(report),
         Report::SameBinary(output) => serde_json::to_string_pretty(output),
         // Commands that print text take no --format; as JSON their text is one string.
         Report::Text(text) => serde_json::to_string_pretty(text),

@@ -10,6 +10,7 @@ pub(crate) mod comparison;
 pub(crate) mod cutechess;
 pub(crate) mod eval_exits;
 pub(crate) mod findings;
+pub(crate) mod frontier;
 pub(crate) mod functions;
 pub(crate) mod history;
 pub mod html;
@@ -145,6 +146,7 @@ pub enum Report {
     Tune(Box<crate::tune::TuneReport>),
     SpeedElo(Box<crate::verdict::SpeedEloReport>),
     Verdict(Box<crate::verdict::VerdictReport>),
+    Frontier(Box<crate::verdict::frontier::FrontierReport>),
     SameBinary(Box<SameBinaryOutput>),
     /// The one-layout text of a command without `--format` (pool, hist, tables).
     Text(String),
@@ -175,6 +177,7 @@ pub(crate) fn layout(report: &Report, style: Style) -> String {
         Report::Tune(report) => tune::render(report, style),
         Report::SpeedElo(report) => verdict::render_speed_elo(report, style),
         Report::Verdict(report) => verdict::render_verdict(report, style),
+        Report::Frontier(report) => frontier::render(report, style),
         Report::SameBinary(output) => format!("{}\n", same_binary_line(output, style)),
         Report::Text(text) => text.clone(),
     }

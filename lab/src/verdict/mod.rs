@@ -15,10 +15,11 @@
 //!   95% interval: the speed is credited only what it surely gives, so a change is never
 //!   accepted on a speed gain the measurement cannot vouch for.
 
+pub(crate) mod frontier;
 pub mod models;
 pub mod speed_elo;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::analysis::compare::{Comparison, SpeedEloEstimate};
 use crate::games::rules::Limit;
@@ -122,7 +123,7 @@ pub(crate) enum VerdictNote {
 }
 
 /// The decision of a verdict, as the exit code says it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub(crate) enum Decision {
     /// H1 accepted: B is at least as good as the upper bound says (exit 0).

@@ -8,6 +8,7 @@
 
 pub(crate) mod calibration;
 pub(crate) mod compare;
+pub(crate) mod frontier;
 pub(crate) mod history;
 pub(crate) mod matches;
 pub(crate) mod model;
@@ -38,7 +39,8 @@ pub fn render(report: &Report) -> Result<String> {
         | Report::History(_)
         | Report::SameBinary(_)
         | Report::SpeedElo(_)
-        | Report::Verdict(_) => {
+        | Report::Verdict(_)
+        | Report::Frontier(_) => {
             let value: serde_json::Value = serde_json::from_str(&json::render(report))
                 .context("the report's own JSON does not parse")?;
             from_json(&value)
@@ -52,11 +54,11 @@ pub fn render(report: &Report) -> Result<String> {
 
 /// The reports that have a page, as errors name them.
 pub(crate) const PAGES: &str =
-    "compare, tiers, baseline check, match, calibrate, history, speed-elo and verdict";
+    "compare, tiers, baseline check, match, calibrate, history, speed-elo, verdict and frontier";
 
 /// The `schema_version` of each kind of document a page is drawn for: a document of another
 /// version may keep a field's name and change its meaning, so it is refused, not drawn.
-const READ_VERSIONS: [(&str, u64); 10] = [
+const READ_VERSIONS: [(&str, u64); 11] = [
     ("compare", LAB_JSON_SCHEMA_VERSION as u64),
     ("tiers", LAB_JSON_SCHEMA_VERSION as u64),
     ("baseline-check", LAB_JSON_SCHEMA_VERSION as u64),
@@ -65,6 +67,7 @@ const READ_VERSIONS: [(&str, u64); 10] = [
     ("match", MATCH_JSON_SCHEMA_VERSION as u64),
     ("speed-elo", LAB_JSON_SCHEMA_VERSION as u64),
     ("verdict", LAB_JSON_SCHEMA_VERSION as u64),
+    ("frontier", LAB_JSON_SCHEMA_VERSION as u64),
     (
         crate::verdict::models::SPEED_ELO_KIND,
         crate::verdict::models::SPEED_ELO_SCHEMA_VERSION as u64,
@@ -124,6 +127,7 @@ pub fn from_json(value: &serde_json::Value) -> Result<String> {
         Some("speed-elo") => speed_elo::page(value),
         Some(crate::verdict::models::SPEED_ELO_KIND) => speed_elo::page(value),
         Some("verdict") => verdict::page(value),
+        Some("frontier") => frontier::page(value),
         Some("same-binary") => Ok(same_binary_page(value)),
         Some(kind) => bail!(
             "an HTML report is drawn for {PAGES}, not for kind \"{}\"",
