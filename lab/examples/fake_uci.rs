@@ -33,7 +33,9 @@
 //!
 //! Arguments: `bench [DEPTH]` prints an OpenBench-style bench (`Nodes searched: 4242`,
 //! `Nodes/second: 500000`, fixed figures) and exits; `--id-name NAME` answers `id name NAME`;
-//! `--id-name-cwd` answers `id name fake-uci in <the last component of its working directory>`.
+//! `--id-name-cwd` answers `id name fake-uci in <the last component of its working directory>`;
+//! `--option NAME=VALUE` (repeatable) sets an option at start, as `setoption` would, for a
+//! wrapper that gives two builds different play without the referee sending options.
 //!
 //! Every move is announced by `info depth 1 score cp <S> nodes 1 pv <move>` where S is the
 //! material balance (P=100, N=B=300, R=500, Q=900) for the side to move. With no legal move the
@@ -88,6 +90,7 @@ fn main() {
         return;
     }
     let mut id_name = "fake-uci".to_string();
+    let mut options = Vec::new();
     let mut args = args.iter();
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -96,6 +99,11 @@ fn main() {
                 let cwd = std::env::current_dir().unwrap_or_default();
                 let last = cwd.file_name().unwrap_or_default().to_string_lossy();
                 id_name = format!("fake-uci in {last}");
+            }
+            "--option" => {
+                let spec = args.next().cloned().unwrap_or_default();
+                let (name, value) = spec.split_once('=').unwrap_or((&spec, ""));
+                options.push(format!("name {name} value {value}"));
             }
             _ => {}
         }
@@ -129,6 +137,13 @@ fn main() {
         lines,
         pending: VecDeque::new(),
     };
+    for option in &options {
+        let words: Vec<&str> = option.split_whitespace().collect();
+        if let Err(error) = engine.set_option(&words) {
+            eprintln!("fake_uci: --option {option}: {error}");
+            process::exit(2);
+        }
+    }
     while let Some(line) = engine
         .pending
         .pop_front()

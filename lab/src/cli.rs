@@ -26,7 +26,9 @@ Exit codes:
   0  H1 accepted: B's total Elo (speed + search) is at least elo1
   1  H0 accepted: B's total Elo is below elo0
   2  error (bad option, failed build, no speed-Elo model for this machine and clock, ...)
-  3  undecided within --max-rounds (same signature) or --max-games (games)";
+  3  undecided within --max-rounds (same signature) or --max-games (games)
+130  interrupted (SIGINT or SIGTERM) during the games: the verdict of the games so far, its
+     exports written; --resume continues the games";
 
 pub(crate) const BISECT_EXIT_CODES_HELP: &str = "\
 Exit codes:

@@ -542,28 +542,13 @@ fn resume_after_an_interrupt_loses_no_game_and_plays_none_twice() {
         .expect("lab starts");
     // Generous: the games are short, and the gated ones wait for the interrupt (up to the
     // lab's 10 s handshake deadline, far beyond this loop's 20 ms polling).
-    let deadline = Instant::now() + Duration::from_secs(120);
-    while results_lines(&out).len() < 1 + GAMES_BEFORE {
-        assert!(
-            Instant::now() < deadline,
-            "the ungated games did not finish"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    // SAFETY: kill(2) with the pid of our own child; no memory is involved.
-    unsafe {
-        libc::kill(child.id() as i32, libc::SIGINT);
-    }
-    let output = child.wait_with_output().unwrap();
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr),
+    let run = common::interrupt_when(
+        child,
+        || results_lines(&out).len() > GAMES_BEFORE,
+        Duration::from_secs(120),
     );
-    assert_eq!(
-        output.status.code(),
-        Some(130),
-        "an interrupted lab exits 130: {stderr}"
-    );
+    let (stdout, stderr) = (&run.stdout, &run.stderr);
+    assert_eq!(run.code, 130, "an interrupted lab exits 130: {stderr}");
     let before = results_lines(&out).len() - 1;
     assert_eq!(before, GAMES_BEFORE, "games recorded before the interrupt");
     assert!(

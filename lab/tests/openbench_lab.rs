@@ -13,7 +13,8 @@ use common::FakeRepo;
 /// Nodes are deterministic (`depth` × 3000); each node costs `WORK` rounds of an LCG in a
 /// function that is never inlined, so per-node instructions scale with `WORK`. The speed is
 /// the engine's own clock, as real engines report it. Anything but `bench` runs the fake UCI
-/// engine compiled in as `UCI`, so `lab match` can play it.
+/// engine compiled in as `UCI`, so `lab match` can play it: random legal moves from `SEED`,
+/// and with `GATE` defined, waiting at that gate (lab/examples/fake_uci.rs).
 const ENGINE_C: &str = r#"#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,12 @@ const ENGINE_C: &str = r#"#include <stdio.h>
 
 #ifndef WORK
 #define WORK 300
+#endif
+#ifndef NODES_PER_DEPTH
+#define NODES_PER_DEPTH 1000
+#endif
+#ifndef SEED
+#define SEED "0"
 #endif
 
 static volatile unsigned long sink;
@@ -39,7 +46,7 @@ int main(int argc, char **argv) {
         clock_gettime(CLOCK_MONOTONIC, &start);
         unsigned long total = 0;
         for (unsigned long position = 1; position <= 3; position++) {
-            unsigned long nodes = 1000 * depth;
+            unsigned long nodes = NODES_PER_DEPTH * depth;
             for (unsigned long node = 0; node < nodes; node++) sink += search_node(node ^ position);
             total += nodes;
             printf("position %lu depth %lu nodes %lu\n", position, depth, nodes);
@@ -49,8 +56,11 @@ int main(int argc, char **argv) {
         printf("Nodes searched: %lu\nNodes/second: %lu\n", total, (unsigned long)(total / seconds));
         return 0;
     }
-#ifdef UCI
-    execl(UCI, UCI, (char *)NULL);
+#if defined(UCI) && defined(GATE)
+    execl(UCI, UCI, "--option", "Behaviour=random", "--option", "Seed=" SEED, "--option",
+          "Gate=" GATE, (char *)NULL);
+#elif defined(UCI)
+    execl(UCI, UCI, "--option", "Behaviour=random", "--option", "Seed=" SEED, (char *)NULL);
 #endif
     return 1;
 }
@@ -68,6 +78,19 @@ fn have(tool: &str) -> bool {
         .is_ok_and(|output| output.status.success())
 }
 
+/// The `lab.toml` that builds the C engine in `src/` with its Makefile and benches it.
+fn write_c_engine_lab_toml(repo: &FakeRepo) {
+    repo.write(
+        "lab.toml",
+        &format!(
+            "[engine]\nname = \"tiny\"\nbuild-dir = \"src\"\n\
+             build = \"make EXE={{exe}} UCI={uci}\"\n\
+             bench = \"{{exe}} bench {{depth}}\"\n",
+            uci = common::fake_uci_path().display()
+        ),
+    );
+}
+
 /// A repository whose `lab.toml` names the C engine; HEAD~1 does `WORK` rounds per node and
 /// HEAD twice as many. `None` (with the reason printed) when cc or make is missing.
 fn c_engine_repo() -> Option<FakeRepo> {
@@ -78,15 +101,7 @@ fn c_engine_repo() -> Option<FakeRepo> {
     let repo = FakeRepo::new();
     repo.write("src/engine.c", ENGINE_C);
     repo.write("src/Makefile", MAKEFILE);
-    repo.write(
-        "lab.toml",
-        &format!(
-            "[engine]\nname = \"tiny\"\nbuild-dir = \"src\"\n\
-             build = \"make EXE={{exe}} UCI={uci}\"\n\
-             bench = \"{{exe}} bench {{depth}}\"\n",
-            uci = common::fake_uci_path().display()
-        ),
-    );
+    write_c_engine_lab_toml(&repo);
     repo.commit("a C engine with a lab.toml");
     let slower = ENGINE_C.replace("#define WORK 300", "#define WORK 600");
     repo.write("src/engine.c", &slower);
@@ -341,5 +356,123 @@ fn profile_draws_any_engine_with_perf() {
     assert!(
         titles.iter().any(|t| t.starts_with("search_node (")),
         "{titles:?}"
+    );
+}
+
+/// The jsonl files under the lab's match directory of `repo`, with their line counts.
+fn match_results(repo: &FakeRepo) -> Vec<(std::path::PathBuf, usize)> {
+    let dir = repo.path().join("target").join("lab").join("match");
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|entry| {
+            let path = entry.ok()?.path();
+            (path.extension()? == "jsonl").then(|| {
+                let lines = std::fs::read_to_string(&path).map_or(0, |text| text.lines().count());
+                (path, lines)
+            })
+        })
+        .collect()
+}
+
+#[test]
+fn an_interrupted_verdict_gives_the_verdict_of_its_games_so_far_and_resume_continues_them() {
+    if !have("cc") || !have("make") {
+        eprintln!("skipped: cc and make are needed to build the C engine");
+        return;
+    }
+    // A waits at the gate from its GAMES_BEFORE-th game on, so the interrupt lands after
+    // exactly that many games however fast the machine is.
+    const GAMES_BEFORE: usize = 4;
+    let repo = FakeRepo::new();
+    let gate = repo.path().join("gate");
+    std::fs::create_dir(&gate).unwrap();
+    std::fs::write(gate.join("limit"), GAMES_BEFORE.to_string()).unwrap();
+    repo.write(
+        "src/engine.c",
+        &format!("#define GATE \"{}\"\n{ENGINE_C}", gate.display()),
+    );
+    repo.write("src/Makefile", MAKEFILE);
+    write_c_engine_lab_toml(&repo);
+    repo.commit("A: the gated engine");
+    // B: another signature (more nodes per depth) and other moves (another seed).
+    repo.write(
+        "src/engine.c",
+        &format!("#define NODES_PER_DEPTH 1100\n#define SEED \"7\"\n{ENGINE_C}"),
+    );
+    repo.commit("B: another search");
+    common::speed_elo::store_stand_in_model(repo.path());
+    let export = repo.path().join("verdict.json");
+    let args = [
+        "verdict",
+        "HEAD~1",
+        "HEAD",
+        "--tc",
+        "2+0.02",
+        "--rounds",
+        "4",
+        "--max-rounds",
+        "4",
+        "--no-instructions",
+        "--concurrency",
+        "2",
+        "--max-games",
+        "40",
+    ];
+    let mut interrupted_args = args.to_vec();
+    interrupted_args.extend(["--export-json", export.to_str().unwrap()]);
+    let child = repo
+        .lab_command(&interrupted_args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("lab starts");
+    let run = common::interrupt_when(
+        child,
+        || {
+            match_results(&repo)
+                .iter()
+                .any(|(_, lines)| *lines > GAMES_BEFORE)
+        },
+        std::time::Duration::from_secs(300),
+    );
+    let (stdout, stderr) = (&run.stdout, &run.stderr);
+    assert_eq!(run.code, 130, "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("signatures differ: fixed-node SPRT at"),
+        "{stderr}"
+    );
+    assert!(
+        stdout.contains("Decision: interrupted before a decision"),
+        "the verdict of the games so far: {stdout}\n{stderr}"
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&export).expect("the export is written"))
+            .unwrap();
+    assert_eq!(report["kind"], "verdict");
+    assert_eq!(report["decision"], "interrupted", "{report:#}");
+    assert_eq!(report["games"], GAMES_BEFORE as u64, "{report:#}");
+    assert!(report["search"]["nodes_per_move"].as_u64().unwrap() > 0);
+
+    std::fs::remove_file(gate.join("limit")).unwrap();
+    let mut resumed_args = args.to_vec();
+    resumed_args.extend(["--resume", "--format", "json"]);
+    let resumed = repo.lab(&resumed_args);
+    assert!(
+        resumed.stderr.contains("resuming the fixed-node games of"),
+        "{resumed}"
+    );
+    let games = resumed.json()["games"].as_u64().unwrap();
+    assert!(
+        matches!(resumed.code, 0 | 1 | 3) && games > GAMES_BEFORE as u64,
+        "the games go on from the recorded ones: {resumed}"
+    );
+    let results = match_results(&repo);
+    assert_eq!(results.len(), 1, "one results file: {results:?}");
+    assert_eq!(
+        results[0].1 as u64,
+        games + 1,
+        "a header and each game once"
     );
 }

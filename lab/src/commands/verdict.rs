@@ -129,6 +129,7 @@ pub(crate) fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
             rounds,
             search: None,
             decision,
+            interrupted: false,
             started,
             notes,
         }));
@@ -200,10 +201,13 @@ pub(crate) fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
         super::export_paths(&args.output.export),
     )?;
     options.sprt = Some(shifted);
+    // A verdict's games take hours: an interrupt still gives the verdict of the games so far.
+    options.report_on_interrupt = true;
     if let Some((path, _)) = earlier {
         options.resume = Resume::Rebounded(path);
     }
     let report = games::run(lab, options)?;
+    let interrupted = report.exit_code == crate::process::INTERRUPTED_EXIT;
     let alike = report.summary.alike;
     if alike.in_every_pair() {
         bail!(
@@ -250,6 +254,7 @@ pub(crate) fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
             games: Box::new(report),
         }),
         decision,
+        interrupted,
         started,
         notes,
     }))
@@ -269,6 +274,8 @@ struct Findings {
     rounds: u32,
     search: Option<SearchGames>,
     decision: SprtDecision,
+    /// The games were interrupted before the SPRT decided.
+    interrupted: bool,
     started: Instant,
     notes: Vec<VerdictNote>,
 }
@@ -349,11 +356,15 @@ fn measure(
 }
 
 fn outcome(verdict: Findings) -> Outcome {
-    let decision = Decision::from_sprt(verdict.decision);
+    let decision = match Decision::from_sprt(verdict.decision) {
+        Decision::Undecided if verdict.interrupted => Decision::Interrupted,
+        decision => decision,
+    };
     let exit = match decision {
         Decision::H1 => Exit::Clean,
         Decision::H0 => Exit::Regression,
         Decision::Undecided => Exit::Undecided,
+        Decision::Interrupted => Exit::Interrupted,
     };
     let games = verdict
         .search

@@ -105,6 +105,7 @@ pub(crate) fn cells(row: &FrontierRow, reference: bool) -> [String; 11] {
         Some(Decision::H1) => "H1",
         Some(Decision::H0) => "H0",
         Some(Decision::Undecided) | None => "undecided",
+        Some(Decision::Interrupted) => "interrupted",
     };
     [
         row.label.clone(),

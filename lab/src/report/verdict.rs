@@ -32,6 +32,10 @@ pub(crate) fn decision(decision: Decision) -> &'static str {
         Decision::H1 => "H1 accepted: B is at least as good as the bounds ask (exit 0)",
         Decision::H0 => "H0 accepted: B is worse than the bounds allow (exit 1)",
         Decision::Undecided => "undecided within the rounds or games allowed (exit 3)",
+        Decision::Interrupted => {
+            "interrupted before a decision: the verdict of the games so far; `--resume` \
+             continues them (exit 130)"
+        }
     }
 }
 

@@ -132,6 +132,9 @@ pub(crate) enum Decision {
     H0,
     /// Neither, within the rounds or games allowed (exit 3).
     Undecided,
+    /// Neither yet: SIGINT or SIGTERM ended the games, and the report is of the games so far
+    /// (exit 130); `--resume` continues them.
+    Interrupted,
 }
 
 impl Decision {

@@ -356,3 +356,25 @@ pub fn random_bytes(len: usize) -> Vec<u8> {
         })
         .collect()
 }
+
+/// Waits until `ready()` (polled every 20 ms, up to `limit`), sends the running `lab` SIGINT
+/// as Ctrl-C would, and returns how it ended.
+pub fn interrupt_when(
+    child: std::process::Child,
+    ready: impl Fn() -> bool,
+    limit: std::time::Duration,
+) -> LabRun {
+    let deadline = std::time::Instant::now() + limit;
+    while !ready() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the ungated games did not finish"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // SAFETY: kill(2) with the pid of our own child; no memory is involved.
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, libc::SIGINT);
+    }
+    LabRun::from(child.wait_with_output().unwrap())
+}
