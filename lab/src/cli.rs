@@ -537,10 +537,22 @@ pub(crate) struct VerdictCommandArgs {
     /// Games played at once (default: the number of cores).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub(crate) concurrency: Option<u32>,
+    /// What measures the speed term: `nps`, the paired rounds' nodes per second (what the clock
+    /// feels, blurred by load); or `instructions`, callgrind's instructions per node of the
+    /// bench, A's over B's (exact and unmoved by load, blind to cache misses and mispredicted
+    /// branches): for a machine too noisy for NPS.
+    #[arg(long, value_enum, default_value = "nps")]
+    pub(crate) speed_from: SpeedFromArg,
     #[command(flatten)]
     pub(crate) measure: MeasureArgs,
     #[command(flatten)]
     pub(crate) output: OutputArgs,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum SpeedFromArg {
+    Nps,
+    Instructions,
 }
 
 #[derive(Debug, Clone, Copy, Args)]

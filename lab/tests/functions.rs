@@ -4,13 +4,6 @@ mod common;
 
 use common::{FakeRepo, FAKE_ENGINE};
 
-fn valgrind_available() -> bool {
-    std::process::Command::new("valgrind")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
 /// The fake engine with two named, never-inlined functions called at every node.
 fn engine_with_named_functions() -> String {
     let node_loop = "for n in 0..nodes {";
@@ -44,7 +37,7 @@ fn eval_terms(n: u64) -> u64 {
 
 #[test]
 fn functions_rank_the_slowed_function_first() {
-    if !valgrind_available() {
+    if !common::have("valgrind") {
         eprintln!("valgrind not installed: skipping");
         return;
     }
@@ -109,7 +102,7 @@ fn functions_rank_the_slowed_function_first() {
 
 #[test]
 fn a_fixed_cost_within_the_threshold_is_attributed_by_default() {
-    if !valgrind_available() {
+    if !common::have("valgrind") {
         eprintln!("valgrind not installed: skipping");
         return;
     }

@@ -4,16 +4,9 @@ mod common;
 
 use common::FakeRepo;
 
-fn valgrind_available() -> bool {
-    std::process::Command::new("valgrind")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
 #[test]
 fn a_two_percent_instruction_increase_is_flagged_as_a_regression() {
-    if !valgrind_available() {
+    if !common::have("valgrind") {
         eprintln!("valgrind not installed: skipping");
         return;
     }
@@ -49,7 +42,7 @@ fn a_two_percent_instruction_increase_is_flagged_as_a_regression() {
 
 #[test]
 fn identical_binaries_have_the_same_instruction_counts() {
-    if !valgrind_available() {
+    if !common::have("valgrind") {
         return;
     }
     let repo = FakeRepo::new();

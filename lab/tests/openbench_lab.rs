@@ -6,9 +6,7 @@
 
 mod common;
 
-use std::process::Command;
-
-use common::FakeRepo;
+use common::{have, FakeRepo};
 
 /// Nodes are deterministic (`depth` × 3000); each node costs `WORK` rounds of an LCG in a
 /// function that is never inlined, so per-node instructions scale with `WORK`. The speed is
@@ -70,13 +68,6 @@ const MAKEFILE: &str = "EXE ?= tiny
 all:
 \t$(CC) -O1 -g -fno-omit-frame-pointer -DUCI=\'\"$(UCI)\"\' -o $(EXE) engine.c
 ";
-
-fn have(tool: &str) -> bool {
-    Command::new(tool)
-        .arg("--version")
-        .output()
-        .is_ok_and(|output| output.status.success())
-}
 
 /// The `lab.toml` that builds the C engine in `src/` with its Makefile and benches it.
 fn write_c_engine_lab_toml(repo: &FakeRepo) {

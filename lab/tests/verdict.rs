@@ -91,6 +91,73 @@ fn a_same_signature_slowdown_is_judged_by_its_speed_alone_with_no_games() {
     );
 }
 
+/// The fake's clock reads its work times a constant: raising the constant by half slows its
+/// NPS by a third without one more instruction per node. Paired NPS calls that H0; the
+/// instruction count sees the same work, exactly, and accepts with no games and no more rounds.
+#[test]
+fn the_speed_term_can_be_an_exact_instruction_ratio() {
+    if !common::have("valgrind") {
+        eprintln!("valgrind not installed: skipping");
+        return;
+    }
+    let repo = FakeRepo::new();
+    repo.commit_constant("SIMULATED_NS_PER_KILOWORK", "500");
+    repo.commit_constant("SIMULATED_NS_PER_KILOWORK", "750");
+    store_stand_in_model(repo.path());
+    let verdict_from = |speed_from: &str, json: bool| {
+        let mut args = vec![
+            "verdict",
+            "HEAD~1",
+            "HEAD",
+            "--tc",
+            "2+0.02",
+            "--speed-from",
+            speed_from,
+            "--rounds",
+            "2",
+            "--instr-depth",
+            "1",
+        ];
+        if json {
+            args.extend(["--format", "json"]);
+        }
+        repo.lab(&args)
+    };
+    let nps = verdict_from("nps", true);
+    assert_eq!(nps.code, 1, "a third fewer nodes per second is H0: {nps}");
+    assert_eq!(nps.json()["speed_from"], "nps");
+
+    let run = verdict_from("instructions", true);
+    assert_eq!(run.code, 0, "the same instructions per node is H1: {run}");
+    let report = run.json();
+    assert_eq!(report["speed_from"], "instructions");
+    assert_eq!(report["decision"], "h1");
+    assert_eq!(report["games"], 0);
+    assert_eq!(
+        report["rounds"], 2,
+        "an exact count asks for no more rounds: {run}"
+    );
+    let ratio = &report["speed_ratio"];
+    assert_eq!(ratio["ci_low"], ratio["value"], "{ratio}");
+    assert_eq!(ratio["ci_high"], ratio["value"], "{ratio}");
+    let value = ratio["value"].as_f64().unwrap();
+    let per_node = report["comparison"]["instructions"]["per_node_ratio"]
+        .as_f64()
+        .unwrap();
+    assert!((value * per_node - 1.0).abs() < 1e-12, "{run}");
+    assert!((value - 1.0).abs() < 1e-3, "the same work per node: {run}");
+
+    let terminal = verdict_from("instructions", false);
+    assert_eq!(terminal.code, 0, "{terminal}");
+    assert!(
+        terminal.stdout.contains("speed (B vs A, instructions)")
+            && terminal
+                .stdout
+                .contains("A's instructions per node over B's (callgrind, depth 1; exact)"),
+        "{terminal}"
+    );
+}
+
 #[test]
 fn bad_verdict_options_are_clear_errors() {
     let repo = FakeRepo::new();
@@ -104,6 +171,10 @@ fn bad_verdict_options_are_clear_errors() {
             "--max-rounds 4 is below --rounds 6",
         ),
         (vec!["--max-games", "7"], "must be even"),
+        (
+            vec!["--speed-from", "instructions", "--no-instructions"],
+            "cannot go with --no-instructions",
+        ),
     ] {
         let mut all = vec!["verdict", "HEAD", "HEAD", "--tc", "2+0.02"];
         all.extend(args);

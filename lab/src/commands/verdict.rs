@@ -10,7 +10,9 @@ use anyhow::{bail, Context, Result};
 use super::{plan, settings};
 use crate::analysis::compare::{compare, Comparison, Criteria, Thresholds};
 use crate::analysis::measure::{measure_pair, Subject};
-use crate::cli::{VerdictCommandArgs, DEFAULT_INSTR_THRESHOLD_PCT, DEFAULT_THRESHOLD_PCT};
+use crate::cli::{
+    SpeedFromArg, VerdictCommandArgs, DEFAULT_INSTR_THRESHOLD_PCT, DEFAULT_THRESHOLD_PCT,
+};
 use crate::games::results::{self, Shard};
 use crate::games::rules::Limit;
 use crate::games::sprt::{EloModel, Estimate, Sprt, SprtDecision};
@@ -25,8 +27,9 @@ use crate::schema::{Kind, LAB_JSON_SCHEMA_VERSION};
 use crate::side::Side;
 use crate::verdict::speed_elo::{add, speed_elo};
 use crate::verdict::{
-    models, node_budget, shifted_sprt, speed_decision, speed_measured_finely, speed_ratio,
-    typical_move_ms, Decision, ModelUse, SearchGames, VerdictNote, VerdictReport,
+    instructions_speed_ratio, models, node_budget, shifted_sprt, speed_decision,
+    speed_measured_finely, speed_ratio, typical_move_ms, Decision, ModelUse, SearchGames,
+    SpeedSource, VerdictNote, VerdictReport,
 };
 
 pub(crate) fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
@@ -45,6 +48,16 @@ pub(crate) fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
         bail!(
             "--max-games {}: a game pair is 2 games, so the budget must be even",
             args.max_games
+        );
+    }
+    let speed_from = match args.speed_from {
+        SpeedFromArg::Nps => SpeedSource::Nps,
+        SpeedFromArg::Instructions => SpeedSource::Instructions,
+    };
+    if speed_from == SpeedSource::Instructions && args.measure.run.no_instructions {
+        bail!(
+            "--speed-from instructions counts instructions with callgrind: it cannot go with \
+             --no-instructions"
         );
     }
     let mut notes = Vec::new();
@@ -87,9 +100,17 @@ pub(crate) fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
         path: models::model_path(&model_dir, &model).display().to_string(),
     };
     let speed_of = |comparison: &Comparison| -> Result<(Estimate, Estimate)> {
-        let ratio = speed_ratio(comparison).context(
-            "the paired speed has no interval (too few rounds with pairs): no verdict from it",
-        )?;
+        let ratio = match speed_from {
+            SpeedSource::Nps => speed_ratio(comparison).context(
+                "the paired speed has no interval (too few rounds with pairs): no verdict from it",
+            )?,
+            SpeedSource::Instructions => instructions_speed_ratio(comparison).map_err(|why| {
+                anyhow::anyhow!(
+                    "--speed-from instructions: {why}; no verdict from it (`--speed-from nps` \
+                     measures the speed by paired rounds instead)"
+                )
+            })?,
+        };
         let elo = speed_elo(&model.elo_per_doubling, ratio)
             .context("the speed ratio is not a positive finite number")?;
         Ok((ratio, elo))
@@ -99,7 +120,11 @@ pub(crate) fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
 
     if !comparison.signature.changed {
         let (mut llr, mut decision) = speed_decision(&speed, &sprt);
-        while decision == SprtDecision::Continue && rounds < args.max_rounds {
+        // More rounds narrow only a measured NPS interval; an instruction count is exact.
+        while decision == SprtDecision::Continue
+            && speed_from == SpeedSource::Nps
+            && rounds < args.max_rounds
+        {
             rounds = (rounds * 2).min(args.max_rounds);
             lab.progress().line(&format!(
                 "speed Elo {:+.1} (95% CI {:+.1} to {:+.1}) is undecided: measuring again with {rounds} rounds",
@@ -122,6 +147,7 @@ pub(crate) fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
             sprt,
             comparison,
             model: model_use,
+            speed_from,
             speed_ratio: ratio,
             speed_elo: speed,
             search_elo: zero,
@@ -135,7 +161,8 @@ pub(crate) fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
         }));
     }
 
-    while !speed_measured_finely(&ratio, model.elo_per_doubling.value, &sprt)
+    while speed_from == SpeedSource::Nps
+        && !speed_measured_finely(&ratio, model.elo_per_doubling.value, &sprt)
         && rounds < args.max_rounds
     {
         rounds = (rounds * 2).min(args.max_rounds);
@@ -241,6 +268,7 @@ pub(crate) fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
         sprt,
         comparison,
         model: model_use,
+        speed_from,
         speed_ratio: ratio,
         speed_elo: speed,
         search_elo,
@@ -266,6 +294,7 @@ struct Findings {
     sprt: Sprt,
     comparison: Comparison,
     model: ModelUse,
+    speed_from: SpeedSource,
     speed_ratio: Estimate,
     speed_elo: Estimate,
     search_elo: Estimate,
@@ -379,6 +408,7 @@ fn outcome(verdict: Findings) -> Outcome {
         sprt: verdict.sprt,
         comparison: Box::new(verdict.comparison),
         model: verdict.model,
+        speed_from: verdict.speed_from,
         speed_ratio: verdict.speed_ratio,
         speed_elo: verdict.speed_elo,
         search_elo: verdict.search_elo,

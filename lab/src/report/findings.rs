@@ -151,7 +151,7 @@ impl fmt::Display for VerdictNote {
                 f,
                 "the speed's interval ({low:+.1} to {high:+.1} Elo) is still wider than the \
                  bounds' gap after {rounds} rounds: its lower end charges B more than a quiet \
-                 machine would"
+                 machine would (`--speed-from instructions` measures an exact speed term)"
             ),
             VerdictNote::SearchEloUnbounded { games } => write!(
                 f,

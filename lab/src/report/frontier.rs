@@ -6,7 +6,7 @@ use super::style::Style;
 use super::table::Table;
 use super::thousands;
 use crate::verdict::frontier::{EngineId, FrontierReport, FrontierRow, Interval};
-use crate::verdict::Decision;
+use crate::verdict::{Decision, SpeedSource};
 
 /// The table's header, shared with the HTML page.
 pub(crate) const COLUMNS: [&str; 11] = [
@@ -113,7 +113,10 @@ pub(crate) fn cells(row: &FrontierRow, reference: bool) -> [String; 11] {
         worst,
         overall,
         exits,
-        ratio_pct(&row.speed_ratio),
+        match row.speed_from {
+            SpeedSource::Nps => ratio_pct(&row.speed_ratio),
+            SpeedSource::Instructions => format!("{} instr.", ratio_pct(&row.speed_ratio)),
+        },
         signed(row.speed_elo.value, 1),
         signed(row.search_elo.value, 1),
         with_interval(&row.total_elo, 1),
@@ -175,7 +178,8 @@ pub(crate) fn optimal_sentence(report: &FrontierReport, style: Style) -> String 
 pub(crate) const LEGEND: &str = "Worst exceeded bound: the largest Wilson 95% upper bound of \
     the exceeded rate over every tier × material bucket (× danger class) cell of the level's \
     margin-safety calibration; overall: both cheap tiers' exceeded exits over their exits. \
-    Speed: paired NPS over the reference's; Elo: from each level's verdict against the \
+    Speed: paired NPS over the reference's, or, marked instr., the reference's callgrind \
+    instructions per node over the level's (`lab verdict --speed-from instructions`); Elo: from each level's verdict against the \
     reference (total = speed + search). — : no calibration given.";
 
 pub(crate) fn render(report: &FrontierReport, style: Style) -> String {

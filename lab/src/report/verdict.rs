@@ -8,7 +8,7 @@ use super::table::Table;
 use super::thousands;
 use crate::games::sprt::Estimate;
 use crate::verdict::speed_elo::EloPerDoubling;
-use crate::verdict::{Decision, SpeedEloReport, VerdictReport};
+use crate::verdict::{Decision, SpeedEloReport, SpeedSource, VerdictReport};
 
 /// `+4.3 ± 11.2 (95% CI -6.9 to +15.5)`; an unbounded side prints as such.
 fn estimate(e: Estimate) -> String {
@@ -73,6 +73,36 @@ fn heading(text: &str, style: Style) -> String {
     }
 }
 
+/// The speed term as it was measured: paired NPS with its interval, or an exact instruction
+/// ratio.
+fn speed_row(report: &VerdictReport) -> [String; 2] {
+    match report.speed_from {
+        SpeedSource::Nps => [
+            "speed (B vs A, paired NPS)".to_string(),
+            format!(
+                "{} over {} rounds",
+                percent(report.speed_ratio),
+                report.rounds
+            ),
+        ],
+        SpeedSource::Instructions => {
+            let depth = report
+                .comparison
+                .a
+                .instructions
+                .depth
+                .map_or_else(|| "the bench's depth".to_string(), |d| format!("depth {d}"));
+            [
+                "speed (B vs A, instructions)".to_string(),
+                format!(
+                    "{:+.2}%: A's instructions per node over B's (callgrind, {depth}; exact)",
+                    (report.speed_ratio.value - 1.0) * 100.0 + 0.0
+                ),
+            ]
+        }
+    }
+}
+
 pub(crate) fn render_verdict(report: &VerdictReport, style: Style) -> String {
     let c = &report.comparison;
     let side = |s: &crate::analysis::compare::SideSummary| {
@@ -108,14 +138,7 @@ pub(crate) fn render_verdict(report: &VerdictReport, style: Style) -> String {
     };
     let mut rows = vec![
         ["signature".to_string(), signature],
-        [
-            "speed (B vs A, paired NPS)".to_string(),
-            format!(
-                "{} over {} rounds",
-                percent(report.speed_ratio),
-                report.rounds
-            ),
-        ],
+        speed_row(report),
         [
             "model".to_string(),
             format!(

@@ -15,7 +15,7 @@ use crate::calibration::figures::{overall_exceeded, overall_exit_shares, worst_e
 use crate::games::sprt::Sprt;
 use crate::input::excerpt;
 use crate::schema::{Kind, LAB_JSON_SCHEMA_VERSION};
-use crate::verdict::Decision;
+use crate::verdict::{Decision, SpeedSource};
 
 /// A figure with its two-sided 95% interval. A verdict writes an estimate it could not bound
 /// (every game pair won or lost) as `null`: `None` here.
@@ -108,8 +108,10 @@ pub(crate) struct FrontierRow {
     /// The verdict the point was read from; `None` for the reference.
     pub(crate) verdict_file: Option<String>,
     pub(crate) safety: Option<Safety>,
-    /// B's NPS over the reference's, paired.
+    /// B's speed over the reference's, as its verdict measured it (`speed_from`).
     pub(crate) speed_ratio: Interval,
+    #[serde(default)]
+    pub(crate) speed_from: SpeedSource,
     pub(crate) speed_elo: Interval,
     pub(crate) search_elo: Interval,
     pub(crate) total_elo: Interval,
@@ -244,6 +246,7 @@ pub(crate) fn frontier(
             verdict_file: Some(point.verdict.display().to_string()),
             safety: point.calibration.as_deref().map(load_safety).transpose()?,
             speed_ratio: doc.speed_ratio,
+            speed_from: doc.speed_from,
             speed_elo: doc.speed_elo,
             search_elo: doc.search_elo,
             total_elo: doc.total_elo,
@@ -263,6 +266,7 @@ pub(crate) fn frontier(
             .map(load_safety)
             .transpose()?,
         speed_ratio: Interval::exact(1.0),
+        speed_from: first_doc.speed_from,
         speed_elo: Interval::exact(0.0),
         search_elo: Interval::exact(0.0),
         total_elo: Interval::exact(0.0),
@@ -335,6 +339,9 @@ struct VerdictDoc {
     sprt: Sprt,
     comparison: ComparisonDoc,
     speed_ratio: Interval,
+    /// Absent in reports from before `--speed-from`, which measured NPS.
+    #[serde(default)]
+    speed_from: SpeedSource,
     speed_elo: Interval,
     search_elo: Interval,
     total_elo: Interval,
@@ -496,6 +503,7 @@ mod tests {
                 exit_shares: None,
             }),
             speed_ratio: Interval::exact(1.0),
+            speed_from: SpeedSource::Nps,
             speed_elo: Interval::exact(0.0),
             search_elo: Interval::exact(0.0),
             total_elo: Interval::from_rate(total),

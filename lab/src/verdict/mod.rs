@@ -187,7 +187,10 @@ pub struct VerdictReport {
     /// Signature, paired speed and instructions of A and B.
     pub(crate) comparison: Box<Comparison>,
     pub(crate) model: ModelUse,
-    /// B's speed as a ratio of A's: nodes per second, paired, with its 95% interval.
+    /// What `speed_ratio` was measured by.
+    pub(crate) speed_from: SpeedSource,
+    /// B's speed as a ratio of A's with its 95% interval: nodes per second, paired; or A's
+    /// instructions per node over B's, exact.
     pub(crate) speed_ratio: Estimate,
     pub(crate) speed_elo: Estimate,
     /// 0 ± 0 when the signatures are equal: the same search.
@@ -245,6 +248,52 @@ pub(crate) fn comparison_speed_elo(
         model_of: model.engine.commit.unwrap_or(model.engine.spec),
         same_binary,
         games: model.games,
+    })
+}
+
+/// What a verdict's speed term is measured by.
+/// Reports from before the choice existed measured NPS: the default when the field is absent.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum SpeedSource {
+    /// Paired ABBA rounds of nodes per second, with a Student-t interval: what the clock feels,
+    /// and what load and a noisy machine blur.
+    #[default]
+    Nps,
+    /// Callgrind's instructions per node of the bench, A's over B's: deterministic, so exact,
+    /// but blind to what costs time without instructions (cache misses, mispredicted branches).
+    Instructions,
+}
+
+/// B's speed over A's as callgrind counts it: A's instructions per node over B's, exact (its
+/// interval is the point). Why not, when the comparison has no comparable count.
+pub(crate) fn instructions_speed_ratio(comparison: &Comparison) -> Result<Estimate, String> {
+    let instructions = &comparison.instructions;
+    if !instructions.comparable {
+        return Err(
+            "A and B were built by different toolchains: their instruction counts do not compare"
+                .to_string(),
+        );
+    }
+    let per_node = instructions.per_node_ratio.ok_or_else(|| {
+        let skipped = [&comparison.a, &comparison.b]
+            .into_iter()
+            .find_map(|side| side.instructions.skipped_reason.clone());
+        match skipped {
+            Some(reason) => format!("no instruction count: {reason}"),
+            None => "no instruction count per node for both sides at one depth".to_string(),
+        }
+    })?;
+    let ratio = 1.0 / per_node;
+    if !(ratio.is_finite() && ratio > 0.0) {
+        return Err(format!(
+            "the instructions-per-node ratio {per_node} is not a positive finite number"
+        ));
+    }
+    Ok(Estimate {
+        value: ratio,
+        ci_low: ratio,
+        ci_high: ratio,
     })
 }
 

@@ -17,6 +17,14 @@ use tempfile::TempDir;
 
 pub const FAKE_ENGINE: &str = include_str!("fake_engine.rs.txt");
 
+/// Whether `tool --version` runs: tests of valgrind, make or cc skip without them.
+pub fn have(tool: &str) -> bool {
+    Command::new(tool)
+        .arg("--version")
+        .output()
+        .is_ok_and(|output| output.status.success())
+}
+
 /// `lab compare A B` for a test of figures or layout, not of timings: two rounds, no
 /// instruction counts and a 50% threshold, then `extra`.
 pub fn quick_compare<'a>(a: &'a str, b: &'a str, extra: &[&'a str]) -> Vec<&'a str> {

@@ -62,7 +62,8 @@ pub(crate) fn page(value: &serde_json::Value) -> Result<String> {
         .collect();
     let mut text = "Each level's total Elo against the reference (its 95% interval as a \
                     whisker), the search's Elo from fixed-node games and the speed's Elo from \
-                    the paired NPS, over the level's worst exceeded bound."
+                    the verdict's speed (paired NPS, or callgrind instructions per node), over \
+                    the level's worst exceeded bound."
         .to_string();
     if !unplaced.is_empty() {
         let _ = write!(

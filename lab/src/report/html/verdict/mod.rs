@@ -102,6 +102,9 @@ struct VerdictDoc {
     sprt: Bounds,
     comparison: Comparison,
     model: ModelUse,
+    /// Absent in reports from before `--speed-from`, which measured NPS.
+    #[serde(default)]
+    speed_from: Option<String>,
     speed_ratio: Estimate,
     speed_elo: Estimate,
     search_elo: Estimate,
@@ -130,6 +133,10 @@ fn decision_text(decision: &str) -> &'static str {
     match decision {
         "h1" => "H1 accepted: B is not worse than the bounds allow (exit 0)",
         "h0" => "H0 accepted: B is worse than the lower bound allows (exit 1)",
+        "interrupted" => {
+            "interrupted before a decision: the verdict of the games so far; `--resume` \
+             continues them (exit 130)"
+        }
         _ => "undecided within the rounds and games allowed (exit 3)",
     }
 }
@@ -166,13 +173,19 @@ pub(crate) fn page(value: &serde_json::Value) -> Result<String> {
         fact("search Elo", &doc.search_elo.text()),
         fact(
             "speed",
-            &format!(
-                "B's NPS over A's {} (95% CI {} to {}), {} paired rounds",
-                ratio(doc.speed_ratio.value),
-                ratio(doc.speed_ratio.ci_low),
-                ratio(doc.speed_ratio.ci_high),
-                doc.rounds
-            ),
+            &match doc.speed_from.as_deref() {
+                Some("instructions") => format!(
+                    "A's instructions per node over B's {} (callgrind: exact)",
+                    ratio(doc.speed_ratio.value)
+                ),
+                _ => format!(
+                    "B's NPS over A's {} (95% CI {} to {}), {} paired rounds",
+                    ratio(doc.speed_ratio.value),
+                    ratio(doc.speed_ratio.ci_low),
+                    ratio(doc.speed_ratio.ci_high),
+                    doc.rounds
+                ),
+            },
         ),
         fact(
             "model",
@@ -338,6 +351,23 @@ mod tests {
         let html = page(&verdict(serde_json::Value::Null)).unwrap();
         assert!(html.contains("no game played"));
         assert!(!html.contains("The games' SPRT"));
+    }
+
+    #[test]
+    fn an_interrupted_verdict_and_an_instruction_speed_are_said_as_they_were() {
+        let mut value = verdict(serde_json::Value::Null);
+        value["decision"] = "interrupted".into();
+        value["speed_from"] = "instructions".into();
+        value["speed_ratio"] = estimate(1.025, 1.025, 1.025);
+        let html = page(&value).unwrap();
+        assert!(html.contains("interrupted before a decision"), "{html}");
+        assert!(html.contains("(exit 130)"), "{html}");
+        assert!(!html.contains("(exit 3)"), "{html}");
+        assert!(
+            html.contains("A's instructions per node over B's +2.50% (callgrind: exact)"),
+            "{html}"
+        );
+        assert!(!html.contains("paired rounds"), "{html}");
     }
 
     #[test]
