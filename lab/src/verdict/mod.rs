@@ -1,8 +1,9 @@
 //! `lab verdict A B`: one decision for speed and strength. A change does two things: it changes
 //! the search tree (its node signature), and it changes how fast nodes are searched. The speed
-//! is measured by paired rounds and turned into Elo by the engine's exchange rate
-//! ([`speed_elo`]); the search is measured by fixed-node games, which replay exactly and do
-//! not feel the machine's load. No formatting.
+//! is measured by paired rounds (or, with `--speed-from instructions`, by callgrind's exact
+//! instructions per node) and turned into Elo by the engine's exchange rate ([`speed_elo`]);
+//! the search is measured by fixed-node games, which replay exactly and do not feel the
+//! machine's load. No formatting.
 //!
 //! The rules, stated once (docs/verdict.md says the same):
 //! - **Same signature**: the same tree, so no games. The speed's Elo `X ± σ` (σ read from its
