@@ -497,7 +497,8 @@ pub(crate) struct SpeedEloArgs {
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub(crate) concurrency: Option<u32>,
     /// Continue an interrupted run with the same arguments: each odds continues its newest
-    /// results file with these settings, and an odds not yet begun starts.
+    /// results file with these settings and the same engine binary (under any name), and an
+    /// odds not yet begun starts.
     #[arg(long)]
     pub(crate) resume: bool,
     /// List the stored models and exit.

@@ -467,3 +467,84 @@ fn an_interrupted_verdict_gives_the_verdict_of_its_games_so_far_and_resume_conti
         "a header and each game once"
     );
 }
+
+/// A fit plays for an hour or more, and a commit made meanwhile must not put another engine
+/// into its later odds. The gate holds the first odds' second game while HEAD moves to another
+/// engine; the second odds still plays the commit the fit started from.
+#[test]
+fn a_speed_elo_fit_plays_every_odds_on_the_commit_it_started_from() {
+    if !have("cc") || !have("make") {
+        eprintln!("skipped: cc and make are needed to build the C engine");
+        return;
+    }
+    let repo = FakeRepo::new();
+    let gate = repo.path().join("gate");
+    std::fs::create_dir(&gate).unwrap();
+    // Both sides take a ticket at each new game: the second game waits at ticket 2.
+    std::fs::write(gate.join("limit"), "2").unwrap();
+    let gated = |extra: &str| format!("#define GATE \"{}\"\n{extra}{ENGINE_C}", gate.display());
+    repo.write("src/engine.c", &gated(""));
+    repo.write("src/Makefile", MAKEFILE);
+    write_c_engine_lab_toml(&repo);
+    let started = repo.commit("the engine the fit starts from").to_string();
+    let child = repo
+        .lab_command(&[
+            "speed-elo",
+            "HEAD",
+            "--tc",
+            "1+0.01",
+            "--odds",
+            "1.5,2",
+            "--games",
+            "4",
+            "--concurrency",
+            "1",
+            "--format",
+            "json",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("lab starts");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
+    while !gate.join("ticket-2").exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the first game did not end"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    repo.write("src/engine.c", &gated("#define NODES_PER_DEPTH 1100\n"));
+    let moved = repo.commit("HEAD moves to another engine").to_string();
+    assert_ne!(started, moved);
+    std::fs::remove_file(gate.join("limit")).unwrap();
+    let run = common::LabRun::from(child.wait_with_output().unwrap());
+
+    let results = match_results(&repo);
+    assert_eq!(
+        results.len(),
+        2,
+        "a results file per odds: {results:?}\n{run}"
+    );
+    for (path, _) in &results {
+        let text = std::fs::read_to_string(path).unwrap();
+        let header: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+        for side in 0..2 {
+            assert_eq!(
+                header["settings"]["engines"][side]["commit"],
+                started.as_str(),
+                "{}: {header}",
+                path.display()
+            );
+        }
+    }
+    if run.code == 0 {
+        let engine = &run.json()["models"][0]["engine"];
+        assert_eq!(engine["spec"], "HEAD", "the model keeps the name given");
+        assert_eq!(engine["commit"], started.as_str());
+    } else {
+        // Four games of random moves may leave an Elo unbounded: no model, and it says so.
+        assert_eq!(run.code, 2, "{run}");
+        assert!(run.stderr.contains("play more games"), "{run}");
+    }
+}

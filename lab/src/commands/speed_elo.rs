@@ -7,6 +7,7 @@ use crate::cli::SpeedEloArgs;
 use crate::games::rules::Limit;
 use crate::games::{self, MatchOptions, Resume};
 use crate::history::store::machine_id;
+use crate::input::excerpt;
 use crate::lab::Lab;
 use crate::machine::Machine;
 use crate::outcome::Outcome;
@@ -39,6 +40,7 @@ pub(crate) fn run(lab: &Lab, args: &SpeedEloArgs) -> Result<Outcome> {
             args.games
         );
     }
+    let pinned = pinned(lab, rev)?;
     let mut points = Vec::new();
     let mut results_files = Vec::new();
     let mut engine = None;
@@ -50,14 +52,14 @@ pub(crate) fn run(lab: &Lab, args: &SpeedEloArgs) -> Result<Outcome> {
             scaled(&base, odds)?
         ));
         let mut options = MatchOptions::self_play(
-            [rev.clone(), rev.clone()],
+            [pinned.clone(), pinned.clone()],
             [base, scaled(&base, odds)?],
             args.games,
             args.concurrency,
             super::export_paths(&args.output.export),
         )?;
         if args.resume {
-            options.resume = Resume::IfAny;
+            options.resume = Resume::IfAnyOfTheseBinaries;
         }
         let report = games::run(lab, options)?;
         let elo = report.summary.elo.with_context(|| {
@@ -73,7 +75,16 @@ pub(crate) fn run(lab: &Lab, args: &SpeedEloArgs) -> Result<Outcome> {
             games: report.summary.games,
         });
         results_files.extend(report.results_file.clone());
-        engine.get_or_insert_with(|| report.engines[0].clone());
+        let first = engine.get_or_insert_with(|| report.engines[0].clone());
+        if first.binary != report.engines[0].binary {
+            bail!(
+                "odds {odds} played another engine than the first odds (binary {} against {}): \
+                 {rev} changed during the fit (WORKTREE edited?), so its points are not of one \
+                 engine; no model. Fit a commit",
+                excerpt(&report.engines[0].binary, 12),
+                excerpt(&first.binary, 12)
+            );
+        }
     }
     let elo_per_doubling = fit(&points).map_err(|error| match error {
         FitError::NoUsablePoint => {
@@ -87,7 +98,7 @@ pub(crate) fn run(lab: &Lab, args: &SpeedEloArgs) -> Result<Outcome> {
         kind: SPEED_ELO_KIND.to_string(),
         schema_version: SPEED_ELO_SCHEMA_VERSION,
         engine: ModelEngine {
-            spec: engine.spec.clone(),
+            spec: rev.clone(),
             commit: engine.commit.clone(),
             binary: engine.binary.clone(),
         },
@@ -108,6 +119,20 @@ pub(crate) fn run(lab: &Lab, args: &SpeedEloArgs) -> Result<Outcome> {
         stored: Some(stored.display().to_string()),
         results_files,
     }))))
+}
+
+/// `rev` as the commit it names now, resolved once: a fit plays for hours, and a name that
+/// moves meanwhile (a commit to HEAD or the branch) must move none of its odds. An `exe:` and
+/// WORKTREE stay as given (the worktree has no commit).
+fn pinned(lab: &Lab, rev: &str) -> Result<String> {
+    if rev.starts_with(crate::games::EXE_PREFIX) {
+        return Ok(rev.to_string());
+    }
+    let session = lab.lock()?;
+    let revision = crate::engine::revision::resolve(session.repo(), rev, session.paths())?;
+    Ok(revision
+        .commit
+        .map_or_else(|| rev.to_string(), |commit| commit.to_string()))
 }
 
 /// Every stored model, and the files that are not one.

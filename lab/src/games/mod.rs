@@ -49,7 +49,7 @@ use crate::schema::{Kind, MATCH_JSON_SCHEMA_VERSION};
 use crate::side::Side;
 
 /// Prefix of an engine given as a binary instead of a revision.
-const EXE_PREFIX: &str = "exe:";
+pub(crate) const EXE_PREFIX: &str = "exe:";
 
 /// What `lab match` and `lab match merge` report.
 #[derive(Debug, Clone, Serialize)]
@@ -130,9 +130,11 @@ pub(crate) enum Resume {
     No,
     /// `--out`, or the newest results file with these settings; none is an error.
     Required,
-    /// As `Required`, but a new results file when none has these settings: for commands that
-    /// play several matches, where an interruption leaves some of them not yet begun.
-    IfAny,
+    /// The newest results file of the same binaries with these settings, under any names, or a
+    /// new one when there is none: for commands that play several matches (an interruption
+    /// leaves some not yet begun) on the commit their revision resolved to (`lab speed-elo`),
+    /// where a later commit that builds the same engine must not restart the games.
+    IfAnyOfTheseBinaries,
     /// This results file, whose SPRT bounds may differ from this run's: `lab verdict` shifts
     /// them by each run's new measurement of the speed. The LLR is taken anew over every
     /// recorded pair. The engines are the same binaries, whatever the revisions were called.
@@ -326,13 +328,15 @@ pub(crate) fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
     );
 
     let match_dir = paths.root.join("match");
-    let rebounded = matches!(resume, Resume::Rebounded(_));
+    let names_may_differ = matches!(resume, Resume::Rebounded(_) | Resume::IfAnyOfTheseBinaries);
     let resumed = match (resume, &out) {
         (Resume::No, _) => None,
         (Resume::Rebounded(path), _) => Some(path),
         (_, Some(path)) => Some(path.clone()),
         (Resume::Required, None) => Some(newest_match(&match_dir, &settings, shard)?),
-        (Resume::IfAny, None) => newest_match(&match_dir, &settings, shard).ok(),
+        (Resume::IfAnyOfTheseBinaries, None) => {
+            newest_match_of_these_binaries(&match_dir, &settings, shard)
+        }
     };
     let resume = resumed.is_some();
     let nps_scale: Option<NpsScale>;
@@ -342,7 +346,7 @@ pub(crate) fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
             &exports,
         )?;
         let (file, header, games) = ResultsFile::resume(&path)?;
-        let changed = if rebounded {
+        let changed = if names_may_differ {
             results::differences_but_bounds_and_names(&header.settings, &settings)
         } else {
             differences(&header.settings, &settings)
@@ -922,6 +926,21 @@ fn newest_match(dir: &Path, settings: &MatchSettings, shard: Shard) -> Result<Pa
             dir.display()
         ),
     }
+}
+
+/// The newest results file of this shard whose settings differ from `settings` at most in the
+/// engines' names (and SPRT bounds, which a match without an SPRT has none of).
+fn newest_match_of_these_binaries(
+    dir: &Path,
+    settings: &MatchSettings,
+    shard: Shard,
+) -> Option<PathBuf> {
+    let (newest, _) = results::newest(dir, |header| {
+        (header.shard == shard
+            && results::differences_but_bounds_and_names(&header.settings, settings).is_empty())
+        .then_some(())
+    });
+    newest.map(|(path, ())| path)
 }
 
 fn host_name() -> String {
