@@ -547,4 +547,27 @@ fn a_speed_elo_fit_plays_every_odds_on_the_commit_it_started_from() {
         assert_eq!(run.code, 2, "{run}");
         assert!(run.stderr.contains("play more games"), "{run}");
     }
+
+    // The fit's commit by another name (HEAD has moved on): --resume continues both odds' files
+    // and plays no game.
+    let resumed = repo.lab(&[
+        "speed-elo",
+        "HEAD~1",
+        "--tc",
+        "1+0.01",
+        "--odds",
+        "1.5,2",
+        "--games",
+        "4",
+        "--concurrency",
+        "1",
+        "--resume",
+    ]);
+    assert_eq!(resumed.code, run.code, "the same fit: {resumed}");
+    assert_eq!(
+        resumed.stderr.matches("resuming ").count(),
+        2,
+        "both odds resumed: {resumed}"
+    );
+    assert_eq!(match_results(&repo).len(), 2, "no new results file");
 }
