@@ -180,15 +180,18 @@ struct UciEngine {
 
 impl UciEngine {
     fn new() -> UciEngine {
-        UciEngine {
+        let mut engine = UciEngine {
             board: Board::startpos(),
             history: Vec::new(),
             hash_mb: DEFAULT_HASH_MB,
             move_overhead: DEFAULT_MOVE_OVERHEAD,
             full_eval: false,
-            searcher: Some(Searcher::new(DEFAULT_HASH_MB)),
+            searcher: None,
             running: None,
-        }
+        };
+        // Built as every later searcher is, so UCI plays with the options the bench measures.
+        engine.searcher = Some(engine.new_searcher());
+        engine
     }
 
     /// A fresh searcher with the current options.
