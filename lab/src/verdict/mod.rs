@@ -57,12 +57,17 @@ pub(crate) fn node_budget(nps: f64, limit: &Limit) -> Option<u64> {
     (nodes.is_finite() && nodes > 0.0).then(|| (nodes.round() as u64).max(1))
 }
 
+/// The largest LLR a speed-only decision reports. An exact speed (an instruction count) near
+/// zero has an Elo interval of almost no width, so the LLR runs to 10^15 or to infinity, which
+/// JSON cannot hold; at this cap the speed is already certain against any bounds.
+pub(crate) const SPEED_LLR_CAP: f64 = 1000.0;
+
 /// The speed term's decision when the signatures are equal. The speed's Elo `X` is one normal
 /// observation with σ read from its 95% interval, judged with the SPRT's error rates as a
 /// fixed-sample test: H1 when `X - z(1-α)·σ ≥ elo0` (so at elo0 it is accepted with probability
 /// at most α), H0 when `X + z(1-β)·σ ≤ elo1` (at elo1, at most β); when both hold, the nearer
 /// hypothesis by the LLR's sign; when neither, undecided. The LLR returned is the normal GSPRT's,
-/// `(elo1 - elo0)·(2X - elo0 - elo1)/(2σ²)`, for the report.
+/// `(elo1 - elo0)·(2X - elo0 - elo1)/(2σ²)`, for the report, within ±`SPEED_LLR_CAP`.
 pub(crate) fn speed_decision(speed_elo: &Estimate, sprt: &Sprt) -> (f64, SprtDecision) {
     let sigma = (speed_elo.ci_high - speed_elo.ci_low) / (2.0 * Z_95);
     let centred = 2.0 * speed_elo.value - sprt.elo0 - sprt.elo1;
@@ -74,7 +79,8 @@ pub(crate) fn speed_decision(speed_elo: &Estimate, sprt: &Sprt) -> (f64, SprtDec
         f64::NEG_INFINITY
     } else {
         0.0
-    };
+    }
+    .clamp(-SPEED_LLR_CAP, SPEED_LLR_CAP);
     let sigma = sigma.max(0.0);
     let h1 = speed_elo.value - upper_normal_quantile(sprt.alpha) * sigma >= sprt.elo0;
     let h0 = speed_elo.value + upper_normal_quantile(sprt.beta) * sigma <= sprt.elo1;
@@ -413,6 +419,26 @@ mod tests {
             ci_high: -1.0,
         };
         assert_eq!(speed_decision(&exact, &sprt()).1, SprtDecision::AcceptH1);
+        // No width at all, or almost none: a finite LLR at the cap, which JSON can carry.
+        assert_eq!(speed_decision(&exact, &sprt()).0, SPEED_LLR_CAP);
+        let nearly = Estimate {
+            value: 9.4e-7,
+            ci_low: 7.9e-7,
+            ci_high: 1.1e-6,
+        };
+        assert_eq!(
+            speed_decision(&nearly, &sprt()),
+            (SPEED_LLR_CAP, SprtDecision::AcceptH1)
+        );
+        let slower = Estimate {
+            value: -30.0,
+            ci_low: -30.0,
+            ci_high: -30.0,
+        };
+        assert_eq!(
+            speed_decision(&slower, &sprt()),
+            (-SPEED_LLR_CAP, SprtDecision::AcceptH0)
+        );
     }
 
     #[test]
