@@ -230,16 +230,14 @@ impl ScoredMoves {
     /// scores wins.
     #[inline(always)]
     fn first_best(&self, from: usize, to: usize) -> usize {
-        // Over a slice, so the scan has no bounds checks.
-        let mut best = from;
-        let mut best_score = self.scores[from];
-        for (i, &score) in self.scores[from..to].iter().enumerate().skip(1) {
-            if score > best_score {
-                best = from + i;
-                best_score = score;
-            }
-        }
-        best
+        // Two passes over a slice, each with no dependency between elements but the running
+        // maximum, which the compiler vectorises: the best score, then its first index.
+        let scores = &self.scores[from..to.max(from + 1)];
+        let best_score = scores.iter().fold(i32::MIN, |best, &score| best.max(score));
+        from + scores
+            .iter()
+            .position(|&score| score == best_score)
+            .unwrap_or(0)
     }
 }
 
