@@ -7,11 +7,27 @@ use crate::board::Board;
 use crate::movegen::{self, MoveList, MAX_MOVES};
 use crate::types::{Move, MoveKind, PieceType};
 
-const TT_MOVE: i32 = 1 << 30;
-const GOOD_CAPTURE: i32 = 1 << 28;
-const FIRST_KILLER: i32 = 1 << 27;
-const SECOND_KILLER: i32 = (1 << 27) - 1;
-const BAD_CAPTURE: i32 = -(1 << 28);
+// Ordering scores, small enough that a score and a slot index share one `i32` key (see
+// `key`): MVV-LVA stays within ±16,000 and history within ±HISTORY_MAX, so the classes never
+// overlap.
+const TT_MOVE: i32 = 1 << 22;
+const GOOD_CAPTURE: i32 = 1 << 21;
+const FIRST_KILLER: i32 = 1 << 20;
+const SECOND_KILLER: i32 = (1 << 20) - 1;
+const BAD_CAPTURE: i32 = -(1 << 21);
+/// The low bits of a key hold its slot, inverted, so that of equal scores the first slot is the
+/// largest key: a plain maximum picks the best move and breaks ties by order.
+const SLOT_BITS: u32 = 8;
+const SLOT_MASK: i32 = (1 << SLOT_BITS) - 1;
+const _: () = assert!(MAX_MOVES <= 1 << SLOT_BITS);
+const _: () =
+    assert!(TT_MOVE < (i32::MAX >> SLOT_BITS) && BAD_CAPTURE - (1 << 15) > (i32::MIN >> SLOT_BITS));
+
+/// A move's score and its slot in one orderable key.
+#[inline(always)]
+fn key(score: i32, slot: usize) -> i32 {
+    (score << SLOT_BITS) | (SLOT_MASK - slot as i32)
+}
 
 /// History of quiet moves that caused cutoffs, by side, from and to square.
 pub type History = [[[i32; 64]; 64]; 2];
@@ -63,7 +79,8 @@ enum Stage {
 /// is one it causes most cutoffs, and then the other moves are never generated or scored.
 pub struct ScoredMoves {
     moves: MoveList,
-    scores: [i32; MAX_MOVES],
+    /// Each slot's ordering key (`key`): its score and the slot itself.
+    keys: [i32; MAX_MOVES],
     next: usize,
     /// Picking stops here; the moves past it are held back (see `fill_main`).
     end: usize,
@@ -78,7 +95,7 @@ impl Default for ScoredMoves {
     fn default() -> Self {
         ScoredMoves {
             moves: MoveList::new(),
-            scores: [0; MAX_MOVES],
+            keys: [0; MAX_MOVES],
             next: 0,
             end: 0,
             stage: Stage::Scored,
@@ -128,10 +145,8 @@ impl ScoredMoves {
                 self.stage = Stage::Scored;
                 self.fill_main(board, tt_move, history);
                 // The TT move, already searched, goes to the front, where `pick` would put it.
-                let slice = self.moves.as_mut_slice();
-                if let Some(at) = slice.iter().position(|&mv| mv == tt_move) {
-                    slice.swap(0, at);
-                    self.scores.swap(0, at);
+                if let Some(at) = self.moves.iter().position(|&mv| mv == tt_move) {
+                    self.swap(0, at);
                 }
                 self.next = 1;
             }
@@ -156,7 +171,7 @@ impl ScoredMoves {
         let side = board.side_to_move().index();
         let killers = self.killers;
         for (i, &mv) in self.moves.iter().enumerate() {
-            self.scores[i] = if mv == tt_move {
+            let score = if mv == tt_move {
                 TT_MOVE
             } else if !is_quiet(board, mv) {
                 let base = if see_ge(board, mv, 0) {
@@ -172,6 +187,7 @@ impl ScoredMoves {
             } else {
                 history[side][mv.from().index()][mv.to().index()]
             };
+            self.keys[i] = key(score, i);
         }
         if self.futile {
             self.hold_back_quiets(board);
@@ -182,15 +198,13 @@ impl ScoredMoves {
     fn hold_back_quiets(&mut self, board: &Board) {
         let n = self.moves.len();
         let first_best = self.first_best(0, n);
-        let slice = self.moves.as_mut_slice();
         let mut kept = 0;
         for i in 0..n {
-            let mv = slice[i];
+            let mv = self.moves.as_slice()[i];
             let held =
                 i != first_best && is_quiet(board, mv) && board.gives_check(mv) == Some(false);
             if !held {
-                slice.swap(kept, i);
-                self.scores.swap(kept, i);
+                self.swap(kept, i);
                 kept += 1;
             }
         }
@@ -207,7 +221,7 @@ impl ScoredMoves {
         self.next = 0;
         self.end = self.moves.len();
         for (i, &mv) in self.moves.iter().enumerate() {
-            self.scores[i] = mvv_lva(board, mv);
+            self.keys[i] = key(mvv_lva(board, mv), i);
         }
     }
 
@@ -218,26 +232,33 @@ impl ScoredMoves {
             return None;
         }
         let best = self.first_best(self.next, self.end);
-        let slice = self.moves.as_mut_slice();
-        slice.swap(self.next, best);
-        self.scores.swap(self.next, best);
-        let mv = slice[self.next];
+        self.swap(self.next, best);
+        let mv = self.moves.as_slice()[self.next];
         self.next += 1;
         Some(mv)
+    }
+
+    /// Swaps two slots' moves and scores; each key keeps naming its slot.
+    #[inline(always)]
+    fn swap(&mut self, i: usize, j: usize) {
+        self.moves.as_mut_slice().swap(i, j);
+        let (ki, kj) = (self.keys[i], self.keys[j]);
+        self.keys[i] = (kj & !SLOT_MASK) | (ki & SLOT_MASK);
+        self.keys[j] = (ki & !SLOT_MASK) | (kj & SLOT_MASK);
     }
 
     /// The index of the best score in `from..to` (`from` if it is empty); the first of equal
     /// scores wins.
     #[inline(always)]
     fn first_best(&self, from: usize, to: usize) -> usize {
-        // Two passes over a slice, each with no dependency between elements but the running
-        // maximum, which the compiler vectorises: the best score, then its first index.
-        let scores = &self.scores[from..to.max(from + 1)];
-        let best_score = scores.iter().fold(i32::MIN, |best, &score| best.max(score));
-        from + scores
+        // One maximum over the keys, which the compiler vectorises; the key names its slot.
+        if from >= to {
+            return from;
+        }
+        let best = self.keys[from..to]
             .iter()
-            .position(|&score| score == best_score)
-            .unwrap_or(0)
+            .fold(i32::MIN, |best, &k| best.max(k));
+        (SLOT_MASK - (best & SLOT_MASK)) as usize
     }
 }
 
