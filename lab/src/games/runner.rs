@@ -225,11 +225,10 @@ pub(crate) fn play(
             last_redraw = Some(Instant::now());
             let played = (games.len() - already) as u64;
             let remaining = total.saturating_sub(games.len() as u64);
-            let eta = started
-                .elapsed()
-                .mul_f64(remaining as f64 / played.max(1) as f64);
+            let per_game = started.elapsed().div_f64(played.max(1) as f64);
             let summary = summarize(games, sprt);
-            status.update(games.len() as u64, &status_line(&summary, total, eta), last);
+            let line = status_line(&summary, total, remaining, per_game);
+            status.update(games.len() as u64, &line, last);
         }
         if interrupted {
             stop_interrupted(&stop, &mut ending);
@@ -316,7 +315,11 @@ fn worker(
 }
 
 /// `games 120/1000  B +30 =60 -30  [2, 15, 30, 11, 2]  Elo +3.5 ± 20.1  LLR 0.41 (-2.94, 2.94)  ETA 4m10s`
-fn status_line(summary: &Summary, total: u64, eta: Duration) -> String {
+///
+/// The ETA is the time to the last game, or to the SPRT's decision when the LLR's pace
+/// (`SprtState::pairs_to_decision`) reaches a bound sooner; then the line says so and how
+/// many games that is.
+fn status_line(summary: &Summary, total: u64, remaining: u64, per_game: Duration) -> String {
     let mut line = format!(
         "games {}/{total}  B +{} ={} -{}  [{}]",
         summary.games,
@@ -350,6 +353,18 @@ fn status_line(summary: &Summary, total: u64, eta: Duration) -> String {
             sprt.llr, sprt.lower, sprt.upper
         ));
     }
+    let to_decision = summary
+        .sprt
+        .as_ref()
+        .filter(|_| !summary.too_few_pairs)
+        .and_then(|state| state.pairs_to_decision(summary.pairs))
+        .map(|pairs| (2.0 * pairs).ceil() as u64)
+        .filter(|&games| games < remaining);
+    let games_left = to_decision.unwrap_or(remaining);
+    let eta = per_game.mul_f64(games_left as f64);
     line.push_str(&format!("  ETA {}", crate::games::format_duration(eta)));
+    if let Some(games) = to_decision {
+        line.push_str(&format!(" (SPRT decision at this pace, ~{games} games)"));
+    }
     line
 }

@@ -21,6 +21,23 @@ pub(crate) struct SprtState {
     pub(crate) result: SprtDecision,
 }
 
+impl SprtState {
+    /// Pairs still to play before the LLR reaches the bound it is heading for, if the pairs to
+    /// come score like those so far. The GSPRT LLR is the pair count times a term of the
+    /// observed frequencies alone (`Sprt::llr`), so at fixed frequencies it grows linearly and
+    /// `llr / pairs` is its pace. `None` once decided, before the first pair, or at a pace of
+    /// zero (no bound is being approached).
+    pub(crate) fn pairs_to_decision(&self, pairs: u64) -> Option<f64> {
+        if self.result != SprtDecision::Continue || pairs == 0 {
+            return None;
+        }
+        let pace = self.llr / pairs as f64;
+        let bound = if pace > 0.0 { self.upper } else { self.lower };
+        let left = (bound - self.llr) / pace;
+        (left.is_finite() && left > 0.0).then_some(left)
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct Summary {
     pub(crate) games: u64,
@@ -187,6 +204,53 @@ mod tests {
         assert!(!moves(WHITE_A).eq(moves(&other)));
         let black_first = "[FEN \"x\"]\n\n7... Qxg5 {-0.08/10 0.132s} 8. Nf3 *\n";
         assert_eq!(moves(black_first).collect::<Vec<_>>(), ["Qxg5", "Nf3"]);
+    }
+
+    fn state(test: &Sprt, p: &Pentanomial) -> SprtState {
+        let llr = test.llr(p);
+        SprtState {
+            test: *test,
+            llr,
+            lower: test.lower(),
+            upper: test.upper(),
+            result: test.decide(llr),
+        }
+    }
+
+    fn times(p: [u64; 5], k: u64) -> Pentanomial {
+        Pentanomial(p.map(|n| n * k))
+    }
+
+    #[test]
+    fn the_pace_to_a_decision_is_where_the_same_scores_reach_the_bound() {
+        let test = Sprt::new(-5.0, 0.0, 0.05, 0.05, sprt::EloModel::Logistic).unwrap();
+        // Leaning H1 (B ahead) and leaning H0 (B behind), no empty cell.
+        for (cells, heading) in [
+            ([10, 40, 60, 50, 20], SprtDecision::AcceptH1),
+            ([20, 50, 60, 40, 10], SprtDecision::AcceptH0),
+        ] {
+            let now = state(&test, &Pentanomial(cells));
+            assert_eq!(now.result, SprtDecision::Continue);
+            let pairs = Pentanomial(cells).pairs();
+            let left = now.pairs_to_decision(pairs).unwrap();
+            // The same scores, repeated until at least `left` more pairs are played, decide in
+            // the direction the pace pointed; one repetition fewer does not.
+            let k = ((pairs as f64 + left) / pairs as f64).ceil() as u64;
+            assert!(k > 1);
+            assert_eq!(test.decide(test.llr(&times(cells, k))), heading);
+            assert_eq!(
+                test.decide(test.llr(&times(cells, k - 1))),
+                SprtDecision::Continue
+            );
+        }
+        // Decided, or nothing played: no pace.
+        let decided = state(&test, &times([10, 40, 60, 50, 20], 40));
+        assert_eq!(decided.result, SprtDecision::AcceptH1);
+        assert_eq!(decided.pairs_to_decision(180 * 40), None);
+        assert_eq!(
+            state(&test, &Pentanomial::default()).pairs_to_decision(0),
+            None
+        );
     }
 
     #[test]
