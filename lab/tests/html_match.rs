@@ -99,7 +99,31 @@ fn a_match_with_an_sprt_draws_its_llr_elo_and_pentanomial() {
     assert_eq!(last["elo_high"], report["elo"]["ci_high"]);
     assert!(report["measured"]["measured_unix"].as_u64() > Some(0));
 
+    // An undecided SPRT says how many games its LLR's pace needs, in the JSON, the terminal
+    // report and the page alike: the LLR per pair carried on to the bound it heads for.
+    let sprt = &report["sprt"];
+    let pace = match sprt["games_to_decision"].as_u64() {
+        Some(games) => {
+            assert_eq!(sprt["result"], "continue", "{sprt}");
+            let (llr, pairs) = (sprt["llr"].as_f64().unwrap(), 20.0);
+            let bound = sprt[if llr > 0.0 { "upper" } else { "lower" }]
+                .as_f64()
+                .unwrap();
+            let expected = (2.0 * (bound - llr) / (llr / pairs)).ceil() as u64;
+            assert!(games.abs_diff(expected) <= 1, "{games} against {expected}");
+            let text = "more games to a decision at this pace".to_string();
+            assert!(run.stdout.contains(&text), "{run}");
+            Some(text)
+        }
+        None => None,
+    };
+
     let page = std::fs::read_to_string(&html).unwrap();
+    if let Some(text) = &pace {
+        assert!(page.contains(text.as_str()), "{page}");
+    } else {
+        assert!(!page.contains("at this pace"), "{page}");
+    }
     assert_eq!(self_contained_svgs(&page), 3, "{page}");
     for text in [
         "<title>lab match: A = fake-uci A, B = fake-uci B</title>",

@@ -399,6 +399,11 @@ fn outcome(verdict: Findings) -> Outcome {
         .search
         .as_ref()
         .map_or(0, |search| search.games.summary.games);
+    let games_to_decision = verdict
+        .search
+        .as_ref()
+        .and_then(|search| search.games.summary.sprt.as_ref())
+        .and_then(|sprt| sprt.games_to_decision);
     let (llr, llr_lower, llr_upper) = verdict.llr;
     let report = VerdictReport {
         schema_version: LAB_JSON_SCHEMA_VERSION,
@@ -417,6 +422,7 @@ fn outcome(verdict: Findings) -> Outcome {
         llr_lower,
         llr_upper,
         games,
+        games_to_decision,
         rounds: verdict.rounds,
         search: verdict.search,
         decision,

@@ -317,7 +317,7 @@ fn worker(
 /// `games 120/1000  B +30 =60 -30  [2, 15, 30, 11, 2]  Elo +3.5 ± 20.1  LLR 0.41 (-2.94, 2.94)  ETA 4m10s`
 ///
 /// The ETA is the time to the last game, or to the SPRT's decision when the LLR's pace
-/// (`SprtState::pairs_to_decision`) reaches a bound sooner; then the line says so and how
+/// (`SprtState::games_to_decision`) reaches a bound sooner; then the line says so and how
 /// many games that is.
 fn status_line(summary: &Summary, total: u64, remaining: u64, per_game: Duration) -> String {
     let mut line = format!(
@@ -356,15 +356,15 @@ fn status_line(summary: &Summary, total: u64, remaining: u64, per_game: Duration
     let to_decision = summary
         .sprt
         .as_ref()
-        .filter(|_| !summary.too_few_pairs)
-        .and_then(|state| state.pairs_to_decision(summary.pairs))
-        .map(|pairs| (2.0 * pairs).ceil() as u64)
+        .and_then(|state| state.games_to_decision)
         .filter(|&games| games < remaining);
     let games_left = to_decision.unwrap_or(remaining);
     let eta = per_game.mul_f64(games_left as f64);
     line.push_str(&format!("  ETA {}", crate::games::format_duration(eta)));
     if let Some(games) = to_decision {
-        line.push_str(&format!(" (SPRT decision at this pace, ~{games} games)"));
+        line.push_str(&format!(
+            " (~{games} more games to a decision at this pace)"
+        ));
     }
     line
 }

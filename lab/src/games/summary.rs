@@ -19,6 +19,11 @@ pub(crate) struct SprtState {
     pub(crate) lower: f64,
     pub(crate) upper: f64,
     pub(crate) result: SprtDecision,
+    /// The games left to a decision if the games to come score like those so far
+    /// (`pairs_to_decision`, two games a pair); `None` once decided, below 10 complete pairs
+    /// (too few for a pace), or when no bound is being approached.
+    #[serde(default)]
+    pub(crate) games_to_decision: Option<u64>,
 }
 
 impl SprtState {
@@ -155,13 +160,20 @@ pub(crate) fn summarize(games: &[GameRecord], sprt: Option<&Sprt>) -> Summary {
     }
     let sprt = sprt.map(|test| {
         let llr = test.llr(&pentanomial);
-        SprtState {
+        let mut state = SprtState {
             test: *test,
             llr,
             lower: test.lower(),
             upper: test.upper(),
             result: test.decide(llr),
+            games_to_decision: None,
+        };
+        if !sprt::too_few_pairs(&pentanomial) {
+            state.games_to_decision = state
+                .pairs_to_decision(pentanomial.pairs())
+                .map(|pairs| (2.0 * pairs).ceil().min(u64::MAX as f64) as u64);
         }
+        state
     });
     Summary {
         games: games.len() as u64,
@@ -214,6 +226,7 @@ mod tests {
             lower: test.lower(),
             upper: test.upper(),
             result: test.decide(llr),
+            games_to_decision: None,
         }
     }
 

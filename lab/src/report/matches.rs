@@ -72,6 +72,17 @@ pub(crate) fn decision(result: SprtDecision) -> &'static str {
     }
 }
 
+/// `; ~2,350 more games to a decision at this pace` for an undecided SPRT whose LLR is heading
+/// for a bound (`SprtState::games_to_decision`); empty otherwise.
+pub(crate) fn pace(games_to_decision: Option<u64>) -> String {
+    games_to_decision.map_or_else(String::new, |games| {
+        format!(
+            "; ~{} more games to a decision at this pace",
+            thousands(games)
+        )
+    })
+}
+
 /// `+4.3 ± 11.2 (95% CI -6.9 to +15.5, n=40 pairs)`; with too few pairs (fewer than ten, or
 /// no variance) the interval is "too few pairs (n)", the value shown only where it exists.
 pub(crate) fn estimate(value: Option<Estimate>, pentanomial: &Pentanomial) -> String {
@@ -173,11 +184,12 @@ pub(crate) fn rows(report: &MatchReport) -> Vec<[String; 2]> {
                 sprt.test.elo0, sprt.test.elo1, sprt.test.alpha, sprt.test.beta
             ),
             format!(
-                "LLR {:.2} ({:.2}, {:.2}) → {}",
+                "LLR {:.2} ({:.2}, {:.2}) → {}{}",
                 sprt.llr,
                 sprt.lower,
                 sprt.upper,
-                decision(sprt.result)
+                decision(sprt.result),
+                pace(sprt.games_to_decision)
             ),
         ]);
     }

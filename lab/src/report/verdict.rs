@@ -189,8 +189,11 @@ pub(crate) fn render_verdict(report: &VerdictReport, style: Style) -> String {
     rows.push([
         "LLR".to_string(),
         format!(
-            "{:.2} (bounds {:.2}, {:.2})",
-            report.llr, report.llr_lower, report.llr_upper
+            "{:.2} (bounds {:.2}, {:.2}){}",
+            report.llr,
+            report.llr_lower,
+            report.llr_upper,
+            super::matches::pace(report.games_to_decision)
         ),
     ]);
     rows.push(["games".to_string(), thousands(report.games)]);

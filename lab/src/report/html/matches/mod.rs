@@ -18,7 +18,7 @@ use crate::games::summary::SprtState;
 use crate::report::findings::played_alike;
 use crate::report::html::plot::Footer;
 use crate::report::html::{escape, fact, head, machine_of, section, utc};
-use crate::report::matches::{decision, estimate, los, shards};
+use crate::report::matches::{decision, estimate, los, pace, shards};
 use elo::EloPoint;
 use model::{MatchDoc, MatchEngine, ShardStarted};
 
@@ -282,7 +282,7 @@ fn sprt_summary(sprt: Option<&SprtState>) -> String {
     match sprt {
         None => "none (no --sprt)".to_string(),
         Some(sprt) => format!(
-            "[{}, {}] ({}, α={}, β={}): LLR {:.2} (bounds {:.2}, {:.2}) → {}",
+            "[{}, {}] ({}, α={}, β={}): LLR {:.2} (bounds {:.2}, {:.2}) → {}{}",
             sprt.test.elo0,
             sprt.test.elo1,
             sprt.test.model,
@@ -291,7 +291,8 @@ fn sprt_summary(sprt: Option<&SprtState>) -> String {
             sprt.llr,
             sprt.lower,
             sprt.upper,
-            decision(sprt.result)
+            decision(sprt.result),
+            pace(sprt.games_to_decision)
         ),
     }
 }

@@ -12,6 +12,7 @@ use serde::Deserialize;
 use crate::report::html::matches::llr;
 use crate::report::html::plot::Footer;
 use crate::report::html::{fact, head, section};
+use crate::verdict::Decision;
 use elo_split::Bar;
 
 #[derive(Deserialize)]
@@ -113,6 +114,8 @@ struct VerdictDoc {
     llr_lower: f64,
     llr_upper: f64,
     games: u64,
+    #[serde(default)]
+    games_to_decision: Option<u64>,
     rounds: u32,
     search: Option<Search>,
     decision: String,
@@ -128,17 +131,11 @@ fn revision_name(revision: &Revision) -> String {
     }
 }
 
-/// The decision as the exit code says it.
+/// The decision in the terminal report's words; a value this version does not know reads as
+/// undecided.
 fn decision_text(decision: &str) -> &'static str {
-    match decision {
-        "h1" => "H1 accepted: B is not worse than the bounds allow (exit 0)",
-        "h0" => "H0 accepted: B is worse than the lower bound allows (exit 1)",
-        "interrupted" => {
-            "interrupted before a decision: the verdict of the games so far; `--resume` \
-             continues them (exit 130)"
-        }
-        _ => "undecided within the rounds and games allowed (exit 3)",
-    }
+    let known = serde_json::from_value(serde_json::Value::String(decision.to_string()));
+    crate::report::verdict::decision(known.unwrap_or(Decision::Undecided))
 }
 
 pub(crate) fn page(value: &serde_json::Value) -> Result<String> {
@@ -213,11 +210,12 @@ pub(crate) fn page(value: &serde_json::Value) -> Result<String> {
         fact(
             "LLR",
             &format!(
-                "{} (bounds {:.2}, {:.2})",
+                "{} (bounds {:.2}, {:.2}){}",
                 doc.llr
                     .map_or_else(|| "—".to_string(), |llr| format!("{llr:.2}")),
                 doc.llr_lower,
-                doc.llr_upper
+                doc.llr_upper,
+                crate::report::matches::pace(doc.games_to_decision)
             ),
         ),
         fact("speed and instructions", &doc.comparison.verdict),
@@ -343,7 +341,24 @@ mod tests {
         assert!(html.contains("300000 nodes per move"));
         assert!(html.contains("&lt;b&gt;"), "the revision is escaped");
         assert!(!html.contains("<b>"));
-        assert!(html.contains("undecided within the rounds and games allowed (exit 3)"));
+        assert!(html.contains("undecided within the rounds or games allowed (exit 3)"));
+        assert!(
+            !html.contains("more games to a decision"),
+            "no pace in the JSON"
+        );
+        let mut paced = verdict(serde_json::json!({
+            "nodes_per_move": 300000, "nps": 4.3e6, "typical_move_ms": 70.0,
+            "shifted_sprt": {"elo0": -6.1, "elo1": -1.1, "alpha": 0.05, "beta": 0.05, "model": "logistic"},
+            "match": {"trajectory": []}
+        }));
+        paced["games_to_decision"] = 2350.into();
+        let html = page(&paced).unwrap();
+        assert!(
+            html.contains(
+                "1.20 (bounds -2.94, 2.94); ~2,350 more games to a decision at this pace"
+            ),
+            "{html}"
+        );
     }
 
     #[test]
