@@ -27,6 +27,25 @@ pub(crate) struct SprtState {
 }
 
 impl SprtState {
+    /// The test's state after the pairs of `pentanomial`.
+    pub(crate) fn of(test: &Sprt, pentanomial: &Pentanomial) -> SprtState {
+        let llr = test.llr(pentanomial);
+        let mut state = SprtState {
+            test: *test,
+            llr,
+            lower: test.lower(),
+            upper: test.upper(),
+            result: test.decide(llr),
+            games_to_decision: None,
+        };
+        if !sprt::too_few_pairs(pentanomial) {
+            state.games_to_decision = state
+                .pairs_to_decision(pentanomial.pairs())
+                .map(|pairs| (2.0 * pairs).ceil().min(u64::MAX as f64) as u64);
+        }
+        state
+    }
+
     /// Pairs still to play before the LLR reaches the bound it is heading for, if the pairs to
     /// come score like those so far. The GSPRT LLR is the pair count times a term of the
     /// observed frequencies alone (`Sprt::llr`), so at fixed frequencies it grows linearly and
@@ -158,23 +177,7 @@ pub(crate) fn summarize(games: &[GameRecord], sprt: Option<&Sprt>) -> Summary {
             .sum();
         pentanomial.add_pair(points);
     }
-    let sprt = sprt.map(|test| {
-        let llr = test.llr(&pentanomial);
-        let mut state = SprtState {
-            test: *test,
-            llr,
-            lower: test.lower(),
-            upper: test.upper(),
-            result: test.decide(llr),
-            games_to_decision: None,
-        };
-        if !sprt::too_few_pairs(&pentanomial) {
-            state.games_to_decision = state
-                .pairs_to_decision(pentanomial.pairs())
-                .map(|pairs| (2.0 * pairs).ceil().min(u64::MAX as f64) as u64);
-        }
-        state
-    });
+    let sprt = sprt.map(|test| SprtState::of(test, &pentanomial));
     Summary {
         games: games.len() as u64,
         pairs: pentanomial.pairs(),
@@ -218,18 +221,6 @@ mod tests {
         assert_eq!(moves(black_first).collect::<Vec<_>>(), ["Qxg5", "Nf3"]);
     }
 
-    fn state(test: &Sprt, p: &Pentanomial) -> SprtState {
-        let llr = test.llr(p);
-        SprtState {
-            test: *test,
-            llr,
-            lower: test.lower(),
-            upper: test.upper(),
-            result: test.decide(llr),
-            games_to_decision: None,
-        }
-    }
-
     fn times(p: [u64; 5], k: u64) -> Pentanomial {
         Pentanomial(p.map(|n| n * k))
     }
@@ -242,10 +233,11 @@ mod tests {
             ([10, 40, 60, 50, 20], SprtDecision::AcceptH1),
             ([20, 50, 60, 40, 10], SprtDecision::AcceptH0),
         ] {
-            let now = state(&test, &Pentanomial(cells));
+            let now = SprtState::of(&test, &Pentanomial(cells));
             assert_eq!(now.result, SprtDecision::Continue);
             let pairs = Pentanomial(cells).pairs();
             let left = now.pairs_to_decision(pairs).unwrap();
+            assert_eq!(now.games_to_decision, Some((2.0 * left).ceil() as u64));
             // The same scores, repeated until at least `left` more pairs are played, decide in
             // the direction the pace pointed; one repetition fewer does not.
             let k = ((pairs as f64 + left) / pairs as f64).ceil() as u64;
@@ -257,11 +249,11 @@ mod tests {
             );
         }
         // Decided, or nothing played: no pace.
-        let decided = state(&test, &times([10, 40, 60, 50, 20], 40));
+        let decided = SprtState::of(&test, &times([10, 40, 60, 50, 20], 40));
         assert_eq!(decided.result, SprtDecision::AcceptH1);
         assert_eq!(decided.pairs_to_decision(180 * 40), None);
         assert_eq!(
-            state(&test, &Pentanomial::default()).pairs_to_decision(0),
+            SprtState::of(&test, &Pentanomial::default()).pairs_to_decision(0),
             None
         );
     }
