@@ -41,6 +41,10 @@ Exit codes:
 pub(crate) const DEFAULT_THRESHOLD_PCT: f64 = 1.0;
 /// Default of `--instr-threshold`: the smallest change of instructions per node, in percent.
 pub(crate) const DEFAULT_INSTR_THRESHOLD_PCT: f64 = 0.5;
+/// Default of `lab verdict --max-games`.
+pub(crate) const DEFAULT_MAX_GAMES: u64 = 20_000;
+/// Default of `lab speed-elo --games` (per odds).
+pub(crate) const DEFAULT_GAMES_PER_ODDS: u64 = 400;
 /// Default of `baseline check --threshold`. Stored runs are not paired in time with fresh ones,
 /// so the machine's drift between the two sessions is in the ratio and not in its interval: on
 /// the 2-core VM the lab is developed on, an unchanged binary measured 3.9% to 9.8% slower per
@@ -490,9 +494,10 @@ pub(crate) struct SpeedEloArgs {
     /// The time odds to play, comma-separated: each above 0 and not 1.
     #[arg(long, value_delimiter = ',', default_value = "2")]
     pub(crate) odds: Vec<f64>,
-    /// Games per odds (even: each opening is a pair).
-    #[arg(long, default_value_t = 400, value_parser = clap::value_parser!(u64).range(2..=1_000_000))]
-    pub(crate) games: u64,
+    /// Games per odds (even: each opening is a pair); default 400. With --resume, the budget
+    /// of each odds' results file becomes this one (without it, the file's own is kept).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(2..=1_000_000))]
+    pub(crate) games: Option<u64>,
     /// Games played at once (default: the number of cores).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub(crate) concurrency: Option<u32>,
@@ -527,9 +532,12 @@ pub(crate) struct VerdictCommandArgs {
     /// start on a speed interval wider than the bounds' gap.
     #[arg(long, default_value_t = 48, value_parser = clap::value_parser!(u32).range(2..=10_000))]
     pub(crate) max_rounds: u32,
-    /// With different signatures: the most fixed-node games before the SPRT is undecided.
-    #[arg(long, default_value_t = 20_000, value_parser = clap::value_parser!(u64).range(2..=1_000_000))]
-    pub(crate) max_games: u64,
+    /// With different signatures: the most fixed-node games before the SPRT is undecided;
+    /// default 20,000. With --resume it becomes the games' budget (without it, the earlier
+    /// verdict's is kept); one at or below the games recorded plays only an unfinished pair,
+    /// so the games so far are judged again with this run's speed.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(2..=1_000_000))]
+    pub(crate) max_games: Option<u64>,
     /// With different signatures: continue the fixed-node games of the newest earlier verdict
     /// between the same two binaries, at that verdict's node budget; the bounds are shifted by
     /// this run's speed, and the LLR is taken over every recorded pair.
@@ -899,6 +907,8 @@ pub(crate) struct MatchPlayArgs {
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub(crate) concurrency: Option<u32>,
     /// The game budget, an even number (a pair is 2 games). Default: 100, or 40,000 with --sprt.
+    /// With --resume the match's budget becomes this one, never below the pairs it recorded
+    /// (without --games, the results file's own is kept).
     #[arg(long, value_parser = clap::value_parser!(u64).range(2..=100_000_000))]
     pub(crate) games: Option<u64>,
     /// Sequential test: elo0=E0,elo1=E1[,alpha=0.05,beta=0.05]. The match stops as soon as the

@@ -518,3 +518,77 @@ proptest! {
         }
     }
 }
+
+/// The header's budget of a results file.
+fn budget(path: &Path) -> u64 {
+    let text = fs::read_to_string(path).expect("results file");
+    let header: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    header["settings"]["games"].as_u64().unwrap()
+}
+
+/// `--resume --games N` gives a match a new budget (openings follow the pair, not the budget),
+/// never below the pairs it recorded; `--resume` alone keeps the file's; the games already
+/// played stay byte for byte.
+#[test]
+fn a_resume_with_games_changes_the_budget_and_keeps_every_game() {
+    let repo = FakeRepo::new();
+    let out = repo.path().join("grow.jsonl");
+    let first = run(&repo, &match_args(6, &["--out", &text(&out)]));
+    assert_eq!(first.code, 0, "{first}");
+    let played = fs::read_to_string(&out).unwrap();
+    let played_games: Vec<&str> = played.lines().skip(1).collect();
+
+    let more = run(
+        &repo,
+        &match_args(10, &["--out", &text(&out), "--resume", "--format", "json"]),
+    );
+    assert_eq!(more.code, 0, "{more}");
+    assert!(
+        more.stderr
+            .contains("the budget is now 10 games (it was 6)"),
+        "{more}"
+    );
+    assert_eq!(more.json()["games"], 10, "{more}");
+    assert_eq!(more.json()["games_budget"], 10, "{more}");
+    assert_eq!(budget(&out), 10);
+    let grown = fs::read_to_string(&out).unwrap();
+    let grown_games: Vec<&str> = grown.lines().skip(1).collect();
+    assert_eq!(
+        grown_games[..6],
+        played_games[..],
+        "the first games changed"
+    );
+    assert_eq!(
+        game_ids(&out),
+        ((0..5).flat_map(|p| [(p, 0), (p, 1)]).collect(), 10)
+    );
+    assert_eq!(pgn_games(&out.with_extension("pgn")), 10);
+
+    // Without --games the file's budget holds, not the default of 100.
+    let mut args = match_args(2, &["--out", &text(&out), "--resume"]);
+    args.retain(|arg| arg != "--games" && arg != "2");
+    let kept = run(&repo, &args);
+    assert_eq!(kept.code, 0, "{kept}");
+    assert_eq!(budget(&out), 10);
+    assert_eq!(game_ids(&out).1, 10);
+
+    // An interrupted pair and a budget below the recorded pairs: the pair is finished and the
+    // budget is the recorded pairs', so nothing else is played.
+    keep_games(&out, 3);
+    let finish = run(
+        &repo,
+        &match_args(2, &["--out", &text(&out), "--resume", "--format", "json"]),
+    );
+    assert_eq!(finish.code, 0, "{finish}");
+    assert!(
+        finish.stderr.contains(
+            "the budget is now 4 games (it was 10, and the recorded pairs need this many)"
+        ),
+        "{finish}"
+    );
+    assert_eq!(budget(&out), 4);
+    assert_eq!(game_ids(&out), ([(0, 0), (0, 1), (1, 0), (1, 1)].into(), 4));
+    let merged = repo.lab(&["match", "merge", &text(&out), "--format", "json"]);
+    assert_eq!(merged.code, 0, "{merged}");
+    assert_eq!(merged.json()["games"], 4, "{merged}");
+}

@@ -447,6 +447,19 @@ fn an_interrupted_verdict_gives_the_verdict_of_its_games_so_far_and_resume_conti
     assert!(report["search"]["nodes_per_move"].as_u64().unwrap() > 0);
 
     std::fs::remove_file(gate.join("limit")).unwrap();
+    // Judged again with a budget at the games recorded: none more is played.
+    let mut again_args: Vec<&str> = args[..args.len() - 2].to_vec();
+    again_args.extend(["--max-games", "2", "--resume", "--format", "json"]);
+    let again = repo.lab(&again_args);
+    assert!(matches!(again.code, 0 | 1 | 3), "{again}");
+    assert_eq!(again.json()["games"], GAMES_BEFORE as u64, "{again}");
+    assert!(
+        again.stderr.contains(
+            "the budget is now 4 games (it was 40, and the recorded pairs need this many)"
+        ),
+        "{again}"
+    );
+    assert_eq!(match_results(&repo)[0].1, GAMES_BEFORE + 1);
     let mut resumed_args = args.to_vec();
     resumed_args.extend(["--resume", "--format", "json"]);
     let resumed = repo.lab(&resumed_args);

@@ -9,7 +9,9 @@ use crate::games::book::Book;
 use crate::games::results::Shard;
 use crate::games::rules::{DrawAdjudication, Limit, ResignAdjudication, SideLimits};
 use crate::games::sprt::{EloModel, Sprt};
-use crate::games::{self, MatchOptions, MatchReport, Resume, RunnerConventions, SideSetup};
+use crate::games::{
+    self, GameBudget, MatchOptions, MatchReport, Resume, RunnerConventions, SideSetup,
+};
 use crate::lab::Lab;
 use crate::outcome::{Exit, Outcome};
 use crate::paths::NamedPath;
@@ -44,14 +46,14 @@ fn options(args: &MatchPlayArgs) -> Result<MatchOptions> {
             Sprt::parse(spec, elo_model).map_err(|error| anyhow::anyhow!("--sprt {spec}: {error}"))
         })
         .transpose()?;
-    let games = args.games.unwrap_or(if sprt.is_some() {
-        DEFAULT_SPRT_GAMES
-    } else {
-        DEFAULT_GAMES
-    });
-    if !games.is_multiple_of(2) {
-        bail!("--games {games}: a game pair is 2 games, so the budget must be even");
-    }
+    let games = match args.games {
+        Some(games) if !games.is_multiple_of(2) => {
+            bail!("--games {games}: a game pair is 2 games, so the budget must be even")
+        }
+        Some(games) => GameBudget::Given(games),
+        None if sprt.is_some() => GameBudget::Default(DEFAULT_SPRT_GAMES),
+        None => GameBudget::Default(DEFAULT_GAMES),
+    };
     let shard = args
         .shard
         .as_deref()

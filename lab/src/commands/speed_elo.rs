@@ -4,8 +4,9 @@
 use anyhow::{bail, Context, Result};
 
 use crate::cli::SpeedEloArgs;
+use crate::cli::DEFAULT_GAMES_PER_ODDS;
 use crate::games::rules::Limit;
-use crate::games::{self, MatchOptions, Resume};
+use crate::games::{self, GameBudget, MatchOptions, Resume};
 use crate::history::store::machine_id;
 use crate::input::excerpt;
 use crate::lab::Lab;
@@ -34,12 +35,13 @@ pub(crate) fn run(lab: &Lab, args: &SpeedEloArgs) -> Result<Outcome> {
     };
     let base = Limit::parse_tc(tc)?;
     let all_odds = checked_odds(&args.odds)?;
-    if !args.games.is_multiple_of(2) {
-        bail!(
-            "--games {}: a game pair is 2 games, so the budget must be even",
-            args.games
-        );
-    }
+    let games = match args.games {
+        Some(games) if !games.is_multiple_of(2) => {
+            bail!("--games {games}: a game pair is 2 games, so the budget must be even")
+        }
+        Some(games) => GameBudget::Given(games),
+        None => GameBudget::Default(DEFAULT_GAMES_PER_ODDS),
+    };
     let pinned = pinned(lab, rev)?;
     let mut points = Vec::new();
     let mut results_files = Vec::new();
@@ -54,7 +56,7 @@ pub(crate) fn run(lab: &Lab, args: &SpeedEloArgs) -> Result<Outcome> {
         let mut options = MatchOptions::self_play(
             [pinned.clone(), pinned.clone()],
             [base, scaled(&base, odds)?],
-            args.games,
+            games,
             args.concurrency,
             super::export_paths(&args.output.export),
         )?;

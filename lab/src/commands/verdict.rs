@@ -11,12 +11,13 @@ use super::{plan, settings};
 use crate::analysis::compare::{compare, Comparison, Criteria, Thresholds};
 use crate::analysis::measure::{measure_pair, Subject};
 use crate::cli::{
-    SpeedFromArg, VerdictCommandArgs, DEFAULT_INSTR_THRESHOLD_PCT, DEFAULT_THRESHOLD_PCT,
+    SpeedFromArg, VerdictCommandArgs, DEFAULT_INSTR_THRESHOLD_PCT, DEFAULT_MAX_GAMES,
+    DEFAULT_THRESHOLD_PCT,
 };
 use crate::games::results::{self, Shard};
 use crate::games::rules::Limit;
 use crate::games::sprt::{EloModel, Estimate, Sprt, SprtDecision};
-use crate::games::{self, MatchOptions, Resume};
+use crate::games::{self, GameBudget, MatchOptions, Resume};
 use crate::history::store::machine_id;
 use crate::lab::Lab;
 use crate::machine::Machine;
@@ -44,12 +45,13 @@ pub(crate) fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
             args.measure.run.rounds
         );
     }
-    if !args.max_games.is_multiple_of(2) {
-        bail!(
-            "--max-games {}: a game pair is 2 games, so the budget must be even",
-            args.max_games
-        );
-    }
+    let max_games = match args.max_games {
+        Some(games) if !games.is_multiple_of(2) => {
+            bail!("--max-games {games}: a game pair is 2 games, so the budget must be even")
+        }
+        Some(games) => GameBudget::Given(games),
+        None => GameBudget::Default(DEFAULT_MAX_GAMES),
+    };
     let speed_from = match args.speed_from {
         SpeedFromArg::Nps => SpeedSource::Nps,
         SpeedFromArg::Instructions => SpeedSource::Instructions,
@@ -223,7 +225,7 @@ pub(crate) fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
     let mut options = MatchOptions::self_play(
         [args.a.clone(), args.b.clone()],
         [Limit::Nodes { nodes }; 2],
-        args.max_games,
+        max_games,
         args.concurrency,
         super::export_paths(&args.output.export),
     )?;

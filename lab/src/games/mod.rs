@@ -141,6 +141,38 @@ pub(crate) enum Resume {
     Rebounded(PathBuf),
 }
 
+/// The game budget of a match: even, since each opening is a pair of games. Not part of what
+/// the games are (a pair's opening follows the seed and its index), so a resume may change it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum GameBudget {
+    /// Given on the command line: a resumed match takes it, raised to cover the pairs it has
+    /// recorded, so a budget below them plays out only an unfinished pair.
+    Given(u64),
+    /// The command's default: a resumed match keeps its file's budget.
+    Default(u64),
+}
+
+impl GameBudget {
+    pub(crate) fn games(self) -> u64 {
+        match self {
+            GameBudget::Given(games) | GameBudget::Default(games) => games,
+        }
+    }
+
+    /// The budget of a resumed match that recorded `recorded` and was started with `started`.
+    fn resumed(self, started: u64, recorded: &[GameRecord]) -> u64 {
+        let scheduled = recorded
+            .iter()
+            .map(|game| (game.id.pair + 1).saturating_mul(2))
+            .max()
+            .unwrap_or(0);
+        match self {
+            GameBudget::Given(games) => games.max(scheduled),
+            GameBudget::Default(_) => started,
+        }
+    }
+}
+
 /// Where and when one merged shard was started.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct ShardStarted {
@@ -166,8 +198,8 @@ pub(crate) struct MatchOptions {
     pub(crate) resign: Option<ResignAdjudication>,
     pub(crate) sprt: Option<Sprt>,
     pub(crate) elo_model: EloModel,
-    /// The budget of the whole match: even, since each opening is a pair of games.
-    pub(crate) games: u64,
+    /// The budget of the whole match.
+    pub(crate) games: GameBudget,
     pub(crate) shard: Shard,
     pub(crate) book: Book,
     /// Seed of the opening order.
@@ -197,7 +229,7 @@ impl MatchOptions {
     pub(crate) fn self_play(
         engines: [String; 2],
         limits: SideLimits,
-        games: u64,
+        games: GameBudget,
         concurrency: Option<u32>,
         exports: Vec<NamedPath>,
     ) -> Result<Self> {
@@ -308,7 +340,7 @@ pub(crate) fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
         }
     }
     let identities: [EngineIdentity; 2] = [identities[0].clone(), identities[1].clone()];
-    let settings = MatchSettings {
+    let mut settings = MatchSettings {
         engines: identities.clone(),
         limits,
         book: book.identity.clone(),
@@ -316,7 +348,7 @@ pub(crate) fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
         draw_adjudication: draw,
         resign_adjudication: resign,
         timemargin_ms,
-        games,
+        games: games.games(),
         sprt,
         elo_model,
         max_moves,
@@ -329,6 +361,7 @@ pub(crate) fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
 
     let match_dir = paths.root.join("match");
     let names_may_differ = matches!(resume, Resume::Rebounded(_) | Resume::IfAnyOfTheseBinaries);
+    let budget = games;
     let resumed = match (resume, &out) {
         (Resume::No, _) => None,
         (Resume::Rebounded(path), _) => Some(path),
@@ -345,12 +378,8 @@ pub(crate) fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
             &[NamedPath::new("the resumed results file", &path)],
             &exports,
         )?;
-        let (file, header, games) = ResultsFile::resume(&path)?;
-        let changed = if names_may_differ {
-            results::differences_but_bounds_and_names(&header.settings, &settings)
-        } else {
-            differences(&header.settings, &settings)
-        };
+        let (mut file, mut header, games) = ResultsFile::resume(&path)?;
+        let changed = results::resume_differences(&header.settings, &settings, names_may_differ);
         if !changed.is_empty() {
             bail!(
                 "cannot resume {}: it was played with other settings ({}); start a new match with another --out",
@@ -379,6 +408,21 @@ pub(crate) fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
             path.display(),
             games.len()
         ));
+        settings.games = budget.resumed(header.settings.games, &games);
+        if settings.games != header.settings.games {
+            progress.line(&format!(
+                "the budget is now {} games (it was {}{})",
+                settings.games,
+                header.settings.games,
+                if settings.games > budget.games() {
+                    ", and the recorded pairs need this many"
+                } else {
+                    ""
+                }
+            ));
+            header.settings.games = settings.games;
+            file.replace_header(&header)?;
+        }
         // The factor the match started with: measured again, the clocks would change mid-match.
         nps_scale = header.nps_scale;
         (file, games, header.shard)
@@ -445,7 +489,7 @@ pub(crate) fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
             .sprt
             .is_some_and(|state| state.result != SprtDecision::Continue)
     });
-    let jobs: Vec<_> = schedule(games, header_shard)
+    let jobs: Vec<_> = schedule(settings.games, header_shard)
         .into_iter()
         .filter(|id| !done.contains(id) && !decided)
         .collect();
@@ -914,10 +958,13 @@ fn results_stem(specs: &[String; 2]) -> String {
     format!("{}-vs-{}", slug(&specs[0]), slug(&specs[1]))
 }
 
-/// The newest results file under `dir` played with `settings` as shard `shard`.
+/// The newest results file under `dir` played with `settings`, but for the budget, as shard
+/// `shard`.
 fn newest_match(dir: &Path, settings: &MatchSettings, shard: Shard) -> Result<PathBuf> {
     let (newest, others) = results::newest(dir, |header| {
-        (header.shard == shard && differences(&header.settings, settings).is_empty()).then_some(())
+        (header.shard == shard
+            && results::resume_differences(&header.settings, settings, false).is_empty())
+        .then_some(())
     });
     match newest {
         Some((path, ())) => Ok(path),
@@ -929,7 +976,7 @@ fn newest_match(dir: &Path, settings: &MatchSettings, shard: Shard) -> Result<Pa
 }
 
 /// The newest results file of this shard whose settings differ from `settings` at most in the
-/// engines' names (and SPRT bounds, which a match without an SPRT has none of).
+/// budget and the engines' names (and SPRT bounds, which a match without an SPRT has none of).
 fn newest_match_of_these_binaries(
     dir: &Path,
     settings: &MatchSettings,
@@ -937,7 +984,7 @@ fn newest_match_of_these_binaries(
 ) -> Option<PathBuf> {
     let (newest, _) = results::newest(dir, |header| {
         (header.shard == shard
-            && results::differences_but_bounds_and_names(&header.settings, settings).is_empty())
+            && results::resume_differences(&header.settings, settings, true).is_empty())
         .then_some(())
     });
     newest.map(|(path, ())| path)

@@ -220,21 +220,7 @@ impl ResultsFile {
     /// The file with its header, written and locked under a temporary name, then linked to
     /// `path` only if nothing is there: `None` when the name is taken.
     fn try_create(path: &Path, header_line: &str) -> Result<Option<ResultsFile>> {
-        let dir = match path.parent() {
-            Some(dir) if !dir.as_os_str().is_empty() => dir,
-            _ => Path::new("."),
-        };
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        let name = path
-            .file_name()
-            .map(|name| name.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let mut temporary = tempfile::Builder::new()
-            .prefix(&format!(".{name}."))
-            .suffix(".tmp")
-            .tempfile_in(dir)
-            .with_context(|| format!("cannot write {}", path.display()))?;
-        try_lock_exclusive(temporary.as_file(), path)?;
+        let mut temporary = locked_temporary_beside(path)?;
         temporary
             .write_all(header_line.as_bytes())
             .and_then(|()| temporary.as_file().sync_data())
@@ -258,6 +244,14 @@ impl ResultsFile {
             .open(path)
             .with_context(|| format!("opening {}", path.display()))?;
         try_lock_exclusive(&file, path)?;
+        // A resume that changed the budget renames a rewritten file over this name: a handle
+        // opened just before that holds the old file, whose games would be lost.
+        if !names_this_file(path, &file) {
+            bail!(
+                "{} was replaced while this run opened it (another run resumed it): run again",
+                path.display()
+            );
+        }
         // Read through the locked handle: what another run appended before it let go is seen.
         let bytes = read_bounded(&mut file, path)?;
         let (header, games, whole_len) = parse(&bytes, path)?;
@@ -272,6 +266,41 @@ impl ResultsFile {
             header,
             games,
         ))
+    }
+
+    /// Writes `header` in place of the file's header, the games' lines byte for byte after it:
+    /// the whole file under a temporary name, locked, then renamed over this one, so a reader
+    /// sees the old file or the new one, never a mix. How a resume changes the game budget.
+    pub(crate) fn replace_header(&mut self, header: &Header) -> Result<()> {
+        self.file
+            .seek(SeekFrom::Start(0))
+            .with_context(|| format!("reading {}", self.path.display()))?;
+        let bytes = read_bounded(&mut self.file, &self.path)?;
+        // The header is the first line with text (readers skip blank lines).
+        let first_text = bytes
+            .iter()
+            .position(|b| !b.is_ascii_whitespace())
+            .unwrap_or(bytes.len());
+        let games_start = bytes[first_text..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(bytes.len(), |end| first_text + end + 1);
+        let mut temporary = locked_temporary_beside(&self.path)?;
+        temporary
+            .write_all(header_line(header)?.as_bytes())
+            .and_then(|()| temporary.write_all(&bytes[games_start..]))
+            .and_then(|()| temporary.as_file().sync_data())
+            .with_context(|| format!("writing {}", self.path.display()))?;
+        let mut file = temporary
+            .persist(&self.path)
+            .map_err(|error| error.error)
+            .with_context(|| format!("writing {}", self.path.display()))?;
+        file.seek(SeekFrom::End(0))
+            .with_context(|| format!("writing {}", self.path.display()))?;
+        // The old handle, and with it the old file's lock, goes only now that the name holds
+        // the new file, locked.
+        self.file = file;
+        Ok(())
     }
 
     pub(crate) fn path(&self) -> &Path {
@@ -298,6 +327,36 @@ fn header_line(header: &Header) -> Result<String> {
 }
 
 /// At most [`MAX_RESULTS_BYTES`] of a regular file.
+/// A new file in `path`'s directory (created if need be) under a hidden temporary name, locked
+/// as `path` would be: written there, then renamed to `path`.
+fn locked_temporary_beside(path: &Path) -> Result<tempfile::NamedTempFile> {
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let name = path
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let temporary = tempfile::Builder::new()
+        .prefix(&format!(".{name}."))
+        .suffix(".tmp")
+        .tempfile_in(dir)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    try_lock_exclusive(temporary.as_file(), path)?;
+    Ok(temporary)
+}
+
+/// Whether `path` names the file `file` is open on (the same device and inode).
+fn names_this_file(path: &Path, file: &File) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(path), file.metadata()) {
+        (Ok(named), Ok(open)) => named.dev() == open.dev() && named.ino() == open.ino(),
+        _ => false,
+    }
+}
+
 fn read_bounded(file: &mut File, path: &Path) -> Result<Vec<u8>> {
     let meta = file
         .metadata()
@@ -485,13 +544,20 @@ const BOUNDS_AND_NAMES: [&str; 7] = [
     "engines[B].name",
 ];
 
-/// [`differences`] but for the SPRT bounds and the engines' names.
-pub(crate) fn differences_but_bounds_and_names(
+/// The settings that keep `other` from continuing the results file of `base`: [`differences`]
+/// but for the game budget, which a resume may change (a pair's opening follows the seed and
+/// its index, not the budget), and with `bounds_and_names_may_differ` the SPRT bounds and the
+/// engines' names as well.
+pub(crate) fn resume_differences(
     base: &MatchSettings,
     other: &MatchSettings,
+    bounds_and_names_may_differ: bool,
 ) -> Vec<String> {
     let mut names = differences(base, other);
-    names.retain(|name| !BOUNDS_AND_NAMES.contains(&name.as_str()));
+    names.retain(|name| {
+        name != "games"
+            && !(bounds_and_names_may_differ && BOUNDS_AND_NAMES.contains(&name.as_str()))
+    });
     names
 }
 
@@ -590,13 +656,64 @@ mod tests {
         today.engines[1].spec = "exp".to_string();
         today.sprt = Some(Sprt::new(3.0, 8.0, 0.05, 0.05, EloModel::Logistic).unwrap());
         assert_eq!(differences(&old.settings, &today).len(), 5);
-        assert!(differences_but_bounds_and_names(&old.settings, &today).is_empty());
+        assert!(resume_differences(&old.settings, &today, true).is_empty());
+        assert_eq!(resume_differences(&old.settings, &today, false).len(), 5);
         today.engines[1].binary = "k2".to_string();
         today.limits[0] = super::super::rules::Limit::Nodes { nodes: 10_000 };
         assert_eq!(
-            differences_but_bounds_and_names(&old.settings, &today),
+            resume_differences(&old.settings, &today, true),
             ["engines[B].binary", "limits[A]"]
         );
+    }
+
+    /// Any resume may change the game budget; a merge of shards may not.
+    #[test]
+    fn a_resume_may_change_the_budget_and_nothing_else_unnamed() {
+        let old: Header = serde_json::from_str(ONE_LIMIT_HEADER).unwrap();
+        let mut today = old.settings.clone();
+        today.limits = old.settings.limits;
+        today.games = 1000;
+        assert_eq!(differences(&old.settings, &today), ["games"]);
+        assert!(resume_differences(&old.settings, &today, false).is_empty());
+        today.seed = 2;
+        assert_eq!(resume_differences(&old.settings, &today, false), ["seed"]);
+    }
+
+    /// A new header goes in front of the games' lines, byte for byte, the file stays locked
+    /// under its name, and appends go after the games.
+    #[test]
+    fn replacing_the_header_keeps_every_game_line_and_the_lock() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.jsonl");
+        let game = r#"{"some":"game line","kept":"as written"}"#;
+        std::fs::write(&path, format!("\n{ONE_LIMIT_HEADER}\n{game}\n")).unwrap();
+        let mut file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&path)
+            .unwrap();
+        try_lock_exclusive(&file, &path).unwrap();
+        file.seek(SeekFrom::End(0)).unwrap();
+        let mut results = ResultsFile {
+            path: path.clone(),
+            file,
+        };
+        let mut header: Header = serde_json::from_str(ONE_LIMIT_HEADER).unwrap();
+        header.settings.games = 400;
+        results.replace_header(&header).unwrap();
+        results.file.write_all(b"{\"next\":1}\n").unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 3, "{text}");
+        let back: Header = serde_json::from_str(lines[0]).unwrap();
+        assert_eq!(back.settings.games, 400);
+        assert_eq!(lines[1], game);
+        assert_eq!(lines[2], r#"{"next":1}"#);
+        // The name holds the rewritten file, still locked against a second writer.
+        assert!(locked_by(&path).is_some());
+        assert!(names_this_file(&path, &results.file));
+        // No temporary file is left beside it.
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 
     /// The newest accepted file by modification time, what `accept` took from it, and every
