@@ -121,7 +121,66 @@ pub struct GameRecord {
     /// summed over the game, and the number of such gaps.
     pub(crate) lab_overhead_ns: u64,
     pub(crate) lab_overhead_moves: u64,
+    /// A's searches in this game, then B's (all zero in files from before they were kept).
+    #[serde(default)]
+    pub(crate) search: [SearchTotals; 2],
     pub(crate) pgn: String,
+}
+
+/// One side's searches over some moves, as the engine reported them in its last `info` before
+/// each `bestmove`, and as long as the lab's clock saw them take. Sums, so that games pool.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct SearchTotals {
+    /// Moves answered with a `bestmove`.
+    pub(crate) moves: u64,
+    /// Their time, from `go` to `bestmove`, in microseconds.
+    pub(crate) time_us: u64,
+    /// The moves whose `info` gave a depth, and the sum of those depths.
+    pub(crate) depth_moves: u64,
+    pub(crate) depth_sum: u64,
+    /// The moves whose `info` gave a node count: their count, their nodes and their time.
+    pub(crate) nodes_moves: u64,
+    pub(crate) nodes: u64,
+    pub(crate) nodes_time_us: u64,
+}
+
+impl SearchTotals {
+    /// Adds one searched move: `elapsed` from `go` to `bestmove`, the last depth and node count
+    /// reported. An engine's figures are untrusted, so the sums saturate.
+    pub(crate) fn add_move(&mut self, elapsed: Duration, depth: Option<u32>, nodes: Option<u64>) {
+        let time_us = u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX);
+        self.moves += 1;
+        self.time_us = self.time_us.saturating_add(time_us);
+        if let Some(depth) = depth {
+            self.depth_moves += 1;
+            self.depth_sum = self.depth_sum.saturating_add(u64::from(depth));
+        }
+        if let Some(nodes) = nodes {
+            self.nodes_moves += 1;
+            self.nodes = self.nodes.saturating_add(nodes);
+            self.nodes_time_us = self.nodes_time_us.saturating_add(time_us);
+        }
+    }
+
+    pub(crate) fn add(&mut self, other: &SearchTotals) {
+        self.moves = self.moves.saturating_add(other.moves);
+        self.time_us = self.time_us.saturating_add(other.time_us);
+        self.depth_moves = self.depth_moves.saturating_add(other.depth_moves);
+        self.depth_sum = self.depth_sum.saturating_add(other.depth_sum);
+        self.nodes_moves = self.nodes_moves.saturating_add(other.nodes_moves);
+        self.nodes = self.nodes.saturating_add(other.nodes);
+        self.nodes_time_us = self.nodes_time_us.saturating_add(other.nodes_time_us);
+    }
+}
+
+/// What a game leaves besides its outcome: each move's SAN with its comment, the lab's own
+/// time between a reply and the next `go` with the number of such gaps, and each side's
+/// searches (A, B).
+#[derive(Default)]
+struct GameLog {
+    moves: Vec<(String, String)>,
+    overhead: (Duration, u64),
+    search: [SearchTotals; 2],
 }
 
 /// What stays the same for every game of a match.
@@ -163,17 +222,10 @@ pub(crate) fn play(
     let white = id.white();
     let [a, b] = engines;
     let mut referee = Referee::new(&opening.position);
-    let mut moves: Vec<(String, String)> = Vec::new();
-    let mut overhead = (Duration::ZERO, 0u64);
-    let Some((result, termination, reason, fault)) = referee_game(
-        [a, b],
-        white,
-        settings,
-        stop,
-        &mut referee,
-        &mut moves,
-        &mut overhead,
-    ) else {
+    let mut log = GameLog::default();
+    let Some((result, termination, reason, fault)) =
+        referee_game([a, b], white, settings, stop, &mut referee, &mut log)
+    else {
         return Played::Stopped;
     };
     let restart = fault
@@ -194,10 +246,11 @@ pub(crate) fn play(
         opening_index,
         opening,
         started,
-        overhead,
+        overhead: log.overhead,
+        search: log.search,
     };
     Played::Finished {
-        record: Box::new(finished.record(&referee, &moves, outcome, settings)),
+        record: Box::new(finished.record(&referee, &log.moves, outcome, settings)),
         restart,
     }
 }
@@ -226,6 +279,7 @@ pub(crate) fn forfeit(
         opening,
         started: Instant::now(),
         overhead: (Duration::ZERO, 0),
+        search: [SearchTotals::default(); 2],
     };
     finished.record(&referee, &[], outcome, settings)
 }
@@ -236,6 +290,7 @@ struct Finished<'a> {
     opening: &'a Opening,
     started: Instant,
     overhead: (Duration, u64),
+    search: [SearchTotals; 2],
 }
 
 impl Finished<'_> {
@@ -285,6 +340,7 @@ impl Finished<'_> {
             duration_ms: self.started.elapsed().as_millis() as u64,
             lab_overhead_ns: self.overhead.0.as_nanos() as u64,
             lab_overhead_moves: self.overhead.1,
+            search: self.search,
             pgn,
         }
     }
@@ -292,16 +348,15 @@ impl Finished<'_> {
 
 type Outcome = (GameResult, Termination, String, Option<FaultRecord>);
 
-/// Runs the game to its end: `None` when `stop` was raised first. `moves` receives each SAN
-/// with its comment, `overhead` the lab's time between a reply and the next `go`.
+/// Runs the game to its end: `None` when `stop` was raised first. `log` receives the moves,
+/// the lab's overhead and the searches as they happen.
 fn referee_game(
     by_side: [&mut UciProcess; 2],
     white: Side,
     settings: &GameSettings,
     stop: &AtomicBool,
     referee: &mut Referee,
-    moves: &mut Vec<(String, String)>,
-    overhead: &mut (Duration, u64),
+    log: &mut GameLog,
 ) -> Option<Outcome> {
     let sides = [white, white.other()];
     for (color, side) in sides.into_iter().enumerate() {
@@ -349,9 +404,10 @@ fn referee_game(
             Err(fault) => return Some(fault_outcome(mover, side, fault, referee, engine)),
         };
         if let Some(received) = last_reply {
-            overhead.0 += reply.sent.saturating_duration_since(received);
-            overhead.1 += 1;
+            log.overhead.0 += reply.sent.saturating_duration_since(received);
+            log.overhead.1 += 1;
         }
+        log.search[side.index()].add_move(reply.elapsed, reply.depth, reply.nodes);
         last_reply = Some(reply.received);
         // The clock is the lab's: what the engine took is measured here, not reported by it.
         let over_time = match limits[mover] {
@@ -385,7 +441,8 @@ fn referee_game(
             return Some(fault_outcome(mover, side, fault, referee, engine));
         }
         let san = referee.san_moves().last().cloned().unwrap_or_default();
-        moves.push((san, move_comment(reply.score, reply.depth, reply.elapsed)));
+        log.moves
+            .push((san, move_comment(reply.score, reply.depth, reply.elapsed)));
         if referee.ending().is_some() {
             continue;
         }

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::game::{GameRecord, Termination};
+use super::game::{GameRecord, SearchTotals, Termination};
 use super::results::complete_pairs;
 use super::sprt::{self, Estimate, Pentanomial, Sprt, SprtDecision, Wdl};
 use crate::side::Side;
@@ -90,6 +90,38 @@ pub(crate) struct Summary {
     pub(crate) plies: u64,
     /// Whether the two games of each pair were the same moves: see [`Alike`].
     pub(crate) alike: Alike,
+    /// How A, then B, searched in these games.
+    pub(crate) search_in_games: [SearchInGames; 2],
+}
+
+/// One side's searches over a match's games, as means per move: what its speed and depth were
+/// in the games themselves (where a bench measures other positions). Each figure is `None` when
+/// no move reported it (an engine that sends no `depth` or `nodes`, or a results file from
+/// before they were kept).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub(crate) struct SearchInGames {
+    /// Moves searched.
+    pub(crate) moves: u64,
+    pub(crate) mean_depth: Option<f64>,
+    /// From `go` to `bestmove`, as the lab's clock saw it.
+    pub(crate) mean_time_ms: Option<f64>,
+    pub(crate) nodes_per_move: Option<f64>,
+    /// Nodes over time, over the moves that reported nodes.
+    pub(crate) nps: Option<f64>,
+}
+
+impl SearchInGames {
+    pub(crate) fn of(totals: &SearchTotals) -> SearchInGames {
+        let per = |sum: u64, count: u64| (count > 0).then(|| sum as f64 / count as f64);
+        SearchInGames {
+            moves: totals.moves,
+            mean_depth: per(totals.depth_sum, totals.depth_moves),
+            mean_time_ms: per(totals.time_us, totals.moves).map(|us| us / 1000.0),
+            nodes_per_move: per(totals.nodes, totals.nodes_moves),
+            nps: (totals.nodes_time_us > 0)
+                .then(|| totals.nodes as f64 * 1e6 / totals.nodes_time_us as f64),
+        }
+    }
 }
 
 /// The complete pairs, at most, that [`Alike`] reads: enough to tell, and bounded so that every
@@ -151,7 +183,10 @@ pub(crate) fn summarize(games: &[GameRecord], sprt: Option<&Sprt>) -> Summary {
     let mut faults = [0; 2];
     let mut time_forfeits = [0; 2];
     let (mut overhead_ns, mut overhead_moves, mut plies) = (0u64, 0u64, 0u64);
+    let mut search = [SearchTotals::default(); 2];
     for game in games {
+        search[0].add(&game.search[0]);
+        search[1].add(&game.search[1]);
         match game.result.points_x2(Side::B, game.id.white()) {
             2 => wdl.wins += 1,
             1 => wdl.draws += 1,
@@ -198,6 +233,7 @@ pub(crate) fn summarize(games: &[GameRecord], sprt: Option<&Sprt>) -> Summary {
             .then(|| overhead_ns as f64 / overhead_moves as f64 / 1000.0),
         plies,
         alike: Alike::of(games),
+        search_in_games: search.map(|totals| SearchInGames::of(&totals)),
     }
 }
 
@@ -256,6 +292,35 @@ mod tests {
             SprtState::of(&test, &Pentanomial::default()).pairs_to_decision(0),
             None
         );
+    }
+
+    /// Means per move; speed only over the moves that reported nodes; an engine's absurd
+    /// figures saturate instead of wrapping or panicking.
+    #[test]
+    fn searches_in_games_are_means_per_move_over_what_was_reported() {
+        use std::time::Duration;
+        let mut totals = SearchTotals::default();
+        totals.add_move(Duration::from_millis(100), Some(12), Some(400_000));
+        totals.add_move(Duration::from_millis(300), Some(14), Some(800_000));
+        // A move with no `info` at all: its time counts, not its depth or speed.
+        totals.add_move(Duration::from_millis(200), None, None);
+        let mut pooled = SearchTotals::default();
+        pooled.add(&totals);
+        let side = SearchInGames::of(&pooled);
+        assert_eq!(side.moves, 3);
+        assert_eq!(side.mean_depth, Some(13.0));
+        assert_eq!(side.mean_time_ms, Some(200.0));
+        assert_eq!(side.nodes_per_move, Some(600_000.0));
+        assert_eq!(side.nps, Some(3_000_000.0));
+        assert_eq!(
+            SearchInGames::of(&SearchTotals::default()),
+            SearchInGames::default()
+        );
+        let mut absurd = SearchTotals::default();
+        absurd.add_move(Duration::MAX, Some(u32::MAX), Some(u64::MAX));
+        absurd.add_move(Duration::MAX, Some(u32::MAX), Some(u64::MAX));
+        assert_eq!((absurd.nodes, absurd.time_us), (u64::MAX, u64::MAX));
+        assert!(SearchInGames::of(&absurd).nps.is_some_and(f64::is_finite));
     }
 
     #[test]

@@ -113,6 +113,7 @@ mod tests {
             duration_ms: 10,
             lab_overhead_ns: 0,
             lab_overhead_moves: 0,
+            search: Default::default(),
             pgn: String::new(),
         }
     }

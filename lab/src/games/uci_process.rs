@@ -97,6 +97,8 @@ pub(crate) struct Reply {
     pub(crate) bestmove: String,
     pub(crate) score: Option<Score>,
     pub(crate) depth: Option<u32>,
+    /// The last node count an `info` line gave.
+    pub(crate) nodes: Option<u64>,
     /// From writing `go` to reading `bestmove`: what the clock is charged.
     pub(crate) elapsed: Duration,
     /// When `go` was written: the referee's own work since the last reply ends here.
@@ -295,6 +297,7 @@ impl UciProcess {
         self.send(go)?;
         let mut score = None;
         let mut depth = None;
+        let mut nodes = None;
         loop {
             let line = match self.receive(deadline) {
                 Ok(line) => line,
@@ -320,6 +323,7 @@ impl UciProcess {
                         });
                     }
                     depth = line_depth.or(depth);
+                    nodes = line_nodes.or(nodes);
                 }
                 Some("bestmove") => {
                     let received = Instant::now();
@@ -332,6 +336,7 @@ impl UciProcess {
                         bestmove: bestmove.to_string(),
                         score,
                         depth,
+                        nodes,
                         elapsed: received - start,
                         sent: start,
                         received,

@@ -8,6 +8,7 @@ use crate::games::results::{EngineIdentity, Shard};
 use crate::games::sprt::{
     too_few_pairs, too_few_pairs_text, EloModel, Estimate, Pentanomial, SprtDecision,
 };
+use crate::games::summary::SearchInGames;
 use crate::games::MatchReport;
 
 /// The match section: who played whom, the figures, and how the match ended.
@@ -214,6 +215,7 @@ pub(crate) fn rows(report: &MatchReport) -> Vec<[String; 2]> {
             format!("{overhead:.1} µs"),
         ]);
     }
+    rows.extend(search_rows(&s.search_in_games));
     if let (Some(elapsed), Some(rate)) = (report.elapsed_s, report.games_per_minute) {
         rows.push([
             "time (this run)".to_string(),
@@ -225,6 +227,52 @@ pub(crate) fn rows(report: &MatchReport) -> Vec<[String; 2]> {
         ]);
     }
     rows
+}
+
+/// How each side searched in the games, and B's NPS over A's there: the rows of the match
+/// report and of its page. None for a side that searched no move.
+pub(crate) fn search_rows(sides: &[SearchInGames; 2]) -> Vec<[String; 2]> {
+    let mut rows = Vec::new();
+    for (label, side) in ["A", "B"].iter().zip(sides) {
+        if side.moves == 0 {
+            continue;
+        }
+        let mut figures = Vec::new();
+        if let Some(depth) = side.mean_depth {
+            figures.push(format!("depth {depth:.2}"));
+        }
+        if let Some(ms) = side.mean_time_ms {
+            figures.push(format!("{ms:.1} ms"));
+        }
+        if let Some(nodes) = side.nodes_per_move {
+            figures.push(format!("{} nodes", thousands(nodes.round() as u64)));
+        }
+        if let Some(nps) = side.nps {
+            figures.push(format!("{} NPS", thousands(nps.round() as u64)));
+        }
+        rows.push([
+            format!(
+                "{label} in the games, per move ({} moves)",
+                thousands(side.moves)
+            ),
+            figures.join(", "),
+        ]);
+    }
+    if let Some(ratio) = nps_ratio_in_games(sides) {
+        rows.push([
+            "B's NPS over A's in the games".to_string(),
+            format!("{:+.2}%", (ratio - 1.0) * 100.0),
+        ]);
+    }
+    rows
+}
+
+/// B's NPS over A's in the games, where both reported nodes.
+pub(crate) fn nps_ratio_in_games(sides: &[SearchInGames; 2]) -> Option<f64> {
+    match (sides[0].nps, sides[1].nps) {
+        (Some(a), Some(b)) if a > 0.0 && b.is_finite() => Some(b / a),
+        _ => None,
+    }
 }
 
 /// The closing lines: where the games are, and the verdict with its exit code.

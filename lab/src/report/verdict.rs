@@ -176,6 +176,9 @@ pub(crate) fn render_verdict(report: &VerdictReport, style: Style) -> String {
                     search.typical_move_ms
                 ),
             ]);
+            rows.extend(super::matches::search_rows(
+                &search.games.summary.search_in_games,
+            ));
             rows.push([
                 "games' SPRT bounds".to_string(),
                 format!(

@@ -18,7 +18,7 @@ use crate::games::summary::SprtState;
 use crate::report::findings::played_alike;
 use crate::report::html::plot::Footer;
 use crate::report::html::{escape, fact, head, machine_of, section, utc};
-use crate::report::matches::{decision, estimate, los, pace, shards};
+use crate::report::matches::{decision, estimate, los, pace, search_rows, shards};
 use elo::EloPoint;
 use model::{MatchDoc, MatchEngine, ShardStarted};
 
@@ -145,14 +145,22 @@ pub(crate) fn page(doc: &MatchDoc) -> Result<String> {
         ),
         fact("LOS", &los(doc.los, &doc.pentanomial)),
         fact("SPRT", &sprt_summary(doc.sprt.as_ref())),
+    ];
+    let searches: Vec<String> = search_rows(&doc.search_in_games)
+        .iter()
+        .map(|[name, value]| fact(name, value))
+        .collect();
+    let closing = [
         fact("verdict", &doc.verdict),
         fact("machine", &machine),
         fact("date", &date),
     ];
     let _ = write!(
         html,
-        "<table class=\"facts\">\n{}</table>\n",
-        facts.concat()
+        "<table class=\"facts\">\n{}{}{}</table>\n",
+        facts.concat(),
+        searches.concat(),
+        closing.concat()
     );
     if let Some(warning) = played_alike(doc.alike) {
         let _ = writeln!(html, "<p class=\"warning\">{}</p>", escape(&warning));

@@ -7,7 +7,7 @@ use serde::Deserialize;
 
 use crate::games::results::Shard;
 use crate::games::sprt::{Estimate, Pentanomial, Wdl};
-use crate::games::summary::{Alike, SprtState};
+use crate::games::summary::{Alike, SearchInGames, SprtState};
 use crate::games::trajectory::TrajectoryPoint;
 use crate::report::html::model::Measured;
 
@@ -45,6 +45,9 @@ pub(crate) struct MatchDoc {
     /// Zero in the JSON of a lab from before it was recorded: nothing checked, no warning.
     #[serde(default)]
     pub(crate) alike: Alike,
+    /// Zero moves in the JSON of a lab from before it was recorded: no rows.
+    #[serde(default)]
+    pub(crate) search_in_games: [SearchInGames; 2],
 }
 
 #[derive(Debug, Deserialize)]

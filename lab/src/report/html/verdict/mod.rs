@@ -9,6 +9,7 @@ use std::fmt::Write as _;
 use anyhow::{Context, Result};
 use serde::Deserialize;
 
+use crate::games::summary::SearchInGames;
 use crate::report::html::matches::llr;
 use crate::report::html::plot::Footer;
 use crate::report::html::{fact, head, section};
@@ -85,6 +86,9 @@ struct TrajectoryPoint {
 struct Games {
     #[serde(default)]
     trajectory: Vec<TrajectoryPoint>,
+    /// Zero moves in reports from before it was recorded: no rows.
+    #[serde(default)]
+    search_in_games: [SearchInGames; 2],
 }
 
 #[derive(Deserialize)]
@@ -200,6 +204,12 @@ pub(crate) fn page(value: &serde_json::Value) -> Result<String> {
             ),
         ),
         fact("search", &search_facts),
+        doc.search.as_ref().map_or_else(String::new, |search| {
+            crate::report::matches::search_rows(&search.games.search_in_games)
+                .iter()
+                .map(|[name, value]| fact(name, value))
+                .collect()
+        }),
         fact(
             "bounds",
             &format!(
@@ -357,6 +367,25 @@ mod tests {
             html.contains(
                 "1.20 (bounds -2.94, 2.94); ~2,350 more games to a decision at this pace"
             ),
+            "{html}"
+        );
+        assert!(!html.contains("in the games"), "no searches in the JSON");
+        // The games' own speed, as the terminal report words it.
+        let side = |nps: f64| {
+            serde_json::json!({"moves": 4000, "mean_depth": 13.0, "mean_time_ms": 70.0,
+                               "nodes_per_move": 300000.0, "nps": nps})
+        };
+        paced["search"]["match"]["search_in_games"] = serde_json::json!([side(4.0e6), side(5.0e6)]);
+        let html = page(&paced).unwrap();
+        assert!(
+            html.contains(
+                "<th>B in the games, per move (4,000 moves)</th><td>depth 13.00, 70.0 ms, \
+                 300,000 nodes, 5,000,000 NPS</td>"
+            ),
+            "{html}"
+        );
+        assert!(
+            html.contains("<th>B's NPS over A's in the games</th><td>+25.00%</td>"),
             "{html}"
         );
     }
