@@ -121,24 +121,32 @@ fn a_match_with_an_sprt_draws_its_llr_elo_and_pentanomial() {
     let page = std::fs::read_to_string(&html).unwrap();
     // How each side searched in the games: the JSON's means, the terminal's rows and the
     // page's facts say the same.
+    assert_eq!(report["nps_ratio_in_games"]["games"], 40, "{report:#}");
+    // The terminal row that starts with `name`, found on the page with the same cells.
+    let row = |name: &str| -> String {
+        let line = run.stdout.lines().find(|line| line.contains(name));
+        let line = line.unwrap_or_else(|| panic!("no row {name}: {run}"));
+        let cells: Vec<&str> = line
+            .trim_matches('│')
+            .split('┆')
+            .map(str::trim)
+            .collect();
+        assert!(
+            page.contains(&format!("<th>{}</th><td>{}</td>", cells[0], cells[1])),
+            "{line}: {page}"
+        );
+        cells[1].to_string()
+    };
     for (index, label) in ["A", "B"].iter().enumerate() {
         let side = &report["search_in_games"][index];
         assert!(side["moves"].as_u64() > Some(0), "{report:#}");
         assert_eq!(side["mean_depth"], 1.0, "{report:#}");
         assert_eq!(side["nodes_per_move"], 1.0, "{report:#}");
-        let name = format!("{label} in the games, per move (");
-        let line = run
-            .stdout
-            .lines()
-            .find(|line| line.contains(&name))
-            .unwrap_or_else(|| panic!("no row {name}: {run}"));
-        let value = line.split('┆').nth(1).unwrap().trim_end_matches('│').trim();
-        assert!(value.starts_with("depth 1.00, "), "{line}");
-        assert!(
-            page.contains(&format!("</th><td>{value}</td>")),
-            "{value}: {page}"
-        );
+        let value = row(&format!("{label} in the games, per move ("));
+        assert!(value.starts_with("depth 1.00, "), "{value}");
     }
+    let ratio = row("B's NPS over A's in the games (geometric mean of 40 games)");
+    assert!(ratio.contains("(95% CI "), "{ratio}");
     if let Some(text) = &pace {
         assert!(page.contains(text.as_str()), "{page}");
     } else {

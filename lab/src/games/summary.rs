@@ -92,6 +92,53 @@ pub(crate) struct Summary {
     pub(crate) alike: Alike,
     /// How A, then B, searched in these games.
     pub(crate) search_in_games: [SearchInGames; 2],
+    /// B's NPS over A's, game by game; `None` below [`MIN_GAMES_FOR_NPS_RATIO`] games in which
+    /// both sides reported nodes.
+    pub(crate) nps_ratio_in_games: Option<NpsRatioInGames>,
+}
+
+/// Games with both sides' speed below this give no ratio: too few for an interval.
+pub(crate) const MIN_GAMES_FOR_NPS_RATIO: u64 = 20;
+
+/// B's NPS over A's in the games: the geometric mean over the games of B's NPS over A's in
+/// each. The two engines search in turn in one game, so what loads the machine meanwhile loads
+/// both alike and cancels in the game's ratio; the interval is the normal one of the mean log
+/// ratio over the games.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub(crate) struct NpsRatioInGames {
+    #[serde(flatten)]
+    pub(crate) ratio: Estimate,
+    /// The games in which both sides reported nodes.
+    pub(crate) games: u64,
+}
+
+impl NpsRatioInGames {
+    fn of(games: &[GameRecord]) -> Option<NpsRatioInGames> {
+        let nps = |totals: &SearchTotals| {
+            (totals.nodes > 0 && totals.nodes_time_us > 0)
+                .then(|| totals.nodes as f64 / totals.nodes_time_us as f64)
+        };
+        let logs: Vec<f64> = games
+            .iter()
+            .filter_map(|game| Some((nps(&game.search[1])? / nps(&game.search[0])?).ln()))
+            .filter(|log| log.is_finite())
+            .collect();
+        let n = logs.len() as f64;
+        if (logs.len() as u64) < MIN_GAMES_FOR_NPS_RATIO {
+            return None;
+        }
+        let mean = logs.iter().sum::<f64>() / n;
+        let variance = logs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
+        let half_width = sprt::Z_95 * (variance / n).sqrt();
+        Some(NpsRatioInGames {
+            ratio: Estimate {
+                value: mean.exp(),
+                ci_low: (mean - half_width).exp(),
+                ci_high: (mean + half_width).exp(),
+            },
+            games: logs.len() as u64,
+        })
+    }
 }
 
 /// One side's searches over a match's games, as means per move: what its speed and depth were
@@ -234,6 +281,7 @@ pub(crate) fn summarize(games: &[GameRecord], sprt: Option<&Sprt>) -> Summary {
         plies,
         alike: Alike::of(games),
         search_in_games: search.map(|totals| SearchInGames::of(&totals)),
+        nps_ratio_in_games: NpsRatioInGames::of(games),
     }
 }
 
@@ -321,6 +369,58 @@ mod tests {
         absurd.add_move(Duration::MAX, Some(u32::MAX), Some(u64::MAX));
         assert_eq!((absurd.nodes, absurd.time_us), (u64::MAX, u64::MAX));
         assert!(SearchInGames::of(&absurd).nps.is_some_and(f64::is_finite));
+    }
+
+    /// The games' ratio is the geometric mean of each game's, bounded by their spread, and
+    /// needs enough games in which both sides reported nodes.
+    #[test]
+    fn the_nps_ratio_in_games_is_the_geometric_mean_of_each_games_ratio() {
+        use std::time::Duration;
+        let blank = || GameRecord {
+            id: super::super::game::GameId { pair: 0, game: 0 },
+            opening: 0,
+            result: super::super::game::GameResult::Draw,
+            termination: Termination::Normal,
+            reason: String::new(),
+            plies: 0,
+            fault: None,
+            duration_ms: 0,
+            lab_overhead_ns: 0,
+            lab_overhead_moves: 0,
+            search: Default::default(),
+            pgn: String::new(),
+        };
+        let game = |a_nps: u64, b_nps: u64| {
+            let mut record = blank();
+            record.search[0].add_move(Duration::from_secs(1), Some(10), Some(a_nps));
+            record.search[1].add_move(Duration::from_secs(1), Some(10), Some(b_nps));
+            record
+        };
+        // Half the games B is 1.5 times as fast, half 1.0 times: geometric mean sqrt(1.5).
+        let mut games: Vec<GameRecord> = (0..MIN_GAMES_FOR_NPS_RATIO)
+            .map(|i| {
+                if i % 2 == 0 {
+                    game(1000, 1500)
+                } else {
+                    game(1000, 1000)
+                }
+            })
+            .collect();
+        let ratio = NpsRatioInGames::of(&games).unwrap();
+        assert_eq!(ratio.games, MIN_GAMES_FOR_NPS_RATIO);
+        assert!(
+            (ratio.ratio.value - 1.5f64.sqrt()).abs() < 1e-12,
+            "{ratio:?}"
+        );
+        assert!(ratio.ratio.ci_low < ratio.ratio.value && ratio.ratio.value < ratio.ratio.ci_high);
+        assert!(
+            ratio.ratio.ci_low > 1.0 && ratio.ratio.ci_high < 1.5,
+            "{ratio:?}"
+        );
+        // A game in which one side reported no nodes does not count; one game fewer is too few.
+        games.pop();
+        games.push(blank());
+        assert_eq!(NpsRatioInGames::of(&games), None);
     }
 
     #[test]

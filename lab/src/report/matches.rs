@@ -8,7 +8,7 @@ use crate::games::results::{EngineIdentity, Shard};
 use crate::games::sprt::{
     too_few_pairs, too_few_pairs_text, EloModel, Estimate, Pentanomial, SprtDecision,
 };
-use crate::games::summary::SearchInGames;
+use crate::games::summary::{NpsRatioInGames, SearchInGames};
 use crate::games::MatchReport;
 
 /// The match section: who played whom, the figures, and how the match ended.
@@ -215,7 +215,10 @@ pub(crate) fn rows(report: &MatchReport) -> Vec<[String; 2]> {
             format!("{overhead:.1} µs"),
         ]);
     }
-    rows.extend(search_rows(&s.search_in_games));
+    rows.extend(search_rows(
+        &s.search_in_games,
+        s.nps_ratio_in_games.as_ref(),
+    ));
     if let (Some(elapsed), Some(rate)) = (report.elapsed_s, report.games_per_minute) {
         rows.push([
             "time (this run)".to_string(),
@@ -230,8 +233,11 @@ pub(crate) fn rows(report: &MatchReport) -> Vec<[String; 2]> {
 }
 
 /// How each side searched in the games, and B's NPS over A's there: the rows of the match
-/// report and of its page. None for a side that searched no move.
-pub(crate) fn search_rows(sides: &[SearchInGames; 2]) -> Vec<[String; 2]> {
+/// report, the verdict's and their pages. None for a side that searched no move.
+pub(crate) fn search_rows(
+    sides: &[SearchInGames; 2],
+    ratio: Option<&NpsRatioInGames>,
+) -> Vec<[String; 2]> {
     let mut rows = Vec::new();
     for (label, side) in ["A", "B"].iter().zip(sides) {
         if side.moves == 0 {
@@ -258,21 +264,22 @@ pub(crate) fn search_rows(sides: &[SearchInGames; 2]) -> Vec<[String; 2]> {
             figures.join(", "),
         ]);
     }
-    if let Some(ratio) = nps_ratio_in_games(sides) {
+    if let Some(ratio) = ratio {
+        let percent = |r: f64| format!("{:+.2}%", (r - 1.0) * 100.0);
         rows.push([
-            "B's NPS over A's in the games".to_string(),
-            format!("{:+.2}%", (ratio - 1.0) * 100.0),
+            format!(
+                "B's NPS over A's in the games (geometric mean of {} games)",
+                thousands(ratio.games)
+            ),
+            format!(
+                "{} (95% CI {} to {})",
+                percent(ratio.ratio.value),
+                percent(ratio.ratio.ci_low),
+                percent(ratio.ratio.ci_high)
+            ),
         ]);
     }
     rows
-}
-
-/// B's NPS over A's in the games, where both reported nodes.
-pub(crate) fn nps_ratio_in_games(sides: &[SearchInGames; 2]) -> Option<f64> {
-    match (sides[0].nps, sides[1].nps) {
-        (Some(a), Some(b)) if a > 0.0 && b.is_finite() => Some(b / a),
-        _ => None,
-    }
 }
 
 /// The closing lines: where the games are, and the verdict with its exit code.

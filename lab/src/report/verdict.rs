@@ -178,6 +178,7 @@ pub(crate) fn render_verdict(report: &VerdictReport, style: Style) -> String {
             ]);
             rows.extend(super::matches::search_rows(
                 &search.games.summary.search_in_games,
+                search.games.summary.nps_ratio_in_games.as_ref(),
             ));
             rows.push([
                 "games' SPRT bounds".to_string(),

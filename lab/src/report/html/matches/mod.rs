@@ -146,7 +146,7 @@ pub(crate) fn page(doc: &MatchDoc) -> Result<String> {
         fact("LOS", &los(doc.los, &doc.pentanomial)),
         fact("SPRT", &sprt_summary(doc.sprt.as_ref())),
     ];
-    let searches: Vec<String> = search_rows(&doc.search_in_games)
+    let searches: Vec<String> = search_rows(&doc.search_in_games, doc.nps_ratio_in_games.as_ref())
         .iter()
         .map(|[name, value]| fact(name, value))
         .collect();

@@ -7,7 +7,7 @@ use serde::Deserialize;
 
 use crate::games::results::Shard;
 use crate::games::sprt::{Estimate, Pentanomial, Wdl};
-use crate::games::summary::{Alike, SearchInGames, SprtState};
+use crate::games::summary::{Alike, NpsRatioInGames, SearchInGames, SprtState};
 use crate::games::trajectory::TrajectoryPoint;
 use crate::report::html::model::Measured;
 
@@ -48,6 +48,8 @@ pub(crate) struct MatchDoc {
     /// Zero moves in the JSON of a lab from before it was recorded: no rows.
     #[serde(default)]
     pub(crate) search_in_games: [SearchInGames; 2],
+    #[serde(default)]
+    pub(crate) nps_ratio_in_games: Option<NpsRatioInGames>,
 }
 
 #[derive(Debug, Deserialize)]

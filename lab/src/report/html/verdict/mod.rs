@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use anyhow::{Context, Result};
 use serde::Deserialize;
 
-use crate::games::summary::SearchInGames;
+use crate::games::summary::{NpsRatioInGames, SearchInGames};
 use crate::report::html::matches::llr;
 use crate::report::html::plot::Footer;
 use crate::report::html::{fact, head, section};
@@ -89,6 +89,8 @@ struct Games {
     /// Zero moves in reports from before it was recorded: no rows.
     #[serde(default)]
     search_in_games: [SearchInGames; 2],
+    #[serde(default)]
+    nps_ratio_in_games: Option<NpsRatioInGames>,
 }
 
 #[derive(Deserialize)]
@@ -205,10 +207,13 @@ pub(crate) fn page(value: &serde_json::Value) -> Result<String> {
         ),
         fact("search", &search_facts),
         doc.search.as_ref().map_or_else(String::new, |search| {
-            crate::report::matches::search_rows(&search.games.search_in_games)
-                .iter()
-                .map(|[name, value]| fact(name, value))
-                .collect()
+            crate::report::matches::search_rows(
+                &search.games.search_in_games,
+                search.games.nps_ratio_in_games.as_ref(),
+            )
+            .iter()
+            .map(|[name, value]| fact(name, value))
+            .collect()
         }),
         fact(
             "bounds",
@@ -376,6 +381,8 @@ mod tests {
                                "nodes_per_move": 300000.0, "nps": nps})
         };
         paced["search"]["match"]["search_in_games"] = serde_json::json!([side(4.0e6), side(5.0e6)]);
+        paced["search"]["match"]["nps_ratio_in_games"] =
+            serde_json::json!({"value": 1.25, "ci_low": 1.2, "ci_high": 1.3, "games": 120});
         let html = page(&paced).unwrap();
         assert!(
             html.contains(
@@ -385,7 +392,10 @@ mod tests {
             "{html}"
         );
         assert!(
-            html.contains("<th>B's NPS over A's in the games</th><td>+25.00%</td>"),
+            html.contains(
+                "<th>B's NPS over A's in the games (geometric mean of 120 games)</th>\
+                 <td>+25.00% (95% CI +20.00% to +30.00%)</td>"
+            ),
             "{html}"
         );
     }
