@@ -126,11 +126,7 @@ fn a_match_with_an_sprt_draws_its_llr_elo_and_pentanomial() {
     let row = |name: &str| -> String {
         let line = run.stdout.lines().find(|line| line.contains(name));
         let line = line.unwrap_or_else(|| panic!("no row {name}: {run}"));
-        let cells: Vec<&str> = line
-            .trim_matches('│')
-            .split('┆')
-            .map(str::trim)
-            .collect();
+        let cells: Vec<&str> = line.trim_matches('│').split('┆').map(str::trim).collect();
         assert!(
             page.contains(&format!("<th>{}</th><td>{}</td>", cells[0], cells[1])),
             "{line}: {page}"

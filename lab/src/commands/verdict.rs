@@ -28,9 +28,9 @@ use crate::schema::{Kind, LAB_JSON_SCHEMA_VERSION};
 use crate::side::Side;
 use crate::verdict::speed_elo::{add, speed_elo};
 use crate::verdict::{
-    instructions_speed_ratio, models, node_budget, shifted_sprt, speed_decision,
-    speed_measured_finely, speed_ratio, typical_move_ms, Decision, ModelUse, SearchGames,
-    SpeedSource, VerdictNote, VerdictReport,
+    games_contradict_speed, instructions_speed_ratio, models, node_budget, shifted_sprt,
+    speed_decision, speed_measured_finely, speed_ratio, typical_move_ms, Decision, ModelUse,
+    SearchGames, SpeedSource, VerdictNote, VerdictReport,
 };
 
 pub(crate) fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
@@ -247,6 +247,16 @@ pub(crate) fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
             alike.checked,
             report.results_file.as_deref().unwrap_or("the match directory")
         );
+    }
+    if let Some(in_games) = &report.summary.nps_ratio_in_games {
+        if games_contradict_speed(&ratio, &in_games.ratio) {
+            notes.push(VerdictNote::GamesContradictSpeed {
+                charged: ratio,
+                source: speed_from,
+                in_games: in_games.ratio,
+                games: in_games.games,
+            });
+        }
     }
     let state = report
         .summary

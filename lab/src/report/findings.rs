@@ -10,7 +10,7 @@ use super::describe_depth;
 use crate::analysis::compare::{Note, Warning};
 use crate::analysis::stats::MIN_ROUNDS_FOR_CI;
 use crate::games::summary::Alike;
-use crate::verdict::VerdictNote;
+use crate::verdict::{SpeedSource, VerdictNote};
 
 impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -157,6 +157,34 @@ impl fmt::Display for VerdictNote {
                 f,
                 "the search's Elo is unbounded after {games} games (every pair won or lost)"
             ),
+            VerdictNote::GamesContradictSpeed {
+                charged,
+                source,
+                in_games,
+                games,
+            } => {
+                let percent = |ratio: f64| format!("{:+.2}%", (ratio - 1.0) * 100.0);
+                let measured = match source {
+                    SpeedSource::Instructions => {
+                        format!("{} by instructions per node", percent(charged.value))
+                    }
+                    SpeedSource::Nps => format!(
+                        "{} by paired NPS, 95% CI {} to {}",
+                        percent(charged.value),
+                        percent(charged.ci_low),
+                        percent(charged.ci_high)
+                    ),
+                };
+                write!(
+                    f,
+                    "in the {games} games B's NPS over A's was {} (95% CI {} to {}), \
+                     outside the speed the verdict charged ({measured}): the bench's positions \
+                     or machine state do not stand for the games', so the speed's Elo may be off",
+                    percent(in_games.value),
+                    percent(in_games.ci_low),
+                    percent(in_games.ci_high)
+                )
+            }
         }
     }
 }
@@ -164,5 +192,36 @@ impl fmt::Display for VerdictNote {
 impl Serialize for VerdictNote {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.collect_str(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::sprt::Estimate;
+
+    #[test]
+    fn a_speed_the_games_contradict_is_named_with_both_figures() {
+        let point = |value: f64| Estimate {
+            value,
+            ci_low: value,
+            ci_high: value,
+        };
+        let note = VerdictNote::GamesContradictSpeed {
+            charged: point(1.2369),
+            source: SpeedSource::Instructions,
+            in_games: Estimate {
+                value: 1.10,
+                ci_low: 1.05,
+                ci_high: 1.15,
+            },
+            games: 480,
+        };
+        assert_eq!(
+            note.to_string(),
+            "in the 480 games B's NPS over A's was +10.00% (95% CI +5.00% to +15.00%), outside \
+             the speed the verdict charged (+23.69% by instructions per node): the bench's \
+             positions or machine state do not stand for the games', so the speed's Elo may be off"
+        );
     }
 }

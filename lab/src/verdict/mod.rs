@@ -109,6 +109,14 @@ pub(crate) fn shifted_sprt(sprt: &Sprt, speed_elo: &Estimate) -> Sprt {
     }
 }
 
+/// Whether the speed the games themselves showed (B's NPS over A's, game by game, with its 95%
+/// interval) contradicts the speed ratio the verdict charged: the two intervals do not meet.
+/// Then the bench's positions or machine state do not stand for the games', and the speed's
+/// Elo, taken from the bench, may be off.
+pub(crate) fn games_contradict_speed(charged: &Estimate, in_games: &Estimate) -> bool {
+    in_games.ci_high < charged.ci_low || in_games.ci_low > charged.ci_high
+}
+
 /// Whether the speed is measured finely enough to shift the games' bounds by it: the
 /// measurement's own half-width in Elo (the model's slope times half the ratio interval's width
 /// in doublings; more rounds narrow only this part) is at most half the bounds' gap. Under load
@@ -127,6 +135,14 @@ pub(crate) enum VerdictNote {
     SpeedTooCoarse { low: f64, high: f64, rounds: u32 },
     /// Every pair of the `games` was won or lost: the search's Elo has no finite estimate.
     SearchEloUnbounded { games: u64 },
+    /// B's NPS over A's in the `games` games (`in_games`) contradicts the speed ratio the
+    /// verdict charged (`charged`, measured by `source`): see [`games_contradict_speed`].
+    GamesContradictSpeed {
+        charged: Estimate,
+        source: SpeedSource,
+        in_games: Estimate,
+        games: u64,
+    },
 }
 
 /// The decision of a verdict, as the exit code says it.
@@ -339,6 +355,27 @@ mod tests {
 
     /// At 155 Elo per doubling, bounds 5 apart ask for the ratio within about ±1.1%: ±1% is
     /// fine enough, ±5% (a loaded machine's six rounds) is not, and neither is no interval.
+    /// Only intervals that do not meet contradict; an exact ratio is a point interval.
+    #[test]
+    fn the_games_contradict_the_speed_only_when_the_intervals_do_not_meet() {
+        let exact = Estimate {
+            value: 1.237,
+            ci_low: 1.237,
+            ci_high: 1.237,
+        };
+        let games = |low: f64, high: f64| Estimate {
+            value: (low + high) / 2.0,
+            ci_low: low,
+            ci_high: high,
+        };
+        assert!(!games_contradict_speed(&exact, &games(1.163, 1.309)));
+        assert!(games_contradict_speed(&exact, &games(1.05, 1.20)));
+        assert!(games_contradict_speed(&exact, &games(1.24, 1.30)));
+        let measured = games(1.20, 1.33);
+        assert!(!games_contradict_speed(&measured, &games(1.05, 1.20)));
+        assert!(games_contradict_speed(&measured, &games(1.05, 1.19)));
+    }
+
     #[test]
     fn the_speed_is_fine_enough_when_its_own_half_width_is_within_half_the_gap() {
         let ratio = |low: f64, high: f64| Estimate {
