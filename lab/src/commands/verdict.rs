@@ -249,7 +249,7 @@ pub(crate) fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
         );
     }
     if let Some(in_games) = &report.summary.nps_ratio_in_games {
-        if games_contradict_speed(&ratio, &in_games.ratio) {
+        if games_contradict_speed(&ratio, &in_games.ratio, model.elo_per_doubling.value, &sprt) {
             notes.push(VerdictNote::GamesContradictSpeed {
                 charged: ratio,
                 source: speed_from,

@@ -110,11 +110,20 @@ pub(crate) fn shifted_sprt(sprt: &Sprt, speed_elo: &Estimate) -> Sprt {
 }
 
 /// Whether the speed the games themselves showed (B's NPS over A's, game by game, with its 95%
-/// interval) contradicts the speed ratio the verdict charged: the two intervals do not meet.
-/// Then the bench's positions or machine state do not stand for the games', and the speed's
-/// Elo, taken from the bench, may be off.
-pub(crate) fn games_contradict_speed(charged: &Estimate, in_games: &Estimate) -> bool {
-    in_games.ci_high < charged.ci_low || in_games.ci_low > charged.ci_high
+/// interval) contradicts the speed ratio the verdict charged by enough to matter: the two
+/// intervals do not meet, and the two ratios differ by more than half the bounds' gap in Elo
+/// at the model's slope (the precision [`speed_measured_finely`] asks of the speed). Then the
+/// bench's positions or machine state do not stand for the games', and the speed's Elo, taken
+/// from the bench, may be off by that much.
+pub(crate) fn games_contradict_speed(
+    charged: &Estimate,
+    in_games: &Estimate,
+    elo_per_doubling: f64,
+    sprt: &Sprt,
+) -> bool {
+    let apart = in_games.ci_high < charged.ci_low || in_games.ci_low > charged.ci_high;
+    let elo_apart = (elo_per_doubling * (in_games.value / charged.value).log2()).abs();
+    apart && elo_apart.is_finite() && elo_apart > (sprt.elo1 - sprt.elo0) / 2.0
 }
 
 /// Whether the speed is measured finely enough to shift the games' bounds by it: the
@@ -355,9 +364,10 @@ mod tests {
 
     /// At 155 Elo per doubling, bounds 5 apart ask for the ratio within about ±1.1%: ±1% is
     /// fine enough, ±5% (a loaded machine's six rounds) is not, and neither is no interval.
-    /// Only intervals that do not meet contradict; an exact ratio is a point interval.
+    /// Only intervals that do not meet contradict, and only by more than half the bounds' gap
+    /// in Elo; an exact ratio is a point interval.
     #[test]
-    fn the_games_contradict_the_speed_only_when_the_intervals_do_not_meet() {
+    fn the_games_contradict_the_speed_only_when_the_intervals_do_not_meet_by_enough_elo() {
         let exact = Estimate {
             value: 1.237,
             ci_low: 1.237,
@@ -368,12 +378,17 @@ mod tests {
             ci_low: low,
             ci_high: high,
         };
-        assert!(!games_contradict_speed(&exact, &games(1.163, 1.309)));
-        assert!(games_contradict_speed(&exact, &games(1.05, 1.20)));
-        assert!(games_contradict_speed(&exact, &games(1.24, 1.30)));
+        let contradict = |charged: &Estimate, in_games: &Estimate| {
+            games_contradict_speed(charged, in_games, 130.0, &sprt())
+        };
+        assert!(!contradict(&exact, &games(1.163, 1.309)));
+        assert!(contradict(&exact, &games(1.05, 1.20)));
+        assert!(contradict(&exact, &games(1.24, 1.30)));
+        // Apart, but by 2.1 Elo at 130 per doubling: less than half of a 5-Elo gap.
+        assert!(!contradict(&exact, &games(1.2401, 1.2613)));
         let measured = games(1.20, 1.33);
-        assert!(!games_contradict_speed(&measured, &games(1.05, 1.20)));
-        assert!(games_contradict_speed(&measured, &games(1.05, 1.19)));
+        assert!(!contradict(&measured, &games(1.05, 1.20)));
+        assert!(contradict(&measured, &games(1.05, 1.19)));
     }
 
     #[test]
