@@ -41,7 +41,7 @@ impl SprtState {
         if !sprt::too_few_pairs(pentanomial) {
             state.games_to_decision = state
                 .pairs_to_decision(pentanomial.pairs())
-                .map(|pairs| (2.0 * pairs).ceil().min(u64::MAX as f64) as u64);
+                .map(|pairs| (2.0 * pairs).ceil() as u64);
         }
         state
     }
@@ -376,22 +376,8 @@ mod tests {
     #[test]
     fn the_nps_ratio_in_games_is_the_geometric_mean_of_each_games_ratio() {
         use std::time::Duration;
-        let blank = || GameRecord {
-            id: super::super::game::GameId { pair: 0, game: 0 },
-            opening: 0,
-            result: super::super::game::GameResult::Draw,
-            termination: Termination::Normal,
-            reason: String::new(),
-            plies: 0,
-            fault: None,
-            duration_ms: 0,
-            lab_overhead_ns: 0,
-            lab_overhead_moves: 0,
-            search: Default::default(),
-            pgn: String::new(),
-        };
         let game = |a_nps: u64, b_nps: u64| {
-            let mut record = blank();
+            let mut record = blank_game();
             record.search[0].add_move(Duration::from_secs(1), Some(10), Some(a_nps));
             record.search[1].add_move(Duration::from_secs(1), Some(10), Some(b_nps));
             record
@@ -419,8 +405,71 @@ mod tests {
         );
         // A game in which one side reported no nodes does not count; one game fewer is too few.
         games.pop();
-        games.push(blank());
+        games.push(blank_game());
         assert_eq!(NpsRatioInGames::of(&games), None);
+    }
+
+    proptest::proptest! {
+        /// Whatever sums a results file claims (it is read from outside), the searches in the
+        /// games are finite means or absent, and the ratio's interval holds its value.
+        #[test]
+        fn any_recorded_searches_give_finite_figures(
+            sides in proptest::collection::vec(
+                proptest::array::uniform2(proptest::array::uniform7(proptest::num::u64::ANY)),
+                0..45,
+            )
+        ) {
+            let games: Vec<GameRecord> = sides
+                .iter()
+                .map(|sums| {
+                    let mut record = blank_game();
+                    for (side, s) in record.search.iter_mut().zip(sums) {
+                        *side = SearchTotals {
+                            moves: s[0],
+                            time_us: s[1],
+                            depth_moves: s[2],
+                            depth_sum: s[3],
+                            nodes_moves: s[4],
+                            nodes: s[5],
+                            nodes_time_us: s[6],
+                        };
+                    }
+                    record
+                })
+                .collect();
+            let summary = summarize(&games, None);
+            for side in &summary.search_in_games {
+                for figure in [side.mean_depth, side.mean_time_ms, side.nodes_per_move, side.nps]
+                    .into_iter()
+                    .flatten()
+                {
+                    proptest::prop_assert!(figure.is_finite(), "{side:?}");
+                }
+            }
+            if let Some(ratio) = summary.nps_ratio_in_games {
+                let e = ratio.ratio;
+                proptest::prop_assert!(e.ci_low.is_finite() && e.ci_high.is_finite());
+                proptest::prop_assert!(e.ci_low <= e.value && e.value <= e.ci_high, "{e:?}");
+                proptest::prop_assert!(ratio.games >= MIN_GAMES_FOR_NPS_RATIO);
+            }
+        }
+    }
+
+    fn blank_game() -> GameRecord {
+        GameRecord {
+            id: super::super::game::GameId { pair: 0, game: 0 },
+            opening: 0,
+            result: super::super::game::GameResult::Draw,
+            termination: Termination::Normal,
+            reason: String::new(),
+            plies: 0,
+            fault: None,
+            duration_ms: 0,
+            lab_overhead_ns: 0,
+            lab_overhead_moves: 0,
+            search: Default::default(),
+            pgn: String::new(),
+        }
     }
 
     #[test]

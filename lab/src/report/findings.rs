@@ -6,7 +6,7 @@ use std::fmt;
 
 use serde::{Serialize, Serializer};
 
-use super::describe_depth;
+use super::{describe_depth, ratio_change, ratio_change_with_ci};
 use crate::analysis::compare::{Note, Warning};
 use crate::analysis::stats::MIN_ROUNDS_FOR_CI;
 use crate::games::summary::Alike;
@@ -163,26 +163,20 @@ impl fmt::Display for VerdictNote {
                 in_games,
                 games,
             } => {
-                let percent = |ratio: f64| format!("{:+.2}%", (ratio - 1.0) * 100.0);
                 let measured = match source {
                     SpeedSource::Instructions => {
-                        format!("{} by instructions per node", percent(charged.value))
+                        format!("{} by instructions per node", ratio_change(charged.value))
                     }
-                    SpeedSource::Nps => format!(
-                        "{} by paired NPS, 95% CI {} to {}",
-                        percent(charged.value),
-                        percent(charged.ci_low),
-                        percent(charged.ci_high)
-                    ),
+                    SpeedSource::Nps => {
+                        format!("{} by paired NPS", ratio_change_with_ci(charged))
+                    }
                 };
                 write!(
                     f,
-                    "in the {games} games B's NPS over A's was {} (95% CI {} to {}), \
-                     outside the speed the verdict charged ({measured}): the bench's positions \
-                     or machine state do not stand for the games', so the speed's Elo may be off",
-                    percent(in_games.value),
-                    percent(in_games.ci_low),
-                    percent(in_games.ci_high)
+                    "in the {games} games B's NPS over A's was {}, outside the speed the \
+                     verdict charged ({measured}): the bench's positions or machine state do \
+                     not stand for the games', so the speed's Elo may be off",
+                    ratio_change_with_ci(in_games)
                 )
             }
         }

@@ -265,18 +265,12 @@ pub(crate) fn search_rows(
         ]);
     }
     if let Some(ratio) = ratio {
-        let percent = |r: f64| format!("{:+.2}%", (r - 1.0) * 100.0);
         rows.push([
             format!(
                 "B's NPS over A's in the games (geometric mean of {} games)",
                 thousands(ratio.games)
             ),
-            format!(
-                "{} (95% CI {} to {})",
-                percent(ratio.ratio.value),
-                percent(ratio.ratio.ci_low),
-                percent(ratio.ratio.ci_high)
-            ),
+            super::ratio_change_with_ci(&ratio.ratio),
         ]);
     }
     rows

@@ -267,6 +267,21 @@ pub(crate) fn signed_pct(value: f64) -> String {
     format!("{value:+.2}%")
 }
 
+/// A ratio as the signed percent change it is, `+25.07%`.
+pub(crate) fn ratio_change(ratio: f64) -> String {
+    signed_pct((ratio - 1.0) * 100.0)
+}
+
+/// A ratio with its 95% interval as percent changes: `+25.07% (95% CI +24.01% to +26.13%)`.
+pub(crate) fn ratio_change_with_ci(ratio: &crate::games::sprt::Estimate) -> String {
+    format!(
+        "{} (95% CI {} to {})",
+        ratio_change(ratio.value),
+        ratio_change(ratio.ci_low),
+        ratio_change(ratio.ci_high)
+    )
+}
+
 fn signed_pp(value: f64) -> String {
     format!("{value:+.2} pp")
 }

@@ -49,16 +49,6 @@ fn wall_time(seconds: f64) -> String {
     }
 }
 
-fn percent(ratio: Estimate) -> String {
-    let pct = |r: f64| (r - 1.0) * 100.0 + 0.0;
-    format!(
-        "{:+.2}% (95% CI {:+.2}% to {:+.2}%)",
-        pct(ratio.value),
-        pct(ratio.ci_low),
-        pct(ratio.ci_high)
-    )
-}
-
 fn per_doubling(k: &Estimate) -> String {
     format!(
         "{:.1} Elo per doubling (95% CI {:.1} to {:.1})",
@@ -81,7 +71,7 @@ fn speed_row(report: &VerdictReport) -> [String; 2] {
             "speed (B vs A, paired NPS)".to_string(),
             format!(
                 "{} over {} rounds",
-                percent(report.speed_ratio),
+                super::ratio_change_with_ci(&report.speed_ratio),
                 report.rounds
             ),
         ],
@@ -95,8 +85,8 @@ fn speed_row(report: &VerdictReport) -> [String; 2] {
             [
                 "speed (B vs A, instructions)".to_string(),
                 format!(
-                    "{:+.2}%: A's instructions per node over B's (callgrind, {depth}; exact)",
-                    (report.speed_ratio.value - 1.0) * 100.0 + 0.0
+                    "{}: A's instructions per node over B's (callgrind, {depth}; exact)",
+                    super::ratio_change(report.speed_ratio.value)
                 ),
             ]
         }
