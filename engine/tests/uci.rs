@@ -184,6 +184,40 @@ fn full_session_plays_a_legal_move() {
 }
 
 #[test]
+fn a_search_cut_inside_an_iteration_reports_its_whole_node_count() {
+    const LIMIT: u64 = 20_000;
+    let mut engine = Engine::start();
+    engine.send("position startpos");
+    engine.send(&format!("go nodes {LIMIT}"));
+    let lines = engine.read_until("bestmove", |l| l.starts_with("bestmove"));
+    let nodes_of = |line: &str| -> u64 {
+        let mut fields = line.split_whitespace();
+        fields.find(|&f| f == "nodes").expect("a nodes field");
+        fields.next().unwrap().parse().expect("a node count")
+    };
+    let [.., last_iteration, totals, _] = lines.as_slice() else {
+        panic!("too few lines: {lines:#?}");
+    };
+    assert!(totals.starts_with("info nodes "), "{lines:#?}");
+    assert!(last_iteration.starts_with("info depth "), "{lines:#?}");
+    let total = nodes_of(totals);
+    assert!(
+        (LIMIT..LIMIT + 1_000).contains(&total),
+        "the whole search is the limit, give or take the last node's children: {total}"
+    );
+    assert!(nodes_of(last_iteration) < total, "{lines:#?}");
+
+    // A search that ends with its iteration says it all in that iteration's line.
+    engine.send("go depth 3");
+    let lines = engine.read_until("bestmove", |l| l.starts_with("bestmove"));
+    assert!(
+        !lines.iter().any(|l| l.starts_with("info nodes ")),
+        "{lines:#?}"
+    );
+    engine.quit();
+}
+
+#[test]
 fn stop_ends_go_infinite() {
     let mut engine = Engine::start();
     engine.send("position startpos");

@@ -17,7 +17,7 @@ use std::io::{self, BufRead};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::{self, JoinHandle};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 const DEFAULT_HASH_MB: usize = 16;
 
@@ -314,8 +314,16 @@ impl UciEngine {
             .name("search".to_string())
             .stack_size(SEARCH_STACK_BYTES)
             .spawn(move || {
+                let started = Instant::now();
+                let mut listener = UciListener::default();
                 let result =
-                    searcher.search(&board, &history, &limits, &thread_stop, &mut UciListener);
+                    searcher.search(&board, &history, &limits, &thread_stop, &mut listener);
+                // A search stopped inside an iteration (a node limit, the clock, `stop`) searched
+                // more than its last `info` says, and GUIs and match runners take the nodes from
+                // the last `info`: the total goes out before `bestmove`.
+                if result.nodes > listener.reported_nodes {
+                    send(&totals_line(result.nodes, started.elapsed()));
+                }
                 // UCI forbids `bestmove` before `stop` in infinite mode, even if the search ended
                 // early (mate found, single legal move).
                 if limits.infinite {
@@ -354,12 +362,31 @@ fn playable_move(board: &Board, best_move: Move) -> Move {
 }
 
 /// Prints each completed iteration as a UCI `info` line.
-struct UciListener;
+#[derive(Default)]
+struct UciListener {
+    /// The nodes of the last `info` line sent.
+    reported_nodes: u64,
+}
 
 impl Listener for UciListener {
     fn on_iteration(&mut self, info: &SearchInfo) {
+        self.reported_nodes = info.nodes;
         send(&info_line(info));
     }
+}
+
+/// `info nodes N nps X time T`: what a whole search cost, when its last iteration's line does
+/// not say it.
+fn totals_line(nodes: u64, elapsed: Duration) -> String {
+    format!(
+        "info nodes {nodes} nps {} time {}",
+        nps(nodes, elapsed),
+        elapsed.as_millis()
+    )
+}
+
+fn nps(nodes: u64, elapsed: Duration) -> u128 {
+    u128::from(nodes) * 1_000_000_000 / elapsed.as_nanos().max(1)
 }
 
 fn info_line(info: &SearchInfo) -> String {
@@ -367,13 +394,12 @@ fn info_line(info: &SearchInfo) -> String {
         Score::Cp(cp) => format!("cp {cp}"),
         Score::Mate(moves) => format!("mate {moves}"),
     };
-    let elapsed_ns = info.elapsed.as_nanos().max(1);
-    let nps = u128::from(info.nodes) * 1_000_000_000 / elapsed_ns;
     let mut line = format!(
-        "info depth {} seldepth {} score {score} nodes {} nps {nps} time {}",
+        "info depth {} seldepth {} score {score} nodes {} nps {} time {}",
         info.depth,
         info.seldepth,
         info.nodes,
+        nps(info.nodes, info.elapsed),
         info.elapsed.as_millis()
     );
     if !info.pv.is_empty() {
