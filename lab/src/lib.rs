@@ -10,6 +10,7 @@ pub mod calendar;
 pub mod calibration;
 pub mod cli;
 pub mod commands;
+pub mod digits;
 pub mod engine;
 pub mod games;
 pub mod history;

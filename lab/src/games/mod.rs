@@ -40,6 +40,7 @@ use self::sprt::{EloModel, Sprt, SprtDecision};
 use self::summary::{summarize, Summary};
 use self::trajectory::{trajectory, TrajectoryPoint};
 use self::uci_process::{EngineSetup, UciProcess};
+use crate::digits::thousands;
 use crate::engine::revision::resolve;
 use crate::lab::{Lab, Session};
 use crate::machine::Provenance;
@@ -406,14 +407,14 @@ pub(crate) fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
         progress.line(&format!(
             "resuming {} ({} games recorded)",
             path.display(),
-            games.len()
+            thousands(games.len() as u64)
         ));
         settings.games = budget.resumed(header.settings.games, &games);
         if settings.games != header.settings.games {
             progress.line(&format!(
                 "the budget is now {} games (it was {}{})",
-                settings.games,
-                header.settings.games,
+                thousands(settings.games),
+                thousands(header.settings.games),
                 if settings.games > budget.games() {
                     ", and the recorded pairs need this many"
                 } else {
@@ -529,8 +530,8 @@ pub(crate) fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
         identities[0].name,
         identities[1].name,
         describe_limits(&played_limits),
-        jobs.len(),
-        recorded.len(),
+        thousands(jobs.len() as u64),
+        thousands(recorded.len() as u64),
         arena.concurrency,
         expected_duration(&limits, jobs.len(), arena.concurrency, stop_on.is_some()),
         results.path().display(),

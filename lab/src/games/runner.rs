@@ -22,6 +22,7 @@ use super::sprt::{self, Sprt, SprtDecision};
 use super::summary::{summarize, Summary};
 use super::trajectory::PairTally;
 use super::uci_process::{EngineSetup, Fault, UciProcess};
+use crate::digits::thousands;
 use crate::progress::Progress;
 use crate::side::Side;
 
@@ -321,8 +322,9 @@ fn worker(
 /// many games that is.
 fn status_line(summary: &Summary, total: u64, remaining: u64, per_game: Duration) -> String {
     let mut line = format!(
-        "games {}/{total}  B +{} ={} -{}  [{}]",
-        summary.games,
+        "games {}/{}  B +{} ={} -{}  [{}]",
+        thousands(summary.games),
+        thousands(total),
         summary.wdl.wins,
         summary.wdl.draws,
         summary.wdl.losses,
@@ -363,8 +365,23 @@ fn status_line(summary: &Summary, total: u64, remaining: u64, per_game: Duration
     line.push_str(&format!("  ETA {}", crate::games::format_duration(eta)));
     if let Some(games) = to_decision {
         line.push_str(&format!(
-            " (~{games} more games to a decision at this pace)"
+            " (~{} more games to a decision at this pace)",
+            thousands(games)
         ));
     }
     line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_status_line_groups_counts_as_the_reports_do() {
+        let mut summary = summarize(&[], None);
+        summary.games = 1234;
+        let line = status_line(&summary, 20_000, 18_766, Duration::from_secs(1));
+        assert!(line.starts_with("games 1,234/20,000  B +0 =0 -0"), "{line}");
+        assert!(line.ends_with("ETA 5h12m"), "{line}");
+    }
 }

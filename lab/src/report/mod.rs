@@ -34,6 +34,7 @@ use serde::Serialize;
 use crate::analysis::compare::{Comparison, Settings, SideSummary};
 use crate::analysis::measure::RevisionRecord;
 use crate::analysis::stats::Verdict;
+pub(crate) use crate::digits::thousands;
 use crate::machine::{Machine, Toolchain};
 use crate::schema::Kind;
 use style::Style;
@@ -235,18 +236,6 @@ pub(crate) fn no_search_split(who: &str) -> String {
     )
 }
 
-pub(crate) fn thousands(value: u64) -> String {
-    let digits = value.to_string();
-    let mut out = String::new();
-    for (i, digit) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(digit);
-    }
-    out
-}
-
 fn seconds(milliseconds: f64) -> String {
     format!("{:.3} s", milliseconds / 1e3)
 }
@@ -342,17 +331,4 @@ pub(crate) fn describe_settings(settings: &Settings, measured_depth: Option<u32>
         "depth {depth}, {} rounds, instructions at depth {}{positions}",
         settings.rounds, settings.instr_depth
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn thousands_groups_digits() {
-        assert_eq!(thousands(0), "0");
-        assert_eq!(thousands(999), "999");
-        assert_eq!(thousands(1000), "1,000");
-        assert_eq!(thousands(4412345), "4,412,345");
-    }
 }
