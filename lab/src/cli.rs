@@ -552,6 +552,12 @@ pub(crate) struct VerdictCommandArgs {
     /// branches): for a machine too noisy for NPS.
     #[arg(long, value_enum, default_value = "nps")]
     pub(crate) speed_from: SpeedFromArg,
+    /// With different signatures: give B its speed as nodes, not Elo. A plays at the node
+    /// budget, B at the budget times the lower end of the speed ratio's 95% interval, and the
+    /// games' Elo is the total, judged against the bounds as given: no speed-Elo model is needed
+    /// and none is added (docs/verdict.md, "Node odds").
+    #[arg(long)]
+    pub(crate) node_odds: bool,
     #[command(flatten)]
     pub(crate) measure: MeasureArgs,
     #[command(flatten)]

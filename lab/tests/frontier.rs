@@ -317,6 +317,11 @@ fn verdicts_of_another_a_or_clock_and_files_that_do_not_fit_are_refused_with_exi
         "other-tc.json",
         &verdict(A_KEY, "10+0.1", "t3", 1.02, 2.0, [1.0, -3.0, 5.0]),
     );
+    let mut at_odds = verdict(A_KEY, "5+0.05", "t4", 1.25, 40.0, [35.0, 15.0, 55.0]);
+    at_odds["games_at"] = json!("node-odds");
+    at_odds["search_elo"] = Value::Null;
+    at_odds["search"] = json!({"nodes_per_move": 400000, "b_nodes_per_move": 500000});
+    let node_odds = files.write("node-odds.json", &at_odds);
     let calibration_path = files.write("cal.json", &json!(calibration(20, 5)));
     let no_safety = files.write(
         "no-safety.json",
@@ -348,6 +353,13 @@ fn verdicts_of_another_a_or_clock_and_files_that_do_not_fit_are_refused_with_exi
             vec![
                 text(&other_tc).to_string(),
                 "tc: judged at 10+0.1".to_string(),
+            ],
+        ),
+        (
+            vec![point("a", &one), point("b", &node_odds)],
+            vec![
+                text(&node_odds).to_string(),
+                "games_at: the verdict played its games at node odds".to_string(),
             ],
         ),
         (

@@ -350,6 +350,28 @@ fn profile_draws_any_engine_with_perf() {
     );
 }
 
+/// A quick verdict of HEAD against HEAD~1 at 2+0.02 with `max_games` games, then `extra`.
+fn verdict_args(max_games: &'static str, extra: &[&'static str]) -> Vec<&'static str> {
+    let mut all = vec![
+        "verdict",
+        "HEAD~1",
+        "HEAD",
+        "--tc",
+        "2+0.02",
+        "--rounds",
+        "4",
+        "--max-rounds",
+        "4",
+        "--no-instructions",
+        "--concurrency",
+        "2",
+        "--max-games",
+        max_games,
+    ];
+    all.extend_from_slice(extra);
+    all
+}
+
 /// The jsonl files under the lab's match directory of `repo`, with their line counts.
 fn match_results(repo: &FakeRepo) -> Vec<(std::path::PathBuf, usize)> {
     let dir = repo.path().join("target").join("lab").join("match");
@@ -395,23 +417,8 @@ fn an_interrupted_verdict_gives_the_verdict_of_its_games_so_far_and_resume_conti
     repo.commit("B: another search");
     common::speed_elo::store_stand_in_model(repo.path());
     let export = repo.path().join("verdict.json");
-    let args = [
-        "verdict",
-        "HEAD~1",
-        "HEAD",
-        "--tc",
-        "2+0.02",
-        "--rounds",
-        "4",
-        "--max-rounds",
-        "4",
-        "--no-instructions",
-        "--concurrency",
-        "2",
-        "--max-games",
-        "40",
-    ];
-    let mut interrupted_args = args.to_vec();
+    let args = verdict_args("40", &[]);
+    let mut interrupted_args = args.clone();
     interrupted_args.extend(["--export-json", export.to_str().unwrap()]);
     let child = repo
         .lab_command(&interrupted_args)
@@ -448,9 +455,7 @@ fn an_interrupted_verdict_gives_the_verdict_of_its_games_so_far_and_resume_conti
 
     std::fs::remove_file(gate.join("limit")).unwrap();
     // Judged again with a budget at the games recorded: none more is played.
-    let mut again_args: Vec<&str> = args[..args.len() - 2].to_vec();
-    again_args.extend(["--max-games", "2", "--resume", "--format", "json"]);
-    let again = repo.lab(&again_args);
+    let again = repo.lab(&verdict_args("2", &["--resume", "--format", "json"]));
     assert!(matches!(again.code, 0 | 1 | 3), "{again}");
     assert_eq!(again.json()["games"], GAMES_BEFORE as u64, "{again}");
     assert!(
@@ -583,4 +588,78 @@ fn a_speed_elo_fit_plays_every_odds_on_the_commit_it_started_from() {
         "both odds resumed: {resumed}"
     );
     assert_eq!(match_results(&repo).len(), 2, "no new results file");
+}
+
+/// With node odds the games carry the speed: B plays at A's budget times the lower end of its
+/// speed ratio, the bounds are not shifted, the games' Elo is the total, and no speed-Elo
+/// model is needed. A resumed node-odds verdict keeps both budgets.
+#[test]
+fn a_verdict_at_node_odds_needs_no_model_and_its_games_are_the_total() {
+    if !have("cc") || !have("make") {
+        eprintln!("skipped: cc and make are needed to build the C engine");
+        return;
+    }
+    let repo = FakeRepo::new();
+    repo.write("src/engine.c", ENGINE_C);
+    repo.write("src/Makefile", MAKEFILE);
+    write_c_engine_lab_toml(&repo);
+    repo.commit("A: the engine");
+    // B: another signature and other moves. (Its speed is whatever four rounds of a
+    // millisecond bench say on a busy machine: only the budgets' rule is asserted.)
+    repo.write(
+        "src/engine.c",
+        &format!("#define NODES_PER_DEPTH 1100\n#define SEED \"7\"\n{ENGINE_C}"),
+    );
+    repo.commit("B: another search");
+    let args = verdict_args;
+
+    let without = repo.lab(&args("6", &["--format", "json"]));
+    assert_eq!(without.code, 2, "equal nodes need the model: {without}");
+    assert!(
+        without.stderr.contains("no speed-Elo model") && without.stderr.contains("--node-odds"),
+        "the error offers node odds: {without}"
+    );
+
+    let run = repo.lab(&args("6", &["--node-odds", "--format", "json"]));
+    assert!(matches!(run.code, 0 | 1 | 3), "{run}");
+    let report = run.json();
+    assert_eq!(report["games_at"], "node-odds", "{run}");
+    assert!(
+        report["model"].is_null() && report["speed_elo"].is_null(),
+        "{run}"
+    );
+    assert!(report["search_elo"].is_null(), "{run}");
+    assert_eq!(report["games"], 6, "{run}");
+    let search = &report["search"];
+    let a_nodes = search["nodes_per_move"].as_u64().unwrap();
+    let b_nodes = search["b_nodes_per_move"].as_u64().unwrap();
+    let low = report["speed_ratio"]["ci_low"].as_f64().unwrap();
+    assert_eq!(b_nodes, (a_nodes as f64 * low).round() as u64, "{run}");
+    let limits = &search["match"]["limits"];
+    assert_eq!(limits[0]["nodes"].as_u64(), Some(a_nodes), "{run}");
+    assert_eq!(limits[1]["nodes"].as_u64(), Some(b_nodes), "{run}");
+    assert_eq!(search["shifted_sprt"]["elo0"], report["sprt"]["elo0"]);
+    assert_eq!(search["shifted_sprt"]["elo1"], report["sprt"]["elo1"]);
+    // Random movers may win or lose every pair, whose Elo is unbounded (null) in both.
+    let games_elo = &search["match"]["elo"];
+    if games_elo.is_null() {
+        assert!(report["total_elo"]["value"].is_null(), "{run}");
+    } else {
+        assert_eq!(&report["total_elo"], games_elo, "{run}");
+    }
+
+    let resumed = repo.lab(&args("8", &["--node-odds", "--resume"]));
+    assert!(matches!(resumed.code, 0 | 1 | 3), "{resumed}");
+    assert!(
+        resumed.stderr.contains(&format!(
+            "at their budget of {a_nodes} (A) and {b_nodes} (B) nodes per move"
+        )),
+        "{resumed}"
+    );
+    assert!(
+        resumed.stdout.contains("node budgets (node odds)")
+            && resumed.stdout.contains("total Elo (games at node odds)"),
+        "{resumed}"
+    );
+    assert_eq!(match_results(&repo).len(), 1, "one results file");
 }

@@ -1,6 +1,7 @@
 //! `lab verdict A B --tc T --sprt elo0=E0,elo1=E1`: signature, paired speed and instructions
 //! as `lab compare` measures them; the speed in Elo from the stored model; with the same
-//! signature the speed decides alone, otherwise a fixed-node SPRT with shifted bounds.
+//! signature the speed decides alone, otherwise a fixed-node SPRT with shifted bounds, or with
+//! `--node-odds` one where B's budget carries its speed.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -28,9 +29,10 @@ use crate::schema::{Kind, LAB_JSON_SCHEMA_VERSION};
 use crate::side::Side;
 use crate::verdict::speed_elo::{add, speed_elo};
 use crate::verdict::{
-    games_contradict_speed, instructions_speed_ratio, models, node_budget, shifted_sprt,
-    speed_decision, speed_measured_finely, speed_ratio, typical_move_ms, Decision, ModelUse,
-    SearchGames, SpeedSource, VerdictNote, VerdictReport,
+    games_contradict_speed, instructions_speed_ratio, models, node_budget, node_odds_budget,
+    shifted_sprt, speed_decision, speed_measured_finely, speed_ratio, speed_tolerance,
+    typical_move_ms, Decision, GamesAt, ModelUse, SearchGames, SpeedSource, VerdictNote,
+    VerdictReport,
 };
 
 pub(crate) fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
@@ -62,30 +64,43 @@ pub(crate) fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
              --no-instructions"
         );
     }
+    let games_at = if args.node_odds {
+        GamesAt::NodeOdds
+    } else {
+        GamesAt::EqualNodes
+    };
     let mut notes = Vec::new();
     let (mut comparison, paths) = measure(lab, args, args.measure.run.rounds, true)?;
     let model_dir = models::models_dir(&paths);
     let match_dir = paths.root.join("match");
     let machine = machine_id(&Machine::current());
     let a_binary = comparison.a.revision.binary_key.clone();
-    let (model, same_binary) = models::find(&model_dir, &machine, &a_binary, Some(&limit))
-        .with_context(|| {
-            format!(
-                "no speed-Elo model for this machine at {}: fit one with `lab speed-elo {} --tc {}` \
-                 (stored models: `lab speed-elo --show`)",
-                limit.pgn_time_control(),
-                args.a,
-                args.tc
-            )
-        })?;
-    if !same_binary {
+    let found = models::find(&model_dir, &machine, &a_binary, Some(&limit));
+    // Node odds carry the speed in the games; the speed alone (same signature) and the sum of
+    // equal-node games and speed both need the model's exchange rate.
+    let model_needed = games_at == GamesAt::EqualNodes || !comparison.signature.changed;
+    if found.is_none() && model_needed {
+        bail!(
+            "no speed-Elo model for this machine at {}: fit one with `lab speed-elo {} --tc {}` \
+             (stored models: `lab speed-elo --show`){}",
+            limit.pgn_time_control(),
+            args.a,
+            args.tc,
+            if comparison.signature.changed {
+                "; or play the games at node odds (`--node-odds`), which need none"
+            } else {
+                ""
+            }
+        );
+    }
+    if let Some((model, false)) = &found {
         notes.push(VerdictNote::ModelOfAnotherTree {
             spec: model.engine.spec.clone(),
         });
     }
     let pinned = pinned(args, &comparison);
     let args = &pinned;
-    let model_use = ModelUse {
+    let model_use = found.as_ref().map(|(model, same_binary)| ModelUse {
         elo_per_doubling: Estimate {
             value: model.elo_per_doubling.value,
             ci_low: model.elo_per_doubling.ci_low,
@@ -96,12 +111,16 @@ pub(crate) fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
             .commit
             .clone()
             .unwrap_or_else(|| model.engine.spec.clone()),
-        same_binary,
+        same_binary: *same_binary,
         games: model.games,
         date: model.date.clone(),
-        path: models::model_path(&model_dir, &model).display().to_string(),
-    };
-    let speed_of = |comparison: &Comparison| -> Result<(Estimate, Estimate)> {
+        path: models::model_path(&model_dir, model).display().to_string(),
+    });
+    let elo_per_doubling = found
+        .as_ref()
+        .map(|(model, _)| model.elo_per_doubling.value);
+    let tolerance = speed_tolerance(elo_per_doubling, &sprt);
+    let speed_of = |comparison: &Comparison| -> Result<(Estimate, Option<Estimate>)> {
         let ratio = match speed_from {
             SpeedSource::Nps => speed_ratio(comparison).context(
                 "the paired speed has no interval (too few rounds with pairs): no verdict from it",
@@ -113,31 +132,38 @@ pub(crate) fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
                 )
             })?,
         };
-        let elo = speed_elo(&model.elo_per_doubling, ratio)
-            .context("the speed ratio is not a positive finite number")?;
+        let elo = match &found {
+            Some((model, _)) => Some(
+                speed_elo(&model.elo_per_doubling, ratio)
+                    .context("the speed ratio is not a positive finite number")?,
+            ),
+            None => None,
+        };
         Ok((ratio, elo))
     };
     let (mut ratio, mut speed) = speed_of(&comparison)?;
     let mut rounds = args.measure.run.rounds;
 
     if !comparison.signature.changed {
-        let (mut llr, mut decision) = speed_decision(&speed, &sprt);
+        let elo_of = |speed: Option<Estimate>| speed.expect("the speed alone needs the model");
+        let (mut llr, mut decision) = speed_decision(&elo_of(speed), &sprt);
         // More rounds narrow only a measured NPS interval; an instruction count is exact.
         while decision == SprtDecision::Continue
             && speed_from == SpeedSource::Nps
             && rounds < args.max_rounds
         {
             rounds = (rounds * 2).min(args.max_rounds);
+            let elo = elo_of(speed);
             lab.progress().line(&format!(
                 "speed Elo {:+.1} (95% CI {:+.1} to {:+.1}) is undecided: measuring again with {rounds} rounds",
-                speed.value, speed.ci_low, speed.ci_high
+                elo.value, elo.ci_low, elo.ci_high
             ));
             let instructions = comparison.instructions.clone();
             let (again, _) = measure(lab, args, rounds, false)?;
             comparison = again;
             comparison.instructions = instructions;
             (ratio, speed) = speed_of(&comparison)?;
-            (llr, decision) = speed_decision(&speed, &sprt);
+            (llr, decision) = speed_decision(&elo_of(speed), &sprt);
         }
         let zero = Estimate {
             value: 0.0,
@@ -148,11 +174,12 @@ pub(crate) fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
             limit,
             sprt,
             comparison,
+            games_at,
             model: model_use,
             speed_from,
             speed_ratio: ratio,
             speed_elo: speed,
-            search_elo: zero,
+            search_elo: Some(zero),
             llr: (llr, sprt.lower(), sprt.upper()),
             rounds,
             search: None,
@@ -164,12 +191,12 @@ pub(crate) fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
     }
 
     while speed_from == SpeedSource::Nps
-        && !speed_measured_finely(&ratio, model.elo_per_doubling.value, &sprt)
+        && !speed_measured_finely(&ratio, tolerance)
         && rounds < args.max_rounds
     {
         rounds = (rounds * 2).min(args.max_rounds);
         lab.progress().line(&format!(
-            "speed ratio {:.4} (95% CI {:.4} to {:.4}) is too coarse to shift bounds {} apart by: \
+            "speed ratio {:.4} (95% CI {:.4} to {:.4}) is too coarse to credit at bounds {} apart: \
              measuring again with {rounds} rounds",
             ratio.value,
             ratio.ci_low,
@@ -182,12 +209,8 @@ pub(crate) fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
         comparison.instructions = instructions;
         (ratio, speed) = speed_of(&comparison)?;
     }
-    if !speed_measured_finely(&ratio, model.elo_per_doubling.value, &sprt) {
-        notes.push(VerdictNote::SpeedTooCoarse {
-            low: speed.ci_low,
-            high: speed.ci_high,
-            rounds,
-        });
+    if !speed_measured_finely(&ratio, tolerance) {
+        notes.push(VerdictNote::SpeedTooCoarse { ratio, rounds });
     }
 
     // The fastest of A's runs: load only ever slows a run, so the fastest is the nearest to
@@ -200,36 +223,61 @@ pub(crate) fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
         comparison.a.revision.binary_key.as_str(),
         comparison.b.revision.binary_key.as_str(),
     ];
+    let measured_b_nodes = match games_at {
+        GamesAt::EqualNodes => measured_nodes,
+        GamesAt::NodeOdds => node_odds_budget(measured_nodes, &ratio).with_context(|| {
+            format!(
+                "the speed ratio's lower end {} gives B no node budget",
+                ratio.ci_low
+            )
+        })?,
+    };
     let earlier = if args.resume {
-        earlier_games(&match_dir, binaries)
+        earlier_games(&match_dir, binaries, games_at)
     } else {
         None
     };
-    let nodes = match &earlier {
-        Some((path, nodes)) => {
+    let [nodes, b_nodes] = match &earlier {
+        Some((path, [a_nodes, b_nodes])) => {
             lab.progress().line(&format!(
-                "resuming the fixed-node games of {} at their budget of {nodes} nodes per move \
-                 (this run's NPS gives {measured_nodes})",
+                "resuming the fixed-node games of {} at their budget of {a_nodes} (A) and \
+                 {b_nodes} (B) nodes per move (this run's speed gives {measured_nodes} and \
+                 {measured_b_nodes})",
                 path.display()
             ));
-            *nodes
+            [*a_nodes, *b_nodes]
         }
-        None => measured_nodes,
+        None => [measured_nodes, measured_b_nodes],
     };
-    let shifted = shifted_sprt(&sprt, &speed);
-    lab.progress().line(&format!(
-        "signatures differ: fixed-node SPRT at {nodes} nodes per move (A's {nps:.0} NPS × {move_ms} ms), \
-         bounds [{:.2}, {:.2}] after the speed's {:+.2} Elo",
-        shifted.elo0, shifted.elo1, speed.ci_low
-    ));
+    let played_sprt = match (games_at, speed) {
+        (GamesAt::EqualNodes, Some(speed)) => {
+            let shifted = shifted_sprt(&sprt, &speed);
+            lab.progress().line(&format!(
+                "signatures differ: fixed-node SPRT at {nodes} nodes per move (A's {nps:.0} NPS × \
+                 {move_ms} ms), bounds [{:.2}, {:.2}] after the speed's {:+.2} Elo",
+                shifted.elo0, shifted.elo1, speed.ci_low
+            ));
+            shifted
+        }
+        (GamesAt::EqualNodes, None) => unreachable!("equal nodes need the model, checked above"),
+        (GamesAt::NodeOdds, _) => {
+            lab.progress().line(&format!(
+                "signatures differ: fixed-node SPRT at node odds, A {nodes} and B {b_nodes} nodes \
+                 per move (A's {nps:.0} NPS × {move_ms} ms; B's speed ratio at its 95% lower end, \
+                 {:.4}), bounds [{:.2}, {:.2}] as given: the games' Elo is the total",
+                ratio.ci_low, sprt.elo0, sprt.elo1
+            ));
+            sprt
+        }
+    };
     let mut options = MatchOptions::self_play(
         [args.a.clone(), args.b.clone()],
-        [Limit::Nodes { nodes }; 2],
+        [Limit::Nodes { nodes }, Limit::Nodes { nodes: b_nodes }],
         max_games,
         args.concurrency,
         super::export_paths(&args.output.export),
     )?;
-    options.sprt = Some(shifted);
+    options.sprt = Some(played_sprt);
     // A verdict's games take hours: an interrupt still gives the verdict of the games so far.
     options.report_on_interrupt = true;
     if let Some((path, _)) = earlier {
@@ -249,7 +297,7 @@ pub(crate) fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
         );
     }
     if let Some(in_games) = &report.summary.nps_ratio_in_games {
-        if games_contradict_speed(&ratio, &in_games.ratio, model.elo_per_doubling.value, &sprt) {
+        if games_contradict_speed(&ratio, &in_games.ratio, tolerance) {
             notes.push(VerdictNote::GamesContradictSpeed {
                 charged: ratio,
                 source: speed_from,
@@ -279,18 +327,20 @@ pub(crate) fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
         limit,
         sprt,
         comparison,
+        games_at,
         model: model_use,
         speed_from,
         speed_ratio: ratio,
         speed_elo: speed,
-        search_elo,
+        search_elo: Some(search_elo),
         llr,
         rounds,
         search: Some(SearchGames {
             nodes_per_move: nodes,
+            b_nodes_per_move: b_nodes,
             nps,
             typical_move_ms: move_ms,
-            shifted_sprt: shifted,
+            shifted_sprt: played_sprt,
             games: Box::new(report),
         }),
         decision,
@@ -305,11 +355,13 @@ struct Findings {
     limit: Limit,
     sprt: Sprt,
     comparison: Comparison,
-    model: ModelUse,
+    games_at: GamesAt,
+    model: Option<ModelUse>,
     speed_from: SpeedSource,
     speed_ratio: Estimate,
-    speed_elo: Estimate,
-    search_elo: Estimate,
+    speed_elo: Option<Estimate>,
+    /// The games' Elo (with node odds, the total), or 0 ± 0 when no game was played.
+    search_elo: Option<Estimate>,
     /// The LLR with its lower and upper bound.
     llr: (f64, f64, f64),
     rounds: u32,
@@ -321,10 +373,14 @@ struct Findings {
     notes: Vec<VerdictNote>,
 }
 
-/// The newest results file of an earlier verdict between these binaries: fixed-node games at
-/// one budget for both sides, with an SPRT. Its budget is kept, so that its games pool with
-/// the new ones.
-fn earlier_games(match_dir: &Path, binaries: [&str; 2]) -> Option<(PathBuf, u64)> {
+/// The newest results file of an earlier verdict between these binaries: fixed-node games
+/// with an SPRT, at one budget for both sides (equal nodes) or at two (node odds). Its budgets
+/// are kept, so that its games pool with the new ones.
+fn earlier_games(
+    match_dir: &Path,
+    binaries: [&str; 2],
+    games_at: GamesAt,
+) -> Option<(PathBuf, [u64; 2])> {
     let (newest, _) = results::newest(match_dir, |header| {
         let settings = &header.settings;
         let [Limit::Nodes { nodes }, Limit::Nodes { nodes: b_nodes }] = settings.limits else {
@@ -332,11 +388,12 @@ fn earlier_games(match_dir: &Path, binaries: [&str; 2]) -> Option<(PathBuf, u64)
         };
         let same_engines =
             settings.engines[0].binary == binaries[0] && settings.engines[1].binary == binaries[1];
-        (nodes == b_nodes
-            && same_engines
-            && settings.sprt.is_some()
-            && header.shard == Shard::WHOLE)
-            .then_some(nodes)
+        let same_kind = match games_at {
+            GamesAt::EqualNodes => nodes == b_nodes,
+            GamesAt::NodeOdds => nodes != b_nodes,
+        };
+        (same_kind && same_engines && settings.sprt.is_some() && header.shard == Shard::WHOLE)
+            .then_some([nodes, b_nodes])
     });
     newest
 }
@@ -417,6 +474,12 @@ fn outcome(verdict: Findings) -> Outcome {
         .and_then(|search| search.games.summary.sprt.as_ref())
         .and_then(|sprt| sprt.games_to_decision);
     let (llr, llr_lower, llr_upper) = verdict.llr;
+    let games_played = verdict.search.is_some();
+    let (search_elo, total_elo) = match (verdict.games_at, verdict.search_elo, verdict.speed_elo) {
+        (GamesAt::NodeOdds, Some(games), _) if games_played => (None, games),
+        (_, Some(search), Some(speed)) => (Some(search), add(search, speed)),
+        _ => unreachable!("the search's Elo is known, and without node odds so is the speed's"),
+    };
     let report = VerdictReport {
         schema_version: LAB_JSON_SCHEMA_VERSION,
         kind: Kind::Verdict,
@@ -424,12 +487,13 @@ fn outcome(verdict: Findings) -> Outcome {
         tc: verdict.limit.pgn_time_control(),
         sprt: verdict.sprt,
         comparison: Box::new(verdict.comparison),
+        games_at: verdict.games_at,
         model: verdict.model,
         speed_from: verdict.speed_from,
         speed_ratio: verdict.speed_ratio,
         speed_elo: verdict.speed_elo,
-        search_elo: verdict.search_elo,
-        total_elo: add(verdict.search_elo, verdict.speed_elo),
+        search_elo,
+        total_elo,
         llr,
         llr_lower,
         llr_upper,

@@ -147,11 +147,12 @@ impl fmt::Display for VerdictNote {
                 f,
                 "the speed-Elo model was fitted on another engine tree ({spec}), not on A's binary"
             ),
-            VerdictNote::SpeedTooCoarse { low, high, rounds } => write!(
+            VerdictNote::SpeedTooCoarse { ratio, rounds } => write!(
                 f,
-                "the speed's interval ({low:+.1} to {high:+.1} Elo) is still wider than the \
-                 bounds' gap after {rounds} rounds: its lower end charges B more than a quiet \
-                 machine would (`--speed-from instructions` measures an exact speed term)"
+                "the speed's interval ({}) is still too wide for the bounds after {rounds} \
+                 rounds: its lower end credits B less than a quiet machine would \
+                 (`--speed-from instructions` measures an exact speed term)",
+                ratio_change_with_ci(ratio)
             ),
             VerdictNote::SearchEloUnbounded { games } => write!(
                 f,
@@ -175,7 +176,7 @@ impl fmt::Display for VerdictNote {
                     f,
                     "in the {games} games B's NPS over A's was {}, outside the speed the \
                      verdict charged ({measured}): the bench's positions or machine state do \
-                     not stand for the games', so the speed's Elo may be off",
+                     not stand for the games', so the speed the verdict credits may be off",
                     ratio_change_with_ci(in_games)
                 )
             }
@@ -215,7 +216,8 @@ mod tests {
             note.to_string(),
             "in the 480 games B's NPS over A's was +10.00% (95% CI +5.00% to +15.00%), outside \
              the speed the verdict charged (+23.69% by instructions per node): the bench's \
-             positions or machine state do not stand for the games', so the speed's Elo may be off"
+             positions or machine state do not stand for the games', so the speed the verdict \
+             credits may be off"
         );
     }
 }

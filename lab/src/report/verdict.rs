@@ -8,7 +8,7 @@ use super::table::Table;
 use super::thousands;
 use crate::games::sprt::Estimate;
 use crate::verdict::speed_elo::EloPerDoubling;
-use crate::verdict::{Decision, SpeedEloReport, SpeedSource, VerdictReport};
+use crate::verdict::{Decision, GamesAt, SpeedEloReport, SpeedSource, VerdictReport};
 
 /// `+4.3 ± 11.2 (95% CI -6.9 to +15.5)`; an unbounded side prints as such.
 fn estimate(e: Estimate) -> String {
@@ -126,26 +126,40 @@ pub(crate) fn render_verdict(report: &VerdictReport, style: Style) -> String {
     } else {
         format!("same ({} nodes): the same search", thousands(c.a.signature))
     };
+    let model = match &report.model {
+        Some(model) => format!(
+            "{} at {}, fitted on {}{} ({} games, {})",
+            per_doubling(&model.elo_per_doubling),
+            report.tc,
+            model.fitted_on,
+            if model.same_binary {
+                ""
+            } else {
+                ", another engine tree"
+            },
+            thousands(model.games),
+            model.date
+        ),
+        None => format!(
+            "none for this machine at {}: node odds need none (`lab speed-elo` fits one)",
+            report.tc
+        ),
+    };
+    let speed_elo = match report.speed_elo {
+        Some(elo) if report.games_at == GamesAt::NodeOdds && report.search.is_some() => {
+            format!(
+                "{} (for reference: the games carry the speed)",
+                estimate(elo)
+            )
+        }
+        Some(elo) => estimate(elo),
+        None => "— (no model)".to_string(),
+    };
     let mut rows = vec![
         ["signature".to_string(), signature],
         speed_row(report),
-        [
-            "model".to_string(),
-            format!(
-                "{} at {}, fitted on {}{} ({} games, {})",
-                per_doubling(&report.model.elo_per_doubling),
-                report.tc,
-                report.model.fitted_on,
-                if report.model.same_binary {
-                    ""
-                } else {
-                    ", another engine tree"
-                },
-                thousands(report.model.games),
-                report.model.date
-            ),
-        ],
-        ["speed Elo".to_string(), estimate(report.speed_elo)],
+        ["model".to_string(), model],
+        ["speed Elo".to_string(), speed_elo],
     ];
     match &report.search {
         None => rows.push([
@@ -153,33 +167,61 @@ pub(crate) fn render_verdict(report: &VerdictReport, style: Style) -> String {
             "+0.0 (same signature: no games needed)".to_string(),
         ]),
         Some(search) => {
-            rows.push([
-                "search Elo (fixed nodes)".to_string(),
-                estimate(report.search_elo),
-            ]);
-            rows.push([
-                "node budget".to_string(),
-                format!(
-                    "{} nodes per move (A's {} NPS × {} ms, the clock's typical move)",
-                    thousands(search.nodes_per_move),
-                    thousands(search.nps.round() as u64),
-                    search.typical_move_ms
-                ),
-            ]);
+            if let Some(search_elo) = report.search_elo {
+                rows.push(["search Elo (fixed nodes)".to_string(), estimate(search_elo)]);
+            }
+            let budget = format!(
+                "A's {} NPS × {} ms, the clock's typical move",
+                thousands(search.nps.round() as u64),
+                search.typical_move_ms
+            );
+            rows.push(match report.games_at {
+                GamesAt::EqualNodes => [
+                    "node budget".to_string(),
+                    format!(
+                        "{} nodes per move ({budget})",
+                        thousands(search.nodes_per_move)
+                    ),
+                ],
+                GamesAt::NodeOdds => [
+                    "node budgets (node odds)".to_string(),
+                    format!(
+                        "A {} nodes per move ({budget}); B {} (× {:.4}, its speed ratio's 95% \
+                         lower end)",
+                        thousands(search.nodes_per_move),
+                        thousands(search.b_nodes_per_move),
+                        search.b_nodes_per_move as f64 / search.nodes_per_move as f64
+                    ),
+                ],
+            });
             rows.extend(super::matches::search_rows(
                 &search.games.summary.search_in_games,
                 search.games.summary.nps_ratio_in_games.as_ref(),
             ));
+            let bounds = format!(
+                "elo0 {:+.2}, elo1 {:+.2}",
+                search.shifted_sprt.elo0, search.shifted_sprt.elo1
+            );
             rows.push([
                 "games' SPRT bounds".to_string(),
-                format!(
-                    "elo0 {:+.2}, elo1 {:+.2} (shifted by the speed's 95% lower bound {:+.2})",
-                    search.shifted_sprt.elo0, search.shifted_sprt.elo1, report.speed_elo.ci_low
-                ),
+                match (report.games_at, report.speed_elo) {
+                    (GamesAt::EqualNodes, Some(speed)) => format!(
+                        "{bounds} (shifted by the speed's 95% lower bound {:+.2})",
+                        speed.ci_low
+                    ),
+                    _ => format!("{bounds} (as given: the games' Elo is the total)"),
+                },
             ]);
         }
     }
-    rows.push(["total Elo".to_string(), estimate(report.total_elo)]);
+    rows.push([
+        match report.games_at {
+            GamesAt::NodeOdds if report.search.is_some() => "total Elo (games at node odds)",
+            _ => "total Elo",
+        }
+        .to_string(),
+        estimate(report.total_elo),
+    ]);
     rows.push([
         "LLR".to_string(),
         format!(

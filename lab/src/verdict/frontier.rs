@@ -385,6 +385,17 @@ fn load_verdict(path: &Path) -> Result<VerdictDoc> {
         );
     }
     check_schema_version(path, &value)?;
+    let at_node_odds = value.get("games_at").and_then(serde_json::Value::as_str)
+        == Some("node-odds")
+        && value.get("search").is_some_and(|search| !search.is_null());
+    if at_node_odds {
+        bail!(
+            "{}: games_at: the verdict played its games at node odds, which weigh search and \
+             speed together, and a frontier row shows them apart: judge the point with equal \
+             nodes (`lab verdict` without --node-odds)",
+            path.display()
+        );
+    }
     let doc: VerdictDoc = serde_json::from_value(value)
         .with_context(|| format!("{}: not a verdict report of this lab", path.display()))?;
     for (field, figure) in [

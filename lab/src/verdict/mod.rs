@@ -15,6 +15,12 @@
 //!   so `total ≥ elo1` is `search ≥ elo1 - speed`. The shift is the lower end of the speed's
 //!   95% interval: the speed is credited only what it surely gives, so a change is never
 //!   accepted on a speed gain the measurement cannot vouch for.
+//! - **Different signatures, `--node-odds`**: the speed is given to B as nodes instead of Elo.
+//!   A plays at the budget, B at the budget times the lower end of the speed ratio's 95%
+//!   interval (the same rule: only what the speed surely gives), and the games' Elo is the
+//!   total, judged against the bounds as given. No model is needed, and no sum is assumed: the
+//!   Elo of equal-node play and the Elo of self-play time odds need not add up for a change whose
+//!   worth is mostly speed (docs/verdict.md).
 
 pub(crate) mod frontier;
 pub mod models;
@@ -109,30 +115,50 @@ pub(crate) fn shifted_sprt(sprt: &Sprt, speed_elo: &Estimate) -> Sprt {
     }
 }
 
+/// Without a speed-Elo model (node odds need none), the precision a speed ratio is asked for:
+/// ±1%. At the 115–240 Elo per doubling this engine's self-play has measured, 1% is 1.6–3.4
+/// Elo: about half the 5-Elo gap of the usual bounds, what [`speed_tolerance`] asks with a model.
+const SPEED_RATIO_TOLERANCE_WITHOUT_MODEL: f64 = 1.01;
+
+/// How far, in doublings of speed, a speed ratio may be off before it matters to the bounds:
+/// half the bounds' gap at the model's slope, or ±1% without a model.
+pub(crate) fn speed_tolerance(elo_per_doubling: Option<f64>, sprt: &Sprt) -> f64 {
+    match elo_per_doubling {
+        Some(k) => (sprt.elo1 - sprt.elo0) / 2.0 / k.abs(),
+        None => SPEED_RATIO_TOLERANCE_WITHOUT_MODEL.log2(),
+    }
+}
+
 /// Whether the speed the games themselves showed (B's NPS over A's, game by game, with its 95%
 /// interval) contradicts the speed ratio the verdict charged by enough to matter: the two
-/// intervals do not meet, and the two ratios differ by more than half the bounds' gap in Elo
-/// at the model's slope (the precision [`speed_measured_finely`] asks of the speed). Then the
-/// bench's positions or machine state do not stand for the games', and the speed's Elo, taken
-/// from the bench, may be off by that much.
+/// intervals do not meet, and the two ratios differ by more than `tolerance` doublings
+/// ([`speed_tolerance`], the precision [`speed_measured_finely`] asks of the speed). Then the
+/// bench's positions or machine state do not stand for the games', and the speed the verdict
+/// credits, taken from the bench, may be off by that much.
 pub(crate) fn games_contradict_speed(
     charged: &Estimate,
     in_games: &Estimate,
-    elo_per_doubling: f64,
-    sprt: &Sprt,
+    tolerance: f64,
 ) -> bool {
     let apart = in_games.ci_high < charged.ci_low || in_games.ci_low > charged.ci_high;
-    let elo_apart = (elo_per_doubling * (in_games.value / charged.value).log2()).abs();
-    apart && elo_apart.is_finite() && elo_apart > (sprt.elo1 - sprt.elo0) / 2.0
+    let doublings_apart = (in_games.value / charged.value).log2().abs();
+    apart && doublings_apart.is_finite() && doublings_apart > tolerance
 }
 
-/// Whether the speed is measured finely enough to shift the games' bounds by it: the
-/// measurement's own half-width in Elo (the model's slope times half the ratio interval's width
-/// in doublings; more rounds narrow only this part) is at most half the bounds' gap. Under load
-/// a few rounds give an interval whose lower end charges a change tens of Elo it may not cost.
-pub(crate) fn speed_measured_finely(ratio: &Estimate, elo_per_doubling: f64, sprt: &Sprt) -> bool {
-    let half_width = elo_per_doubling.abs() * (ratio.ci_high / ratio.ci_low).log2() / 2.0;
-    half_width.is_finite() && half_width <= (sprt.elo1 - sprt.elo0) / 2.0
+/// Whether the speed is measured finely enough to credit it: the ratio interval's half-width
+/// in doublings (more rounds narrow it) is at most `tolerance` ([`speed_tolerance`]). Under
+/// load a few rounds give an interval whose lower end charges a change tens of Elo it may not
+/// cost.
+pub(crate) fn speed_measured_finely(ratio: &Estimate, tolerance: f64) -> bool {
+    let half_width = (ratio.ci_high / ratio.ci_low).log2() / 2.0;
+    half_width.is_finite() && half_width <= tolerance
+}
+
+/// B's nodes per move with node odds: A's budget times the lower end of the speed ratio's 95%
+/// interval (the speed is credited only what it surely gives); at least 1.
+pub(crate) fn node_odds_budget(a_nodes: u64, ratio: &Estimate) -> Option<u64> {
+    let nodes = a_nodes as f64 * ratio.ci_low;
+    (nodes.is_finite() && nodes > 0.0).then(|| (nodes.round() as u64).max(1))
 }
 
 /// What a verdict found beside its figures; report/ words it (`report::findings`).
@@ -140,8 +166,8 @@ pub(crate) fn speed_measured_finely(ratio: &Estimate, elo_per_doubling: f64, spr
 pub(crate) enum VerdictNote {
     /// The speed-Elo model was fitted on another engine tree (`spec`), not on A's binary.
     ModelOfAnotherTree { spec: String },
-    /// After `rounds` rounds the speed's interval (in Elo) is still wider than the bounds' gap.
-    SpeedTooCoarse { low: f64, high: f64, rounds: u32 },
+    /// After `rounds` rounds the speed ratio's interval is still wider than [`speed_tolerance`].
+    SpeedTooCoarse { ratio: Estimate, rounds: u32 },
     /// Every pair of the `games` was won or lost: the search's Elo has no finite estimate.
     SearchEloUnbounded { games: u64 },
     /// B's NPS over A's in the `games` games (`in_games`) contradicts the speed ratio the
@@ -193,14 +219,29 @@ pub(crate) struct ModelUse {
     pub(crate) path: String,
 }
 
+/// How a verdict's games give B its speed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum GamesAt {
+    /// Both sides at one node budget: the games weigh the search alone, and the speed is added
+    /// in Elo by the model. Reports from before the choice existed played so.
+    #[default]
+    EqualNodes,
+    /// B at A's budget times its speed ratio's lower end: the games' Elo is the total.
+    NodeOdds,
+}
+
 /// The fixed-node games of a verdict whose signatures differ.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct SearchGames {
-    /// Nodes per move: A's measured NPS × the time control's typical time per move.
+    /// A's nodes per move: A's measured NPS × the time control's typical time per move.
     pub(crate) nodes_per_move: u64,
+    /// B's: the same with equal nodes; with node odds, A's times the speed ratio's lower end.
+    pub(crate) b_nodes_per_move: u64,
     pub(crate) nps: f64,
     pub(crate) typical_move_ms: f64,
-    /// The SPRT the games played: the user's bounds less the speed's surely gained Elo.
+    /// The SPRT the games played: with equal nodes, the user's bounds less the speed's surely
+    /// gained Elo; with node odds, the user's bounds.
     pub(crate) shifted_sprt: Sprt,
     #[serde(rename = "match")]
     pub(crate) games: Box<MatchReport>,
@@ -218,15 +259,22 @@ pub struct VerdictReport {
     pub(crate) sprt: Sprt,
     /// Signature, paired speed and instructions of A and B.
     pub(crate) comparison: Box<Comparison>,
-    pub(crate) model: ModelUse,
+    /// How the games gave B its speed (none are played when the signatures are equal).
+    pub(crate) games_at: GamesAt,
+    /// `None` only with node odds when this machine has no model for the clock: the games'
+    /// Elo is the total without one.
+    pub(crate) model: Option<ModelUse>,
     /// What `speed_ratio` was measured by.
     pub(crate) speed_from: SpeedSource,
     /// B's speed as a ratio of A's with its 95% interval: nodes per second, paired; or A's
     /// instructions per node over B's, exact.
     pub(crate) speed_ratio: Estimate,
-    pub(crate) speed_elo: Estimate,
-    /// 0 ± 0 when the signatures are equal: the same search.
-    pub(crate) search_elo: Estimate,
+    /// The speed at the model's Elo per doubling; `None` without a model.
+    pub(crate) speed_elo: Option<Estimate>,
+    /// The equal-node games' Elo; 0 ± 0 when the signatures are equal (the same search);
+    /// `None` with node odds, whose games weigh search and speed together.
+    pub(crate) search_elo: Option<Estimate>,
+    /// Search plus speed Elo; with node odds, the games' Elo.
     pub(crate) total_elo: Estimate,
     /// The LLR that decided (the speed's when no game was played, else the games') and its
     /// bounds.
@@ -379,7 +427,7 @@ mod tests {
             ci_high: high,
         };
         let contradict = |charged: &Estimate, in_games: &Estimate| {
-            games_contradict_speed(charged, in_games, 130.0, &sprt())
+            games_contradict_speed(charged, in_games, speed_tolerance(Some(130.0), &sprt()))
         };
         assert!(!contradict(&exact, &games(1.163, 1.309)));
         assert!(contradict(&exact, &games(1.05, 1.20)));
@@ -398,10 +446,38 @@ mod tests {
             ci_low: low,
             ci_high: high,
         };
-        assert!(speed_measured_finely(&ratio(0.99, 1.01), 155.0, &sprt()));
-        assert!(!speed_measured_finely(&ratio(0.95, 1.05), 155.0, &sprt()));
-        assert!(speed_measured_finely(&ratio(0.95, 1.05), 20.0, &sprt()));
-        assert!(!speed_measured_finely(&ratio(0.0, 1.05), 155.0, &sprt()));
+        let at = |k: f64| speed_tolerance(Some(k), &sprt());
+        assert!(speed_measured_finely(&ratio(0.99, 1.01), at(155.0)));
+        assert!(!speed_measured_finely(&ratio(0.95, 1.05), at(155.0)));
+        assert!(speed_measured_finely(&ratio(0.95, 1.05), at(20.0)));
+        assert!(!speed_measured_finely(&ratio(0.0, 1.05), at(155.0)));
+        // Without a model: ±1% of the ratio.
+        let without = speed_tolerance(None, &sprt());
+        assert!(speed_measured_finely(&ratio(0.995, 1.012), without));
+        assert!(!speed_measured_finely(&ratio(0.98, 1.02), without));
+    }
+
+    #[test]
+    fn node_odds_give_b_the_speed_it_surely_has() {
+        let ratio = Estimate {
+            value: 1.25,
+            ci_low: 1.2,
+            ci_high: 1.3,
+        };
+        assert_eq!(node_odds_budget(400_000, &ratio), Some(480_000));
+        let exact = Estimate {
+            value: 0.9,
+            ci_low: 0.9,
+            ci_high: 0.9,
+        };
+        assert_eq!(node_odds_budget(400_000, &exact), Some(360_000));
+        assert_eq!(node_odds_budget(1, &exact), Some(1), "at least one node");
+        let unusable = Estimate {
+            value: 1.0,
+            ci_low: f64::NAN,
+            ci_high: 1.0,
+        };
+        assert_eq!(node_odds_budget(400_000, &unusable), None);
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The page of `lab verdict` (`--export-html`, `lab report` of its JSON): the decision and the
 //! Elo split with their intervals, the speed and the model behind its Elo, and, when games
-//! were played, the fixed-node SPRT's LLR between its shifted bounds.
+//! were played, the fixed-node SPRT's LLR between its bounds (shifted by the speed, or as given
+//! when the games were played at node odds).
 
 pub(crate) mod elo_split;
 
@@ -96,6 +97,9 @@ struct Games {
 #[derive(Deserialize)]
 struct Search {
     nodes_per_move: u64,
+    /// Absent in reports from before node odds: B played at A's budget.
+    #[serde(default)]
+    b_nodes_per_move: Option<u64>,
     nps: f64,
     typical_move_ms: f64,
     shifted_sprt: Bounds,
@@ -108,13 +112,18 @@ struct VerdictDoc {
     tc: String,
     sprt: Bounds,
     comparison: Comparison,
-    model: ModelUse,
+    /// Absent in reports from before node odds, which played at equal nodes.
+    #[serde(default)]
+    games_at: Option<String>,
+    /// Null with node odds and no model.
+    model: Option<ModelUse>,
     /// Absent in reports from before `--speed-from`, which measured NPS.
     #[serde(default)]
     speed_from: Option<String>,
     speed_ratio: Estimate,
-    speed_elo: Estimate,
-    search_elo: Estimate,
+    speed_elo: Option<Estimate>,
+    /// Null with node odds: the games weigh search and speed together.
+    search_elo: Option<Estimate>,
     total_elo: Estimate,
     llr: Option<f64>,
     llr_lower: f64,
@@ -162,18 +171,38 @@ pub(crate) fn page(value: &serde_json::Value) -> Result<String> {
             |v| format!("{:+.2}%", (v - 1.0) * 100.0),
         )
     };
+    let node_odds = doc.games_at.as_deref() == Some("node-odds") && doc.search.is_some();
     let search_facts = match &doc.search {
+        Some(search) if node_odds => format!(
+            "{} fixed-node games at node odds: A {} nodes per move (A's {:.0} NPS × {:.0} ms, the \
+             typical time per move at {}), B {} (A's budget times its speed ratio's 95% lower \
+             end); their Elo is the total",
+            doc.games,
+            search.nodes_per_move,
+            search.nps,
+            search.typical_move_ms,
+            doc.tc,
+            search.b_nodes_per_move.unwrap_or(search.nodes_per_move)
+        ),
         Some(search) => format!(
             "{} fixed-node games at {} nodes per move (A's {:.0} NPS × {:.0} ms, the typical time per move at {})",
             doc.games, search.nodes_per_move, search.nps, search.typical_move_ms, doc.tc
         ),
         None => "same signature: the same search tree, no game played".to_string(),
     };
+    let optional = |estimate: &Option<Estimate>, absent: &str| {
+        estimate
+            .as_ref()
+            .map_or_else(|| absent.to_string(), Estimate::text)
+    };
     let facts = [
         fact("decision", decision_text(&doc.decision)),
         fact("total Elo", &doc.total_elo.text()),
-        fact("speed Elo", &doc.speed_elo.text()),
-        fact("search Elo", &doc.search_elo.text()),
+        fact("speed Elo", &optional(&doc.speed_elo, "— (no model)")),
+        fact(
+            "search Elo",
+            &optional(&doc.search_elo, "— (node odds: in the total)"),
+        ),
         fact(
             "speed",
             &match doc.speed_from.as_deref() {
@@ -192,17 +221,22 @@ pub(crate) fn page(value: &serde_json::Value) -> Result<String> {
         ),
         fact(
             "model",
-            &format!(
-                "{} Elo per doubling of time, fitted on {}{} ({} games, {})",
-                doc.model.elo_per_doubling.text(),
-                doc.model.fitted_on,
-                if doc.model.same_binary {
-                    ""
-                } else {
-                    ": another engine tree than A's"
+            &doc.model.as_ref().map_or_else(
+                || "none for this machine at this clock: node odds need none".to_string(),
+                |model| {
+                    format!(
+                        "{} Elo per doubling of time, fitted on {}{} ({} games, {})",
+                        model.elo_per_doubling.text(),
+                        model.fitted_on,
+                        if model.same_binary {
+                            ""
+                        } else {
+                            ": another engine tree than A's"
+                        },
+                        model.games,
+                        model.date
+                    )
                 },
-                doc.model.games,
-                doc.model.date
             ),
         ),
         fact("search", &search_facts),
@@ -249,30 +283,48 @@ pub(crate) fn page(value: &serde_json::Value) -> Result<String> {
         );
     }
 
-    let bars = [
-        Bar {
-            name: "speed",
-            value: doc.speed_elo.value,
-            ci: doc.speed_elo.interval(),
+    let bar = |name: &'static str, estimate: &Estimate| Bar {
+        name,
+        value: estimate.value,
+        ci: estimate.interval(),
+    };
+    let mut bars = Vec::with_capacity(3);
+    if let Some(speed) = &doc.speed_elo {
+        bars.push(bar(
+            if node_odds {
+                "speed (model, for reference)"
+            } else {
+                "speed"
+            },
+            speed,
+        ));
+    }
+    if let Some(search) = &doc.search_elo {
+        bars.push(bar("search (fixed nodes)", search));
+    }
+    bars.push(bar(
+        if node_odds {
+            "total (games at node odds)"
+        } else {
+            "total"
         },
-        Bar {
-            name: "search (fixed nodes)",
-            value: doc.search_elo.value,
-            ci: doc.search_elo.interval(),
-        },
-        Bar {
-            name: "total",
-            value: doc.total_elo.value,
-            ci: doc.total_elo.interval(),
-        },
-    ];
-    section(
-        &mut html,
-        "The Elo split",
+        &doc.total_elo,
+    ));
+    let split_text = if node_odds {
+        "The total is the Elo of the fixed-node games in which B searched its speed's worth of \
+         more (or fewer) nodes than A: it weighs search and speed together, and no model is \
+         added. The speed's Elo at the model's rate, when there is a model, is shown for \
+         reference only. The lines are the bounds as given."
+    } else {
         "The speed's Elo is B's measured speed ratio times the stored model's Elo per doubling \
          of time; the search's Elo is from fixed-node games, where only the search tree differs; \
          the total adds them, their interval half-widths in quadrature. The lines are the \
-         bounds as given.",
+         bounds as given."
+    };
+    section(
+        &mut html,
+        "The Elo split",
+        split_text,
         Some(elo_split::draw(
             &bars,
             (doc.sprt.elo0, doc.sprt.elo1),
@@ -288,12 +340,20 @@ pub(crate) fn page(value: &serde_json::Value) -> Result<String> {
             .filter_map(|point| Some((point.games as f64, point.llr?)))
             .collect();
         let shifted = &search.shifted_sprt;
-        let text = format!(
-            "The fixed-node games' LLR for the search alone, between bounds shifted by what the \
-             speed surely gives (the low end of its interval): elo0 {:+.2}, elo1 {:+.2} instead \
-             of {:+.1}, {:+.1}.",
-            shifted.elo0, shifted.elo1, doc.sprt.elo0, doc.sprt.elo1
-        );
+        let text = if node_odds {
+            format!(
+                "The fixed-node games' LLR at node odds, for search and speed together, between \
+                 the bounds as given: elo0 {:+.2}, elo1 {:+.2}.",
+                shifted.elo0, shifted.elo1
+            )
+        } else {
+            format!(
+                "The fixed-node games' LLR for the search alone, between bounds shifted by what \
+                 the speed surely gives (the low end of its interval): elo0 {:+.2}, elo1 {:+.2} \
+                 instead of {:+.1}, {:+.1}.",
+                shifted.elo0, shifted.elo1, doc.sprt.elo0, doc.sprt.elo1
+            )
+        };
         let plot = if line.is_empty() {
             None
         } else {
@@ -301,8 +361,10 @@ pub(crate) fn page(value: &serde_json::Value) -> Result<String> {
                 lower: doc.llr_lower,
                 upper: doc.llr_upper,
                 hypotheses: format!(
-                    "shifted [{:+.2}, {:+.2}] logistic",
-                    shifted.elo0, shifted.elo1
+                    "{} [{:+.2}, {:+.2}] logistic",
+                    if node_odds { "node odds" } else { "shifted" },
+                    shifted.elo0,
+                    shifted.elo1
                 ),
                 decision: match doc.decision.as_str() {
                     "h1" => "H1 accepted",
@@ -422,6 +484,38 @@ mod tests {
             "{html}"
         );
         assert!(!html.contains("paired rounds"), "{html}");
+    }
+
+    #[test]
+    fn a_verdict_at_node_odds_without_a_model_shows_the_games_as_the_total() {
+        let mut value = verdict(serde_json::json!({
+            "nodes_per_move": 400000, "b_nodes_per_move": 498760, "nps": 2.3e6,
+            "typical_move_ms": 175.0,
+            "shifted_sprt": {"elo0": -5.0, "elo1": 0.0, "alpha": 0.05, "beta": 0.05, "model": "logistic"},
+            "match": {"trajectory": [{"games": 2, "llr": 0.1}, {"games": 120, "llr": 1.2}]}
+        }));
+        value["games_at"] = "node-odds".into();
+        value["model"] = serde_json::Value::Null;
+        value["speed_elo"] = serde_json::Value::Null;
+        value["search_elo"] = serde_json::Value::Null;
+        value["total_elo"] = estimate(34.3, 15.2, 53.6);
+        let html = page(&value).unwrap();
+        assert!(
+            html.contains("A 400000 nodes per move") && html.contains("B 498760"),
+            "{html}"
+        );
+        assert!(
+            html.contains("<td>+34.3 (95% CI +15.2 to +53.6)</td>"),
+            "{html}"
+        );
+        assert!(html.contains("— (no model)"), "{html}");
+        assert!(html.contains("— (node odds: in the total)"), "{html}");
+        assert!(html.contains("node odds need none"), "{html}");
+        assert!(html.contains("between the bounds as given"), "{html}");
+        assert!(
+            !html.contains("search (fixed nodes)"),
+            "no search bar: {html}"
+        );
     }
 
     #[test]
