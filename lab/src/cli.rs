@@ -558,6 +558,12 @@ pub(crate) struct VerdictCommandArgs {
     /// and none is added (docs/verdict.md, "Node odds").
     #[arg(long)]
     pub(crate) node_odds: bool,
+    /// With different signatures: A's nodes per move in the games, instead of A's fastest
+    /// bench NPS × the clock's typical move (base/40 + inc), which an engine whose time manager
+    /// spends less per move plays deeper than its games do. With --node-odds B gets this times
+    /// its speed ratio's lower end; with --resume only earlier games at this budget continue.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) nodes: Option<u64>,
     #[command(flatten)]
     pub(crate) measure: MeasureArgs,
     #[command(flatten)]

@@ -631,6 +631,7 @@ fn a_verdict_at_node_odds_needs_no_model_and_its_games_are_the_total() {
     assert!(report["search_elo"].is_null(), "{run}");
     assert_eq!(report["games"], 6, "{run}");
     let search = &report["search"];
+    assert_eq!(search["budget_from"], "speed", "{run}");
     let a_nodes = search["nodes_per_move"].as_u64().unwrap();
     let b_nodes = search["b_nodes_per_move"].as_u64().unwrap();
     let low = report["speed_ratio"]["ci_low"].as_f64().unwrap();
@@ -662,4 +663,42 @@ fn a_verdict_at_node_odds_needs_no_model_and_its_games_are_the_total() {
         "{resumed}"
     );
     assert_eq!(match_results(&repo).len(), 1, "one results file");
+
+    // `--nodes` sets A's budget, B's follows it by the speed's lower end, and only earlier
+    // games at that budget are resumed: these start a results file of their own.
+    let given = repo.lab(&args(
+        "4",
+        &[
+            "--node-odds",
+            "--nodes",
+            "3000",
+            "--resume",
+            "--format",
+            "json",
+        ],
+    ));
+    assert!(matches!(given.code, 0 | 1 | 3), "{given}");
+    let report = given.json();
+    let search = &report["search"];
+    assert_eq!(search["budget_from"], "given", "{given}");
+    assert_eq!(search["nodes_per_move"], 3000, "{given}");
+    let low = report["speed_ratio"]["ci_low"].as_f64().unwrap();
+    let b_given = (3000.0 * low).round() as u64;
+    assert_eq!(
+        search["b_nodes_per_move"].as_u64(),
+        Some(b_given),
+        "{given}"
+    );
+    assert_eq!(search["match"]["limits"][0]["nodes"], 3000, "{given}");
+    assert_eq!(
+        report["games"], 4,
+        "a new match, not the 8 games at the other budget: {given}"
+    );
+    assert_eq!(match_results(&repo).len(), 2, "a results file of its own");
+    let again = repo.lab(&args("6", &["--node-odds", "--nodes", "3000", "--resume"]));
+    assert!(
+        again.stderr.contains("at their budget of 3000 (A)")
+            && again.stdout.contains("resumed games"),
+        "{again}"
+    );
 }

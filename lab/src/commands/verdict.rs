@@ -31,8 +31,8 @@ use crate::verdict::speed_elo::{add, speed_elo};
 use crate::verdict::{
     games_contradict_speed, instructions_speed_ratio, models, node_budget, node_odds_budget,
     shifted_sprt, speed_decision, speed_measured_finely, speed_ratio, speed_tolerance,
-    typical_move_ms, Decision, GamesAt, ModelUse, SearchGames, SpeedSource, VerdictNote,
-    VerdictReport,
+    typical_move_ms, BudgetFrom, Decision, GamesAt, ModelUse, SearchGames, SpeedSource,
+    VerdictNote, VerdictReport,
 };
 
 pub(crate) fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
@@ -217,8 +217,14 @@ pub(crate) fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
     // the machine's own speed, and a busy machine does not shrink the games' budget.
     let nps = comparison.a.nps.max;
     let move_ms = typical_move_ms(&limit).expect("a clock has a typical move time");
-    let measured_nodes = node_budget(nps, &limit)
-        .with_context(|| format!("A's measured NPS {nps} gives no node budget"))?;
+    let (measured_nodes, budget_from) = match args.nodes {
+        Some(nodes) => (nodes, BudgetFrom::Given),
+        None => (
+            node_budget(nps, &limit)
+                .with_context(|| format!("A's measured NPS {nps} gives no node budget"))?,
+            BudgetFrom::Speed,
+        ),
+    };
     let binaries = [
         comparison.a.revision.binary_key.as_str(),
         comparison.b.revision.binary_key.as_str(),
@@ -233,28 +239,37 @@ pub(crate) fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
         })?,
     };
     let earlier = if args.resume {
-        earlier_games(&match_dir, binaries, games_at)
+        earlier_games(&match_dir, binaries, games_at, args.nodes)
     } else {
         None
     };
-    let [nodes, b_nodes] = match &earlier {
+    let ([nodes, b_nodes], budget_from) = match &earlier {
         Some((path, [a_nodes, b_nodes])) => {
+            let this_run = match budget_from {
+                BudgetFrom::Given => "--nodes",
+                _ => "this run's speed",
+            };
             lab.progress().line(&format!(
                 "resuming the fixed-node games of {} at their budget of {a_nodes} (A) and \
-                 {b_nodes} (B) nodes per move (this run's speed gives {measured_nodes} and \
+                 {b_nodes} (B) nodes per move ({this_run} gives {measured_nodes} and \
                  {measured_b_nodes})",
                 path.display()
             ));
-            [*a_nodes, *b_nodes]
+            ([*a_nodes, *b_nodes], BudgetFrom::Resumed)
         }
-        None => [measured_nodes, measured_b_nodes],
+        None => ([measured_nodes, measured_b_nodes], budget_from),
+    };
+    let budget = match budget_from {
+        BudgetFrom::Speed => format!("A's {nps:.0} NPS × {move_ms} ms"),
+        BudgetFrom::Given => "--nodes".to_string(),
+        BudgetFrom::Resumed => "the resumed games'".to_string(),
     };
     let played_sprt = match (games_at, speed) {
         (GamesAt::EqualNodes, Some(speed)) => {
             let shifted = shifted_sprt(&sprt, &speed);
             lab.progress().line(&format!(
-                "signatures differ: fixed-node SPRT at {nodes} nodes per move (A's {nps:.0} NPS × \
-                 {move_ms} ms), bounds [{:.2}, {:.2}] after the speed's {:+.2} Elo",
+                "signatures differ: fixed-node SPRT at {nodes} nodes per move ({budget}), bounds \
+                 [{:.2}, {:.2}] after the speed's {:+.2} Elo",
                 shifted.elo0, shifted.elo1, speed.ci_low
             ));
             shifted
@@ -263,8 +278,8 @@ pub(crate) fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
         (GamesAt::NodeOdds, _) => {
             lab.progress().line(&format!(
                 "signatures differ: fixed-node SPRT at node odds, A {nodes} and B {b_nodes} nodes \
-                 per move (A's {nps:.0} NPS × {move_ms} ms; B's speed ratio at its 95% lower end, \
-                 {:.4}), bounds [{:.2}, {:.2}] as given: the games' Elo is the total",
+                 per move (A: {budget}; B: × its speed ratio's 95% lower end, {:.4}), bounds \
+                 [{:.2}, {:.2}] as given: the games' Elo is the total",
                 ratio.ci_low, sprt.elo0, sprt.elo1
             ));
             sprt
@@ -337,6 +352,7 @@ pub(crate) fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
         rounds,
         search: Some(SearchGames {
             nodes_per_move: nodes,
+            budget_from,
             b_nodes_per_move: b_nodes,
             nps,
             typical_move_ms: move_ms,
@@ -375,11 +391,13 @@ struct Findings {
 
 /// The newest results file of an earlier verdict between these binaries: fixed-node games
 /// with an SPRT, at one budget for both sides (equal nodes) or at two (node odds). Its budgets
-/// are kept, so that its games pool with the new ones.
+/// are kept, so that its games pool with the new ones; with `given` (`--nodes`) only games at
+/// that budget for A.
 fn earlier_games(
     match_dir: &Path,
     binaries: [&str; 2],
     games_at: GamesAt,
+    given: Option<u64>,
 ) -> Option<(PathBuf, [u64; 2])> {
     let (newest, _) = results::newest(match_dir, |header| {
         let settings = &header.settings;
@@ -392,7 +410,12 @@ fn earlier_games(
             GamesAt::EqualNodes => nodes == b_nodes,
             GamesAt::NodeOdds => nodes != b_nodes,
         };
-        (same_kind && same_engines && settings.sprt.is_some() && header.shard == Shard::WHOLE)
+        let same_budget = given.is_none_or(|given| given == nodes);
+        (same_kind
+            && same_budget
+            && same_engines
+            && settings.sprt.is_some()
+            && header.shard == Shard::WHOLE)
             .then_some([nodes, b_nodes])
     });
     newest

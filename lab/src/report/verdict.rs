@@ -8,7 +8,7 @@ use super::table::Table;
 use super::thousands;
 use crate::games::sprt::Estimate;
 use crate::verdict::speed_elo::EloPerDoubling;
-use crate::verdict::{Decision, GamesAt, SpeedEloReport, SpeedSource, VerdictReport};
+use crate::verdict::{BudgetFrom, Decision, GamesAt, SpeedEloReport, SpeedSource, VerdictReport};
 
 /// `+4.3 ± 11.2 (95% CI -6.9 to +15.5)`; an unbounded side prints as such.
 fn estimate(e: Estimate) -> String {
@@ -170,11 +170,15 @@ pub(crate) fn render_verdict(report: &VerdictReport, style: Style) -> String {
             if let Some(search_elo) = report.search_elo {
                 rows.push(["search Elo (fixed nodes)".to_string(), estimate(search_elo)]);
             }
-            let budget = format!(
-                "A's {} NPS × {} ms, the clock's typical move",
-                thousands(search.nps.round() as u64),
-                search.typical_move_ms
-            );
+            let budget = match search.budget_from {
+                BudgetFrom::Speed => format!(
+                    "A's {} NPS × {} ms, the clock's typical move",
+                    thousands(search.nps.round() as u64),
+                    search.typical_move_ms
+                ),
+                BudgetFrom::Given => "--nodes".to_string(),
+                BudgetFrom::Resumed => "the resumed games' budget".to_string(),
+            };
             rows.push(match report.games_at {
                 GamesAt::EqualNodes => [
                     "node budget".to_string(),

@@ -231,11 +231,27 @@ pub(crate) enum GamesAt {
     NodeOdds,
 }
 
+/// Where A's node budget came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum BudgetFrom {
+    /// A's fastest bench NPS × the clock's typical time per move. Reports from before the
+    /// choice existed were budgeted so.
+    #[default]
+    Speed,
+    /// `--nodes`.
+    Given,
+    /// The earlier verdict's games that `--resume` continued.
+    Resumed,
+}
+
 /// The fixed-node games of a verdict whose signatures differ.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct SearchGames {
-    /// A's nodes per move: A's measured NPS × the time control's typical time per move.
+    /// A's nodes per move: by default A's measured NPS × the time control's typical time per
+    /// move (`budget_from`).
     pub(crate) nodes_per_move: u64,
+    pub(crate) budget_from: BudgetFrom,
     /// B's: the same with equal nodes; with node odds, A's times the speed ratio's lower end.
     pub(crate) b_nodes_per_move: u64,
     pub(crate) nps: f64,

@@ -97,6 +97,9 @@ struct Games {
 #[derive(Deserialize)]
 struct Search {
     nodes_per_move: u64,
+    /// Absent in reports from before `--nodes`: A's NPS × the typical move.
+    #[serde(default)]
+    budget_from: Option<String>,
     /// Absent in reports from before node odds: B played at A's budget.
     #[serde(default)]
     b_nodes_per_move: Option<u64>,
@@ -172,21 +175,28 @@ pub(crate) fn page(value: &serde_json::Value) -> Result<String> {
         )
     };
     let node_odds = doc.games_at.as_deref() == Some("node-odds") && doc.search.is_some();
+    let budget = |search: &Search| match search.budget_from.as_deref() {
+        Some("given") => "set by --nodes".to_string(),
+        Some("resumed") => "the budget of the resumed games".to_string(),
+        _ => format!(
+            "A's {:.0} NPS × {:.0} ms, the typical time per move at {}",
+            search.nps, search.typical_move_ms, doc.tc
+        ),
+    };
     let search_facts = match &doc.search {
         Some(search) if node_odds => format!(
-            "{} fixed-node games at node odds: A {} nodes per move (A's {:.0} NPS × {:.0} ms, the \
-             typical time per move at {}), B {} (A's budget times its speed ratio's 95% lower \
-             end); their Elo is the total",
+            "{} fixed-node games at node odds: A {} nodes per move ({}), B {} (A's budget times \
+             its speed ratio's 95% lower end); their Elo is the total",
             doc.games,
             search.nodes_per_move,
-            search.nps,
-            search.typical_move_ms,
-            doc.tc,
+            budget(search),
             search.b_nodes_per_move.unwrap_or(search.nodes_per_move)
         ),
         Some(search) => format!(
-            "{} fixed-node games at {} nodes per move (A's {:.0} NPS × {:.0} ms, the typical time per move at {})",
-            doc.games, search.nodes_per_move, search.nps, search.typical_move_ms, doc.tc
+            "{} fixed-node games at {} nodes per move ({})",
+            doc.games,
+            search.nodes_per_move,
+            budget(search)
         ),
         None => "same signature: the same search tree, no game played".to_string(),
     };
@@ -516,6 +526,14 @@ mod tests {
             !html.contains("search (fixed nodes)"),
             "no search bar: {html}"
         );
+        assert!(html.contains("A's 2300000 NPS × 175 ms"), "{html}");
+        value["search"]["budget_from"] = "given".into();
+        let given = page(&value).unwrap();
+        assert!(
+            given.contains("A 400000 nodes per move (set by --nodes)"),
+            "{given}"
+        );
+        assert!(!given.contains("NPS × 175 ms"), "{given}");
     }
 
     #[test]
