@@ -27,7 +27,8 @@ use crate::paths::LabPaths;
 use crate::report::Report;
 use crate::schema::{Kind, LAB_JSON_SCHEMA_VERSION};
 use crate::side::Side;
-use crate::verdict::speed_elo::{add, speed_elo};
+use crate::verdict::models::SpeedEloModel;
+use crate::verdict::speed_elo::{add, speed_elo, EloPerDoubling};
 use crate::verdict::{
     games_contradict_speed, instructions_speed_ratio, models, node_budget, node_odds_budget,
     shifted_sprt, speed_decision, speed_measured_finely, speed_ratio, speed_tolerance,
@@ -37,67 +38,10 @@ use crate::verdict::{
 
 pub(crate) fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
     let started = Instant::now();
-    let sprt = Sprt::parse(&args.sprt, EloModel::Logistic)
-        .map_err(|error| anyhow::anyhow!("--sprt {}: {error}", args.sprt))?;
-    let limit = Limit::parse_tc(&args.tc)?;
-    if args.max_rounds < args.measure.run.rounds {
-        bail!(
-            "--max-rounds {} is below --rounds {}: the rounds only grow",
-            args.max_rounds,
-            args.measure.run.rounds
-        );
-    }
-    let max_games = match args.max_games {
-        Some(games) if !games.is_multiple_of(2) => {
-            bail!("--max-games {games}: a game pair is 2 games, so the budget must be even")
-        }
-        Some(games) => GameBudget::Given(games),
-        None => GameBudget::Default(DEFAULT_MAX_GAMES),
-    };
-    let speed_from = match args.speed_from {
-        SpeedFromArg::Nps => SpeedSource::Nps,
-        SpeedFromArg::Instructions => SpeedSource::Instructions,
-    };
-    if speed_from == SpeedSource::Instructions && args.measure.run.no_instructions {
-        bail!(
-            "--speed-from instructions counts instructions with callgrind: it cannot go with \
-             --no-instructions"
-        );
-    }
-    let games_at = if args.node_odds {
-        GamesAt::NodeOdds
-    } else {
-        GamesAt::EqualNodes
-    };
+    let options = Options::checked(args)?;
     let mut notes = Vec::new();
-    let (mut comparison, paths) = measure(lab, args, args.measure.run.rounds, true)?;
-    let model_dir = models::models_dir(&paths);
-    let match_dir = paths.root.join("match");
-    let machine = machine_id(&Machine::current());
-    let a_binary = comparison.a.revision.binary_key.clone();
-    let found = models::find(&model_dir, &machine, &a_binary, Some(&limit));
-    // Node odds carry the speed in the games; the speed alone (same signature) and the sum of
-    // equal-node games and speed both need the model's exchange rate.
-    let model_needed = games_at == GamesAt::EqualNodes || !comparison.signature.changed;
-    if found.is_none() && model_needed {
-        bail!(
-            "no speed-Elo model for this machine at {}: fit one with `lab speed-elo {} --tc {}` \
-             (stored models: `lab speed-elo --show`){}",
-            limit.pgn_time_control(),
-            args.a,
-            args.tc,
-            if comparison.signature.changed {
-                "; or play the games at node odds (`--node-odds`), which need none"
-            } else {
-                ""
-            }
-        );
-    }
-    if let Some((model, false)) = &found {
-        notes.push(VerdictNote::ModelOfAnotherTree {
-            spec: model.engine.spec.clone(),
-        });
-    }
+    let (comparison, paths) = measure(lab, args, args.measure.run.rounds, true)?;
+    let found = model(args, &options, &comparison, &paths, &mut notes)?;
     let pinned = pinned(args, &comparison);
     let args = &pinned;
     let model_use = found.as_ref().map(|(model, same_binary)| ModelUse {
@@ -114,14 +58,167 @@ pub(crate) fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
         same_binary: *same_binary,
         games: model.games,
         date: model.date.clone(),
-        path: models::model_path(&model_dir, model).display().to_string(),
+        path: models::model_path(&models::models_dir(&paths), model)
+            .display()
+            .to_string(),
     });
-    let elo_per_doubling = found
-        .as_ref()
-        .map(|(model, _)| model.elo_per_doubling.value);
-    let tolerance = speed_tolerance(elo_per_doubling, &sprt);
-    let speed_of = |comparison: &Comparison| -> Result<(Estimate, Option<Estimate>)> {
-        let ratio = match speed_from {
+    let meter = SpeedMeter {
+        from: options.speed_from,
+        model: found.as_ref().map(|(model, _)| &model.elo_per_doubling),
+    };
+    let speed = Speed::of(comparison, &meter, args.measure.run.rounds)?;
+    let settled = |speed: Speed, notes| Findings {
+        limit: options.limit,
+        sprt: options.sprt,
+        comparison: speed.comparison,
+        games_at: options.games_at,
+        model: model_use.clone(),
+        speed_from: options.speed_from,
+        speed_ratio: speed.ratio,
+        speed_elo: speed.elo,
+        search_elo: None,
+        llr: (0.0, options.sprt.lower(), options.sprt.upper()),
+        rounds: speed.rounds,
+        search: None,
+        decision: SprtDecision::Continue,
+        interrupted: false,
+        started,
+        notes,
+    };
+
+    if !speed.comparison.signature.changed {
+        let (speed, llr, decision) = speed_alone(lab, args, &options, &meter, speed)?;
+        let zero = Estimate {
+            value: 0.0,
+            ci_low: 0.0,
+            ci_high: 0.0,
+        };
+        return Ok(outcome(Findings {
+            search_elo: Some(zero),
+            llr: (llr, options.sprt.lower(), options.sprt.upper()),
+            decision,
+            ..settled(speed, notes)
+        }));
+    }
+
+    let tolerance = speed_tolerance(meter.model.map(|model| model.value), &options.sprt);
+    let speed = speed_for_games(lab, args, &options, &meter, speed, tolerance, &mut notes)?;
+    let budgets = budgets(lab, args, &options, &speed, &paths.root.join("match"))?;
+    let played = play(lab, args, &options, &speed, &budgets, tolerance, &mut notes)?;
+    Ok(outcome(Findings {
+        search: Some(played.search),
+        search_elo: Some(played.search_elo),
+        llr: played.llr,
+        decision: played.decision,
+        interrupted: played.interrupted,
+        ..settled(speed, notes)
+    }))
+}
+
+/// The flags, checked before anything is measured.
+struct Options {
+    sprt: Sprt,
+    limit: Limit,
+    max_games: GameBudget,
+    speed_from: SpeedSource,
+    games_at: GamesAt,
+}
+
+impl Options {
+    fn checked(args: &VerdictCommandArgs) -> Result<Options> {
+        let sprt = Sprt::parse(&args.sprt, EloModel::Logistic)
+            .map_err(|error| anyhow::anyhow!("--sprt {}: {error}", args.sprt))?;
+        let limit = Limit::parse_tc(&args.tc)?;
+        if args.max_rounds < args.measure.run.rounds {
+            bail!(
+                "--max-rounds {} is below --rounds {}: the rounds only grow",
+                args.max_rounds,
+                args.measure.run.rounds
+            );
+        }
+        let max_games = match args.max_games {
+            Some(games) if !games.is_multiple_of(2) => {
+                bail!("--max-games {games}: a game pair is 2 games, so the budget must be even")
+            }
+            Some(games) => GameBudget::Given(games),
+            None => GameBudget::Default(DEFAULT_MAX_GAMES),
+        };
+        let speed_from = match args.speed_from {
+            SpeedFromArg::Nps => SpeedSource::Nps,
+            SpeedFromArg::Instructions => SpeedSource::Instructions,
+        };
+        if speed_from == SpeedSource::Instructions && args.measure.run.no_instructions {
+            bail!(
+                "--speed-from instructions counts instructions with callgrind: it cannot go with \
+                 --no-instructions"
+            );
+        }
+        let games_at = if args.node_odds {
+            GamesAt::NodeOdds
+        } else {
+            GamesAt::EqualNodes
+        };
+        Ok(Options {
+            sprt,
+            limit,
+            max_games,
+            speed_from,
+            games_at,
+        })
+    }
+}
+
+/// The speed-Elo model of this machine at the verdict's clock, and whether it was fitted on
+/// A's binary; an error when the verdict needs one and there is none.
+fn model(
+    args: &VerdictCommandArgs,
+    options: &Options,
+    comparison: &Comparison,
+    paths: &LabPaths,
+    notes: &mut Vec<VerdictNote>,
+) -> Result<Option<(SpeedEloModel, bool)>> {
+    let machine = machine_id(&Machine::current());
+    let a_binary = &comparison.a.revision.binary_key;
+    let found = models::find(
+        &models::models_dir(paths),
+        &machine,
+        a_binary,
+        Some(&options.limit),
+    );
+    // Node odds carry the speed in the games; the speed alone (same signature) and the sum of
+    // equal-node games and speed both need the model's exchange rate.
+    let needed = options.games_at == GamesAt::EqualNodes || !comparison.signature.changed;
+    if found.is_none() && needed {
+        bail!(
+            "no speed-Elo model for this machine at {}: fit one with `lab speed-elo {} --tc {}` \
+             (stored models: `lab speed-elo --show`){}",
+            options.limit.pgn_time_control(),
+            args.a,
+            args.tc,
+            if comparison.signature.changed {
+                "; or play the games at node odds (`--node-odds`), which need none"
+            } else {
+                ""
+            }
+        );
+    }
+    if let Some((model, false)) = &found {
+        notes.push(VerdictNote::ModelOfAnotherTree {
+            spec: model.engine.spec.clone(),
+        });
+    }
+    Ok(found)
+}
+
+/// Turns a comparison into the speed ratio the verdict charges and, with a model, its Elo.
+struct SpeedMeter<'a> {
+    from: SpeedSource,
+    model: Option<&'a EloPerDoubling>,
+}
+
+impl SpeedMeter<'_> {
+    fn read(&self, comparison: &Comparison) -> Result<(Estimate, Option<Estimate>)> {
+        let ratio = match self.from {
             SpeedSource::Nps => speed_ratio(comparison).context(
                 "the paired speed has no interval (too few rounds with pairs): no verdict from it",
             )?,
@@ -132,139 +229,221 @@ pub(crate) fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
                 )
             })?,
         };
-        let elo = match &found {
-            Some((model, _)) => Some(
-                speed_elo(&model.elo_per_doubling, ratio)
+        let elo = match self.model {
+            Some(model) => Some(
+                speed_elo(model, ratio)
                     .context("the speed ratio is not a positive finite number")?,
             ),
             None => None,
         };
         Ok((ratio, elo))
-    };
-    let (mut ratio, mut speed) = speed_of(&comparison)?;
-    let mut rounds = args.measure.run.rounds;
+    }
+}
 
-    if !comparison.signature.changed {
-        let elo_of = |speed: Option<Estimate>| speed.expect("the speed alone needs the model");
-        let (mut llr, mut decision) = speed_decision(&elo_of(speed), &sprt);
-        // More rounds narrow only a measured NPS interval; an instruction count is exact.
-        while decision == SprtDecision::Continue
-            && speed_from == SpeedSource::Nps
-            && rounds < args.max_rounds
-        {
-            rounds = (rounds * 2).min(args.max_rounds);
-            let elo = elo_of(speed);
-            lab.progress().line(&format!(
-                "speed Elo {:+.1} (95% CI {:+.1} to {:+.1}) is undecided: measuring again with {rounds} rounds",
-                elo.value, elo.ci_low, elo.ci_high
-            ));
-            let instructions = comparison.instructions.clone();
-            let (again, _) = measure(lab, args, rounds, false)?;
-            comparison = again;
-            comparison.instructions = instructions;
-            (ratio, speed) = speed_of(&comparison)?;
-            (llr, decision) = speed_decision(&elo_of(speed), &sprt);
-        }
-        let zero = Estimate {
-            value: 0.0,
-            ci_low: 0.0,
-            ci_high: 0.0,
-        };
-        return Ok(outcome(Findings {
-            limit,
-            sprt,
+/// A and B as measured so far, and the speed read from them.
+struct Speed {
+    comparison: Comparison,
+    ratio: Estimate,
+    elo: Option<Estimate>,
+    rounds: u32,
+}
+
+impl Speed {
+    fn of(comparison: Comparison, meter: &SpeedMeter, rounds: u32) -> Result<Speed> {
+        let (ratio, elo) = meter.read(&comparison)?;
+        Ok(Speed {
             comparison,
-            games_at,
-            model: model_use,
-            speed_from,
-            speed_ratio: ratio,
-            speed_elo: speed,
-            search_elo: Some(zero),
-            llr: (llr, sprt.lower(), sprt.upper()),
+            ratio,
+            elo,
             rounds,
-            search: None,
-            decision,
-            interrupted: false,
-            started,
-            notes,
-        }));
+        })
     }
 
-    while speed_from == SpeedSource::Nps
-        && !speed_measured_finely(&ratio, tolerance)
-        && rounds < args.max_rounds
+    /// Measured again with more paired rounds, keeping the first instruction count (more
+    /// rounds narrow only a measured NPS interval; an instruction count is exact).
+    fn again(
+        self,
+        lab: &Lab,
+        args: &VerdictCommandArgs,
+        meter: &SpeedMeter,
+        rounds: u32,
+    ) -> Result<Speed> {
+        let instructions = self.comparison.instructions;
+        let (mut comparison, _) = measure(lab, args, rounds, false)?;
+        comparison.instructions = instructions;
+        Speed::of(comparison, meter, rounds)
+    }
+}
+
+/// The same signature: the speed decides alone, with more rounds while it is undecided. The
+/// speed as last measured, the LLR and the decision.
+fn speed_alone(
+    lab: &Lab,
+    args: &VerdictCommandArgs,
+    options: &Options,
+    meter: &SpeedMeter,
+    mut speed: Speed,
+) -> Result<(Speed, f64, SprtDecision)> {
+    let elo_of = |speed: &Speed| speed.elo.expect("the speed alone needs the model");
+    let (mut llr, mut decision) = speed_decision(&elo_of(&speed), &options.sprt);
+    while decision == SprtDecision::Continue
+        && options.speed_from == SpeedSource::Nps
+        && speed.rounds < args.max_rounds
     {
-        rounds = (rounds * 2).min(args.max_rounds);
+        let rounds = (speed.rounds * 2).min(args.max_rounds);
+        let elo = elo_of(&speed);
+        lab.progress().line(&format!(
+            "speed Elo {:+.1} (95% CI {:+.1} to {:+.1}) is undecided: measuring again with {rounds} rounds",
+            elo.value, elo.ci_low, elo.ci_high
+        ));
+        speed = speed.again(lab, args, meter, rounds)?;
+        (llr, decision) = speed_decision(&elo_of(&speed), &options.sprt);
+    }
+    Ok((speed, llr, decision))
+}
+
+/// Different signatures: the speed measured again while its interval is too wide to credit
+/// at the bounds' gap; a note if it stays so.
+fn speed_for_games(
+    lab: &Lab,
+    args: &VerdictCommandArgs,
+    options: &Options,
+    meter: &SpeedMeter,
+    mut speed: Speed,
+    tolerance: f64,
+    notes: &mut Vec<VerdictNote>,
+) -> Result<Speed> {
+    while options.speed_from == SpeedSource::Nps
+        && !speed_measured_finely(&speed.ratio, tolerance)
+        && speed.rounds < args.max_rounds
+    {
+        let rounds = (speed.rounds * 2).min(args.max_rounds);
         lab.progress().line(&format!(
             "speed ratio {:.4} (95% CI {:.4} to {:.4}) is too coarse to credit at bounds {} apart: \
              measuring again with {rounds} rounds",
-            ratio.value,
-            ratio.ci_low,
-            ratio.ci_high,
-            sprt.elo1 - sprt.elo0
+            speed.ratio.value,
+            speed.ratio.ci_low,
+            speed.ratio.ci_high,
+            options.sprt.elo1 - options.sprt.elo0
         ));
-        let instructions = comparison.instructions.clone();
-        let (again, _) = measure(lab, args, rounds, false)?;
-        comparison = again;
-        comparison.instructions = instructions;
-        (ratio, speed) = speed_of(&comparison)?;
+        speed = speed.again(lab, args, meter, rounds)?;
     }
-    if !speed_measured_finely(&ratio, tolerance) {
-        notes.push(VerdictNote::SpeedTooCoarse { ratio, rounds });
+    if !speed_measured_finely(&speed.ratio, tolerance) {
+        notes.push(VerdictNote::SpeedTooCoarse {
+            ratio: speed.ratio,
+            rounds: speed.rounds,
+        });
     }
+    Ok(speed)
+}
 
+/// The games' node budgets, where they came from, and the earlier games they continue.
+struct Budgets {
+    a: u64,
+    b: u64,
+    from: BudgetFrom,
+    /// A's fastest bench NPS and the clock's typical move, the default budget's factors.
+    nps: f64,
+    move_ms: f64,
+    resumed: Option<PathBuf>,
+}
+
+fn budgets(
+    lab: &Lab,
+    args: &VerdictCommandArgs,
+    options: &Options,
+    speed: &Speed,
+    match_dir: &Path,
+) -> Result<Budgets> {
     // The fastest of A's runs: load only ever slows a run, so the fastest is the nearest to
     // the machine's own speed, and a busy machine does not shrink the games' budget.
-    let nps = comparison.a.nps.max;
-    let move_ms = typical_move_ms(&limit).expect("a clock has a typical move time");
-    let (measured_nodes, budget_from) = match args.nodes {
+    let nps = speed.comparison.a.nps.max;
+    let move_ms = typical_move_ms(&options.limit).expect("a clock has a typical move time");
+    let (a, from) = match args.nodes {
         Some(nodes) => (nodes, BudgetFrom::Given),
         None => (
-            node_budget(nps, &limit)
+            node_budget(nps, &options.limit)
                 .with_context(|| format!("A's measured NPS {nps} gives no node budget"))?,
             BudgetFrom::Speed,
         ),
     };
-    let binaries = [
-        comparison.a.revision.binary_key.as_str(),
-        comparison.b.revision.binary_key.as_str(),
-    ];
-    let measured_b_nodes = match games_at {
-        GamesAt::EqualNodes => measured_nodes,
-        GamesAt::NodeOdds => node_odds_budget(measured_nodes, &ratio).with_context(|| {
+    let b = match options.games_at {
+        GamesAt::EqualNodes => a,
+        GamesAt::NodeOdds => node_odds_budget(a, &speed.ratio).with_context(|| {
             format!(
                 "the speed ratio's lower end {} gives B no node budget",
-                ratio.ci_low
+                speed.ratio.ci_low
             )
         })?,
     };
-    let earlier = if args.resume {
-        earlier_games(&match_dir, binaries, games_at, args.nodes)
-    } else {
-        None
-    };
-    let ([nodes, b_nodes], budget_from) = match &earlier {
+    let binaries = [
+        speed.comparison.a.revision.binary_key.as_str(),
+        speed.comparison.b.revision.binary_key.as_str(),
+    ];
+    let earlier = args
+        .resume
+        .then(|| earlier_games(match_dir, binaries, options.games_at, args.nodes))
+        .flatten();
+    Ok(match earlier {
         Some((path, [a_nodes, b_nodes])) => {
-            let this_run = match budget_from {
+            let this_run = match from {
                 BudgetFrom::Given => "--nodes",
                 _ => "this run's speed",
             };
             lab.progress().line(&format!(
                 "resuming the fixed-node games of {} at their budget of {a_nodes} (A) and \
-                 {b_nodes} (B) nodes per move ({this_run} gives {measured_nodes} and \
-                 {measured_b_nodes})",
+                 {b_nodes} (B) nodes per move ({this_run} gives {a} and {b})",
                 path.display()
             ));
-            ([*a_nodes, *b_nodes], BudgetFrom::Resumed)
+            Budgets {
+                a: a_nodes,
+                b: b_nodes,
+                from: BudgetFrom::Resumed,
+                nps,
+                move_ms,
+                resumed: Some(path),
+            }
         }
-        None => ([measured_nodes, measured_b_nodes], budget_from),
-    };
-    let budget = match budget_from {
-        BudgetFrom::Speed => format!("A's {nps:.0} NPS × {move_ms} ms"),
+        None => Budgets {
+            a,
+            b,
+            from,
+            nps,
+            move_ms,
+            resumed: None,
+        },
+    })
+}
+
+/// What the fixed-node games decided.
+struct Played {
+    search: SearchGames,
+    /// The games' Elo (with node odds, the total).
+    search_elo: Estimate,
+    /// The LLR with its lower and upper bound.
+    llr: (f64, f64, f64),
+    decision: SprtDecision,
+    interrupted: bool,
+}
+
+/// The fixed-node SPRT: with equal nodes at bounds shifted by the speed's surely gained Elo,
+/// at node odds at the bounds as given.
+fn play(
+    lab: &Lab,
+    args: &VerdictCommandArgs,
+    options: &Options,
+    speed: &Speed,
+    budgets: &Budgets,
+    tolerance: f64,
+    notes: &mut Vec<VerdictNote>,
+) -> Result<Played> {
+    let (nodes, b_nodes, sprt) = (budgets.a, budgets.b, options.sprt);
+    let budget = match budgets.from {
+        BudgetFrom::Speed => format!("A's {:.0} NPS × {} ms", budgets.nps, budgets.move_ms),
         BudgetFrom::Given => "--nodes".to_string(),
         BudgetFrom::Resumed => "the resumed games'".to_string(),
     };
-    let played_sprt = match (games_at, speed) {
+    let played_sprt = match (options.games_at, speed.elo) {
         (GamesAt::EqualNodes, Some(speed)) => {
             let shifted = shifted_sprt(&sprt, &speed);
             lab.progress().line(&format!(
@@ -280,25 +459,25 @@ pub(crate) fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
                 "signatures differ: fixed-node SPRT at node odds, A {nodes} and B {b_nodes} nodes \
                  per move (A: {budget}; B: × its speed ratio's 95% lower end, {:.4}), bounds \
                  [{:.2}, {:.2}] as given: the games' Elo is the total",
-                ratio.ci_low, sprt.elo0, sprt.elo1
+                speed.ratio.ci_low, sprt.elo0, sprt.elo1
             ));
             sprt
         }
     };
-    let mut options = MatchOptions::self_play(
+    let mut match_options = MatchOptions::self_play(
         [args.a.clone(), args.b.clone()],
         [Limit::Nodes { nodes }, Limit::Nodes { nodes: b_nodes }],
-        max_games,
+        options.max_games,
         args.concurrency,
         super::export_paths(&args.output.export),
     )?;
-    options.sprt = Some(played_sprt);
+    match_options.sprt = Some(played_sprt);
     // A verdict's games take hours: an interrupt still gives the verdict of the games so far.
-    options.report_on_interrupt = true;
-    if let Some((path, _)) = earlier {
-        options.resume = Resume::Rebounded(path);
+    match_options.report_on_interrupt = true;
+    if let Some(path) = &budgets.resumed {
+        match_options.resume = Resume::Rebounded(path.clone());
     }
-    let report = games::run(lab, options)?;
+    let report = games::run(lab, match_options)?;
     let interrupted = report.exit_code == crate::process::INTERRUPTED_EXIT;
     let alike = report.summary.alike;
     if alike.in_every_pair() {
@@ -312,10 +491,10 @@ pub(crate) fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
         );
     }
     if let Some(in_games) = &report.summary.nps_ratio_in_games {
-        if games_contradict_speed(&ratio, &in_games.ratio, tolerance) {
+        if games_contradict_speed(&speed.ratio, &in_games.ratio, tolerance) {
             notes.push(VerdictNote::GamesContradictSpeed {
-                charged: ratio,
-                source: speed_from,
+                charged: speed.ratio,
+                source: options.speed_from,
                 in_games: in_games.ratio,
                 games: in_games.games,
             });
@@ -338,32 +517,21 @@ pub(crate) fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
             ci_high: f64::INFINITY,
         }
     });
-    Ok(outcome(Findings {
-        limit,
-        sprt,
-        comparison,
-        games_at,
-        model: model_use,
-        speed_from,
-        speed_ratio: ratio,
-        speed_elo: speed,
-        search_elo: Some(search_elo),
-        llr,
-        rounds,
-        search: Some(SearchGames {
+    Ok(Played {
+        search: SearchGames {
             nodes_per_move: nodes,
-            budget_from,
+            budget_from: budgets.from,
             b_nodes_per_move: b_nodes,
-            nps,
-            typical_move_ms: move_ms,
+            nps: budgets.nps,
+            typical_move_ms: budgets.move_ms,
             shifted_sprt: played_sprt,
             games: Box::new(report),
-        }),
+        },
+        search_elo,
+        llr,
         decision,
         interrupted,
-        started,
-        notes,
-    }))
+    })
 }
 
 /// What a verdict found, before it becomes the report.
