@@ -519,8 +519,8 @@ pub(crate) struct VerdictCommandArgs {
     pub(crate) a: String,
     /// The revision under test.
     pub(crate) b: String,
-    /// The clock the verdict is for, BASE+INC in seconds: it picks the speed-Elo model and
-    /// sets the fixed-node budget.
+    /// The clock the verdict is for, BASE+INC in seconds: it picks the speed-Elo model, and
+    /// A's games against itself at it set the fixed-node budget.
     #[arg(long, value_name = "BASE+INC")]
     pub(crate) tc: String,
     /// The bounds in logistic Elo of B's total over A, e.g. elo0=-5,elo1=0 (a non-regression
@@ -559,9 +559,9 @@ pub(crate) struct VerdictCommandArgs {
     #[arg(long)]
     pub(crate) node_odds: bool,
     /// With different signatures: A's nodes per move in the games, instead of A's fastest
-    /// bench NPS × the clock's typical move (base/40 + inc), which an engine whose time manager
-    /// spends less per move plays deeper than its games do. With --node-odds B gets this times
-    /// its speed ratio's lower end; with --resume only earlier games at this budget continue.
+    /// bench NPS × its mean time per move in 4 games against itself at --tc (played first).
+    /// With --node-odds B gets this times its speed ratio's lower end; with --resume only
+    /// earlier games at this budget continue.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub(crate) nodes: Option<u64>,
     #[command(flatten)]

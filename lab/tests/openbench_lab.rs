@@ -417,7 +417,8 @@ fn an_interrupted_verdict_gives_the_verdict_of_its_games_so_far_and_resume_conti
     repo.commit("B: another search");
     common::speed_elo::store_stand_in_model(repo.path());
     let export = repo.path().join("verdict.json");
-    let args = verdict_args("40", &[]);
+    // A given budget: no clock games to time A's moves, which would pass the gate first.
+    let args = verdict_args("40", &["--nodes", "2000"]);
     let mut interrupted_args = args.clone();
     interrupted_args.extend(["--export-json", export.to_str().unwrap()]);
     let child = repo
@@ -455,7 +456,10 @@ fn an_interrupted_verdict_gives_the_verdict_of_its_games_so_far_and_resume_conti
 
     std::fs::remove_file(gate.join("limit")).unwrap();
     // Judged again with a budget at the games recorded: none more is played.
-    let again = repo.lab(&verdict_args("2", &["--resume", "--format", "json"]));
+    let again = repo.lab(&verdict_args(
+        "2",
+        &["--nodes", "2000", "--resume", "--format", "json"],
+    ));
     assert!(matches!(again.code, 0 | 1 | 3), "{again}");
     assert_eq!(again.json()["games"], GAMES_BEFORE as u64, "{again}");
     assert!(
@@ -631,8 +635,17 @@ fn a_verdict_at_node_odds_needs_no_model_and_its_games_are_the_total() {
     assert!(report["search_elo"].is_null(), "{run}");
     assert_eq!(report["games"], 6, "{run}");
     let search = &report["search"];
-    assert_eq!(search["budget_from"], "speed", "{run}");
+    // A's budget: its fastest bench NPS × its mean time per move in games against itself at
+    // the clock.
+    assert_eq!(search["budget_from"], "clock-games", "{run}");
+    let probe = &search["clock_probe"];
+    assert_eq!(probe["games"], 4, "{run}");
+    let probe_ms = probe["mean_time_ms"].as_f64().unwrap();
     let a_nodes = search["nodes_per_move"].as_u64().unwrap();
+    let expected = (search["nps"].as_f64().unwrap() * probe_ms / 1000.0)
+        .round()
+        .max(1.0);
+    assert_eq!(a_nodes, expected as u64, "{run}");
     let b_nodes = search["b_nodes_per_move"].as_u64().unwrap();
     let low = report["speed_ratio"]["ci_low"].as_f64().unwrap();
     assert_eq!(b_nodes, (a_nodes as f64 * low).round() as u64, "{run}");
@@ -662,7 +675,11 @@ fn a_verdict_at_node_odds_needs_no_model_and_its_games_are_the_total() {
             && resumed.stdout.contains("total Elo (games at node odds)"),
         "{resumed}"
     );
-    assert_eq!(match_results(&repo).len(), 1, "one results file");
+    assert_eq!(
+        match_results(&repo).len(),
+        2,
+        "the clock games that timed A, and the verdict's games, resumed in their file"
+    );
 
     // `--nodes` sets A's budget, B's follows it by the speed's lower end, and only earlier
     // games at that budget are resumed: these start a results file of their own.
@@ -694,7 +711,7 @@ fn a_verdict_at_node_odds_needs_no_model_and_its_games_are_the_total() {
         report["games"], 4,
         "a new match, not the 8 games at the other budget: {given}"
     );
-    assert_eq!(match_results(&repo).len(), 2, "a results file of its own");
+    assert_eq!(match_results(&repo).len(), 3, "a results file of its own");
     let again = repo.lab(&args("6", &["--node-odds", "--nodes", "3000", "--resume"]));
     assert!(
         again.stderr.contains("at their budget of 3000 (A)")

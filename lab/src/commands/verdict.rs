@@ -18,6 +18,7 @@ use crate::cli::{
 use crate::games::results::{self, Shard};
 use crate::games::rules::Limit;
 use crate::games::sprt::{EloModel, Estimate, Sprt, SprtDecision};
+use crate::games::summary::SearchInGames;
 use crate::games::{self, GameBudget, MatchOptions, Resume};
 use crate::history::store::machine_id;
 use crate::lab::Lab;
@@ -31,9 +32,9 @@ use crate::verdict::models::SpeedEloModel;
 use crate::verdict::speed_elo::{add, speed_elo, EloPerDoubling};
 use crate::verdict::{
     games_contradict_speed, instructions_speed_ratio, models, node_budget, node_odds_budget,
-    shifted_sprt, speed_decision, speed_measured_finely, speed_ratio, speed_tolerance,
-    typical_move_ms, BudgetFrom, Decision, GamesAt, ModelUse, SearchGames, SpeedSource,
-    VerdictNote, VerdictReport,
+    nodes_in, shifted_sprt, speed_decision, speed_measured_finely, speed_ratio, speed_tolerance,
+    typical_move_ms, BudgetFrom, ClockProbe, Decision, GamesAt, ModelUse, SearchGames, SpeedSource,
+    VerdictNote, VerdictReport, CLOCK_PROBE_GAMES,
 };
 
 pub(crate) fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
@@ -342,12 +343,17 @@ struct Budgets {
     a: u64,
     b: u64,
     from: BudgetFrom,
-    /// A's fastest bench NPS and the clock's typical move, the default budget's factors.
+    /// A's fastest bench NPS and the clock's typical move, the rule's factors.
     nps: f64,
     move_ms: f64,
+    clock_probe: Option<ClockProbe>,
     resumed: Option<PathBuf>,
 }
 
+/// The games' budgets: an earlier verdict's with `--resume` (at `--nodes` if given), else
+/// `--nodes`, else A's fastest bench NPS × A's mean time per move in games against itself at
+/// the clock (the rule's typical move if those games timed none). B's is A's, or at node odds
+/// A's times the speed ratio's lower end.
 fn budgets(
     lab: &Lab,
     args: &VerdictCommandArgs,
@@ -359,13 +365,47 @@ fn budgets(
     // the machine's own speed, and a busy machine does not shrink the games' budget.
     let nps = speed.comparison.a.nps.max;
     let move_ms = typical_move_ms(&options.limit).expect("a clock has a typical move time");
-    let (a, from) = match args.nodes {
-        Some(nodes) => (nodes, BudgetFrom::Given),
-        None => (
-            node_budget(nps, &options.limit)
-                .with_context(|| format!("A's measured NPS {nps} gives no node budget"))?,
-            BudgetFrom::Speed,
-        ),
+    let binaries = [
+        speed.comparison.a.revision.binary_key.as_str(),
+        speed.comparison.b.revision.binary_key.as_str(),
+    ];
+    let earlier = args
+        .resume
+        .then(|| earlier_games(match_dir, binaries, options.games_at, args.nodes))
+        .flatten();
+    if let Some((path, [a, b])) = earlier {
+        lab.progress().line(&format!(
+            "resuming the fixed-node games of {} at their budget of {a} (A) and {b} (B) nodes \
+             per move",
+            path.display()
+        ));
+        return Ok(Budgets {
+            a,
+            b,
+            from: BudgetFrom::Resumed,
+            nps,
+            move_ms,
+            clock_probe: None,
+            resumed: Some(path),
+        });
+    }
+    let (a, from, clock_probe) = match args.nodes {
+        Some(nodes) => (nodes, BudgetFrom::Given, None),
+        None => {
+            let probe = clock_probe(lab, args, options)?;
+            match nodes_in(nps, probe.mean_time_ms) {
+                Some(nodes) => (nodes, BudgetFrom::ClockGames, Some(probe)),
+                None => {
+                    lab.progress().line(
+                        "the clock games timed no move: the budget takes the clock's typical \
+                         move (base/40 + inc) instead",
+                    );
+                    let nodes = node_budget(nps, &options.limit)
+                        .with_context(|| format!("A's measured NPS {nps} gives no node budget"))?;
+                    (nodes, BudgetFrom::Speed, Some(probe))
+                }
+            }
+        }
     };
     let b = match options.games_at {
         GamesAt::EqualNodes => a,
@@ -376,42 +416,58 @@ fn budgets(
             )
         })?,
     };
-    let binaries = [
-        speed.comparison.a.revision.binary_key.as_str(),
-        speed.comparison.b.revision.binary_key.as_str(),
-    ];
-    let earlier = args
-        .resume
-        .then(|| earlier_games(match_dir, binaries, options.games_at, args.nodes))
-        .flatten();
-    Ok(match earlier {
-        Some((path, [a_nodes, b_nodes])) => {
-            let this_run = match from {
-                BudgetFrom::Given => "--nodes",
-                _ => "this run's speed",
-            };
-            lab.progress().line(&format!(
-                "resuming the fixed-node games of {} at their budget of {a_nodes} (A) and \
-                 {b_nodes} (B) nodes per move ({this_run} gives {a} and {b})",
-                path.display()
-            ));
-            Budgets {
-                a: a_nodes,
-                b: b_nodes,
-                from: BudgetFrom::Resumed,
-                nps,
-                move_ms,
-                resumed: Some(path),
-            }
-        }
-        None => Budgets {
-            a,
-            b,
-            from,
-            nps,
-            move_ms,
-            resumed: None,
-        },
+    Ok(Budgets {
+        a,
+        b,
+        from,
+        nps,
+        move_ms,
+        clock_probe,
+        resumed: None,
+    })
+}
+
+/// A against itself at the verdict's clock, [`CLOCK_PROBE_GAMES`] games: how long A thinks
+/// per move in the games the fixed-node ones stand for. An engine's time manager spends what
+/// it likes of a clock; a rule such as `base / 40 + inc` can miss it by half.
+fn clock_probe(lab: &Lab, args: &VerdictCommandArgs, options: &Options) -> Result<ClockProbe> {
+    lab.progress().line(&format!(
+        "timing A's moves at {}: {CLOCK_PROBE_GAMES} games of A against itself",
+        options.limit.pgn_time_control()
+    ));
+    let games = MatchOptions::self_play(
+        [args.a.clone(), args.a.clone()],
+        [options.limit, options.limit],
+        GameBudget::Given(CLOCK_PROBE_GAMES),
+        args.concurrency,
+        Vec::new(),
+    )?;
+    let report = games::run(lab, games)?;
+    if report.exit_code == crate::process::INTERRUPTED_EXIT {
+        bail!("interrupted while timing A's moves at the clock: no games were played");
+    }
+    let sides = &report.summary.search_in_games;
+    let moves = sides[0].moves + sides[1].moves;
+    let weighted = |of: fn(&SearchInGames) -> Option<f64>| -> Option<f64> {
+        let (sum, count) = sides
+            .iter()
+            .fold((0.0, 0), |(sum, count), side| match of(side) {
+                Some(value) => (sum + value * side.moves as f64, count + side.moves),
+                None => (sum, count),
+            });
+        (count > 0).then(|| sum / count as f64)
+    };
+    let mean_time_ms = weighted(|side| side.mean_time_ms).unwrap_or(0.0);
+    let nodes_per_move = weighted(|side| side.nodes_per_move);
+    lab.progress().line(&format!(
+        "A's moves at {}: {mean_time_ms:.1} ms each over {moves} moves",
+        options.limit.pgn_time_control()
+    ));
+    Ok(ClockProbe {
+        games: report.summary.games,
+        moves,
+        mean_time_ms,
+        nodes_per_move,
     })
 }
 
@@ -440,6 +496,11 @@ fn play(
     let (nodes, b_nodes, sprt) = (budgets.a, budgets.b, options.sprt);
     let budget = match budgets.from {
         BudgetFrom::Speed => format!("A's {:.0} NPS × {} ms", budgets.nps, budgets.move_ms),
+        BudgetFrom::ClockGames => format!(
+            "A's {:.0} NPS × {:.1} ms, its mean move in clock games",
+            budgets.nps,
+            budgets.clock_probe.map_or(0.0, |probe| probe.mean_time_ms)
+        ),
         BudgetFrom::Given => "--nodes".to_string(),
         BudgetFrom::Resumed => "the resumed games'".to_string(),
     };
@@ -521,6 +582,7 @@ fn play(
         search: SearchGames {
             nodes_per_move: nodes,
             budget_from: budgets.from,
+            clock_probe: budgets.clock_probe,
             b_nodes_per_move: b_nodes,
             nps: budgets.nps,
             typical_move_ms: budgets.move_ms,

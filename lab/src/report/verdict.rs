@@ -176,6 +176,13 @@ pub(crate) fn render_verdict(report: &VerdictReport, style: Style) -> String {
                     thousands(search.nps.round() as u64),
                     search.typical_move_ms
                 ),
+                BudgetFrom::ClockGames => format!(
+                    "A's {} NPS × {:.1} ms, its mean move in {} clock games at {}",
+                    thousands(search.nps.round() as u64),
+                    search.clock_probe.map_or(0.0, |probe| probe.mean_time_ms),
+                    search.clock_probe.map_or(0, |probe| probe.games),
+                    report.tc
+                ),
                 BudgetFrom::Given => "--nodes".to_string(),
                 BudgetFrom::Resumed => "the resumed games' budget".to_string(),
             };

@@ -55,12 +55,34 @@ pub(crate) fn typical_move_ms(limit: &Limit) -> Option<f64> {
     }
 }
 
+/// The games of A against itself at the verdict's clock that measure how long A thinks per
+/// move there, for the games' node budget: enough moves for the mean to a few percent, few
+/// enough to be a minute at 5+0.05.
+pub(crate) const CLOCK_PROBE_GAMES: u64 = 4;
+
 /// The nodes per move that match `limit` for an engine searching `nps` nodes per second; at
 /// least 1. `None` for limits without a clock or an unusable NPS.
 pub(crate) fn node_budget(nps: f64, limit: &Limit) -> Option<u64> {
-    let ms = typical_move_ms(limit)?;
+    nodes_in(nps, typical_move_ms(limit)?)
+}
+
+/// The nodes an engine searching `nps` nodes per second searches in `ms` milliseconds; at
+/// least 1. `None` for an unusable NPS or time.
+pub(crate) fn nodes_in(nps: f64, ms: f64) -> Option<u64> {
     let nodes = nps * ms / 1000.0;
     (nodes.is_finite() && nodes > 0.0).then(|| (nodes.round() as u64).max(1))
+}
+
+/// What A's games against itself at the verdict's clock showed ([`CLOCK_PROBE_GAMES`]).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub(crate) struct ClockProbe {
+    pub(crate) games: u64,
+    /// Moves of both sides (both are A).
+    pub(crate) moves: u64,
+    /// From `go` to `bestmove`, as the lab's clock saw it.
+    pub(crate) mean_time_ms: f64,
+    /// As the engine reported them; `None` when it reported none.
+    pub(crate) nodes_per_move: Option<f64>,
 }
 
 /// The largest LLR a speed-only decision reports. An exact speed (an instruction count) near
@@ -235,10 +257,14 @@ pub(crate) enum GamesAt {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub(crate) enum BudgetFrom {
-    /// A's fastest bench NPS × the clock's typical time per move. Reports from before the
-    /// choice existed were budgeted so.
+    /// A's fastest bench NPS × the clock's typical time per move (`base / 40 + inc`). Reports
+    /// from before the choice existed were budgeted so, and a verdict whose clock games
+    /// measured no time is.
     #[default]
     Speed,
+    /// A's fastest bench NPS × A's mean time per move in its games against itself at the clock
+    /// (`SearchGames::clock_probe`).
+    ClockGames,
     /// `--nodes`.
     Given,
     /// The earlier verdict's games that `--resume` continued.
@@ -248,10 +274,12 @@ pub(crate) enum BudgetFrom {
 /// The fixed-node games of a verdict whose signatures differ.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct SearchGames {
-    /// A's nodes per move: by default A's measured NPS × the time control's typical time per
-    /// move (`budget_from`).
+    /// A's nodes per move: by default A's fastest bench NPS × its mean time per move in
+    /// clock games (`budget_from`).
     pub(crate) nodes_per_move: u64,
     pub(crate) budget_from: BudgetFrom,
+    /// The clock games that timed A's moves (`BudgetFrom::ClockGames`).
+    pub(crate) clock_probe: Option<ClockProbe>,
     /// B's: the same with equal nodes; with node odds, A's times the speed ratio's lower end.
     pub(crate) b_nodes_per_move: u64,
     pub(crate) nps: f64,

@@ -95,11 +95,19 @@ struct Games {
 }
 
 #[derive(Deserialize)]
+struct ClockProbe {
+    games: u64,
+    mean_time_ms: f64,
+}
+
+#[derive(Deserialize)]
 struct Search {
     nodes_per_move: u64,
     /// Absent in reports from before `--nodes`: A's NPS × the typical move.
     #[serde(default)]
     budget_from: Option<String>,
+    #[serde(default)]
+    clock_probe: Option<ClockProbe>,
     /// Absent in reports from before node odds: B played at A's budget.
     #[serde(default)]
     b_nodes_per_move: Option<u64>,
@@ -178,6 +186,16 @@ pub(crate) fn page(value: &serde_json::Value) -> Result<String> {
     let budget = |search: &Search| match search.budget_from.as_deref() {
         Some("given") => "set by --nodes".to_string(),
         Some("resumed") => "the budget of the resumed games".to_string(),
+        Some("clock-games") => format!(
+            "A's {:.0} NPS × {:.1} ms, its mean time per move in {} games against itself at {}",
+            search.nps,
+            search
+                .clock_probe
+                .as_ref()
+                .map_or(0.0, |probe| probe.mean_time_ms),
+            search.clock_probe.as_ref().map_or(0, |probe| probe.games),
+            doc.tc
+        ),
         _ => format!(
             "A's {:.0} NPS × {:.0} ms, the typical time per move at {}",
             search.nps, search.typical_move_ms, doc.tc
@@ -534,6 +552,16 @@ mod tests {
             "{given}"
         );
         assert!(!given.contains("NPS × 175 ms"), "{given}");
+        value["search"]["budget_from"] = "clock-games".into();
+        value["search"]["clock_probe"] = serde_json::json!({"games": 4, "moves": 480, "mean_time_ms": 131.94, "nodes_per_move": null});
+        let probed = page(&value).unwrap();
+        assert!(
+            probed.contains(
+                "A 400000 nodes per move (A's 2300000 NPS × 131.9 ms, its mean time per move in 4 \
+                 games against itself at 2+0.02)"
+            ),
+            "{probed}"
+        );
     }
 
     #[test]
