@@ -440,12 +440,10 @@ fn clock_probe(lab: &Lab, args: &VerdictCommandArgs, options: &Options) -> Resul
         [options.limit, options.limit],
         GameBudget::Given(CLOCK_PROBE_GAMES),
         args.concurrency,
-        Vec::new(),
+        super::export_paths(&args.output.export),
     )?;
+    // An interrupt here ends the lab at once (exit 130): these games report nothing alone.
     let report = games::run(lab, games)?;
-    if report.exit_code == crate::process::INTERRUPTED_EXIT {
-        bail!("interrupted while timing A's moves at the clock: no games were played");
-    }
     let sides = &report.summary.search_in_games;
     let moves = sides[0].moves + sides[1].moves;
     let weighted = |of: fn(&SearchInGames) -> Option<f64>| -> Option<f64> {

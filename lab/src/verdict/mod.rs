@@ -69,7 +69,11 @@ pub(crate) fn node_budget(nps: f64, limit: &Limit) -> Option<u64> {
 /// The nodes an engine searching `nps` nodes per second searches in `ms` milliseconds; at
 /// least 1. `None` for an unusable NPS or time.
 pub(crate) fn nodes_in(nps: f64, ms: f64) -> Option<u64> {
-    let nodes = nps * ms / 1000.0;
+    whole_nodes(nps * ms / 1000.0)
+}
+
+/// A node count rounded to a whole budget of at least 1; `None` when not positive and finite.
+fn whole_nodes(nodes: f64) -> Option<u64> {
     (nodes.is_finite() && nodes > 0.0).then(|| (nodes.round() as u64).max(1))
 }
 
@@ -179,8 +183,7 @@ pub(crate) fn speed_measured_finely(ratio: &Estimate, tolerance: f64) -> bool {
 /// B's nodes per move with node odds: A's budget times the lower end of the speed ratio's 95%
 /// interval (the speed is credited only what it surely gives); at least 1.
 pub(crate) fn node_odds_budget(a_nodes: u64, ratio: &Estimate) -> Option<u64> {
-    let nodes = a_nodes as f64 * ratio.ci_low;
-    (nodes.is_finite() && nodes > 0.0).then(|| (nodes.round() as u64).max(1))
+    whole_nodes(a_nodes as f64 * ratio.ci_low)
 }
 
 /// What a verdict found beside its figures; report/ words it (`report::findings`).
