@@ -627,4 +627,25 @@ mod tests {
         let slower = shifted_sprt(&sprt(), &estimate(-4.0, 1.0));
         assert_eq!((slower.elo0, slower.elo1), (0.0, 5.0));
     }
+
+    proptest::proptest! {
+        /// Whatever NPS, time or speed ratio the measurements give (engine output, stored
+        /// reports), a budget is a whole number of nodes, at least 1, or none.
+        #[test]
+        fn any_measurement_gives_a_whole_budget_or_none(
+            nps in proptest::num::f64::ANY,
+            ms in proptest::num::f64::ANY,
+            a_nodes in proptest::num::u64::ANY,
+            low in proptest::num::f64::ANY,
+        ) {
+            if let Some(nodes) = nodes_in(nps, ms) {
+                proptest::prop_assert!(nodes >= 1);
+                proptest::prop_assert!(nps * ms > 0.0);
+            }
+            let ratio = Estimate { value: low, ci_low: low, ci_high: low };
+            if let Some(nodes) = node_odds_budget(a_nodes, &ratio) {
+                proptest::prop_assert!(nodes >= 1 && a_nodes > 0 && low > 0.0);
+            }
+        }
+    }
 }
