@@ -30,7 +30,7 @@ use git2::{ObjectType, Oid};
 use serde::Serialize;
 
 use self::book::{shuffled_order, Book, BookIdentity};
-use self::game::{GameRecord, GameSettings};
+use self::game::{GameId, GameRecord, GameSettings};
 use self::results::{
     differences, schedule, EngineIdentity, Header, MatchSettings, NpsScale, ResultsFile, Shard,
 };
@@ -294,53 +294,9 @@ pub(crate) fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
         scale_nps,
     } = conventions;
 
-    // Build (or find) both engines with the cache locked, then let other lab runs go on.
-    let (binaries, paths) = if specs.iter().all(|spec| spec.starts_with(EXE_PREFIX)) {
-        let paths = match lab.workdir() {
-            Ok(workdir) => workdir.paths,
-            Err(_) => {
-                LabPaths::new(&std::env::current_dir().context("reading the current directory")?)
-            }
-        };
-        (
-            [
-                exe_binary(&specs[0], sides[0].dir.as_deref())?,
-                exe_binary(&specs[1], sides[1].dir.as_deref())?,
-            ],
-            paths,
-        )
-    } else {
-        let session = lab.lock()?;
-        (
-            [
-                engine_binary(&session, &specs[0], sides[0].dir.as_deref())?,
-                engine_binary(&session, &specs[1], sides[1].dir.as_deref())?,
-            ],
-            session.paths().clone(),
-        )
-    };
-    let bench_binary = binaries[0].path.clone();
-    let mut identities = Vec::with_capacity(2);
-    let mut setups = Vec::with_capacity(2);
-    for (index, (label, binary)) in ["A", "B"].into_iter().zip(binaries).enumerate() {
-        let (identity, setup) = preflight(
-            label,
-            &specs[index],
-            binary,
-            &sides[index],
-            &uci_options[index],
-            (hash, limits[index]),
-            progress,
-        )?;
-        identities.push(identity);
-        setups.push(Arc::new(setup));
-    }
-    if identities[0].name == identities[1].name {
-        for (identity, label) in identities.iter_mut().zip(["A", "B"]) {
-            identity.name = format!("{} {label}", identity.name);
-        }
-    }
-    let identities: [EngineIdentity; 2] = [identities[0].clone(), identities[1].clone()];
+    let contestants =
+        Contestants::prepare(lab, &specs, &sides, &uci_options, (hash, limits), progress)?;
+    let identities = contestants.identities.clone();
     let mut settings = MatchSettings {
         engines: identities.clone(),
         limits,
@@ -360,9 +316,8 @@ pub(crate) fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
         |n| n as usize,
     );
 
-    let match_dir = paths.root.join("match");
+    let match_dir = contestants.paths.root.join("match");
     let names_may_differ = matches!(resume, Resume::Rebounded(_) | Resume::IfAnyOfTheseBinaries);
-    let budget = games;
     let resumed = match (resume, &out) {
         (Resume::No, _) => None,
         (Resume::Rebounded(path), _) => Some(path),
@@ -373,151 +328,69 @@ pub(crate) fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
         }
     };
     let resume = resumed.is_some();
-    let nps_scale: Option<NpsScale>;
-    let (mut results, mut recorded, header_shard) = if let Some(path) = resumed {
-        refuse_aliases(
-            &[NamedPath::new("the resumed results file", &path)],
-            &exports,
-        )?;
-        let (mut file, mut header, games) = ResultsFile::resume(&path)?;
-        let changed = results::resume_differences(&header.settings, &settings, names_may_differ);
-        if !changed.is_empty() {
-            bail!(
-                "cannot resume {}: it was played with other settings ({}); start a new match with another --out",
-                path.display(),
-                changed.join(", ")
-            );
+    let Opened {
+        results,
+        mut recorded,
+        shard: header_shard,
+        nps_scale,
+    } = match resumed {
+        Some(path) => {
+            let continued = Continued {
+                budget: games,
+                shard,
+                names_may_differ,
+                scale_nps: scale_nps.is_some(),
+            };
+            continued.open(&path, &mut settings, &exports, progress)?
         }
-        if header.shard != shard {
-            bail!(
-                "cannot resume {}: it is shard {}/{}, not {}/{}",
-                path.display(),
-                header.shard.index,
-                header.shard.count,
-                shard.index,
-                shard.count
-            );
-        }
-        if scale_nps.is_some() && header.nps_scale.is_none() {
-            bail!(
-                "cannot resume {}: its header records no clock scaling for --scale-nps",
-                path.display()
-            );
-        }
-        progress.line(&format!(
-            "resuming {} ({} games recorded)",
-            path.display(),
-            thousands(games.len() as u64)
-        ));
-        settings.games = budget.resumed(header.settings.games, &games);
-        if settings.games != header.settings.games {
-            progress.line(&format!(
-                "the budget is now {} games (it was {}{})",
-                thousands(settings.games),
-                thousands(header.settings.games),
-                if settings.games > budget.games() {
-                    ", and the recorded pairs need this many"
-                } else {
-                    ""
-                }
-            ));
-            header.settings.games = settings.games;
-            file.replace_header(&header)?;
-        }
-        // The factor the match started with: measured again, the clocks would change mid-match.
-        nps_scale = header.nps_scale;
-        (file, games, header.shard)
-    } else {
-        nps_scale = match scale_nps {
-            Some(reference) => {
-                progress.line(&format!(
-                    "--scale-nps {reference}: measuring A's bench speed ({concurrency} at once)"
-                ));
-                let scale = scale::measure(
-                    &bench_binary,
-                    sides[0].dir.as_deref(),
-                    concurrency,
-                    reference,
-                )?;
-                Some(scale)
+        None => {
+            let nps_scale = scale_nps
+                .map(|reference| {
+                    progress.line(&format!(
+                        "--scale-nps {reference}: measuring A's bench speed ({concurrency} at once)"
+                    ));
+                    scale::measure(
+                        &contestants.bench_binary,
+                        sides[0].dir.as_deref(),
+                        concurrency,
+                        reference,
+                    )
+                })
+                .transpose()?;
+            let header = Header::new(settings.clone(), shard, nps_scale);
+            Opened {
+                results: new_results(&match_dir, out.as_deref(), &specs, &header, &exports)?,
+                recorded: Vec::new(),
+                shard,
+                nps_scale,
             }
-            None => None,
-        };
-        let header = Header::new(settings.clone(), shard, nps_scale);
-        let file = match &out {
-            Some(path) => ResultsFile::create(path, &header)?,
-            None => {
-                let taken =
-                    |path: &Path| exports.iter().any(|export| same_file(path, &export.path));
-                ResultsFile::create_numbered(&match_dir, &results_stem(&specs), &header, taken)?
-            }
-        };
-        (file, Vec::new(), shard)
+        }
     };
     let pgn_path = pgn.unwrap_or_else(|| results.path().with_extension("pgn"));
-    let mut outputs = vec![
-        NamedPath::new("the results file", results.path()),
-        NamedPath::new("the PGN", &pgn_path),
-    ];
-    outputs.extend(exports);
-    let opened = refuse_aliases(&[], &outputs).and_then(|()| {
-        if resume {
-            PgnFile::rewrite(&pgn_path, &recorded)
-        } else {
-            PgnFile::create(&pgn_path)
-        }
-    });
-    let mut pgn = match opened {
-        Ok(pgn) => pgn,
-        Err(error) if !resume => {
-            // The new results file holds only its header: nothing is lost with it.
-            results.discard()?;
-            return Err(error);
-        }
-        Err(error) => return Err(error),
-    };
+    let (mut results, mut pgn) = open_pgn(
+        results,
+        &pgn_path,
+        exports,
+        resume.then_some(recorded.as_slice()),
+    )?;
 
-    let done: std::collections::HashSet<_> = recorded.iter().map(|game| game.id).collect();
     // A shard plays its share whatever its own LLR says: the test is judged on the pooled pairs.
     let stop_on = if shard == Shard::WHOLE {
         sprt.as_ref()
     } else {
         None
     };
-    // A resumed match whose SPRT had already decided plays nothing more.
-    let decided = stop_on.is_some_and(|_| {
-        summarize(&recorded, stop_on)
-            .sprt
-            .is_some_and(|state| state.result != SprtDecision::Continue)
-    });
-    let jobs: Vec<_> = schedule(settings.games, header_shard)
-        .into_iter()
-        .filter(|id| !done.contains(id) && !decided)
-        .collect();
-    let played_limits = match &nps_scale {
-        Some(scale) => {
-            let scaled = scale::scale_limits(limits, scale.factor);
-            progress.line(&format!(
-                "--scale-nps: A's bench {} NPS, factor {:.4}: {} becomes {}",
-                scale.measured_nps,
-                scale.factor,
-                describe_limits(&limits),
-                describe_limits(&scaled)
-            ));
-            scaled
-        }
-        None => limits,
-    };
-    let names = [identities[0].name.clone(), identities[1].name.clone()];
+    let jobs = unplayed(&settings, header_shard, &recorded, stop_on);
+    let played_limits = played_limits(limits, nps_scale.as_ref(), progress);
     let arena = Arc::new(Arena {
-        setups: [Arc::clone(&setups[0]), Arc::clone(&setups[1])],
+        setups: contestants.setups,
         settings: GameSettings {
             limits: played_limits,
             timemargin: Duration::from_millis(timemargin_ms),
             draw,
             resign,
             max_moves,
-            names,
+            names: [identities[0].name.clone(), identities[1].name.clone()],
             site: host_name(),
         },
         order: shuffled_order(book.openings.len(), seed),
@@ -550,57 +423,341 @@ pub(crate) fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
     )?;
     drop(interrupt_guard);
     let elapsed = started.elapsed();
-    if let Stop::IgnoredLimit { side, reason } = &stop {
-        bail!(
-            "stopped: engine {} ignores its limit ({}): every game would be lost the same way, so the match ends at its first move (last: {reason}); the {} finished games are in {} and {}",
+    let files = format!("{} and {}", results.path().display(), pgn.path().display());
+    match &stop {
+        Stop::IgnoredLimit { side, reason } => bail!(
+            "stopped: engine {} ignores its limit ({}): every game would be lost the same way, so the match ends at its first move (last: {reason}); the {} finished games are in {files}",
             side_label(*side),
             played_limits[side.index()],
             recorded.len(),
-            results.path().display(),
-            pgn.path().display()
-        );
-    }
-    if let Stop::Faults { side, reason } = &stop {
-        bail!(
-            "stopped: engine {} faulted in {} games in a row (last: {reason}); the {} finished games are in {} and {}",
+        ),
+        Stop::Faults { side, reason } => bail!(
+            "stopped: engine {} faulted in {} games in a row (last: {reason}); the {} finished games are in {files}",
             side_label(*side),
             runner::MAX_CONSECUTIVE_FAULTS,
             recorded.len(),
-            results.path().display(),
-            pgn.path().display()
-        );
+        ),
+        _ => {}
     }
-    let played = recorded.len() - played_before;
-    let mut report = build_report(&settings, vec![shard], &recorded, &stop);
-    report.results_file = Some(results.path().display().to_string());
-    report.pgn_file = Some(pgn.path().display().to_string());
-    report.concurrency = Some(concurrency);
-    report.elapsed_s = Some(elapsed.as_secs_f64());
-    report.games_per_minute =
-        (elapsed.as_secs_f64() > 0.0).then(|| played as f64 * 60.0 / elapsed.as_secs_f64());
-    report.measured = Some(Provenance::here_now());
-    if let Some(scale) = nps_scale {
-        report.tc = format!(
-            "{} (factor {:.4}: A's bench {} NPS here, reference {})",
-            report.tc, scale.factor, scale.measured_nps, scale.reference_nps
-        );
-        report.nps_scale = Some(scale);
+    let run = Played {
+        results: results.path(),
+        pgn: pgn.path(),
+        games: recorded.len() - played_before,
+        concurrency,
+        elapsed,
+        nps_scale,
+    };
+    Ok(run.report(&settings, shard, &recorded, &stop))
+}
+
+/// What one `lab match` run played, for its report.
+struct Played<'a> {
+    results: &'a Path,
+    pgn: &'a Path,
+    /// Games played by this run (not those it resumed).
+    games: usize,
+    concurrency: usize,
+    elapsed: Duration,
+    nps_scale: Option<NpsScale>,
+}
+
+impl Played<'_> {
+    /// The report of all `recorded` games, with this run's files, pace and clock scaling.
+    fn report(
+        self,
+        settings: &MatchSettings,
+        shard: Shard,
+        recorded: &[GameRecord],
+        stop: &Stop,
+    ) -> MatchReport {
+        let elapsed = self.elapsed.as_secs_f64();
+        let mut report = build_report(settings, vec![shard], recorded, stop);
+        report.results_file = Some(self.results.display().to_string());
+        report.pgn_file = Some(self.pgn.display().to_string());
+        report.concurrency = Some(self.concurrency);
+        report.elapsed_s = Some(elapsed);
+        report.games_per_minute = (elapsed > 0.0).then(|| self.games as f64 * 60.0 / elapsed);
+        report.measured = Some(Provenance::here_now());
+        if let Some(scale) = self.nps_scale {
+            report.tc = format!(
+                "{} (factor {:.4}: A's bench {} NPS here, reference {})",
+                report.tc, scale.factor, scale.measured_nps, scale.reference_nps
+            );
+            report.nps_scale = Some(scale);
+        }
+        if *stop == Stop::Interrupted {
+            report.verdict = format!(
+                "interrupted after {} of {} games: --resume plays the rest",
+                recorded.len(),
+                settings.games
+            );
+            report.exit_code = crate::process::INTERRUPTED_EXIT;
+        } else if shard != Shard::WHOLE {
+            report.verdict = format!(
+                "shard {}/{} finished: pool the shards with `lab match merge` for the verdict",
+                shard.index, shard.count
+            );
+            report.exit_code = 0;
+        }
+        report
     }
-    if stop == Stop::Interrupted {
-        report.verdict = format!(
-            "interrupted after {} of {} games: --resume plays the rest",
-            recorded.len(),
-            settings.games
-        );
-        report.exit_code = crate::process::INTERRUPTED_EXIT;
-    } else if shard != Shard::WHOLE {
-        report.verdict = format!(
-            "shard {}/{} finished: pool the shards with `lab match merge` for the verdict",
-            shard.index, shard.count
-        );
-        report.exit_code = 0;
+}
+
+/// The limits the games are played at: `limits`, or with `--scale-nps` both clocks scaled by
+/// the match's factor (said once on the progress line).
+fn played_limits(
+    limits: SideLimits,
+    nps_scale: Option<&NpsScale>,
+    progress: &Progress,
+) -> SideLimits {
+    let Some(scale) = nps_scale else {
+        return limits;
+    };
+    let scaled = scale::scale_limits(limits, scale.factor);
+    progress.line(&format!(
+        "--scale-nps: A's bench {} NPS, factor {:.4}: {} becomes {}",
+        scale.measured_nps,
+        scale.factor,
+        describe_limits(&limits),
+        describe_limits(&scaled)
+    ));
+    scaled
+}
+
+/// A new results file: `out`, or `A-vs-B.jsonl` (numbered when taken, and never one of the
+/// `exports`) under the match directory.
+fn new_results(
+    match_dir: &Path,
+    out: Option<&Path>,
+    specs: &[String; 2],
+    header: &Header,
+    exports: &[NamedPath],
+) -> Result<ResultsFile> {
+    match out {
+        Some(path) => ResultsFile::create(path, header),
+        None => {
+            let taken = |path: &Path| exports.iter().any(|export| same_file(path, &export.path));
+            ResultsFile::create_numbered(match_dir, &results_stem(specs), header, taken)
+        }
     }
-    Ok(report)
+}
+
+/// Both engines, checked and ready to play.
+struct Contestants {
+    identities: [EngineIdentity; 2],
+    setups: [Arc<EngineSetup>; 2],
+    /// Where the match files go: the lab's work directory, or the current directory for two
+    /// `exe:` engines outside a repository.
+    paths: LabPaths,
+    /// A's binary, whose bench `--scale-nps` measures.
+    bench_binary: PathBuf,
+}
+
+impl Contestants {
+    /// Builds (or finds) both engines with the cache locked, then lets other lab runs go on,
+    /// and starts each once (`preflight`). Two engines with the same name get ` A` and ` B`.
+    fn prepare(
+        lab: &Lab,
+        specs: &[String; 2],
+        sides: &[SideSetup; 2],
+        uci_options: &[Vec<(String, String)>; 2],
+        (hash, limits): (Option<u32>, SideLimits),
+        progress: &Progress,
+    ) -> Result<Contestants> {
+        let (binaries, paths) = if specs.iter().all(|spec| spec.starts_with(EXE_PREFIX)) {
+            let paths = match lab.workdir() {
+                Ok(workdir) => workdir.paths,
+                Err(_) => LabPaths::new(
+                    &std::env::current_dir().context("reading the current directory")?,
+                ),
+            };
+            (
+                [
+                    exe_binary(&specs[0], sides[0].dir.as_deref())?,
+                    exe_binary(&specs[1], sides[1].dir.as_deref())?,
+                ],
+                paths,
+            )
+        } else {
+            let session = lab.lock()?;
+            (
+                [
+                    engine_binary(&session, &specs[0], sides[0].dir.as_deref())?,
+                    engine_binary(&session, &specs[1], sides[1].dir.as_deref())?,
+                ],
+                session.paths().clone(),
+            )
+        };
+        let bench_binary = binaries[0].path.clone();
+        let [binary_a, binary_b] = binaries;
+        let (mut identity_a, setup_a) = preflight(
+            "A",
+            &specs[0],
+            binary_a,
+            &sides[0],
+            &uci_options[0],
+            (hash, limits[0]),
+            progress,
+        )?;
+        let (mut identity_b, setup_b) = preflight(
+            "B",
+            &specs[1],
+            binary_b,
+            &sides[1],
+            &uci_options[1],
+            (hash, limits[1]),
+            progress,
+        )?;
+        if identity_a.name == identity_b.name {
+            identity_a.name = format!("{} A", identity_a.name);
+            identity_b.name = format!("{} B", identity_b.name);
+        }
+        Ok(Contestants {
+            identities: [identity_a, identity_b],
+            setups: [Arc::new(setup_a), Arc::new(setup_b)],
+            paths,
+            bench_binary,
+        })
+    }
+}
+
+/// A match's results file, open for appending, with the games it holds.
+struct Opened {
+    results: ResultsFile,
+    recorded: Vec<GameRecord>,
+    /// The shard its header names.
+    shard: Shard,
+    /// The clock scaling the match started with.
+    nps_scale: Option<NpsScale>,
+}
+
+/// How a match continues an earlier results file.
+struct Continued {
+    budget: GameBudget,
+    shard: Shard,
+    /// Whether the engines' names may differ from the file's (the same binaries).
+    names_may_differ: bool,
+    /// Whether this run asks for `--scale-nps`.
+    scale_nps: bool,
+}
+
+impl Continued {
+    /// Opens `path` if it was played with `settings` as this shard, and sets the settings'
+    /// budget to the resumed one (rewriting the header when it changed).
+    fn open(
+        &self,
+        path: &Path,
+        settings: &mut MatchSettings,
+        exports: &[NamedPath],
+        progress: &Progress,
+    ) -> Result<Opened> {
+        refuse_aliases(&[NamedPath::new("the resumed results file", path)], exports)?;
+        let (mut file, mut header, games) = ResultsFile::resume(path)?;
+        let changed =
+            results::resume_differences(&header.settings, settings, self.names_may_differ);
+        if !changed.is_empty() {
+            bail!(
+                "cannot resume {}: it was played with other settings ({}); start a new match with another --out",
+                path.display(),
+                changed.join(", ")
+            );
+        }
+        if header.shard != self.shard {
+            bail!(
+                "cannot resume {}: it is shard {}/{}, not {}/{}",
+                path.display(),
+                header.shard.index,
+                header.shard.count,
+                self.shard.index,
+                self.shard.count
+            );
+        }
+        if self.scale_nps && header.nps_scale.is_none() {
+            bail!(
+                "cannot resume {}: its header records no clock scaling for --scale-nps",
+                path.display()
+            );
+        }
+        progress.line(&format!(
+            "resuming {} ({} games recorded)",
+            path.display(),
+            thousands(games.len() as u64)
+        ));
+        settings.games = self.budget.resumed(header.settings.games, &games);
+        if settings.games != header.settings.games {
+            progress.line(&format!(
+                "the budget is now {} games (it was {}{})",
+                thousands(settings.games),
+                thousands(header.settings.games),
+                if settings.games > self.budget.games() {
+                    ", and the recorded pairs need this many"
+                } else {
+                    ""
+                }
+            ));
+            header.settings.games = settings.games;
+            file.replace_header(&header)?;
+        }
+        Ok(Opened {
+            results: file,
+            recorded: games,
+            shard: header.shard,
+            // The factor the match started with: measured again, the clocks would change
+            // mid-match.
+            nps_scale: header.nps_scale,
+        })
+    }
+}
+
+/// The PGN beside the results: rewritten from the `resumed` games, or new. None of the match's
+/// files may be one of the `exports`; a new results file is discarded if the PGN cannot be
+/// opened (it holds only its header).
+fn open_pgn(
+    results: ResultsFile,
+    pgn_path: &Path,
+    exports: Vec<NamedPath>,
+    resumed: Option<&[GameRecord]>,
+) -> Result<(ResultsFile, PgnFile)> {
+    let mut outputs = vec![
+        NamedPath::new("the results file", results.path()),
+        NamedPath::new("the PGN", pgn_path),
+    ];
+    outputs.extend(exports);
+    let opened = refuse_aliases(&[], &outputs).and_then(|()| match resumed {
+        Some(recorded) => PgnFile::rewrite(pgn_path, recorded),
+        None => PgnFile::create(pgn_path),
+    });
+    match opened {
+        Ok(pgn) => Ok((results, pgn)),
+        Err(error) if resumed.is_none() => {
+            results.discard()?;
+            Err(error)
+        }
+        Err(error) => Err(error),
+    }
+}
+
+/// The scheduled games of this shard not yet recorded; none when a resumed match's SPRT had
+/// already decided.
+fn unplayed(
+    settings: &MatchSettings,
+    shard: Shard,
+    recorded: &[GameRecord],
+    stop_on: Option<&Sprt>,
+) -> Vec<GameId> {
+    let decided = stop_on.is_some_and(|_| {
+        summarize(recorded, stop_on)
+            .sprt
+            .is_some_and(|state| state.result != SprtDecision::Continue)
+    });
+    if decided {
+        return Vec::new();
+    }
+    let done: std::collections::HashSet<_> = recorded.iter().map(|game| game.id).collect();
+    schedule(settings.games, shard)
+        .into_iter()
+        .filter(|id| !done.contains(id))
+        .collect()
 }
 
 /// The plan's expected duration in words: the games' expected time shared among the workers,
