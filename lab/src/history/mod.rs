@@ -23,6 +23,7 @@ use crate::engine::build::EngineBinary;
 use crate::engine::revision::{resolve, Revision};
 use crate::lab::Session;
 use crate::machine::{Machine, Toolchain};
+use crate::progress::Progress;
 use crate::schema::{Kind, LAB_JSON_SCHEMA_VERSION};
 use crate::side::Side;
 use range::CommitInfo;
@@ -215,24 +216,9 @@ pub(crate) fn history(session: &Session, request: &HistoryRequest) -> Result<His
         series_settings(session, request.plan, request.features),
     );
     let progress = session.progress();
-    let mut measurements: Vec<Option<(Measurement, u64)>> = Vec::with_capacity(commits.len());
-    let mut failures: Vec<Option<(Failure, bool)>> = vec![None; commits.len()];
-    for (index, commit) in commits.iter().enumerate() {
-        measurements.push(match series.load(&commit.id) {
-            Stored::Found(entry) => Some((entry.measurement, entry.measured_unix)),
-            Stored::Failed(failure) if !request.retry_failed => {
-                failures[index] = Some((*failure, false));
-                None
-            }
-            Stored::Failed(_) | Stored::Missing => None,
-            Stored::Unusable(why) => {
-                progress.line(&format!("warning: {why}; measuring {} again", commit.short));
-                None
-            }
-        });
-    }
-    let stored_failures = failures.iter().flatten().count();
-    let missing = measurements.iter().filter(|m| m.is_none()).count() - stored_failures;
+    let mut points = Points::stored(&series, &commits, request.retry_failed, progress);
+    let stored_failures = points.failures.iter().flatten().count();
+    let missing = points.measurements.iter().filter(|m| m.is_none()).count() - stored_failures;
     progress.line(&format!(
         "history {}: {} commits selected of {}, {missing} to measure, {} stored, {} failed \
          before ({})",
@@ -243,136 +229,9 @@ pub(crate) fn history(session: &Session, request: &HistoryRequest) -> Result<His
         stored_failures,
         series.dir.display()
     ));
-    let started = Instant::now();
-    let mut done = 0usize;
-    let mut tried = 0usize;
-    let mut shared_now = 0usize;
-    let mut fresh = vec![false; commits.len()];
-    // The first commit holding each binary's measurement, stored or measured now.
-    let mut by_binary: HashMap<String, usize> = HashMap::new();
-    for (index, measurement) in measurements.iter().enumerate() {
-        if let Some((measurement, _)) = measurement {
-            by_binary
-                .entry(measurement.revision.binary_key.clone())
-                .or_insert(index);
-        }
-    }
-    for (index, commit) in commits.iter().enumerate() {
-        if measurements[index].is_some() || failures[index].is_some() {
-            continue;
-        }
-        progress.line(&format!(
-            "[{}/{missing}] {} {}{}",
-            tried + 1,
-            commit.short,
-            commit.subject,
-            eta(started.elapsed(), tried, missing)
-        ));
-        tried += 1;
-        let built = build_commit(session, commit, request);
-        if let Ok((_, binary)) = &built {
-            if let Some(&source) = by_binary.get(&binary.key) {
-                if let Some((measurement, _)) = measurements[source].clone() {
-                    progress.line(&format!(
-                        "{} is the engine binary of {} ({}): sharing its measurement",
-                        commit.short,
-                        commits[source].short,
-                        crate::input::prefix_chars(&binary.key, 12)
-                    ));
-                    // Stored under this commit too, so a later run neither builds nor measures it.
-                    let entry = series.save(&commit.id, &measurement)?;
-                    measurements[index] = Some((measurement, entry.measured_unix));
-                    shared_now += 1;
-                    continue;
-                }
-            }
-        }
-        match built.and_then(|(revision, binary)| {
-            measure_built(session, commit, &revision, &binary, request)
-                .map(|measurement| (measurement, binary.key))
-        }) {
-            Ok((measurement, key)) => {
-                by_binary.entry(key).or_insert(index);
-                let entry = series.save(&commit.id, &measurement)?;
-                measurements[index] = Some((measurement, entry.measured_unix));
-                fresh[index] = true;
-                done += 1;
-            }
-            Err((stage, error)) => {
-                let error = format!("{error:#}");
-                let failure = series.save_failure(&commit.id, stage, &error)?;
-                progress.line(&format!(
-                    "warning: {} failed to {}; stored as a failed point, going on \
-                     (--retry-failed tries it again): {}",
-                    commit.short,
-                    stage.name(),
-                    last_line(&error)
-                ));
-                failures[index] = Some((failure, true));
-            }
-        }
-    }
-    // One binary, one measurement: a commit shows the first selected commit's figures of its
-    // binary, also when an older store measured both.
-    let mut first_of_binary: HashMap<String, usize> = HashMap::new();
-    let mut same_binary: Vec<Option<usize>> = vec![None; commits.len()];
-    for (index, measurement) in measurements.iter().enumerate() {
-        if let Some((measurement, _)) = measurement {
-            let first = *first_of_binary
-                .entry(measurement.revision.binary_key.clone())
-                .or_insert(index);
-            if first != index {
-                same_binary[index] = Some(first);
-            }
-        }
-    }
-    let shared_measurements: Vec<Option<(Measurement, u64)>> = same_binary
-        .iter()
-        .map(|first| first.and_then(|first| measurements[first].clone()))
-        .collect();
-    let shorts: Vec<String> = commits.iter().map(|commit| commit.short.clone()).collect();
-    let mut rows: Vec<HistoryRow> = Vec::with_capacity(commits.len());
-    let mut failed: Vec<FailedRow> = Vec::new();
-    for (position, ((((commit, measurement), measured_now), failure), shared)) in commits
-        .into_iter()
-        .zip(measurements)
-        .zip(fresh)
-        .zip(failures)
-        .zip(shared_measurements)
-        .enumerate()
-    {
-        if let Some((failure, failed_now)) = failure {
-            failed.push(FailedRow {
-                position,
-                commit,
-                stage: failure.stage,
-                error: failure.error,
-                failed_now,
-                failed_unix: failure.failed_unix,
-            });
-            continue;
-        }
-        let same_binary_as = same_binary[position].map(|first| shorts[first].clone());
-        let Some((measurement, measured_unix)) = shared.or(measurement) else {
-            bail!("{} was neither stored nor measured", commit.short);
-        };
-        let summary = summarize(&commit.short, &measurement);
-        let signature_changed = rows
-            .last()
-            .is_some_and(|previous| previous.signature != summary.signature);
-        rows.push(HistoryRow {
-            commit,
-            signature: summary.signature,
-            signature_changed,
-            nps: summary.nps,
-            instructions_per_node: summary.instructions.per_node,
-            instructions_skipped: summary.instructions.skipped_reason,
-            eval_rates: summary.eval.map(|eval| eval.rates),
-            measured_now: measured_now && same_binary_as.is_none(),
-            measured_unix,
-            same_binary_as,
-        });
-    }
+    points.measure_missing(session, &series, &commits, request, missing)?;
+    let (measured, shared_now) = (points.measured_now, points.shared_now);
+    let (rows, failed) = points.rows(commits)?;
     let steps = history_steps(&rows, request.plan);
     let mut warnings = Vec::new();
     let nps: Vec<f64> = rows.iter().map(|row| row.nps.median).collect();
@@ -394,13 +253,210 @@ pub(crate) fn history(session: &Session, request: &HistoryRequest) -> Result<His
         machine: series.machine,
         machines,
         commits_in_range: all.len(),
-        measured: done,
-        from_store: rows.len() - done - shared_now,
+        measured,
+        from_store: rows.len() - measured - shared_now,
         shared_now,
         rows,
         failed,
         steps,
     })
+}
+
+/// Each selected commit's point, by position: its measurement with the time it was taken, or
+/// its failure.
+struct Points {
+    measurements: Vec<Option<(Measurement, u64)>>,
+    /// A failure, and whether it happened in this run.
+    failures: Vec<Option<(Failure, bool)>>,
+    /// Whether the commit was measured in this run.
+    fresh: Vec<bool>,
+    /// Commits measured in this run.
+    measured_now: usize,
+    /// Commits that took, in this run, the measurement of an earlier commit's identical binary.
+    shared_now: usize,
+}
+
+impl Points {
+    /// What the store holds for `commits`; a failure stored before counts unless `retry_failed`,
+    /// and an entry the store cannot use is measured again.
+    fn stored(
+        series: &Series,
+        commits: &[CommitInfo],
+        retry_failed: bool,
+        progress: &Progress,
+    ) -> Points {
+        let mut failures: Vec<Option<(Failure, bool)>> = vec![None; commits.len()];
+        let mut measurements = Vec::with_capacity(commits.len());
+        for (index, commit) in commits.iter().enumerate() {
+            measurements.push(match series.load(&commit.id) {
+                Stored::Found(entry) => Some((entry.measurement, entry.measured_unix)),
+                Stored::Failed(failure) if !retry_failed => {
+                    failures[index] = Some((*failure, false));
+                    None
+                }
+                Stored::Failed(_) | Stored::Missing => None,
+                Stored::Unusable(why) => {
+                    progress.line(&format!("warning: {why}; measuring {} again", commit.short));
+                    None
+                }
+            });
+        }
+        Points {
+            measurements,
+            failures,
+            fresh: vec![false; commits.len()],
+            measured_now: 0,
+            shared_now: 0,
+        }
+    }
+
+    /// Builds and measures every commit with neither a measurement nor a failure (`missing` of
+    /// them), storing each result; a commit whose binary an earlier point measured shares that
+    /// measurement, and a commit that fails is stored as a failed point and the run goes on.
+    fn measure_missing(
+        &mut self,
+        session: &Session,
+        series: &Series,
+        commits: &[CommitInfo],
+        request: &HistoryRequest,
+        missing: usize,
+    ) -> Result<()> {
+        let progress = session.progress();
+        let started = Instant::now();
+        let mut tried = 0usize;
+        // The first commit holding each binary's measurement, stored or measured now.
+        let mut by_binary: HashMap<String, usize> = HashMap::new();
+        for (index, measurement) in self.measurements.iter().enumerate() {
+            if let Some((measurement, _)) = measurement {
+                by_binary
+                    .entry(measurement.revision.binary_key.clone())
+                    .or_insert(index);
+            }
+        }
+        for (index, commit) in commits.iter().enumerate() {
+            if self.measurements[index].is_some() || self.failures[index].is_some() {
+                continue;
+            }
+            progress.line(&format!(
+                "[{}/{missing}] {} {}{}",
+                tried + 1,
+                commit.short,
+                commit.subject,
+                eta(started.elapsed(), tried, missing)
+            ));
+            tried += 1;
+            let built = build_commit(session, commit, request);
+            if let Ok((_, binary)) = &built {
+                if let Some(&source) = by_binary.get(&binary.key) {
+                    if let Some((measurement, _)) = self.measurements[source].clone() {
+                        progress.line(&format!(
+                            "{} is the engine binary of {} ({}): sharing its measurement",
+                            commit.short,
+                            commits[source].short,
+                            crate::input::prefix_chars(&binary.key, 12)
+                        ));
+                        // Stored under this commit too, so a later run neither builds nor
+                        // measures it.
+                        let entry = series.save(&commit.id, &measurement)?;
+                        self.measurements[index] = Some((measurement, entry.measured_unix));
+                        self.shared_now += 1;
+                        continue;
+                    }
+                }
+            }
+            match built.and_then(|(revision, binary)| {
+                measure_built(session, commit, &revision, &binary, request)
+                    .map(|measurement| (measurement, binary.key))
+            }) {
+                Ok((measurement, key)) => {
+                    by_binary.entry(key).or_insert(index);
+                    let entry = series.save(&commit.id, &measurement)?;
+                    self.measurements[index] = Some((measurement, entry.measured_unix));
+                    self.fresh[index] = true;
+                    self.measured_now += 1;
+                }
+                Err((stage, error)) => {
+                    let error = format!("{error:#}");
+                    let failure = series.save_failure(&commit.id, stage, &error)?;
+                    progress.line(&format!(
+                        "warning: {} failed to {}; stored as a failed point, going on \
+                         (--retry-failed tries it again): {}",
+                        commit.short,
+                        stage.name(),
+                        last_line(&error)
+                    ));
+                    self.failures[index] = Some((failure, true));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The table's rows and failed rows, in `commits`' order. One binary, one measurement: a
+    /// commit shows the first selected commit's figures of its binary, also when an older
+    /// store measured both.
+    fn rows(self, commits: Vec<CommitInfo>) -> Result<(Vec<HistoryRow>, Vec<FailedRow>)> {
+        let mut first_of_binary: HashMap<String, usize> = HashMap::new();
+        let mut same_binary: Vec<Option<usize>> = vec![None; commits.len()];
+        for (index, measurement) in self.measurements.iter().enumerate() {
+            if let Some((measurement, _)) = measurement {
+                let first = *first_of_binary
+                    .entry(measurement.revision.binary_key.clone())
+                    .or_insert(index);
+                if first != index {
+                    same_binary[index] = Some(first);
+                }
+            }
+        }
+        let shared_measurements: Vec<Option<(Measurement, u64)>> = same_binary
+            .iter()
+            .map(|first| first.and_then(|first| self.measurements[first].clone()))
+            .collect();
+        let shorts: Vec<String> = commits.iter().map(|commit| commit.short.clone()).collect();
+        let mut rows: Vec<HistoryRow> = Vec::with_capacity(commits.len());
+        let mut failed: Vec<FailedRow> = Vec::new();
+        for (position, ((((commit, measurement), measured_now), failure), shared)) in commits
+            .into_iter()
+            .zip(self.measurements)
+            .zip(self.fresh)
+            .zip(self.failures)
+            .zip(shared_measurements)
+            .enumerate()
+        {
+            if let Some((failure, failed_now)) = failure {
+                failed.push(FailedRow {
+                    position,
+                    commit,
+                    stage: failure.stage,
+                    error: failure.error,
+                    failed_now,
+                    failed_unix: failure.failed_unix,
+                });
+                continue;
+            }
+            let same_binary_as = same_binary[position].map(|first| shorts[first].clone());
+            let Some((measurement, measured_unix)) = shared.or(measurement) else {
+                bail!("{} was neither stored nor measured", commit.short);
+            };
+            let summary = summarize(&commit.short, &measurement);
+            let signature_changed = rows
+                .last()
+                .is_some_and(|previous| previous.signature != summary.signature);
+            rows.push(HistoryRow {
+                commit,
+                signature: summary.signature,
+                signature_changed,
+                nps: summary.nps,
+                instructions_per_node: summary.instructions.per_node,
+                instructions_skipped: summary.instructions.skipped_reason,
+                eval_rates: summary.eval.map(|eval| eval.rates),
+                measured_now: measured_now && same_binary_as.is_none(),
+                measured_unix,
+                same_binary_as,
+            });
+        }
+        Ok((rows, failed))
+    }
 }
 
 /// The steps of the rows' NPS and instructions per node, each with the command confirming it.
