@@ -15,6 +15,17 @@ pub(crate) fn civil_from_days(days: i64) -> (i64, u32, u32) {
     (year, month, day)
 }
 
+/// `2026-05-04 13:07 UTC`: a Unix time to the minute.
+pub(crate) fn utc_minute(unix: u64) -> String {
+    let (year, month, day) = civil_from_days((unix / 86_400) as i64);
+    let seconds = unix % 86_400;
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02} UTC",
+        seconds / 3600,
+        seconds / 60 % 60
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -24,5 +35,9 @@ mod tests {
         assert_eq!(civil_from_days(0), (1970, 1, 1));
         assert_eq!(civil_from_days(11_016), (2000, 2, 29));
         assert_eq!(civil_from_days(20_787), (2026, 11, 30));
+        assert_eq!(
+            utc_minute(20_787 * 86_400 + 13 * 3600 + 7 * 60 + 59),
+            "2026-11-30 13:07 UTC"
+        );
     }
 }

@@ -559,11 +559,17 @@ pub(crate) struct VerdictCommandArgs {
     #[arg(long)]
     pub(crate) node_odds: bool,
     /// With different signatures: A's nodes per move in the games, instead of A's fastest
-    /// bench NPS × its mean time per move in 4 games against itself at --tc (played first).
+    /// bench NPS × its mean time per move in 4 games against itself at --tc (played first, or
+    /// stored by an earlier verdict: see --new-budget).
     /// With --node-odds B gets this times its speed ratio's lower end; with --resume only
     /// earlier games at this budget continue.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub(crate) nodes: Option<u64>,
+    /// With different signatures: time A's clock games again, instead of taking the budget
+    /// they gave an earlier verdict of the same binary at --tc on this machine (kept under
+    /// target/lab/budgets/), and keep the new one.
+    #[arg(long, conflicts_with_all = ["nodes", "resume"])]
+    pub(crate) new_budget: bool,
     #[command(flatten)]
     pub(crate) measure: MeasureArgs,
     #[command(flatten)]

@@ -75,6 +75,11 @@ pub(crate) const SPEED_ELO_MODEL: Limit = Limit {
     what: "speed-Elo model",
     cap: MIB,
 };
+/// A stored node budget (`target/lab/budgets/`).
+pub(crate) const NODE_BUDGET: Limit = Limit {
+    what: "node budget",
+    cap: MIB,
+};
 /// A JSON report drawn by `lab report`.
 pub(crate) const REPORT: Limit = Limit {
     what: "JSON report",

@@ -718,4 +718,59 @@ fn a_verdict_at_node_odds_needs_no_model_and_its_games_are_the_total() {
             && again.stdout.contains("resumed games"),
         "{again}"
     );
+
+    // The same verdict again, not resumed: the budget the first run's clock games gave, kept
+    // for A's binary at this clock on this machine; no clock games are played, and the new
+    // games replay the first run's.
+    let files = match_results(&repo).len();
+    let stored = repo.lab(&args("2", &["--node-odds", "--format", "json"]));
+    assert!(matches!(stored.code, 0 | 1 | 3), "{stored}");
+    let report = stored.json();
+    let search = &report["search"];
+    assert_eq!(search["budget_from"], "stored", "{stored}");
+    assert!(
+        stored.stderr.contains("--new-budget plays them again"),
+        "{stored}"
+    );
+    assert_eq!(search["nodes_per_move"].as_u64(), Some(a_nodes), "{stored}");
+    assert_eq!(
+        search["clock_probe"]["mean_time_ms"].as_f64(),
+        Some(probe_ms)
+    );
+    assert_eq!(
+        search["nps"],
+        run.json()["search"]["nps"],
+        "the budget's own NPS"
+    );
+    let kept = std::path::PathBuf::from(search["budget_store"]["path"].as_str().unwrap());
+    assert!(
+        kept.starts_with(repo.path().join("target/lab/budgets")) && kept.is_file(),
+        "{kept:?}"
+    );
+    assert_eq!(
+        match_results(&repo).len(),
+        files + 1,
+        "the verdict's games only, no clock games: {stored}"
+    );
+
+    // --new-budget times A's clock games again and keeps what they give.
+    let renewed = repo.lab(&args(
+        "2",
+        &["--node-odds", "--new-budget", "--format", "json"],
+    ));
+    assert!(matches!(renewed.code, 0 | 1 | 3), "{renewed}");
+    let report = renewed.json();
+    assert_eq!(report["search"]["budget_from"], "clock-games", "{renewed}");
+    assert_eq!(report["search"]["clock_probe"]["games"], 4, "{renewed}");
+    let rewritten: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&kept).unwrap()).unwrap();
+    assert_eq!(
+        rewritten["nodes_per_move"], report["search"]["nodes_per_move"],
+        "{renewed}"
+    );
+    let conflict = repo.lab(&args(
+        "2",
+        &["--node-odds", "--new-budget", "--nodes", "3000"],
+    ));
+    assert_eq!(conflict.code, 2, "{conflict}");
 }

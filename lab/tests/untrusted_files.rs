@@ -147,6 +147,10 @@ fn every_reader_refuses_what_is_not_a_regular_file_under_its_cap() {
             "speed-Elo model device",
             squall_lab::verdict::models::load(&zero_link(&at("model.json"))).map(drop),
         ),
+        (
+            "node budget FIFO",
+            squall_lab::verdict::budgets::load(&fifo(&at("budget.json"))).map(drop),
+        ),
     ];
     for (case, result) in cases {
         let error = format!("{:#}", result.expect_err(case));

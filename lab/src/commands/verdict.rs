@@ -28,13 +28,14 @@ use crate::paths::LabPaths;
 use crate::report::Report;
 use crate::schema::{Kind, LAB_JSON_SCHEMA_VERSION};
 use crate::side::Side;
+use crate::verdict::budgets::{self, StoredBudget};
 use crate::verdict::models::SpeedEloModel;
 use crate::verdict::speed_elo::{add, speed_elo, EloPerDoubling};
 use crate::verdict::{
     games_contradict_speed, instructions_speed_ratio, models, node_budget, node_odds_budget,
     nodes_in, shifted_sprt, speed_decision, speed_measured_finely, speed_ratio, speed_tolerance,
-    typical_move_ms, BudgetFrom, ClockProbe, Decision, GamesAt, ModelUse, SearchGames, SpeedSource,
-    VerdictNote, VerdictReport, CLOCK_PROBE_GAMES,
+    typical_move_ms, BudgetFrom, BudgetStore, ClockProbe, Decision, GamesAt, ModelUse, SearchGames,
+    SpeedSource, VerdictNote, VerdictReport, CLOCK_PROBE_GAMES,
 };
 
 pub(crate) fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
@@ -104,7 +105,7 @@ pub(crate) fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
 
     let tolerance = speed_tolerance(meter.model.map(|model| model.value), &options.sprt);
     let speed = speed_for_games(lab, args, &options, &meter, speed, tolerance, &mut notes)?;
-    let budgets = budgets(lab, args, &options, &speed, &paths.root.join("match"))?;
+    let budgets = budgets(lab, args, &options, &speed, &paths)?;
     let played = play(lab, args, &options, &speed, &budgets, tolerance, &mut notes)?;
     Ok(outcome(Findings {
         search: Some(played.search),
@@ -343,23 +344,24 @@ struct Budgets {
     a: u64,
     b: u64,
     from: BudgetFrom,
-    /// A's fastest bench NPS and the clock's typical move, the rule's factors.
+    /// A's fastest bench NPS and the clock's typical move, the rule's factors (a stored
+    /// budget's NPS is the one it was made with).
     nps: f64,
     move_ms: f64,
     clock_probe: Option<ClockProbe>,
+    store: Option<BudgetStore>,
     resumed: Option<PathBuf>,
 }
 
 /// The games' budgets: an earlier verdict's with `--resume` (at `--nodes` if given), else
-/// `--nodes`, else A's fastest bench NPS × A's mean time per move in games against itself at
-/// the clock (the rule's typical move if those games timed none). B's is A's, or at node odds
-/// A's times the speed ratio's lower end.
+/// `--nodes`, else the budget of A's clock games (stored, or played now and stored; see
+/// [`clock_games_budget`]). B's is A's, or at node odds A's times the speed ratio's lower end.
 fn budgets(
     lab: &Lab,
     args: &VerdictCommandArgs,
     options: &Options,
     speed: &Speed,
-    match_dir: &Path,
+    paths: &LabPaths,
 ) -> Result<Budgets> {
     // The fastest of A's runs: load only ever slows a run, so the fastest is the nearest to
     // the machine's own speed, and a busy machine does not shrink the games' budget.
@@ -371,7 +373,14 @@ fn budgets(
     ];
     let earlier = args
         .resume
-        .then(|| earlier_games(match_dir, binaries, options.games_at, args.nodes))
+        .then(|| {
+            earlier_games(
+                &paths.root.join("match"),
+                binaries,
+                options.games_at,
+                args.nodes,
+            )
+        })
         .flatten();
     if let Some((path, [a, b])) = earlier {
         lab.progress().line(&format!(
@@ -386,30 +395,23 @@ fn budgets(
             nps,
             move_ms,
             clock_probe: None,
+            store: None,
             resumed: Some(path),
         });
     }
-    let (a, from, clock_probe) = match args.nodes {
-        Some(nodes) => (nodes, BudgetFrom::Given, None),
-        None => {
-            let probe = clock_probe(lab, args, options)?;
-            match nodes_in(nps, probe.mean_time_ms) {
-                Some(nodes) => (nodes, BudgetFrom::ClockGames, Some(probe)),
-                None => {
-                    lab.progress().line(
-                        "the clock games timed no move: the budget takes the clock's typical \
-                         move (base/40 + inc) instead",
-                    );
-                    let nodes = node_budget(nps, &options.limit)
-                        .with_context(|| format!("A's measured NPS {nps} gives no node budget"))?;
-                    (nodes, BudgetFrom::Speed, Some(probe))
-                }
-            }
-        }
+    let a_budget = match args.nodes {
+        Some(nodes) => ABudget {
+            nodes,
+            from: BudgetFrom::Given,
+            nps,
+            clock_probe: None,
+            store: None,
+        },
+        None => clock_games_budget(lab, args, options, nps, binaries[0], paths)?,
     };
     let b = match options.games_at {
-        GamesAt::EqualNodes => a,
-        GamesAt::NodeOdds => node_odds_budget(a, &speed.ratio).with_context(|| {
+        GamesAt::EqualNodes => a_budget.nodes,
+        GamesAt::NodeOdds => node_odds_budget(a_budget.nodes, &speed.ratio).with_context(|| {
             format!(
                 "the speed ratio's lower end {} gives B no node budget",
                 speed.ratio.ci_low
@@ -417,13 +419,107 @@ fn budgets(
         })?,
     };
     Ok(Budgets {
-        a,
+        a: a_budget.nodes,
         b,
-        from,
-        nps,
+        from: a_budget.from,
+        nps: a_budget.nps,
         move_ms,
-        clock_probe,
+        clock_probe: a_budget.clock_probe,
+        store: a_budget.store,
         resumed: None,
+    })
+}
+
+/// A's budget, not resumed: given, or from clock games.
+struct ABudget {
+    nodes: u64,
+    from: BudgetFrom,
+    nps: f64,
+    clock_probe: Option<ClockProbe>,
+    store: Option<BudgetStore>,
+}
+
+/// A's budget from its clock games: the one stored for A's binary at this clock on this
+/// machine (unless `--new-budget`), else A's fastest bench NPS (`nps`) × A's mean time per move
+/// in [`CLOCK_PROBE_GAMES`] games against itself, played now and stored. If those games timed
+/// no move, the clock's typical move instead (not stored). A stored file that cannot be used
+/// is said and replaced.
+fn clock_games_budget(
+    lab: &Lab,
+    args: &VerdictCommandArgs,
+    options: &Options,
+    nps: f64,
+    binary: &str,
+    paths: &LabPaths,
+) -> Result<ABudget> {
+    let progress = lab.progress();
+    let dir = budgets::budgets_dir(paths);
+    let machine = machine_id(&Machine::current());
+    if !args.new_budget {
+        match budgets::find(&dir, &machine, binary, &options.limit) {
+            Ok(Some((stored, path))) => {
+                progress.line(&format!(
+                    "A's budget at {}: {} nodes per move, from its clock games of {} ({}; \
+                     --new-budget plays them again)",
+                    options.limit.pgn_time_control(),
+                    stored.nodes_per_move,
+                    crate::calendar::utc_minute(stored.measured_unix),
+                    path.display()
+                ));
+                return Ok(ABudget {
+                    nodes: stored.nodes_per_move,
+                    from: BudgetFrom::Stored,
+                    nps: stored.nps,
+                    clock_probe: Some(stored.clock_probe),
+                    store: Some(BudgetStore {
+                        path: path.display().to_string(),
+                        measured_unix: stored.measured_unix,
+                    }),
+                });
+            }
+            Ok(None) => {}
+            Err(error) => progress.line(&format!(
+                "warning: {error:#}; timing A's clock games again, and replacing it"
+            )),
+        }
+    }
+    let probe = clock_probe(lab, args, options)?;
+    let Some(nodes) = nodes_in(nps, probe.mean_time_ms) else {
+        progress.line(
+            "the clock games timed no move: the budget takes the clock's typical move \
+             (base/40 + inc) instead",
+        );
+        let nodes = node_budget(nps, &options.limit)
+            .with_context(|| format!("A's measured NPS {nps} gives no node budget"))?;
+        return Ok(ABudget {
+            nodes,
+            from: BudgetFrom::Speed,
+            nps,
+            clock_probe: Some(probe),
+            store: None,
+        });
+    };
+    let stored = StoredBudget {
+        kind: budgets::NODE_BUDGET_KIND.to_string(),
+        schema_version: budgets::NODE_BUDGET_SCHEMA_VERSION,
+        machine_id: machine,
+        binary: binary.to_string(),
+        limit: options.limit,
+        nodes_per_move: nodes,
+        nps,
+        clock_probe: probe,
+        measured_unix: crate::machine::Provenance::here_now().measured_unix,
+    };
+    let path = budgets::save(&dir, &stored)?;
+    Ok(ABudget {
+        nodes,
+        from: BudgetFrom::ClockGames,
+        nps,
+        clock_probe: Some(probe),
+        store: Some(BudgetStore {
+            path: path.display().to_string(),
+            measured_unix: stored.measured_unix,
+        }),
     })
 }
 
@@ -496,6 +592,11 @@ fn play(
         BudgetFrom::Speed => format!("A's {:.0} NPS × {} ms", budgets.nps, budgets.move_ms),
         BudgetFrom::ClockGames => format!(
             "A's {:.0} NPS × {:.1} ms, its mean move in clock games",
+            budgets.nps,
+            budgets.clock_probe.map_or(0.0, |probe| probe.mean_time_ms)
+        ),
+        BudgetFrom::Stored => format!(
+            "A's {:.0} NPS × {:.1} ms, its mean move in stored clock games",
             budgets.nps,
             budgets.clock_probe.map_or(0.0, |probe| probe.mean_time_ms)
         ),
@@ -581,6 +682,7 @@ fn play(
             nodes_per_move: nodes,
             budget_from: budgets.from,
             clock_probe: budgets.clock_probe,
+            budget_store: budgets.store.clone(),
             b_nodes_per_move: b_nodes,
             nps: budgets.nps,
             typical_move_ms: budgets.move_ms,

@@ -176,12 +176,20 @@ pub(crate) fn render_verdict(report: &VerdictReport, style: Style) -> String {
                     thousands(search.nps.round() as u64),
                     search.typical_move_ms
                 ),
-                BudgetFrom::ClockGames => format!(
-                    "A's {} NPS × {:.1} ms, its mean move in {} clock games at {}",
+                BudgetFrom::ClockGames | BudgetFrom::Stored => format!(
+                    "A's {} NPS × {:.1} ms, its mean move in {} clock games at {}{}",
                     thousands(search.nps.round() as u64),
                     search.clock_probe.map_or(0.0, |probe| probe.mean_time_ms),
                     search.clock_probe.map_or(0, |probe| probe.games),
-                    report.tc
+                    report.tc,
+                    match (search.budget_from, &search.budget_store) {
+                        (BudgetFrom::Stored, Some(store)) => format!(
+                            ", played {} and stored",
+                            crate::calendar::utc_minute(store.measured_unix)
+                        ),
+                        (BudgetFrom::Stored, None) => ", played earlier and stored".to_string(),
+                        _ => String::new(),
+                    }
                 ),
                 BudgetFrom::Given => "--nodes".to_string(),
                 BudgetFrom::Resumed => "the resumed games' budget".to_string(),

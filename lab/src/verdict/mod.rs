@@ -22,6 +22,7 @@
 //!   Elo of equal-node play and the Elo of self-play time odds need not add up for a change whose
 //!   worth is mostly speed (docs/verdict.md).
 
+pub mod budgets;
 pub(crate) mod frontier;
 pub mod models;
 pub mod speed_elo;
@@ -78,7 +79,7 @@ fn whole_nodes(nodes: f64) -> Option<u64> {
 }
 
 /// What A's games against itself at the verdict's clock showed ([`CLOCK_PROBE_GAMES`]).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub(crate) struct ClockProbe {
     pub(crate) games: u64,
     /// Moves of both sides (both are A).
@@ -272,6 +273,18 @@ pub(crate) enum BudgetFrom {
     Given,
     /// The earlier verdict's games that `--resume` continued.
     Resumed,
+    /// An earlier verdict's `ClockGames` budget of A's binary at this clock on this machine,
+    /// stored (`budgets`), so that the same verdict run again plays the same games.
+    Stored,
+}
+
+/// Where a budget from A's clock games is kept: written by the verdict that played them, read
+/// by later ones.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub(crate) struct BudgetStore {
+    pub(crate) path: String,
+    /// When the clock games were played, seconds since the Unix epoch.
+    pub(crate) measured_unix: u64,
 }
 
 /// The fixed-node games of a verdict whose signatures differ.
@@ -281,8 +294,12 @@ pub(crate) struct SearchGames {
     /// clock games (`budget_from`).
     pub(crate) nodes_per_move: u64,
     pub(crate) budget_from: BudgetFrom,
-    /// The clock games that timed A's moves (`BudgetFrom::ClockGames`).
+    /// The clock games that timed A's moves (`BudgetFrom::ClockGames`, and the stored ones of
+    /// `BudgetFrom::Stored`).
     pub(crate) clock_probe: Option<ClockProbe>,
+    /// Where that budget is kept (`ClockGames`: stored by this run; `Stored`: read).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) budget_store: Option<BudgetStore>,
     /// B's: the same with equal nodes; with node odds, A's times the speed ratio's lower end.
     pub(crate) b_nodes_per_move: u64,
     pub(crate) nps: f64,

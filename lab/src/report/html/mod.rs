@@ -16,6 +16,7 @@ pub(crate) mod plot;
 pub(crate) mod speed_elo;
 pub(crate) mod verdict;
 
+use crate::calendar::utc_minute;
 use std::fmt::Write as _;
 
 use anyhow::{bail, Context, Result};
@@ -372,18 +373,7 @@ fn machine_of(hostname: Option<&str>, cpu: &str, cores: usize) -> String {
 fn measured_on(hostname: Option<&str>, cpu: &str, cores: usize, unix: u64) -> (String, String) {
     (
         machine_of(hostname, cpu, cores),
-        format!("measured {}", utc(unix)),
-    )
-}
-
-/// `2026-05-04 13:07 UTC`.
-fn utc(unix: u64) -> String {
-    let (year, month, day) = crate::calendar::civil_from_days((unix / 86_400) as i64);
-    let seconds = unix % 86_400;
-    format!(
-        "{year:04}-{month:02}-{day:02} {:02}:{:02} UTC",
-        seconds / 3600,
-        seconds / 60 % 60
+        format!("measured {}", utc_minute(unix)),
     )
 }
 
@@ -558,8 +548,8 @@ mod tests {
     fn text_is_escaped_and_dates_are_utc() {
         assert_eq!(escape("<a & \"b\">"), "&lt;a &amp; &quot;b&quot;&gt;");
         assert_eq!(escape("x\x1b]0;t\x07"), "x\\x1b]0;t\\x07");
-        assert_eq!(utc(0), "1970-01-01 00:00 UTC");
-        assert_eq!(utc(951_782_400 + 3_723), "2000-02-29 01:02 UTC");
+        assert_eq!(utc_minute(0), "1970-01-01 00:00 UTC");
+        assert_eq!(utc_minute(951_782_400 + 3_723), "2000-02-29 01:02 UTC");
     }
 
     #[test]

@@ -14,11 +14,12 @@ use std::fmt::Write as _;
 use anyhow::{bail, Context, Result};
 use serde::Deserialize;
 
+use crate::calendar::utc_minute;
 use crate::history::store::SeriesSettings;
 use crate::report::history::settings_line;
 use crate::report::html::model::Machine;
 use crate::report::html::plot::Footer;
-use crate::report::html::{escape, fact, head, section, utc};
+use crate::report::html::{escape, fact, head, section};
 use crate::report::{thousands, NO_EVAL_EXITS};
 use commit_axis::CommitAxis;
 
@@ -327,8 +328,10 @@ fn nps_lines(doc: &Doc) -> Vec<nps::Line> {
 fn measured(rows: &[Row]) -> String {
     let times: Vec<u64> = rows.iter().filter_map(|row| row.measured_unix).collect();
     match (times.iter().min(), times.iter().max()) {
-        (Some(first), Some(last)) if first == last => format!("measured {}", utc(*first)),
-        (Some(first), Some(last)) => format!("measured {} – {}", utc(*first), utc(*last)),
+        (Some(first), Some(last)) if first == last => format!("measured {}", utc_minute(*first)),
+        (Some(first), Some(last)) => {
+            format!("measured {} – {}", utc_minute(*first), utc_minute(*last))
+        }
         _ => "measurement dates not recorded".to_string(),
     }
 }

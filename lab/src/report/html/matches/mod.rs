@@ -13,11 +13,12 @@ use std::fmt::Write as _;
 
 use anyhow::Result;
 
+use crate::calendar::utc_minute;
 use crate::games::sprt::{EloModel, PENTANOMIAL_CELLS};
 use crate::games::summary::SprtState;
 use crate::report::findings::played_alike;
 use crate::report::html::plot::Footer;
-use crate::report::html::{escape, fact, head, machine_of, section, utc};
+use crate::report::html::{escape, fact, head, machine_of, section};
 use crate::report::matches::{decision, estimate, los, pace, search_rows, shards};
 use elo::EloPoint;
 use model::{MatchDoc, MatchEngine, ShardStarted};
@@ -32,7 +33,7 @@ fn played_on(doc: &MatchDoc) -> (String, String) {
                 &measured.machine.cpu_model,
                 measured.machine.cores,
             ),
-            format!("games finished {}", utc(measured.measured_unix)),
+            format!("games finished {}", utc_minute(measured.measured_unix)),
         );
     }
     let Some((first, last)) = doc
@@ -87,9 +88,13 @@ fn played_on(doc: &MatchDoc) -> (String, String) {
         machine.push_str(&format!("; shards {}: not recorded", unrecorded.join(" ")));
     }
     let date = if first == last {
-        format!("shards started {}", utc(first))
+        format!("shards started {}", utc_minute(first))
     } else {
-        format!("shards started {} to {}", utc(first), utc(last))
+        format!(
+            "shards started {} to {}",
+            utc_minute(first),
+            utc_minute(last)
+        )
     };
     (machine, date)
 }

@@ -10,6 +10,7 @@ use std::fmt::Write as _;
 use anyhow::{Context, Result};
 use serde::Deserialize;
 
+use crate::calendar::utc_minute;
 use crate::games::summary::{NpsRatioInGames, SearchInGames};
 use crate::report::html::matches::llr;
 use crate::report::html::plot::Footer;
@@ -95,6 +96,11 @@ struct Games {
 }
 
 #[derive(Deserialize)]
+struct BudgetStore {
+    measured_unix: u64,
+}
+
+#[derive(Deserialize)]
 struct ClockProbe {
     games: u64,
     mean_time_ms: f64,
@@ -108,6 +114,9 @@ struct Search {
     budget_from: Option<String>,
     #[serde(default)]
     clock_probe: Option<ClockProbe>,
+    /// Absent in reports from before stored budgets.
+    #[serde(default)]
+    budget_store: Option<BudgetStore>,
     /// Absent in reports from before node odds: B played at A's budget.
     #[serde(default)]
     b_nodes_per_move: Option<u64>,
@@ -186,15 +195,21 @@ pub(crate) fn page(value: &serde_json::Value) -> Result<String> {
     let budget = |search: &Search| match search.budget_from.as_deref() {
         Some("given") => "set by --nodes".to_string(),
         Some("resumed") => "the budget of the resumed games".to_string(),
-        Some("clock-games") => format!(
-            "A's {:.0} NPS × {:.1} ms, its mean time per move in {} games against itself at {}",
+        Some(from @ ("clock-games" | "stored")) => format!(
+            "A's {:.0} NPS × {:.1} ms, its mean time per move in {} games against itself at {}{}",
             search.nps,
             search
                 .clock_probe
                 .as_ref()
                 .map_or(0.0, |probe| probe.mean_time_ms),
             search.clock_probe.as_ref().map_or(0, |probe| probe.games),
-            doc.tc
+            doc.tc,
+            match (from, &search.budget_store) {
+                ("stored", Some(store)) =>
+                    format!(", played {} and stored", utc_minute(store.measured_unix)),
+                ("stored", None) => ", played earlier and stored".to_string(),
+                _ => String::new(),
+            }
         ),
         _ => format!(
             "A's {:.0} NPS × {:.0} ms, the typical time per move at {}",
@@ -561,6 +576,16 @@ mod tests {
                  games against itself at 2+0.02)"
             ),
             "{probed}"
+        );
+        value["search"]["budget_from"] = "stored".into();
+        value["search"]["budget_store"] = serde_json::json!({"path": "target/lab/budgets/x.json", "measured_unix": 1_796_400_000u64});
+        let stored = page(&value).unwrap();
+        assert!(
+            stored.contains(
+                "its mean time per move in 4 games against itself at 2+0.02, played 2026-12-04 \
+                 16:00 UTC and stored)"
+            ),
+            "{stored}"
         );
     }
 

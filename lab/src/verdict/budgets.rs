@@ -1,0 +1,224 @@
+//! A's stored node budgets: one JSON file per machine, engine binary and time control under
+//! `target/lab/budgets/`, written atomically, validated on load. A verdict times A's clock games
+//! once and keeps the budget they give, so that the same verdict run again on this machine plays
+//! the same fixed-node games (a measured budget moves with the bench's NPS and the four games'
+//! lengths; a stored one does not).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use serde::{Deserialize, Serialize};
+
+use super::ClockProbe;
+use crate::games::rules::Limit;
+use crate::paths::{write_atomically, LabPaths};
+
+pub const NODE_BUDGET_KIND: &str = "lab-node-budget";
+pub const NODE_BUDGET_SCHEMA_VERSION: u32 = 1;
+
+/// A's nodes per move at a clock on one machine, and the clock games that gave it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoredBudget {
+    pub kind: String,
+    pub schema_version: u32,
+    /// The machine's identity (`history::store::machine_id`): a budget applies on it only.
+    pub machine_id: String,
+    /// A's build-cache key, or the git blob id of an `exe:` binary.
+    pub binary: String,
+    /// The verdict's clock.
+    pub limit: Limit,
+    pub nodes_per_move: u64,
+    /// A's fastest bench NPS when the clock games were played: the budget is this × their
+    /// mean time per move.
+    pub nps: f64,
+    pub(crate) clock_probe: ClockProbe,
+    /// When the clock games were played, seconds since the Unix epoch.
+    pub measured_unix: u64,
+}
+
+impl StoredBudget {
+    /// Checks what serde cannot: the kind, the version, a clock, a budget that is the product
+    /// it claims to be.
+    fn validate(&self) -> Result<()> {
+        if self.kind != NODE_BUDGET_KIND {
+            bail!("kind is '{}', not '{NODE_BUDGET_KIND}'", self.kind);
+        }
+        if self.schema_version != NODE_BUDGET_SCHEMA_VERSION {
+            bail!(
+                "schema_version {} (this lab reads {NODE_BUDGET_SCHEMA_VERSION})",
+                self.schema_version
+            );
+        }
+        if !matches!(self.limit, Limit::Clock { .. }) {
+            bail!("limit is {}, not a clock", self.limit);
+        }
+        if self.machine_id.is_empty() || self.binary.is_empty() {
+            bail!("machine_id and binary must not be empty");
+        }
+        if super::nodes_in(self.nps, self.clock_probe.mean_time_ms) != Some(self.nodes_per_move) {
+            bail!(
+                "nodes_per_move {} is not nps {} × mean_time_ms {}",
+                self.nodes_per_move,
+                self.nps,
+                self.clock_probe.mean_time_ms
+            );
+        }
+        Ok(())
+    }
+}
+
+/// Where the budgets live: `target/lab/budgets/`.
+pub fn budgets_dir(paths: &LabPaths) -> PathBuf {
+    paths.root.join("budgets")
+}
+
+/// The file of a budget: `<machine>-<binary>-<time control>.json`.
+pub(crate) fn budget_path(dir: &Path, machine_id: &str, binary: &str, limit: &Limit) -> PathBuf {
+    let safe = |text: &str| -> String {
+        text.chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .collect()
+    };
+    let binary: String = binary
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .take(12)
+        .collect();
+    dir.join(format!(
+        "{}-{binary}-{}.json",
+        safe(machine_id),
+        safe(&limit.pgn_time_control())
+    ))
+}
+
+/// Writes `budget` atomically under `dir`, replacing the budget of the same key.
+pub fn save(dir: &Path, budget: &StoredBudget) -> Result<PathBuf> {
+    budget
+        .validate()
+        .context("refusing to store a node budget")?;
+    let path = budget_path(dir, &budget.machine_id, &budget.binary, &budget.limit);
+    let mut text = serde_json::to_string_pretty(budget)?;
+    text.push('\n');
+    write_atomically(&path, text.as_bytes())?;
+    Ok(path)
+}
+
+/// Reads one budget file: a regular file of bounded size, valid JSON, a valid budget.
+pub fn load(path: &Path) -> Result<StoredBudget> {
+    let text = crate::input::read_text(path, crate::input::NODE_BUDGET)?;
+    let budget: StoredBudget =
+        serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
+    budget
+        .validate()
+        .with_context(|| format!("{} is not a usable node budget", path.display()))?;
+    Ok(budget)
+}
+
+/// The stored budget of `binary` at `limit` on `machine_id` and its file: `Ok(None)` when there
+/// is none; an error when the file is there but unusable, or stored under another key.
+pub(crate) fn find(
+    dir: &Path,
+    machine_id: &str,
+    binary: &str,
+    limit: &Limit,
+) -> Result<Option<(StoredBudget, PathBuf)>> {
+    let path = budget_path(dir, machine_id, binary, limit);
+    if !path.exists() {
+        return Ok(None);
+    }
+    let budget = load(&path)?;
+    if budget.machine_id != machine_id || budget.binary != binary || budget.limit != *limit {
+        bail!(
+            "{} holds the budget of another machine, binary or clock",
+            path.display()
+        );
+    }
+    Ok(Some((budget, path)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn budget() -> StoredBudget {
+        StoredBudget {
+            kind: NODE_BUDGET_KIND.into(),
+            schema_version: NODE_BUDGET_SCHEMA_VERSION,
+            machine_id: "4ebb7cd74a65".into(),
+            binary: "37569aadf566c0ffee".into(),
+            limit: Limit::parse_tc("2+0.02").unwrap(),
+            nodes_per_move: 157_010,
+            nps: 3_393_979.0,
+            clock_probe: ClockProbe {
+                games: 4,
+                moves: 404,
+                mean_time_ms: 46.261,
+                nodes_per_move: Some(140_000.0),
+            },
+            measured_unix: 1_796_000_000,
+        }
+    }
+
+    fn consistent(mut budget: StoredBudget) -> StoredBudget {
+        budget.nodes_per_move =
+            super::super::nodes_in(budget.nps, budget.clock_probe.mean_time_ms).unwrap();
+        budget
+    }
+
+    #[test]
+    fn a_saved_budget_is_found_under_its_key_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let stored = consistent(budget());
+        let path = save(dir.path(), &stored).unwrap();
+        assert!(
+            path.ends_with("4ebb7cd74a65-37569aadf566-2_0_02.json"),
+            "{path:?}"
+        );
+        let (found, at) = find(dir.path(), "4ebb7cd74a65", &stored.binary, &stored.limit)
+            .unwrap()
+            .unwrap();
+        assert_eq!((found, at), (stored.clone(), path));
+        let other_clock = Limit::parse_tc("5+0.05").unwrap();
+        assert!(
+            find(dir.path(), "4ebb7cd74a65", &stored.binary, &other_clock)
+                .unwrap()
+                .is_none()
+        );
+        assert!(find(dir.path(), "another", &stored.binary, &stored.limit)
+            .unwrap()
+            .is_none());
+    }
+
+    #[test]
+    fn a_budget_that_is_not_its_own_product_or_not_at_a_clock_is_never_stored_or_used() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut wrong = consistent(budget());
+        wrong.nodes_per_move += 1000;
+        assert!(save(dir.path(), &wrong).is_err());
+        let mut nodes = consistent(budget());
+        nodes.limit = Limit::Nodes { nodes: 1000 };
+        assert!(save(dir.path(), &nodes).is_err());
+
+        // Written by hand (or by another lab) under a budget's name: refused on load.
+        let stored = consistent(budget());
+        let path = budget_path(dir.path(), "4ebb7cd74a65", &stored.binary, &stored.limit);
+        std::fs::create_dir_all(dir.path()).unwrap();
+        std::fs::write(&path, serde_json::to_string(&wrong).unwrap()).unwrap();
+        let error = find(dir.path(), "4ebb7cd74a65", &stored.binary, &stored.limit).unwrap_err();
+        assert!(
+            format!("{error:#}").contains("not a usable node budget"),
+            "{error:#}"
+        );
+        std::fs::write(&path, "{ not json").unwrap();
+        assert!(find(dir.path(), "4ebb7cd74a65", &stored.binary, &stored.limit).is_err());
+        // Another key's budget copied under this name.
+        let mut other = consistent(budget());
+        other.binary = "ffffffffffff".into();
+        std::fs::write(&path, serde_json::to_string(&other).unwrap()).unwrap();
+        let error = find(dir.path(), "4ebb7cd74a65", &stored.binary, &stored.limit).unwrap_err();
+        assert!(
+            format!("{error:#}").contains("another machine"),
+            "{error:#}"
+        );
+    }
+}
