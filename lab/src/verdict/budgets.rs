@@ -16,6 +16,9 @@ use crate::paths::{write_atomically, LabPaths};
 pub const NODE_BUDGET_KIND: &str = "lab-node-budget";
 pub const NODE_BUDGET_SCHEMA_VERSION: u32 = 1;
 
+/// Nodes per second no engine's bench reaches on one thread (100 times a fast one's).
+const MAX_NPS: f64 = 1e9;
+
 /// A's nodes per move at a clock on one machine, and the clock games that gave it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StoredBudget {
@@ -49,8 +52,31 @@ impl StoredBudget {
                 self.schema_version
             );
         }
-        if !matches!(self.limit, Limit::Clock { .. }) {
+        let Limit::Clock {
+            base_ms,
+            increment_ms,
+        } = self.limit
+        else {
             bail!("limit is {}, not a clock", self.limit);
+        };
+        // What a clock game can show: no move longer than the whole clock, a bench slower
+        // than MAX_NPS. A budget past them would play games that never end.
+        let longest_move = base_ms.saturating_add(increment_ms) as f64;
+        let probe = &self.clock_probe;
+        if probe.games == 0
+            || probe.moves == 0
+            || !(probe.mean_time_ms.is_finite() && probe.mean_time_ms <= longest_move)
+        {
+            bail!(
+                "clock_probe ({} games, {} moves, {} ms a move) is not what games at {} can show",
+                probe.games,
+                probe.moves,
+                probe.mean_time_ms,
+                self.limit
+            );
+        }
+        if !self.nps.is_finite() || self.nps > MAX_NPS {
+            bail!("nps {} is above {MAX_NPS}", self.nps);
         }
         if self.machine_id.is_empty() || self.binary.is_empty() {
             bail!("machine_id and binary must not be empty");
@@ -198,6 +224,21 @@ mod tests {
         let mut nodes = consistent(budget());
         nodes.limit = Limit::Nodes { nodes: 1000 };
         assert!(save(dir.path(), &nodes).is_err());
+        // A crafted file could ask for games that never end: a move longer than the clock, an
+        // impossible NPS, or no games at all behind it.
+        let mut long = budget();
+        long.clock_probe.mean_time_ms = 2_100.0;
+        assert!(save(dir.path(), &consistent(long)).is_err());
+        let mut fast = budget();
+        fast.nps = 5e9;
+        assert!(save(dir.path(), &consistent(fast)).is_err());
+        let mut unplayed = budget();
+        unplayed.clock_probe.games = 0;
+        assert!(save(dir.path(), &consistent(unplayed)).is_err());
+        let mut nan = budget();
+        nan.clock_probe.mean_time_ms = f64::NAN;
+        assert!(save(dir.path(), &nan).is_err());
+        assert!(save(dir.path(), &consistent(budget())).is_ok());
 
         // Written by hand (or by another lab) under a budget's name: refused on load.
         let stored = consistent(budget());
