@@ -177,8 +177,10 @@ pub(crate) enum Command {
     /// the speed change into Elo with the stored speed-Elo model (`lab speed-elo`). With the
     /// same signature no game is played: the speed's Elo is judged against the SPRT bounds,
     /// with more rounds while undecided. With different signatures, a fixed-node SPRT between
-    /// A and B (nodes per move: A's NPS × the clock's typical time per move) decides, its bounds
-    /// shifted by the speed's Elo. Prints search, speed and total Elo with 95% CIs.
+    /// A and B decides (nodes per move: A's NPS × its mean time per move in games against itself
+    /// at the clock, kept for later verdicts of A), its bounds shifted by the speed's Elo, or
+    /// with --node-odds B's budget carrying its speed. Prints search, speed and total Elo with
+    /// 95% CIs.
     #[command(after_help = VERDICT_EXIT_CODES_HELP)]
     Verdict(VerdictCommandArgs),
     /// The margin tables' frontier: each level's worst exceeded bound (from its calibration)
