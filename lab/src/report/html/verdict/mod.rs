@@ -185,25 +185,40 @@ pub(crate) fn page(value: &serde_json::Value) -> Result<String> {
         doc.tc
     ));
     let mut html = head(&format!("lab verdict: A = {a_name}, B = {b_name}"));
-    let ratio = |v: Option<f64>| {
-        v.map_or_else(
-            || "—".to_string(),
-            |v| format!("{:+.2}%", (v - 1.0) * 100.0),
-        )
-    };
     let node_odds = doc.games_at.as_deref() == Some("node-odds") && doc.search.is_some();
-    let budget = |search: &Search| match search.budget_from.as_deref() {
+    let _ = write!(
+        html,
+        "<table class=\"facts\">\n{}</table>\n",
+        facts(&doc, node_odds).concat()
+    );
+    for note in &doc.notes {
+        let _ = writeln!(
+            html,
+            "<p class=\"note\">{}</p>",
+            crate::report::html::escape(note)
+        );
+    }
+    elo_split_section(&mut html, &doc, node_odds, &footer)?;
+    if let Some(search) = &doc.search {
+        sprt_section(&mut html, &doc, search, node_odds, &footer)?;
+    }
+    html.push_str("</body>\n</html>\n");
+    Ok(html)
+}
+
+/// How A's node budget was reached, in words.
+fn budget_text(search: &Search, tc: &str) -> String {
+    match search.budget_from.as_deref() {
         Some("given") => "set by --nodes".to_string(),
         Some("resumed") => "the budget of the resumed games".to_string(),
         Some(from @ ("clock-games" | "stored")) => format!(
-            "A's {:.0} NPS × {:.1} ms, its mean time per move in {} games against itself at {}{}",
+            "A's {:.0} NPS × {:.1} ms, its mean time per move in {} games against itself at {tc}{}",
             search.nps,
             search
                 .clock_probe
                 .as_ref()
                 .map_or(0.0, |probe| probe.mean_time_ms),
             search.clock_probe.as_ref().map_or(0, |probe| probe.games),
-            doc.tc,
             match (from, &search.budget_store) {
                 ("stored", Some(store)) =>
                     format!(", played {} and stored", utc_minute(store.measured_unix)),
@@ -212,9 +227,20 @@ pub(crate) fn page(value: &serde_json::Value) -> Result<String> {
             }
         ),
         _ => format!(
-            "A's {:.0} NPS × {:.0} ms, the typical time per move at {}",
-            search.nps, search.typical_move_ms, doc.tc
+            "A's {:.0} NPS × {:.0} ms, the typical time per move at {tc}",
+            search.nps, search.typical_move_ms
         ),
+    }
+}
+
+/// The facts table's rows: the decision, the Elo terms, the speed, the model, the games and
+/// the SPRT.
+fn facts(doc: &VerdictDoc, node_odds: bool) -> Vec<String> {
+    let ratio = |v: Option<f64>| {
+        v.map_or_else(
+            || "—".to_string(),
+            |v| format!("{:+.2}%", (v - 1.0) * 100.0),
+        )
     };
     let search_facts = match &doc.search {
         Some(search) if node_odds => format!(
@@ -222,14 +248,14 @@ pub(crate) fn page(value: &serde_json::Value) -> Result<String> {
              its speed ratio's 95% lower end); their Elo is the total",
             doc.games,
             search.nodes_per_move,
-            budget(search),
+            budget_text(search, &doc.tc),
             search.b_nodes_per_move.unwrap_or(search.nodes_per_move)
         ),
         Some(search) => format!(
             "{} fixed-node games at {} nodes per move ({})",
             doc.games,
             search.nodes_per_move,
-            budget(search)
+            budget_text(search, &doc.tc)
         ),
         None => "same signature: the same search tree, no game played".to_string(),
     };
@@ -238,7 +264,7 @@ pub(crate) fn page(value: &serde_json::Value) -> Result<String> {
             .as_ref()
             .map_or_else(|| absent.to_string(), Estimate::text)
     };
-    let facts = [
+    vec![
         fact("decision", decision_text(&doc.decision)),
         fact("total Elo", &doc.total_elo.text()),
         fact("speed Elo", &optional(&doc.speed_elo, "— (no model)")),
@@ -312,20 +338,16 @@ pub(crate) fn page(value: &serde_json::Value) -> Result<String> {
         ),
         fact("speed and instructions", &doc.comparison.verdict),
         fact("wall time", &format!("{:.0} s", doc.wall_time_s)),
-    ];
-    let _ = write!(
-        html,
-        "<table class=\"facts\">\n{}</table>\n",
-        facts.concat()
-    );
-    for note in &doc.notes {
-        let _ = writeln!(
-            html,
-            "<p class=\"note\">{}</p>",
-            crate::report::html::escape(note)
-        );
-    }
+    ]
+}
 
+/// The Elo split's section: speed, search and total as bars between the bounds.
+fn elo_split_section(
+    html: &mut String,
+    doc: &VerdictDoc,
+    node_odds: bool,
+    footer: &Footer,
+) -> Result<()> {
     let bar = |name: &'static str, estimate: &Estimate| Bar {
         name,
         value: estimate.value,
@@ -365,62 +387,69 @@ pub(crate) fn page(value: &serde_json::Value) -> Result<String> {
          bounds as given."
     };
     section(
-        &mut html,
+        html,
         "The Elo split",
         split_text,
         Some(elo_split::draw(
             &bars,
             (doc.sprt.elo0, doc.sprt.elo1),
-            &footer,
+            footer,
         )?),
     );
+    Ok(())
+}
 
-    if let Some(search) = &doc.search {
-        let line: Vec<(f64, f64)> = search
-            .games
-            .trajectory
-            .iter()
-            .filter_map(|point| Some((point.games as f64, point.llr?)))
-            .collect();
-        let shifted = &search.shifted_sprt;
-        let text = if node_odds {
-            format!(
-                "The fixed-node games' LLR at node odds, for search and speed together, between \
-                 the bounds as given: elo0 {:+.2}, elo1 {:+.2}.",
-                shifted.elo0, shifted.elo1
-            )
-        } else {
-            format!(
-                "The fixed-node games' LLR for the search alone, between bounds shifted by what \
-                 the speed surely gives (the low end of its interval): elo0 {:+.2}, elo1 {:+.2} \
-                 instead of {:+.1}, {:+.1}.",
-                shifted.elo0, shifted.elo1, doc.sprt.elo0, doc.sprt.elo1
-            )
+/// The games' SPRT section: the LLR over the games between its bounds.
+fn sprt_section(
+    html: &mut String,
+    doc: &VerdictDoc,
+    search: &Search,
+    node_odds: bool,
+    footer: &Footer,
+) -> Result<()> {
+    let line: Vec<(f64, f64)> = search
+        .games
+        .trajectory
+        .iter()
+        .filter_map(|point| Some((point.games as f64, point.llr?)))
+        .collect();
+    let shifted = &search.shifted_sprt;
+    let text = if node_odds {
+        format!(
+            "The fixed-node games' LLR at node odds, for search and speed together, between \
+             the bounds as given: elo0 {:+.2}, elo1 {:+.2}.",
+            shifted.elo0, shifted.elo1
+        )
+    } else {
+        format!(
+            "The fixed-node games' LLR for the search alone, between bounds shifted by what \
+             the speed surely gives (the low end of its interval): elo0 {:+.2}, elo1 {:+.2} \
+             instead of {:+.1}, {:+.1}.",
+            shifted.elo0, shifted.elo1, doc.sprt.elo0, doc.sprt.elo1
+        )
+    };
+    let plot = if line.is_empty() {
+        None
+    } else {
+        let test = llr::Test {
+            lower: doc.llr_lower,
+            upper: doc.llr_upper,
+            hypotheses: format!(
+                "{} [{:+.2}, {:+.2}] logistic",
+                if node_odds { "node odds" } else { "shifted" },
+                shifted.elo0,
+                shifted.elo1
+            ),
+            decision: match doc.decision.as_str() {
+                "h1" => "H1 accepted",
+                "h0" => "H0 accepted",
+                _ => "no decision",
+            },
         };
-        let plot = if line.is_empty() {
-            None
-        } else {
-            let test = llr::Test {
-                lower: doc.llr_lower,
-                upper: doc.llr_upper,
-                hypotheses: format!(
-                    "{} [{:+.2}, {:+.2}] logistic",
-                    if node_odds { "node odds" } else { "shifted" },
-                    shifted.elo0,
-                    shifted.elo1
-                ),
-                decision: match doc.decision.as_str() {
-                    "h1" => "H1 accepted",
-                    "h0" => "H0 accepted",
-                    _ => "no decision",
-                },
-            };
-            Some(llr::draw(&line, &test, &footer)?)
-        };
-        section(&mut html, "The games' SPRT", &text, plot);
-    }
-    html.push_str("</body>\n</html>\n");
-    Ok(html)
+        Some(llr::draw(&line, &test, footer)?)
+    };
+    section(html, "The games' SPRT", &text, plot);
+    Ok(())
 }
 
 #[cfg(test)]
