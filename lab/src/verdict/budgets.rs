@@ -43,15 +43,10 @@ impl StoredBudget {
     /// Checks what serde cannot: the kind, the version, a clock, a budget that is the product
     /// it claims to be.
     fn validate(&self) -> Result<()> {
-        if self.kind != NODE_BUDGET_KIND {
-            bail!("kind is '{}', not '{NODE_BUDGET_KIND}'", self.kind);
-        }
-        if self.schema_version != NODE_BUDGET_SCHEMA_VERSION {
-            bail!(
-                "schema_version {} (this lab reads {NODE_BUDGET_SCHEMA_VERSION})",
-                self.schema_version
-            );
-        }
+        super::check_stored_kind(
+            (&self.kind, self.schema_version),
+            (NODE_BUDGET_KIND, NODE_BUDGET_SCHEMA_VERSION),
+        )?;
         let Limit::Clock {
             base_ms,
             increment_ms,

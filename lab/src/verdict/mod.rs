@@ -36,6 +36,17 @@ use crate::games::MatchReport;
 use crate::paths::LabPaths;
 use crate::schema::Kind;
 
+/// A stored file's `kind` and `schema_version` against the ones this lab writes.
+fn check_stored_kind(found: (&str, u32), expected: (&str, u32)) -> anyhow::Result<()> {
+    if found.0 != expected.0 {
+        anyhow::bail!("kind is '{}', not '{}'", found.0, expected.0);
+    }
+    if found.1 != expected.1 {
+        anyhow::bail!("schema_version {} (this lab reads {})", found.1, expected.1);
+    }
+    Ok(())
+}
+
 /// Moves a clock's base time is spread over for the typical time of one move: the node budget
 /// of a fixed-node verdict is NPS × (base / this + increment).
 pub(crate) const TYPICAL_MOVES_PER_CLOCK: u64 = 40;

@@ -48,15 +48,10 @@ pub struct SpeedEloModel {
 impl SpeedEloModel {
     /// Checks what serde cannot: the kind, the version, a clock, finite numbers in order.
     fn validate(&self) -> Result<()> {
-        if self.kind != SPEED_ELO_KIND {
-            bail!("kind is '{}', not '{SPEED_ELO_KIND}'", self.kind);
-        }
-        if self.schema_version != SPEED_ELO_SCHEMA_VERSION {
-            bail!(
-                "schema_version {} (this lab reads {SPEED_ELO_SCHEMA_VERSION})",
-                self.schema_version
-            );
-        }
+        super::check_stored_kind(
+            (&self.kind, self.schema_version),
+            (SPEED_ELO_KIND, SPEED_ELO_SCHEMA_VERSION),
+        )?;
         if !matches!(self.limit, Limit::Clock { .. }) {
             bail!("limit is {}, not a clock", self.limit);
         }
