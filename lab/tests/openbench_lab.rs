@@ -729,7 +729,10 @@ fn a_verdict_at_node_odds_needs_no_model_and_its_games_are_the_total() {
     let search = &report["search"];
     assert_eq!(search["budget_from"], "stored", "{stored}");
     assert!(
-        stored.stderr.contains("--new-budget plays them again"),
+        stored.stderr.contains("--new-budget plays them again")
+            && stored.stderr.contains(&format!(
+                "holds earlier games of these two binaries with A at {a_nodes} nodes"
+            )),
         "{stored}"
     );
     assert_eq!(search["nodes_per_move"].as_u64(), Some(a_nodes), "{stored}");

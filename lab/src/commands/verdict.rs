@@ -418,6 +418,22 @@ fn budgets(
             )
         })?,
     };
+    // A budget kept from earlier clock games makes a rerun play games already on disk.
+    let same_a = earlier_games(
+        &paths.root.join("match"),
+        binaries,
+        options.games_at,
+        Some(a_budget.nodes),
+    );
+    if let Some((path, [_, earlier_b])) = same_a {
+        lab.progress().line(&format!(
+            "note: {} holds earlier games of these two binaries with A at {} nodes (B at \
+             {earlier_b}); this run starts a results file of its own (`--resume` would continue \
+             those at their budgets)",
+            path.display(),
+            a_budget.nodes
+        ));
+    }
     Ok(Budgets {
         a: a_budget.nodes,
         b,
