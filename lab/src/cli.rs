@@ -561,7 +561,7 @@ pub(crate) struct VerdictCommandArgs {
     #[arg(long)]
     pub(crate) node_odds: bool,
     /// With different signatures: A's nodes per move in the games, instead of A's fastest
-    /// bench NPS × its mean time per move in 4 games against itself at --tc (played first, or
+    /// bench NPS × its mean time per move in 8 games against itself at --tc (played first, or
     /// stored by an earlier verdict: see --new-budget).
     /// With --node-odds B gets this times its speed ratio's lower end; with --resume only
     /// earlier games at this budget continue.

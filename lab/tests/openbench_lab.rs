@@ -639,7 +639,7 @@ fn a_verdict_at_node_odds_needs_no_model_and_its_games_are_the_total() {
     // the clock.
     assert_eq!(search["budget_from"], "clock-games", "{run}");
     let probe = &search["clock_probe"];
-    assert_eq!(probe["games"], 4, "{run}");
+    assert_eq!(probe["games"], 8, "{run}");
     let probe_ms = probe["mean_time_ms"].as_f64().unwrap();
     let a_nodes = search["nodes_per_move"].as_u64().unwrap();
     let expected = (search["nps"].as_f64().unwrap() * probe_ms / 1000.0)
@@ -764,7 +764,7 @@ fn a_verdict_at_node_odds_needs_no_model_and_its_games_are_the_total() {
     assert!(matches!(renewed.code, 0 | 1 | 3), "{renewed}");
     let report = renewed.json();
     assert_eq!(report["search"]["budget_from"], "clock-games", "{renewed}");
-    assert_eq!(report["search"]["clock_probe"]["games"], 4, "{renewed}");
+    assert_eq!(report["search"]["clock_probe"]["games"], 8, "{renewed}");
     let rewritten: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&kept).unwrap()).unwrap();
     assert_eq!(

@@ -68,9 +68,10 @@ pub(crate) fn typical_move_ms(limit: &Limit) -> Option<f64> {
 }
 
 /// The games of A against itself at the verdict's clock that measure how long A thinks per
-/// move there, for the games' node budget: enough moves for the mean to a few percent, few
-/// enough to be a minute at 5+0.05.
-pub(crate) const CLOCK_PROBE_GAMES: u64 = 4;
+/// move there, for the games' node budget: four openings, both colours. The mean follows the
+/// games' lengths (four games timed squall at 128 and 160 ms a move at 5+0.05), and the budget
+/// is kept once measured, so eight are worth their two minutes at 5+0.05.
+pub(crate) const CLOCK_PROBE_GAMES: u64 = 8;
 
 /// The nodes per move that match `limit` for an engine searching `nps` nodes per second; at
 /// least 1. `None` for limits without a clock or an unusable NPS.
