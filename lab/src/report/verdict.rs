@@ -8,7 +8,9 @@ use super::table::Table;
 use super::thousands;
 use crate::games::sprt::Estimate;
 use crate::verdict::speed_elo::EloPerDoubling;
-use crate::verdict::{BudgetFrom, Decision, GamesAt, SpeedEloReport, SpeedSource, VerdictReport};
+use crate::verdict::{
+    BudgetFrom, Decision, GamesAt, SearchGames, SpeedEloReport, SpeedSource, VerdictReport,
+};
 
 /// `+4.3 ± 11.2 (95% CI -6.9 to +15.5)`; an unbounded side prints as such.
 fn estimate(e: Estimate) -> String {
@@ -166,72 +168,7 @@ pub(crate) fn render_verdict(report: &VerdictReport, style: Style) -> String {
             "search Elo".to_string(),
             "+0.0 (same signature: no games needed)".to_string(),
         ]),
-        Some(search) => {
-            if let Some(search_elo) = report.search_elo {
-                rows.push(["search Elo (fixed nodes)".to_string(), estimate(search_elo)]);
-            }
-            let budget = match search.budget_from {
-                BudgetFrom::Speed => format!(
-                    "A's {} NPS × {} ms, the clock's typical move",
-                    thousands(search.nps.round() as u64),
-                    search.typical_move_ms
-                ),
-                BudgetFrom::ClockGames | BudgetFrom::Stored => format!(
-                    "A's {} NPS × {:.1} ms, its mean move in {} clock games at {}{}",
-                    thousands(search.nps.round() as u64),
-                    search.clock_probe.map_or(0.0, |probe| probe.mean_time_ms),
-                    search.clock_probe.map_or(0, |probe| probe.games),
-                    report.tc,
-                    match (search.budget_from, &search.budget_store) {
-                        (BudgetFrom::Stored, Some(store)) => format!(
-                            ", played {} and stored",
-                            crate::calendar::utc_minute(store.measured_unix)
-                        ),
-                        (BudgetFrom::Stored, None) => ", played earlier and stored".to_string(),
-                        _ => String::new(),
-                    }
-                ),
-                BudgetFrom::Given => "--nodes".to_string(),
-                BudgetFrom::Resumed => "the resumed games' budget".to_string(),
-            };
-            rows.push(match report.games_at {
-                GamesAt::EqualNodes => [
-                    "node budget".to_string(),
-                    format!(
-                        "{} nodes per move ({budget})",
-                        thousands(search.nodes_per_move)
-                    ),
-                ],
-                GamesAt::NodeOdds => [
-                    "node budgets (node odds)".to_string(),
-                    format!(
-                        "A {} nodes per move ({budget}); B {} (× {:.4}, its speed ratio's 95% \
-                         lower end)",
-                        thousands(search.nodes_per_move),
-                        thousands(search.b_nodes_per_move),
-                        search.b_nodes_per_move as f64 / search.nodes_per_move as f64
-                    ),
-                ],
-            });
-            rows.extend(super::matches::search_rows(
-                &search.games.summary.search_in_games,
-                search.games.summary.nps_ratio_in_games.as_ref(),
-            ));
-            let bounds = format!(
-                "elo0 {:+.2}, elo1 {:+.2}",
-                search.shifted_sprt.elo0, search.shifted_sprt.elo1
-            );
-            rows.push([
-                "games' SPRT bounds".to_string(),
-                match (report.games_at, report.speed_elo) {
-                    (GamesAt::EqualNodes, Some(speed)) => format!(
-                        "{bounds} (shifted by the speed's 95% lower bound {:+.2})",
-                        speed.ci_low
-                    ),
-                    _ => format!("{bounds} (as given: the games' Elo is the total)"),
-                },
-            ]);
-        }
+        Some(search) => rows.extend(games_rows(report, search)),
     }
     rows.push([
         match report.games_at {
@@ -268,6 +205,82 @@ pub(crate) fn render_verdict(report: &VerdictReport, style: Style) -> String {
     }
     out.push_str(&format!("Decision: {}\n", decision(report.decision)));
     out
+}
+
+/// The rows of a verdict's fixed-node games: the search's Elo, the budgets, the games' search
+/// and the bounds they played.
+fn games_rows(report: &VerdictReport, search: &SearchGames) -> Vec<[String; 2]> {
+    let mut rows = Vec::new();
+    if let Some(search_elo) = report.search_elo {
+        rows.push(["search Elo (fixed nodes)".to_string(), estimate(search_elo)]);
+    }
+    let budget = budget_text(search, &report.tc);
+    rows.push(match report.games_at {
+        GamesAt::EqualNodes => [
+            "node budget".to_string(),
+            format!(
+                "{} nodes per move ({budget})",
+                thousands(search.nodes_per_move)
+            ),
+        ],
+        GamesAt::NodeOdds => [
+            "node budgets (node odds)".to_string(),
+            format!(
+                "A {} nodes per move ({budget}); B {} (× {:.4}, its speed ratio's 95% \
+                 lower end)",
+                thousands(search.nodes_per_move),
+                thousands(search.b_nodes_per_move),
+                search.b_nodes_per_move as f64 / search.nodes_per_move as f64
+            ),
+        ],
+    });
+    rows.extend(super::matches::search_rows(
+        &search.games.summary.search_in_games,
+        search.games.summary.nps_ratio_in_games.as_ref(),
+    ));
+    let bounds = format!(
+        "elo0 {:+.2}, elo1 {:+.2}",
+        search.shifted_sprt.elo0, search.shifted_sprt.elo1
+    );
+    rows.push([
+        "games' SPRT bounds".to_string(),
+        match (report.games_at, report.speed_elo) {
+            (GamesAt::EqualNodes, Some(speed)) => format!(
+                "{bounds} (shifted by the speed's 95% lower bound {:+.2})",
+                speed.ci_low
+            ),
+            _ => format!("{bounds} (as given: the games' Elo is the total)"),
+        },
+    ]);
+    rows
+}
+
+/// How A's node budget was reached, in words.
+fn budget_text(search: &SearchGames, tc: &str) -> String {
+    match search.budget_from {
+        BudgetFrom::Speed => format!(
+            "A's {} NPS × {} ms, the clock's typical move",
+            thousands(search.nps.round() as u64),
+            search.typical_move_ms
+        ),
+        BudgetFrom::ClockGames | BudgetFrom::Stored => format!(
+            "A's {} NPS × {:.1} ms, its mean move in {} clock games at {}{}",
+            thousands(search.nps.round() as u64),
+            search.clock_probe.map_or(0.0, |probe| probe.mean_time_ms),
+            search.clock_probe.map_or(0, |probe| probe.games),
+            tc,
+            match (search.budget_from, &search.budget_store) {
+                (BudgetFrom::Stored, Some(store)) => format!(
+                    ", played {} and stored",
+                    crate::calendar::utc_minute(store.measured_unix)
+                ),
+                (BudgetFrom::Stored, None) => ", played earlier and stored".to_string(),
+                _ => String::new(),
+            }
+        ),
+        BudgetFrom::Given => "--nodes".to_string(),
+        BudgetFrom::Resumed => "the resumed games' budget".to_string(),
+    }
 }
 
 fn points_rows(k: &EloPerDoubling) -> Vec<[String; 4]> {
