@@ -32,10 +32,10 @@ use crate::verdict::budgets::{self, StoredBudget};
 use crate::verdict::models::SpeedEloModel;
 use crate::verdict::speed_elo::{add, speed_elo, EloPerDoubling};
 use crate::verdict::{
-    games_contradict_speed, instructions_speed_ratio, models, node_budget, node_odds_budget,
-    nodes_in, shifted_sprt, speed_decision, speed_measured_finely, speed_ratio, speed_tolerance,
-    typical_move_ms, BudgetFrom, BudgetStore, ClockProbe, Decision, GamesAt, ModelUse, SearchGames,
-    SpeedSource, VerdictNote, VerdictReport, CLOCK_PROBE_GAMES,
+    decision_rests_on_contradicted_speed, games_contradict_speed, instructions_speed_ratio, models,
+    node_budget, node_odds_budget, nodes_in, shifted_sprt, speed_decision, speed_measured_finely,
+    speed_ratio, speed_tolerance, typical_move_ms, BudgetFrom, BudgetStore, ClockProbe, Decision,
+    GamesAt, ModelUse, SearchGames, SpeedSource, VerdictNote, VerdictReport, CLOCK_PROBE_GAMES,
 };
 
 pub(crate) fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
@@ -681,7 +681,20 @@ fn play(
         .sprt
         .as_ref()
         .context("the fixed-node games report no SPRT state")?;
-    let (llr, decision) = ((state.llr, state.lower, state.upper), state.result);
+    let (llr, mut decision) = ((state.llr, state.lower, state.upper), state.result);
+    let contradicted = report
+        .summary
+        .nps_ratio_in_games
+        .as_ref()
+        .is_some_and(|in_games| {
+            decision_rests_on_contradicted_speed(decision, &speed.ratio, &in_games.ratio, tolerance)
+        });
+    if contradicted {
+        notes.push(VerdictNote::DecisionWithheld {
+            h1: decision == SprtDecision::AcceptH1,
+        });
+        decision = SprtDecision::Continue;
+    }
     let search_elo = report.summary.elo.unwrap_or_else(|| {
         notes.push(VerdictNote::SearchEloUnbounded {
             games: report.summary.games,

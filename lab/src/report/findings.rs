@@ -180,6 +180,13 @@ impl fmt::Display for VerdictNote {
                     ratio_change_with_ci(in_games)
                 )
             }
+            VerdictNote::DecisionWithheld { h1 } => write!(
+                f,
+                "the games' SPRT accepted {}, but on a speed their own NPS contradicts in its \
+                 favour (above): no decision. Judge B's speed by time (`--speed-from nps`, or a \
+                 speed-Elo model) and play the games again",
+                if *h1 { "H1" } else { "H0" }
+            ),
         }
     }
 }
@@ -219,5 +226,16 @@ mod tests {
              positions or machine state do not stand for the games', so the speed the verdict \
              credits may be off"
         );
+    }
+
+    #[test]
+    fn a_withheld_decision_names_the_decision_and_what_to_do() {
+        let text = VerdictNote::DecisionWithheld { h1: true }.to_string();
+        assert!(
+            text.contains("accepted H1") && text.contains("--speed-from nps"),
+            "{text}"
+        );
+        let text = VerdictNote::DecisionWithheld { h1: false }.to_string();
+        assert!(text.contains("accepted H0"), "{text}");
     }
 }

@@ -184,6 +184,28 @@ pub(crate) fn games_contradict_speed(
     apart && doublings_apart.is_finite() && doublings_apart > tolerance
 }
 
+/// Whether the games' decision rests on a speed their own NPS contradicts
+/// ([`games_contradict_speed`]) in the decision's favour: H1 when B was charged more speed
+/// than its games showed (more nodes at node odds, a larger shift with equal nodes), H0 when
+/// less. Such a decision is withheld; one against the error stands, since correcting the speed
+/// would only strengthen it.
+pub(crate) fn decision_rests_on_contradicted_speed(
+    decision: SprtDecision,
+    charged: &Estimate,
+    in_games: &Estimate,
+    tolerance: f64,
+) -> bool {
+    if !games_contradict_speed(charged, in_games, tolerance) {
+        return false;
+    }
+    let charged_too_much = in_games.ci_high < charged.ci_low;
+    match decision {
+        SprtDecision::AcceptH1 => charged_too_much,
+        SprtDecision::AcceptH0 => !charged_too_much,
+        SprtDecision::Continue => false,
+    }
+}
+
 /// Whether the speed is measured finely enough to credit it: the ratio interval's half-width
 /// in doublings (more rounds narrow it) is at most `tolerance` ([`speed_tolerance`]). Under
 /// load a few rounds give an interval whose lower end charges a change tens of Elo it may not
@@ -216,6 +238,9 @@ pub(crate) enum VerdictNote {
         in_games: Estimate,
         games: u64,
     },
+    /// The games' SPRT accepted H1 (`h1`) or H0, but on a speed their NPS contradicts in that
+    /// decision's favour ([`decision_rests_on_contradicted_speed`]): the verdict is undecided.
+    DecisionWithheld { h1: bool },
 }
 
 /// The decision of a verdict, as the exit code says it.
@@ -513,6 +538,37 @@ mod tests {
         let measured = games(1.20, 1.33);
         assert!(!contradict(&measured, &games(1.05, 1.20)));
         assert!(contradict(&measured, &games(1.05, 1.19)));
+    }
+
+    /// The 2% tables' node-odds verdict: charged +3.62% by instructions, +0.33% (−0.22% to
+    /// +0.88%) in 443 games. An H1 there rests on nodes B did not earn; an H0 stands.
+    #[test]
+    fn a_decision_in_the_favour_of_a_contradicted_speed_is_withheld_and_one_against_it_stands() {
+        let point = |value: f64| Estimate {
+            value,
+            ci_low: value,
+            ci_high: value,
+        };
+        let in_games = Estimate {
+            value: 1.0033,
+            ci_low: 0.9978,
+            ci_high: 1.0088,
+        };
+        let tolerance = speed_tolerance(None, &sprt());
+        let rests = |decision, charged: &Estimate, in_games: &Estimate| {
+            decision_rests_on_contradicted_speed(decision, charged, in_games, tolerance)
+        };
+        let over = point(1.0362);
+        assert!(rests(SprtDecision::AcceptH1, &over, &in_games));
+        assert!(!rests(SprtDecision::AcceptH0, &over, &in_games));
+        assert!(!rests(SprtDecision::Continue, &over, &in_games));
+        // Charged less than the games showed: an H0 is what the error favours.
+        let under = point(0.97);
+        assert!(rests(SprtDecision::AcceptH0, &under, &in_games));
+        assert!(!rests(SprtDecision::AcceptH1, &under, &in_games));
+        // Within 1% of the games (no model): no contradiction, every decision stands.
+        let near = point(1.012);
+        assert!(!rests(SprtDecision::AcceptH1, &near, &in_games));
     }
 
     #[test]
