@@ -551,7 +551,8 @@ pub(crate) struct VerdictCommandArgs {
     /// What measures the speed term: `nps`, the paired rounds' nodes per second (what the clock
     /// feels, blurred by load); or `instructions`, callgrind's instructions per node of the
     /// bench, A's over B's (exact and unmoved by load, blind to cache misses and mispredicted
-    /// branches): for a machine too noisy for NPS.
+    /// branches): for a machine too noisy for NPS. A change of exit rates can save
+    /// instructions and not time; the games' own NPS checks it (docs/verdict.md).
     #[arg(long, value_enum, default_value = "nps")]
     pub(crate) speed_from: SpeedFromArg,
     /// With different signatures: give B its speed as nodes, not Elo. A plays at the node
