@@ -552,7 +552,10 @@ pub(crate) struct VerdictCommandArgs {
     /// feels, blurred by load); or `instructions`, callgrind's instructions per node of the
     /// bench, A's over B's (exact and unmoved by load, blind to cache misses and mispredicted
     /// branches): for a machine too noisy for NPS. A change of exit rates can save
-    /// instructions and not time; the games' own NPS checks it (docs/verdict.md).
+    /// instructions and not time; the games' own NPS checks it (docs/verdict.md). Or `games`:
+    /// B's NPS over A's in the equal-node games themselves, game by game (the finest and most
+    /// faithful, known only as they are played: the bounds move with it every 200 games, the
+    /// paired NPS standing in until the first reading; not with --node-odds).
     #[arg(long, value_enum, default_value = "nps")]
     pub(crate) speed_from: SpeedFromArg,
     /// With different signatures: give B its speed as nodes, not Elo. A plays at the node
@@ -583,6 +586,7 @@ pub(crate) struct VerdictCommandArgs {
 pub(crate) enum SpeedFromArg {
     Nps,
     Instructions,
+    Games,
 }
 
 #[derive(Debug, Clone, Copy, Args)]

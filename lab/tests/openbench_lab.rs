@@ -85,6 +85,13 @@ fn write_c_engine_lab_toml(repo: &FakeRepo) {
 /// A repository whose `lab.toml` names the C engine; HEAD~1 does `WORK` rounds per node and
 /// HEAD twice as many. `None` (with the reason printed) when cc or make is missing.
 fn c_engine_repo() -> Option<FakeRepo> {
+    let slower = ENGINE_C.replace("#define WORK 300", "#define WORK 600");
+    c_engine_then(&slower, "twice the work per node")
+}
+
+/// A repository whose `lab.toml` names the C engine (HEAD~1), then `engine_c` (HEAD); `None`
+/// (with the reason printed) when cc or make is missing.
+fn c_engine_then(engine_c: &str, message: &str) -> Option<FakeRepo> {
     if !have("cc") || !have("make") {
         eprintln!("skipped: cc and make are needed to build the C engine");
         return None;
@@ -94,9 +101,8 @@ fn c_engine_repo() -> Option<FakeRepo> {
     repo.write("src/Makefile", MAKEFILE);
     write_c_engine_lab_toml(&repo);
     repo.commit("a C engine with a lab.toml");
-    let slower = ENGINE_C.replace("#define WORK 300", "#define WORK 600");
-    repo.write("src/engine.c", &slower);
-    repo.commit("twice the work per node");
+    repo.write("src/engine.c", engine_c);
+    repo.commit(message);
     Some(repo)
 }
 
@@ -372,6 +378,15 @@ fn verdict_args(max_games: &'static str, extra: &[&'static str]) -> Vec<&'static
     all
 }
 
+/// A repository of the C engine (HEAD~1) and of another search of it (HEAD: another
+/// signature, other moves); `None` (said) without cc and make.
+fn two_searches() -> Option<FakeRepo> {
+    c_engine_then(
+        &format!("#define NODES_PER_DEPTH 1100\n#define SEED \"7\"\n{ENGINE_C}"),
+        "another search",
+    )
+}
+
 /// The jsonl files under the lab's match directory of `repo`, with their line counts.
 fn match_results(repo: &FakeRepo) -> Vec<(std::path::PathBuf, usize)> {
     let dir = repo.path().join("target").join("lab").join("match");
@@ -599,22 +614,11 @@ fn a_speed_elo_fit_plays_every_odds_on_the_commit_it_started_from() {
 /// model is needed. A resumed node-odds verdict keeps both budgets.
 #[test]
 fn a_verdict_at_node_odds_needs_no_model_and_its_games_are_the_total() {
-    if !have("cc") || !have("make") {
-        eprintln!("skipped: cc and make are needed to build the C engine");
-        return;
-    }
-    let repo = FakeRepo::new();
-    repo.write("src/engine.c", ENGINE_C);
-    repo.write("src/Makefile", MAKEFILE);
-    write_c_engine_lab_toml(&repo);
-    repo.commit("A: the engine");
     // B: another signature and other moves. (Its speed is whatever four rounds of a
     // millisecond bench say on a busy machine: only the budgets' rule is asserted.)
-    repo.write(
-        "src/engine.c",
-        &format!("#define NODES_PER_DEPTH 1100\n#define SEED \"7\"\n{ENGINE_C}"),
-    );
-    repo.commit("B: another search");
+    let Some(repo) = two_searches() else {
+        return;
+    };
     let args = verdict_args;
 
     let without = repo.lab(&args("6", &["--format", "json"]));
@@ -776,4 +780,81 @@ fn a_verdict_at_node_odds_needs_no_model_and_its_games_are_the_total() {
         &["--node-odds", "--new-budget", "--nodes", "3000"],
     ));
     assert_eq!(conflict.code, 2, "{conflict}");
+}
+
+/// `--speed-from games` charges B's NPS over A's in the equal-node games themselves: the
+/// report's speed is the games' own ratio, the bounds were shifted by its Elo, and a run whose
+/// games stop (here the budget) is judged again with the speed of every game. It is refused
+/// with node odds, and a resumed verdict reads the speed of the recorded games.
+#[test]
+fn the_speed_can_be_read_from_the_games_themselves() {
+    let Some(repo) = two_searches() else {
+        return;
+    };
+    common::speed_elo::store_stand_in_model(repo.path());
+
+    let refused = repo.lab(&verdict_args(
+        "24",
+        &["--speed-from", "games", "--node-odds", "--nodes", "2000"],
+    ));
+    assert_eq!(refused.code, 2, "{refused}");
+    assert!(refused
+        .stderr
+        .contains("node odds need it before the games"));
+
+    let run = repo.lab(&verdict_args(
+        "24",
+        &[
+            "--speed-from",
+            "games",
+            "--nodes",
+            "2000",
+            "--format",
+            "json",
+        ],
+    ));
+    assert!(matches!(run.code, 0 | 1 | 3), "{run}");
+    let report = run.json();
+    assert_eq!(report["speed_from"], "games", "{run}");
+    assert_eq!(report["games"], 24, "{run}");
+    let in_games = &report["search"]["match"]["nps_ratio_in_games"];
+    for end in ["value", "ci_low", "ci_high"] {
+        assert_eq!(report["speed_ratio"][end], in_games[end], "{end}: {run}");
+    }
+    // The games' bounds: the bounds as given less the lower end of the games' speed in Elo.
+    let shifted = report["search"]["shifted_sprt"]["elo0"].as_f64().unwrap();
+    let low = report["speed_elo"]["ci_low"].as_f64().unwrap();
+    assert!((shifted - (-5.0 - low)).abs() < 1e-9, "{run}");
+    assert!(
+        run.stderr.contains("B's NPS over A's in 24 games")
+            && run.stderr.contains("judging the games again with it"),
+        "{run}"
+    );
+    assert!(
+        report["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|note| !note.as_str().unwrap().contains("contradicts")),
+        "{run}"
+    );
+
+    // Resumed with no new game: the recorded games' speed, at once.
+    let resumed = repo.lab(&verdict_args(
+        "2",
+        &[
+            "--speed-from",
+            "games",
+            "--nodes",
+            "2000",
+            "--resume",
+            "--format",
+            "json",
+        ],
+    ));
+    assert!(matches!(resumed.code, 0 | 1 | 3), "{resumed}");
+    let again = resumed.json();
+    assert_eq!(again["games"], 24, "{resumed}");
+    assert_eq!(again["speed_ratio"], report["speed_ratio"], "{resumed}");
+    assert_eq!(again["decision"], report["decision"], "{resumed}");
 }

@@ -18,8 +18,8 @@ use crate::cli::{
 use crate::games::results::{self, Shard};
 use crate::games::rules::Limit;
 use crate::games::sprt::{EloModel, Estimate, Sprt, SprtDecision};
-use crate::games::summary::SearchInGames;
-use crate::games::{self, GameBudget, MatchOptions, Resume};
+use crate::games::summary::{SearchInGames, MIN_GAMES_FOR_NPS_RATIO};
+use crate::games::{self, GameBudget, MatchOptions, MatchReport, Resume};
 use crate::history::store::machine_id;
 use crate::lab::Lab;
 use crate::machine::Machine;
@@ -36,6 +36,7 @@ use crate::verdict::{
     node_budget, node_odds_budget, nodes_in, shifted_sprt, speed_decision, speed_measured_finely,
     speed_ratio, speed_tolerance, typical_move_ms, BudgetFrom, BudgetStore, ClockProbe, Decision,
     GamesAt, ModelUse, SearchGames, SpeedSource, VerdictNote, VerdictReport, CLOCK_PROBE_GAMES,
+    GAMES_PER_SPEED_UPDATE,
 };
 
 pub(crate) fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
@@ -75,7 +76,7 @@ pub(crate) fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
         comparison: speed.comparison,
         games_at: options.games_at,
         model: model_use.clone(),
-        speed_from: options.speed_from,
+        speed_from: speed.from,
         speed_ratio: speed.ratio,
         speed_elo: speed.elo,
         search_elo: None,
@@ -89,6 +90,9 @@ pub(crate) fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
     };
 
     if !speed.comparison.signature.changed {
+        if options.speed_from == SpeedSource::Games {
+            notes.push(VerdictNote::NoSpeedFromGames { games: 0 });
+        }
         let (speed, llr, decision) = speed_alone(lab, args, &options, &meter, speed)?;
         let zero = Estimate {
             value: 0.0,
@@ -104,9 +108,11 @@ pub(crate) fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
     }
 
     let tolerance = speed_tolerance(meter.model.map(|model| model.value), &options.sprt);
-    let speed = speed_for_games(lab, args, &options, &meter, speed, tolerance, &mut notes)?;
+    let mut speed = speed_for_games(lab, args, &options, &meter, speed, tolerance, &mut notes)?;
     let budgets = budgets(lab, args, &options, &speed, &paths)?;
-    let played = play(lab, args, &options, &speed, &budgets, tolerance, &mut notes)?;
+    let played = play(
+        lab, args, &options, &meter, &mut speed, &budgets, tolerance, &mut notes,
+    )?;
     Ok(outcome(Findings {
         search: Some(played.search),
         search_elo: Some(played.search_elo),
@@ -148,7 +154,15 @@ impl Options {
         let speed_from = match args.speed_from {
             SpeedFromArg::Nps => SpeedSource::Nps,
             SpeedFromArg::Instructions => SpeedSource::Instructions,
+            SpeedFromArg::Games => SpeedSource::Games,
         };
+        if speed_from == SpeedSource::Games && args.node_odds {
+            bail!(
+                "--speed-from games reads the speed from equal-node games, but node odds need it \
+                 before the games, for B's budget: use --speed-from nps or instructions with \
+                 --node-odds"
+            );
+        }
         if speed_from == SpeedSource::Instructions && args.measure.run.no_instructions {
             bail!(
                 "--speed-from instructions counts instructions with callgrind: it cannot go with \
@@ -221,7 +235,8 @@ struct SpeedMeter<'a> {
 impl SpeedMeter<'_> {
     fn read(&self, comparison: &Comparison) -> Result<(Estimate, Option<Estimate>)> {
         let ratio = match self.from {
-            SpeedSource::Nps => speed_ratio(comparison).context(
+            // The games' own speed is read as they are played; the paired rounds stand in.
+            SpeedSource::Nps | SpeedSource::Games => speed_ratio(comparison).context(
                 "the paired speed has no interval (too few rounds with pairs): no verdict from it",
             )?,
             SpeedSource::Instructions => instructions_speed_ratio(comparison).map_err(|why| {
@@ -248,17 +263,38 @@ struct Speed {
     ratio: Estimate,
     elo: Option<Estimate>,
     rounds: u32,
+    /// What measured `ratio`: with `--speed-from games`, the paired NPS until the games are
+    /// read.
+    from: SpeedSource,
 }
 
 impl Speed {
     fn of(comparison: Comparison, meter: &SpeedMeter, rounds: u32) -> Result<Speed> {
         let (ratio, elo) = meter.read(&comparison)?;
+        let from = match meter.from {
+            SpeedSource::Games => SpeedSource::Nps,
+            source => source,
+        };
         Ok(Speed {
             comparison,
             ratio,
             elo,
             rounds,
+            from,
         })
+    }
+
+    /// The speed as `games` games showed it (B's NPS over A's, game by game), in Elo by the
+    /// model.
+    fn read_from_games(&mut self, meter: &SpeedMeter, in_games: &Estimate) -> Result<()> {
+        let model = meter.model.context("equal-node games need the model")?;
+        self.elo = Some(
+            speed_elo(model, *in_games)
+                .context("the games' NPS ratio is not a positive finite number")?,
+        );
+        self.ratio = *in_games;
+        self.from = SpeedSource::Games;
+        Ok(())
     }
 
     /// Measured again with more paired rounds, keeping the first instruction count (more
@@ -289,7 +325,7 @@ fn speed_alone(
     let elo_of = |speed: &Speed| speed.elo.expect("the speed alone needs the model");
     let (mut llr, mut decision) = speed_decision(&elo_of(&speed), &options.sprt);
     while decision == SprtDecision::Continue
-        && options.speed_from == SpeedSource::Nps
+        && speed.from == SpeedSource::Nps
         && speed.rounds < args.max_rounds
     {
         let rounds = (speed.rounds * 2).min(args.max_rounds);
@@ -315,7 +351,9 @@ fn speed_for_games(
     tolerance: f64,
     notes: &mut Vec<VerdictNote>,
 ) -> Result<Speed> {
-    while options.speed_from == SpeedSource::Nps
+    // With the speed from the games, the paired rounds only stand in until the first reading.
+    let bench_charged = options.speed_from == SpeedSource::Nps;
+    while bench_charged
         && !speed_measured_finely(&speed.ratio, tolerance)
         && speed.rounds < args.max_rounds
     {
@@ -330,7 +368,7 @@ fn speed_for_games(
         ));
         speed = speed.again(lab, args, meter, rounds)?;
     }
-    if !speed_measured_finely(&speed.ratio, tolerance) {
+    if options.speed_from != SpeedSource::Games && !speed_measured_finely(&speed.ratio, tolerance) {
         notes.push(VerdictNote::SpeedTooCoarse {
             ratio: speed.ratio,
             rounds: speed.rounds,
@@ -341,15 +379,10 @@ fn speed_for_games(
 
 /// The games' node budgets, where they came from, and the earlier games they continue.
 struct Budgets {
-    a: u64,
+    a: ABudget,
     b: u64,
-    from: BudgetFrom,
-    /// A's fastest bench NPS and the clock's typical move, the rule's factors (a stored
-    /// budget's NPS is the one it was made with).
-    nps: f64,
+    /// The clock's typical move, the rule's other factor.
     move_ms: f64,
-    clock_probe: Option<ClockProbe>,
-    store: Option<BudgetStore>,
     resumed: Option<PathBuf>,
 }
 
@@ -389,13 +422,15 @@ fn budgets(
             path.display()
         ));
         return Ok(Budgets {
-            a,
+            a: ABudget {
+                nodes: a,
+                from: BudgetFrom::Resumed,
+                nps,
+                clock_probe: None,
+                store: None,
+            },
             b,
-            from: BudgetFrom::Resumed,
-            nps,
             move_ms,
-            clock_probe: None,
-            store: None,
             resumed: Some(path),
         });
     }
@@ -435,21 +470,19 @@ fn budgets(
         ));
     }
     Ok(Budgets {
-        a: a_budget.nodes,
+        a: a_budget,
         b,
-        from: a_budget.from,
-        nps: a_budget.nps,
         move_ms,
-        clock_probe: a_budget.clock_probe,
-        store: a_budget.store,
         resumed: None,
     })
 }
 
-/// A's budget, not resumed: given, or from clock games.
+/// A's budget and where it came from.
 struct ABudget {
     nodes: u64,
     from: BudgetFrom,
+    /// A's fastest bench NPS, the rule's first factor (a stored budget's NPS is the one it
+    /// was made with).
     nps: f64,
     clock_probe: Option<ClockProbe>,
     store: Option<BudgetStore>,
@@ -594,66 +627,60 @@ struct Played {
 
 /// The fixed-node SPRT: with equal nodes at bounds shifted by the speed's surely gained Elo,
 /// at node odds at the bounds as given.
+#[allow(clippy::too_many_arguments)]
 fn play(
     lab: &Lab,
     args: &VerdictCommandArgs,
     options: &Options,
-    speed: &Speed,
+    meter: &SpeedMeter,
+    speed: &mut Speed,
     budgets: &Budgets,
     tolerance: f64,
     notes: &mut Vec<VerdictNote>,
 ) -> Result<Played> {
-    let (nodes, b_nodes, sprt) = (budgets.a, budgets.b, options.sprt);
-    let budget = match budgets.from {
-        BudgetFrom::Speed => format!("A's {:.0} NPS × {} ms", budgets.nps, budgets.move_ms),
-        BudgetFrom::ClockGames => format!(
-            "A's {:.0} NPS × {:.1} ms, its mean move in clock games",
-            budgets.nps,
-            budgets.clock_probe.map_or(0.0, |probe| probe.mean_time_ms)
-        ),
-        BudgetFrom::Stored => format!(
-            "A's {:.0} NPS × {:.1} ms, its mean move in stored clock games",
-            budgets.nps,
-            budgets.clock_probe.map_or(0.0, |probe| probe.mean_time_ms)
-        ),
-        BudgetFrom::Given => "--nodes".to_string(),
-        BudgetFrom::Resumed => "the resumed games'".to_string(),
-    };
-    let played_sprt = match (options.games_at, speed.elo) {
-        (GamesAt::EqualNodes, Some(speed)) => {
-            let shifted = shifted_sprt(&sprt, &speed);
+    let (nodes, b_nodes, sprt) = (budgets.a.nodes, budgets.b, options.sprt);
+    let budget = budget_words(&budgets.a, budgets.move_ms);
+    match options.games_at {
+        GamesAt::EqualNodes => {
+            let shifted = games_sprt(options, speed);
             lab.progress().line(&format!(
                 "signatures differ: fixed-node SPRT at {nodes} nodes per move ({budget}), bounds \
-                 [{:.2}, {:.2}] after the speed's {:+.2} Elo",
-                shifted.elo0, shifted.elo1, speed.ci_low
+                 [{:.2}, {:.2}] after the speed's {:+.2} Elo{}",
+                shifted.elo0,
+                shifted.elo1,
+                sprt.elo0 - shifted.elo0,
+                if options.speed_from == SpeedSource::Games {
+                    format!(
+                        " (paired NPS, until the games' own speed is read after \
+                         {GAMES_PER_SPEED_UPDATE} games)"
+                    )
+                } else {
+                    String::new()
+                }
             ));
-            shifted
         }
-        (GamesAt::EqualNodes, None) => unreachable!("equal nodes need the model, checked above"),
-        (GamesAt::NodeOdds, _) => {
-            lab.progress().line(&format!(
-                "signatures differ: fixed-node SPRT at node odds, A {nodes} and B {b_nodes} nodes \
-                 per move (A: {budget}; B: × its speed ratio's 95% lower end, {:.4}), bounds \
-                 [{:.2}, {:.2}] as given: the games' Elo is the total",
-                speed.ratio.ci_low, sprt.elo0, sprt.elo1
-            ));
-            sprt
-        }
-    };
-    let mut match_options = MatchOptions::self_play(
-        [args.a.clone(), args.b.clone()],
-        [Limit::Nodes { nodes }, Limit::Nodes { nodes: b_nodes }],
-        options.max_games,
-        args.concurrency,
-        super::export_paths(&args.output.export),
-    )?;
-    match_options.sprt = Some(played_sprt);
-    // A verdict's games take hours: an interrupt still gives the verdict of the games so far.
-    match_options.report_on_interrupt = true;
-    if let Some(path) = &budgets.resumed {
-        match_options.resume = Resume::Rebounded(path.clone());
+        GamesAt::NodeOdds => lab.progress().line(&format!(
+            "signatures differ: fixed-node SPRT at node odds, A {nodes} and B {b_nodes} nodes \
+             per move (A: {budget}; B: × its speed ratio's 95% lower end, {:.4}), bounds \
+             [{:.2}, {:.2}] as given: the games' Elo is the total",
+            speed.ratio.ci_low, sprt.elo0, sprt.elo1
+        )),
     }
-    let report = games::run(lab, match_options)?;
+    let report = if options.speed_from == SpeedSource::Games {
+        games_reading_their_speed(lab, args, options, meter, speed, budgets, notes)?
+    } else {
+        games::run(
+            lab,
+            games_options(
+                args,
+                budgets,
+                games_sprt(options, speed),
+                options.max_games,
+                budgets.resumed.as_deref(),
+            )?,
+        )?
+    };
+    let played_sprt = games_sprt(options, speed);
     let interrupted = report.exit_code == crate::process::INTERRUPTED_EXIT;
     let alike = report.summary.alike;
     if alike.in_every_pair() {
@@ -670,7 +697,7 @@ fn play(
         if games_contradict_speed(&speed.ratio, &in_games.ratio, tolerance) {
             notes.push(VerdictNote::GamesContradictSpeed {
                 charged: speed.ratio,
-                source: options.speed_from,
+                source: speed.from,
                 in_games: in_games.ratio,
                 games: in_games.games,
             });
@@ -709,11 +736,11 @@ fn play(
     Ok(Played {
         search: SearchGames {
             nodes_per_move: nodes,
-            budget_from: budgets.from,
-            clock_probe: budgets.clock_probe,
-            budget_store: budgets.store.clone(),
+            budget_from: budgets.a.from,
+            clock_probe: budgets.a.clock_probe,
+            budget_store: budgets.a.store.clone(),
             b_nodes_per_move: b_nodes,
-            nps: budgets.nps,
+            nps: budgets.a.nps,
             typical_move_ms: budgets.move_ms,
             shifted_sprt: played_sprt,
             games: Box::new(report),
@@ -723,6 +750,144 @@ fn play(
         decision,
         interrupted,
     })
+}
+
+/// Where A's budget came from, in words for the progress line.
+fn budget_words(a: &ABudget, move_ms: f64) -> String {
+    let probe_ms = a.clock_probe.map_or(0.0, |probe| probe.mean_time_ms);
+    match a.from {
+        BudgetFrom::Speed => format!("A's {:.0} NPS × {move_ms} ms", a.nps),
+        BudgetFrom::ClockGames => format!(
+            "A's {:.0} NPS × {probe_ms:.1} ms, its mean move in clock games",
+            a.nps
+        ),
+        BudgetFrom::Stored => format!(
+            "A's {:.0} NPS × {probe_ms:.1} ms, its mean move in stored clock games",
+            a.nps
+        ),
+        BudgetFrom::Given => "--nodes".to_string(),
+        BudgetFrom::Resumed => "the resumed games'".to_string(),
+    }
+}
+
+/// The games' SPRT: with equal nodes the bounds less the speed's surely gained Elo, at node
+/// odds the bounds as given.
+fn games_sprt(options: &Options, speed: &Speed) -> Sprt {
+    match (options.games_at, speed.elo) {
+        (GamesAt::EqualNodes, Some(elo)) => shifted_sprt(&options.sprt, &elo),
+        (GamesAt::EqualNodes, None) => unreachable!("equal nodes need the model, checked above"),
+        (GamesAt::NodeOdds, _) => options.sprt,
+    }
+}
+
+/// The fixed-node games at `budgets`, judged by `sprt`, `games` of them, continuing `resume`.
+fn games_options(
+    args: &VerdictCommandArgs,
+    budgets: &Budgets,
+    sprt: Sprt,
+    games: GameBudget,
+    resume: Option<&Path>,
+) -> Result<MatchOptions> {
+    let mut options = MatchOptions::self_play(
+        [args.a.clone(), args.b.clone()],
+        [
+            Limit::Nodes {
+                nodes: budgets.a.nodes,
+            },
+            Limit::Nodes { nodes: budgets.b },
+        ],
+        games,
+        args.concurrency,
+        super::export_paths(&args.output.export),
+    )?;
+    options.sprt = Some(sprt);
+    // A verdict's games take hours: an interrupt still gives the verdict of the games so far.
+    options.report_on_interrupt = true;
+    if let Some(path) = resume {
+        options.resume = Resume::Rebounded(path.to_path_buf());
+    }
+    Ok(options)
+}
+
+/// `--speed-from games`: the games in steps of [`GAMES_PER_SPEED_UPDATE`], each step judged at
+/// bounds shifted by the speed all games so far showed (the paired NPS before the first
+/// reading). A decision, or the budget's end, is judged again with the speed of every game,
+/// and the games go on when that undoes the decision. `speed` ends as the games' own.
+fn games_reading_their_speed(
+    lab: &Lab,
+    args: &VerdictCommandArgs,
+    options: &Options,
+    meter: &SpeedMeter,
+    speed: &mut Speed,
+    budgets: &Budgets,
+    notes: &mut Vec<VerdictNote>,
+) -> Result<MatchReport> {
+    let total = options.max_games.games();
+    let mut resume = budgets.resumed.clone();
+    let mut target = GAMES_PER_SPEED_UPDATE.min(total);
+    loop {
+        let report = games::run(
+            lab,
+            games_options(
+                args,
+                budgets,
+                games_sprt(options, speed),
+                GameBudget::Given(target),
+                resume.as_deref(),
+            )?,
+        )?;
+        let recorded = report.summary.games;
+        let Some(in_games) = &report.summary.nps_ratio_in_games else {
+            if recorded >= MIN_GAMES_FOR_NPS_RATIO {
+                bail!(
+                    "--speed-from games: {recorded} games, and too few of them had both sides \
+                     report their nodes and time to show a speed; the games are kept in {}: \
+                     continue them with `--resume --speed-from nps`",
+                    report
+                        .results_file
+                        .as_deref()
+                        .unwrap_or("the match directory")
+                );
+            }
+            notes.push(VerdictNote::NoSpeedFromGames { games: recorded });
+            return Ok(report);
+        };
+        // Interrupted, the report stands as judged: with the speed it was judged at.
+        if report.exit_code == crate::process::INTERRUPTED_EXIT {
+            return Ok(report);
+        }
+        let before = speed.elo;
+        speed.read_from_games(meter, &in_games.ratio)?;
+        let decided = report
+            .summary
+            .sprt
+            .as_ref()
+            .is_some_and(|state| state.result != SprtDecision::Continue);
+        let stopped = decided || recorded >= total;
+        if stopped && speed.elo == before {
+            return Ok(report);
+        }
+        let shifted = games_sprt(options, speed);
+        lab.progress().line(&format!(
+            "B's NPS over A's in {} games: {}; bounds now [{:.2}, {:.2}]{}",
+            in_games.games,
+            crate::report::ratio_change_with_ci(&in_games.ratio),
+            shifted.elo0,
+            shifted.elo1,
+            if stopped {
+                ": judging the games again with it"
+            } else {
+                ""
+            }
+        ));
+        resume = report.results_file.as_deref().map(PathBuf::from);
+        // Judged again without a game when stopped; else the next step.
+        target = if stopped {
+            recorded
+        } else {
+            (recorded + GAMES_PER_SPEED_UPDATE).min(total)
+        };
+    }
 }
 
 /// What a verdict found, before it becomes the report.

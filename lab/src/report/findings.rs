@@ -9,7 +9,7 @@ use serde::{Serialize, Serializer};
 use super::{describe_depth, ratio_change, ratio_change_with_ci};
 use crate::analysis::compare::{Note, Warning};
 use crate::analysis::stats::MIN_ROUNDS_FOR_CI;
-use crate::games::summary::Alike;
+use crate::games::summary::{Alike, MIN_GAMES_FOR_NPS_RATIO};
 use crate::verdict::{SpeedSource, VerdictNote};
 
 impl fmt::Display for Warning {
@@ -171,6 +171,9 @@ impl fmt::Display for VerdictNote {
                     SpeedSource::Nps => {
                         format!("{} by paired NPS", ratio_change_with_ci(charged))
                     }
+                    SpeedSource::Games => {
+                        format!("{} by NPS in the games", ratio_change_with_ci(charged))
+                    }
                 };
                 write!(
                     f,
@@ -183,9 +186,19 @@ impl fmt::Display for VerdictNote {
             VerdictNote::DecisionWithheld { h1 } => write!(
                 f,
                 "the games' SPRT accepted {}, but on a speed their own NPS contradicts in its \
-                 favour (above): no decision. Judge B's speed by time (`--speed-from nps`, or a \
-                 speed-Elo model) and play the games again",
+                 favour (above): no decision. `--speed-from games` charges the games' own speed \
+                 (equal nodes: `--resume --speed-from games` judges these games again with it)",
                 if *h1 { "H1" } else { "H0" }
+            ),
+            VerdictNote::NoSpeedFromGames { games: 0 } => write!(
+                f,
+                "the signatures are equal, so no game was played to read the speed from \
+                 (--speed-from games): the speed is the paired NPS rounds'"
+            ),
+            VerdictNote::NoSpeedFromGames { games } => write!(
+                f,
+                "{games} games are too few to show their own speed (--speed-from games reads it \
+                 from {MIN_GAMES_FOR_NPS_RATIO}): the speed is the paired NPS rounds'"
             ),
         }
     }
@@ -232,10 +245,24 @@ mod tests {
     fn a_withheld_decision_names_the_decision_and_what_to_do() {
         let text = VerdictNote::DecisionWithheld { h1: true }.to_string();
         assert!(
-            text.contains("accepted H1") && text.contains("--speed-from nps"),
+            text.contains("accepted H1") && text.contains("--resume --speed-from games"),
             "{text}"
         );
         let text = VerdictNote::DecisionWithheld { h1: false }.to_string();
         assert!(text.contains("accepted H0"), "{text}");
+    }
+
+    #[test]
+    fn a_speed_not_read_from_games_says_why_and_what_stood_in() {
+        let equal = VerdictNote::NoSpeedFromGames { games: 0 }.to_string();
+        assert!(
+            equal.contains("signatures are equal") && equal.contains("paired NPS"),
+            "{equal}"
+        );
+        let few = VerdictNote::NoSpeedFromGames { games: 6 }.to_string();
+        assert!(
+            few.starts_with("6 games are too few") && few.contains("from 20"),
+            "{few}"
+        );
     }
 }

@@ -116,6 +116,7 @@ pub(crate) fn cells(row: &FrontierRow, reference: bool) -> [String; 11] {
         match row.speed_from {
             SpeedSource::Nps => ratio_pct(&row.speed_ratio),
             SpeedSource::Instructions => format!("{} instr.", ratio_pct(&row.speed_ratio)),
+            SpeedSource::Games => format!("{} in games", ratio_pct(&row.speed_ratio)),
         },
         signed(row.speed_elo.value, 1),
         signed(row.search_elo.value, 1),

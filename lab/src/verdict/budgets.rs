@@ -6,12 +6,13 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use serde::{Deserialize, Serialize};
 
+use super::stored::{self, StoredFile};
 use super::ClockProbe;
 use crate::games::rules::Limit;
-use crate::paths::{write_atomically, LabPaths};
+use crate::paths::LabPaths;
 
 pub const NODE_BUDGET_KIND: &str = "lab-node-budget";
 pub const NODE_BUDGET_SCHEMA_VERSION: u32 = 1;
@@ -39,14 +40,17 @@ pub struct StoredBudget {
     pub measured_unix: u64,
 }
 
-impl StoredBudget {
-    /// Checks what serde cannot: the kind, the version, a clock, a budget that is the product
-    /// it claims to be.
-    fn validate(&self) -> Result<()> {
-        super::check_stored_kind(
-            (&self.kind, self.schema_version),
-            (NODE_BUDGET_KIND, NODE_BUDGET_SCHEMA_VERSION),
-        )?;
+impl StoredFile for StoredBudget {
+    const KIND: &'static str = NODE_BUDGET_KIND;
+    const SCHEMA_VERSION: u32 = NODE_BUDGET_SCHEMA_VERSION;
+    const INPUT: crate::input::Limit = crate::input::NODE_BUDGET;
+
+    fn kind(&self) -> (&str, u32) {
+        (&self.kind, self.schema_version)
+    }
+
+    /// A clock, and a budget that is the product it claims to be.
+    fn check(&self) -> Result<()> {
         let Limit::Clock {
             base_ms,
             increment_ms,
@@ -93,46 +97,16 @@ pub fn budgets_dir(paths: &LabPaths) -> PathBuf {
     paths.root.join("budgets")
 }
 
-/// The file of a budget: `<machine>-<binary>-<time control>.json`.
-pub(crate) fn budget_path(dir: &Path, machine_id: &str, binary: &str, limit: &Limit) -> PathBuf {
-    let safe = |text: &str| -> String {
-        text.chars()
-            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-            .collect()
-    };
-    let binary: String = binary
-        .chars()
-        .filter(char::is_ascii_alphanumeric)
-        .take(12)
-        .collect();
-    dir.join(format!(
-        "{}-{binary}-{}.json",
-        safe(machine_id),
-        safe(&limit.pgn_time_control())
-    ))
-}
-
 /// Writes `budget` atomically under `dir`, replacing the budget of the same key.
 pub fn save(dir: &Path, budget: &StoredBudget) -> Result<PathBuf> {
-    budget
-        .validate()
-        .context("refusing to store a node budget")?;
-    let path = budget_path(dir, &budget.machine_id, &budget.binary, &budget.limit);
-    let mut text = serde_json::to_string_pretty(budget)?;
-    text.push('\n');
-    write_atomically(&path, text.as_bytes())?;
+    let path = stored::path_for(dir, &budget.machine_id, &budget.binary, &budget.limit);
+    stored::save(&path, budget)?;
     Ok(path)
 }
 
 /// Reads one budget file: a regular file of bounded size, valid JSON, a valid budget.
 pub fn load(path: &Path) -> Result<StoredBudget> {
-    let text = crate::input::read_text(path, crate::input::NODE_BUDGET)?;
-    let budget: StoredBudget =
-        serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
-    budget
-        .validate()
-        .with_context(|| format!("{} is not a usable node budget", path.display()))?;
-    Ok(budget)
+    stored::load(path)
 }
 
 /// The stored budget of `binary` at `limit` on `machine_id` and its file: `Ok(None)` when there
@@ -143,7 +117,7 @@ pub(crate) fn find(
     binary: &str,
     limit: &Limit,
 ) -> Result<Option<(StoredBudget, PathBuf)>> {
-    let path = budget_path(dir, machine_id, binary, limit);
+    let path = stored::path_for(dir, machine_id, binary, limit);
     if !path.exists() {
         return Ok(None);
     }
@@ -237,7 +211,7 @@ mod tests {
 
         // Written by hand (or by another lab) under a budget's name: refused on load.
         let stored = consistent(budget());
-        let path = budget_path(dir.path(), "4ebb7cd74a65", &stored.binary, &stored.limit);
+        let path = stored::path_for(dir.path(), "4ebb7cd74a65", &stored.binary, &stored.limit);
         std::fs::create_dir_all(dir.path()).unwrap();
         std::fs::write(&path, serde_json::to_string(&wrong).unwrap()).unwrap();
         let error = find(dir.path(), "4ebb7cd74a65", &stored.binary, &stored.limit).unwrap_err();
@@ -256,5 +230,39 @@ mod tests {
             format!("{error:#}").contains("another machine"),
             "{error:#}"
         );
+    }
+
+    proptest::proptest! {
+        /// Whatever the clock games measured, a budget that is stored is one the lab would use
+        /// again, read back unchanged, and its games end: no move over the clock.
+        #[test]
+        fn a_stored_budget_reads_back_whole_and_is_one_a_clock_game_can_show(
+            nps in 0.0f64..2e9,
+            mean_time_ms in 0.0f64..5_000.0,
+            games in 0u64..20,
+            moves in 0u64..5_000,
+            base_ms in 1u64..10_000,
+            increment_ms in 0u64..200,
+        ) {
+            let dir = tempfile::tempdir().unwrap();
+            let mut candidate = budget();
+            candidate.nps = nps;
+            candidate.clock_probe.mean_time_ms = mean_time_ms;
+            candidate.clock_probe.games = games;
+            candidate.clock_probe.moves = moves;
+            candidate.limit = Limit::Clock { base_ms, increment_ms };
+            let Some(nodes) = super::super::nodes_in(nps, mean_time_ms) else {
+                return Ok(());
+            };
+            candidate.nodes_per_move = nodes;
+            if let Ok(path) = save(dir.path(), &candidate) {
+                let found = find(dir.path(), &candidate.machine_id, &candidate.binary, &candidate.limit)
+                    .unwrap()
+                    .unwrap();
+                proptest::prop_assert_eq!(&found, &(candidate.clone(), path));
+                proptest::prop_assert!(mean_time_ms <= (base_ms + increment_ms) as f64);
+                proptest::prop_assert!(nps <= MAX_NPS && games > 0 && moves > 0);
+            }
+        }
     }
 }

@@ -26,6 +26,7 @@ pub mod budgets;
 pub(crate) mod frontier;
 pub mod models;
 pub mod speed_elo;
+mod stored;
 
 use serde::{Deserialize, Serialize};
 
@@ -35,17 +36,6 @@ use crate::games::sprt::{Estimate, Sprt, SprtDecision};
 use crate::games::MatchReport;
 use crate::paths::LabPaths;
 use crate::schema::Kind;
-
-/// A stored file's `kind` and `schema_version` against the ones this lab writes.
-fn check_stored_kind(found: (&str, u32), expected: (&str, u32)) -> anyhow::Result<()> {
-    if found.0 != expected.0 {
-        anyhow::bail!("kind is '{}', not '{}'", found.0, expected.0);
-    }
-    if found.1 != expected.1 {
-        anyhow::bail!("schema_version {} (this lab reads {})", found.1, expected.1);
-    }
-    Ok(())
-}
 
 /// Moves a clock's base time is spread over for the typical time of one move: the node budget
 /// of a fixed-node verdict is NPS × (base / this + increment).
@@ -241,6 +231,10 @@ pub(crate) enum VerdictNote {
     /// The games' SPRT accepted H1 (`h1`) or H0, but on a speed their NPS contradicts in that
     /// decision's favour ([`decision_rests_on_contradicted_speed`]): the verdict is undecided.
     DecisionWithheld { h1: bool },
+    /// `--speed-from games`, but no speed was read from games: the signatures are equal (no
+    /// game is played, `games` 0), or too few of the `games` were played to show one. The
+    /// paired NPS is the speed.
+    NoSpeedFromGames { games: u64 },
 }
 
 /// The decision of a verdict, as the exit code says it.
@@ -446,7 +440,15 @@ pub(crate) enum SpeedSource {
     /// Callgrind's instructions per node of the bench, A's over B's: deterministic, so exact,
     /// but blind to what costs time without instructions (cache misses, mispredicted branches).
     Instructions,
+    /// B's NPS over A's in the verdict's own equal-node games, game by game: the positions the
+    /// games reach, with the load of concurrent games falling on both sides alike. Known only
+    /// as the games go: the bounds move with it every [`GAMES_PER_SPEED_UPDATE`] games.
+    Games,
 }
+
+/// With the speed from the games, how many games are played between two readings of it (and
+/// the bounds it shifts). The games' speed is close to its final value after a few hundred.
+pub(crate) const GAMES_PER_SPEED_UPDATE: u64 = 200;
 
 /// B's speed over A's as callgrind counts it: A's instructions per node over B's, exact (its
 /// interval is the point). Why not, when the comparison has no comparable count.

@@ -5,13 +5,14 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use serde::{Deserialize, Serialize};
 
 use super::speed_elo::EloPerDoubling;
+use super::stored::{self, StoredFile};
 use crate::games::rules::Limit;
 use crate::machine::Machine;
-use crate::paths::{write_atomically, LabPaths};
+use crate::paths::LabPaths;
 
 pub const SPEED_ELO_KIND: &str = "lab-speed-elo";
 pub const SPEED_ELO_SCHEMA_VERSION: u32 = 1;
@@ -45,13 +46,17 @@ pub struct SpeedEloModel {
     pub date: String,
 }
 
-impl SpeedEloModel {
-    /// Checks what serde cannot: the kind, the version, a clock, finite numbers in order.
-    fn validate(&self) -> Result<()> {
-        super::check_stored_kind(
-            (&self.kind, self.schema_version),
-            (SPEED_ELO_KIND, SPEED_ELO_SCHEMA_VERSION),
-        )?;
+impl StoredFile for SpeedEloModel {
+    const KIND: &'static str = SPEED_ELO_KIND;
+    const SCHEMA_VERSION: u32 = SPEED_ELO_SCHEMA_VERSION;
+    const INPUT: crate::input::Limit = crate::input::SPEED_ELO_MODEL;
+
+    fn kind(&self) -> (&str, u32) {
+        (&self.kind, self.schema_version)
+    }
+
+    /// A clock, and finite numbers in order.
+    fn check(&self) -> Result<()> {
         if !matches!(self.limit, Limit::Clock { .. }) {
             bail!("limit is {}, not a clock", self.limit);
         }
@@ -79,42 +84,19 @@ pub fn models_dir(paths: &LabPaths) -> PathBuf {
 
 /// The file a model is stored in: `<machine>-<binary>-<time control>.json`.
 pub(crate) fn model_path(dir: &Path, model: &SpeedEloModel) -> PathBuf {
-    let binary: String = model
-        .engine
-        .binary
-        .chars()
-        .filter(char::is_ascii_alphanumeric)
-        .take(12)
-        .collect();
-    let tc: String = model
-        .limit
-        .pgn_time_control()
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-        .collect();
-    dir.join(format!("{}-{binary}-{tc}.json", model.machine_id))
+    stored::path_for(dir, &model.machine_id, &model.engine.binary, &model.limit)
 }
 
 /// Writes `model` atomically under `dir`, replacing the model of the same key.
 pub fn save(dir: &Path, model: &SpeedEloModel) -> Result<PathBuf> {
-    model.validate().context("refusing to store a model")?;
-    fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let path = model_path(dir, model);
-    let mut text = serde_json::to_string_pretty(model)?;
-    text.push('\n');
-    write_atomically(&path, text.as_bytes())?;
+    stored::save(&path, model)?;
     Ok(path)
 }
 
 /// Reads one model file: a regular file of bounded size, valid JSON, a valid model.
 pub fn load(path: &Path) -> Result<SpeedEloModel> {
-    let text = crate::input::read_text(path, crate::input::SPEED_ELO_MODEL)?;
-    let model: SpeedEloModel =
-        serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
-    model
-        .validate()
-        .with_context(|| format!("{} is not a usable speed-Elo model", path.display()))?;
-    Ok(model)
+    stored::load(path)
 }
 
 /// Every `.json` file under `dir`, in name order, with its model or why it is unusable. A

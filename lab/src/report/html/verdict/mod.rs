@@ -279,6 +279,12 @@ fn facts(doc: &VerdictDoc, node_odds: bool) -> Vec<String> {
                     "A's instructions per node over B's {} (callgrind: exact)",
                     ratio(doc.speed_ratio.value)
                 ),
+                Some("games") => format!(
+                    "B's NPS over A's {} (95% CI {} to {}) in the games themselves, game by game",
+                    ratio(doc.speed_ratio.value),
+                    ratio(doc.speed_ratio.ci_low),
+                    ratio(doc.speed_ratio.ci_high),
+                ),
                 _ => format!(
                     "B's NPS over A's {} (95% CI {} to {}), {} paired rounds",
                     ratio(doc.speed_ratio.value),
