@@ -70,6 +70,12 @@ pub(crate) fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
         model: found.as_ref().map(|(model, _)| &model.elo_per_doubling),
     };
     let speed = Speed::of(comparison, &meter, args.measure.run.rounds)?;
+    let run = Run {
+        lab,
+        args,
+        options: &options,
+        meter: &meter,
+    };
     let settled = |speed: Speed, notes| Findings {
         limit: options.limit,
         sprt: options.sprt,
@@ -93,7 +99,7 @@ pub(crate) fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
         if options.speed_from == SpeedSource::Games {
             notes.push(VerdictNote::NoSpeedFromGames { games: 0 });
         }
-        let (speed, llr, decision) = speed_alone(lab, args, &options, &meter, speed)?;
+        let (speed, llr, decision) = speed_alone(&run, speed)?;
         let zero = Estimate {
             value: 0.0,
             ci_low: 0.0,
@@ -108,11 +114,9 @@ pub(crate) fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
     }
 
     let tolerance = speed_tolerance(meter.model.map(|model| model.value), &options.sprt);
-    let mut speed = speed_for_games(lab, args, &options, &meter, speed, tolerance, &mut notes)?;
-    let budgets = budgets(lab, args, &options, &speed, &paths)?;
-    let played = play(
-        lab, args, &options, &meter, &mut speed, &budgets, tolerance, &mut notes,
-    )?;
+    let mut speed = speed_for_games(&run, speed, tolerance, &mut notes)?;
+    let budgets = budgets(&run, &speed, &paths)?;
+    let played = play(&run, &mut speed, &budgets, tolerance, &mut notes)?;
     Ok(outcome(Findings {
         search: Some(played.search),
         search_elo: Some(played.search_elo),
@@ -226,6 +230,16 @@ fn model(
     Ok(found)
 }
 
+/// What every step of one verdict reads: the lab, the flags (A and B pinned to the commits the
+/// first measurement resolved), their checked options and the speed meter.
+#[derive(Clone, Copy)]
+struct Run<'a> {
+    lab: &'a Lab,
+    args: &'a VerdictCommandArgs,
+    options: &'a Options,
+    meter: &'a SpeedMeter<'a>,
+}
+
 /// Turns a comparison into the speed ratio the verdict charges and, with a model, its Elo.
 struct SpeedMeter<'a> {
     from: SpeedSource,
@@ -315,13 +329,13 @@ impl Speed {
 
 /// The same signature: the speed decides alone, with more rounds while it is undecided. The
 /// speed as last measured, the LLR and the decision.
-fn speed_alone(
-    lab: &Lab,
-    args: &VerdictCommandArgs,
-    options: &Options,
-    meter: &SpeedMeter,
-    mut speed: Speed,
-) -> Result<(Speed, f64, SprtDecision)> {
+fn speed_alone(run: &Run, mut speed: Speed) -> Result<(Speed, f64, SprtDecision)> {
+    let Run {
+        lab,
+        args,
+        options,
+        meter,
+    } = *run;
     let elo_of = |speed: &Speed| speed.elo.expect("the speed alone needs the model");
     let (mut llr, mut decision) = speed_decision(&elo_of(&speed), &options.sprt);
     while decision == SprtDecision::Continue
@@ -343,14 +357,17 @@ fn speed_alone(
 /// Different signatures: the speed measured again while its interval is too wide to credit
 /// at the bounds' gap; a note if it stays so.
 fn speed_for_games(
-    lab: &Lab,
-    args: &VerdictCommandArgs,
-    options: &Options,
-    meter: &SpeedMeter,
+    run: &Run,
     mut speed: Speed,
     tolerance: f64,
     notes: &mut Vec<VerdictNote>,
 ) -> Result<Speed> {
+    let Run {
+        lab,
+        args,
+        options,
+        meter,
+    } = *run;
     // With the speed from the games, the paired rounds only stand in until the first reading.
     let bench_charged = options.speed_from == SpeedSource::Nps;
     while bench_charged
@@ -389,13 +406,10 @@ struct Budgets {
 /// The games' budgets: an earlier verdict's with `--resume` (at `--nodes` if given), else
 /// `--nodes`, else the budget of A's clock games (stored, or played now and stored; see
 /// [`clock_games_budget`]). B's is A's, or at node odds A's times the speed ratio's lower end.
-fn budgets(
-    lab: &Lab,
-    args: &VerdictCommandArgs,
-    options: &Options,
-    speed: &Speed,
-    paths: &LabPaths,
-) -> Result<Budgets> {
+fn budgets(run: &Run, speed: &Speed, paths: &LabPaths) -> Result<Budgets> {
+    let Run {
+        lab, args, options, ..
+    } = *run;
     // The fastest of A's runs: load only ever slows a run, so the fastest is the nearest to
     // the machine's own speed, and a busy machine does not shrink the games' budget.
     let nps = speed.comparison.a.nps.max;
@@ -442,7 +456,7 @@ fn budgets(
             clock_probe: None,
             store: None,
         },
-        None => clock_games_budget(lab, args, options, nps, binaries[0], paths)?,
+        None => clock_games_budget(run, nps, binaries[0], paths)?,
     };
     let b = match options.games_at {
         GamesAt::EqualNodes => a_budget.nodes,
@@ -493,14 +507,10 @@ struct ABudget {
 /// in [`CLOCK_PROBE_GAMES`] games against itself, played now and stored. If those games timed
 /// no move, the clock's typical move instead (not stored). A stored file that cannot be used
 /// is said and replaced.
-fn clock_games_budget(
-    lab: &Lab,
-    args: &VerdictCommandArgs,
-    options: &Options,
-    nps: f64,
-    binary: &str,
-    paths: &LabPaths,
-) -> Result<ABudget> {
+fn clock_games_budget(run: &Run, nps: f64, binary: &str, paths: &LabPaths) -> Result<ABudget> {
+    let Run {
+        lab, args, options, ..
+    } = *run;
     let progress = lab.progress();
     let dir = budgets::budgets_dir(paths);
     let machine = machine_id(&Machine::current());
@@ -532,7 +542,7 @@ fn clock_games_budget(
             )),
         }
     }
-    let probe = clock_probe(lab, args, options)?;
+    let probe = clock_probe(run)?;
     let Some(nodes) = nodes_in(nps, probe.mean_time_ms) else {
         progress.line(
             "the clock games timed no move: the budget takes the clock's typical move \
@@ -575,7 +585,10 @@ fn clock_games_budget(
 /// A against itself at the verdict's clock, [`CLOCK_PROBE_GAMES`] games: how long A thinks
 /// per move in the games the fixed-node ones stand for. An engine's time manager spends what
 /// it likes of a clock; a rule such as `base / 40 + inc` can miss it by half.
-fn clock_probe(lab: &Lab, args: &VerdictCommandArgs, options: &Options) -> Result<ClockProbe> {
+fn clock_probe(run: &Run) -> Result<ClockProbe> {
+    let Run {
+        lab, args, options, ..
+    } = *run;
     lab.progress().line(&format!(
         "timing A's moves at {}: {CLOCK_PROBE_GAMES} games of A against itself",
         options.limit.pgn_time_control()
@@ -627,17 +640,16 @@ struct Played {
 
 /// The fixed-node SPRT: with equal nodes at bounds shifted by the speed's surely gained Elo,
 /// at node odds at the bounds as given.
-#[allow(clippy::too_many_arguments)]
 fn play(
-    lab: &Lab,
-    args: &VerdictCommandArgs,
-    options: &Options,
-    meter: &SpeedMeter,
+    run: &Run,
     speed: &mut Speed,
     budgets: &Budgets,
     tolerance: f64,
     notes: &mut Vec<VerdictNote>,
 ) -> Result<Played> {
+    let Run {
+        lab, args, options, ..
+    } = *run;
     let (nodes, b_nodes, sprt) = (budgets.a.nodes, budgets.b, options.sprt);
     let budget = budget_words(&budgets.a, budgets.move_ms);
     match options.games_at {
@@ -667,7 +679,7 @@ fn play(
         )),
     }
     let report = if options.speed_from == SpeedSource::Games {
-        games_reading_their_speed(lab, args, options, meter, speed, budgets, notes)?
+        games_reading_their_speed(run, speed, budgets, notes)?
     } else {
         games::run(
             lab,
@@ -814,14 +826,17 @@ fn games_options(
 /// reading). A decision, or the budget's end, is judged again with the speed of every game,
 /// and the games go on when that undoes the decision. `speed` ends as the games' own.
 fn games_reading_their_speed(
-    lab: &Lab,
-    args: &VerdictCommandArgs,
-    options: &Options,
-    meter: &SpeedMeter,
+    run: &Run,
     speed: &mut Speed,
     budgets: &Budgets,
     notes: &mut Vec<VerdictNote>,
 ) -> Result<MatchReport> {
+    let Run {
+        lab,
+        args,
+        options,
+        meter,
+    } = *run;
     let total = options.max_games.games();
     let mut resume = budgets.resumed.clone();
     let mut target = GAMES_PER_SPEED_UPDATE.min(total);
