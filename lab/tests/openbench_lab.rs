@@ -839,21 +839,22 @@ fn the_speed_can_be_read_from_the_games_themselves() {
         "{run}"
     );
 
-    // Resumed with no new game: the recorded games' speed, at once.
-    let resumed = repo.lab(&verdict_args(
+    // Resumed with no new game: the recorded games' speed, at once; the text says its source.
+    let export = repo.path().join("again.json");
+    let mut resumed_args = verdict_args(
         "2",
-        &[
-            "--speed-from",
-            "games",
-            "--nodes",
-            "2000",
-            "--resume",
-            "--format",
-            "json",
-        ],
-    ));
+        &["--speed-from", "games", "--nodes", "2000", "--resume"],
+    );
+    resumed_args.extend(["--export-json", export.to_str().unwrap()]);
+    let resumed = repo.lab(&resumed_args);
     assert!(matches!(resumed.code, 0 | 1 | 3), "{resumed}");
-    let again = resumed.json();
+    assert!(
+        resumed.stdout.contains("speed (B vs A, NPS in the games)")
+            && resumed.stdout.contains("over 24 games, game by game"),
+        "{resumed}"
+    );
+    let again: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&export).unwrap()).unwrap();
     assert_eq!(again["games"], 24, "{resumed}");
     assert_eq!(again["speed_ratio"], report["speed_ratio"], "{resumed}");
     assert_eq!(again["decision"], report["decision"], "{resumed}");

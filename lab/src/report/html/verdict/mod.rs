@@ -565,6 +565,21 @@ mod tests {
     }
 
     #[test]
+    fn a_speed_read_from_the_games_is_said_so() {
+        let mut value = verdict(serde_json::Value::Null);
+        value["speed_from"] = "games".into();
+        value["speed_ratio"] = estimate(0.9943, 0.9905, 0.998);
+        let html = page(&value).unwrap();
+        assert!(
+            html.contains(
+                "B's NPS over A's -0.57% (95% CI -0.95% to -0.20%) in the games themselves"
+            ),
+            "{html}"
+        );
+        assert!(!html.contains("paired rounds"), "{html}");
+    }
+
+    #[test]
     fn a_verdict_at_node_odds_without_a_model_shows_the_games_as_the_total() {
         let mut value = verdict(serde_json::json!({
             "nodes_per_move": 400000, "b_nodes_per_move": 498760, "nps": 2.3e6,
