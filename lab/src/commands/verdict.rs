@@ -841,16 +841,15 @@ fn games_reading_their_speed(
     let mut resume = budgets.resumed.clone();
     let mut target = GAMES_PER_SPEED_UPDATE.min(total);
     loop {
-        let report = games::run(
-            lab,
-            games_options(
-                args,
-                budgets,
-                games_sprt(options, speed),
-                GameBudget::Given(target),
-                resume.as_deref(),
-            )?,
+        let mut step = games_options(
+            args,
+            budgets,
+            games_sprt(options, speed),
+            GameBudget::Given(target),
+            resume.as_deref(),
         )?;
+        step.horizon = Some(total);
+        let report = games::run(lab, step)?;
         let recorded = report.summary.games;
         let Some(in_games) = &report.summary.nps_ratio_in_games else {
             if recorded >= MIN_GAMES_FOR_NPS_RATIO {

@@ -221,6 +221,9 @@ pub(crate) struct MatchOptions {
     /// On SIGINT or SIGTERM during the games, end them and report the games so far (exit 130)
     /// rather than exit at once: `lab match`, whose report is the games.
     pub(crate) report_on_interrupt: bool,
+    /// A run that plays its budget in steps (`lab verdict --speed-from games`): the games the
+    /// whole run may reach, which the status line counts to (its total and its ETA).
+    pub(crate) horizon: Option<u64>,
 }
 
 impl MatchOptions {
@@ -255,6 +258,7 @@ impl MatchOptions {
             exports,
             conventions: RunnerConventions::default(),
             report_on_interrupt: false,
+            horizon: None,
         })
     }
 }
@@ -287,6 +291,7 @@ pub(crate) fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
         exports,
         conventions,
         report_on_interrupt,
+        horizon,
     } = options;
     let RunnerConventions {
         sides,
@@ -419,6 +424,7 @@ pub(crate) fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
         &mut recorded,
         (&mut results, &mut pgn),
         stop_on,
+        horizon,
         progress,
     )?;
     drop(interrupt_guard);

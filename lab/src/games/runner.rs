@@ -120,17 +120,20 @@ impl PgnFile {
 }
 
 /// Plays `jobs`, appending each finished game to `games`, the results file and the PGN.
-/// `sprt` stops the match as soon as its LLR crosses a bound.
+/// `sprt` stops the match as soon as its LLR crosses a bound. The status line counts to
+/// `horizon` when the run goes on past these games.
 pub(crate) fn play(
     arena: Arc<Arena>,
     jobs: Vec<GameId>,
     games: &mut Vec<GameRecord>,
     files: (&mut ResultsFile, &mut PgnFile),
     sprt: Option<&Sprt>,
+    horizon: Option<u64>,
     progress: &Progress,
 ) -> Result<Stop> {
     let (results, pgn) = files;
     let total = (games.len() + jobs.len()) as u64;
+    let shown = horizon.map_or(total, |horizon| horizon.max(total));
     let queue = Arc::new(Mutex::new(VecDeque::from(jobs)));
     let stop = Arc::new(AtomicBool::new(false));
     let (sender, receiver) = mpsc::channel::<(GameRecord, Handover)>();
@@ -147,7 +150,7 @@ pub(crate) fn play(
         .collect();
     drop(sender);
 
-    let status = progress.status(total);
+    let status = progress.status(shown);
     let started = Instant::now();
     let already = games.len();
     let mut consecutive_faults = [0u32; 2];
@@ -225,10 +228,10 @@ pub(crate) fn play(
         if last || last_redraw.is_none_or(|at: Instant| at.elapsed() >= STATUS_REDRAW) {
             last_redraw = Some(Instant::now());
             let played = (games.len() - already) as u64;
-            let remaining = total.saturating_sub(games.len() as u64);
+            let remaining = shown.saturating_sub(games.len() as u64);
             let per_game = started.elapsed().div_f64(played.max(1) as f64);
             let summary = summarize(games, sprt);
-            let line = status_line(&summary, total, remaining, per_game);
+            let line = status_line(&summary, shown, remaining, per_game);
             status.update(games.len() as u64, &line, last);
         }
         if interrupted {
