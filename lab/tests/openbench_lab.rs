@@ -816,6 +816,7 @@ fn the_speed_can_be_read_from_the_games_themselves() {
     assert!(matches!(run.code, 0 | 1 | 3), "{run}");
     let report = run.json();
     assert_eq!(report["speed_from"], "games", "{run}");
+    assert_eq!(report["speed_games"], 24, "{run}");
     assert_eq!(report["games"], 24, "{run}");
     let in_games = &report["search"]["match"]["nps_ratio_in_games"];
     for end in ["value", "ci_low", "ci_high"] {

@@ -18,7 +18,7 @@ use crate::cli::{
 use crate::games::results::{self, Shard};
 use crate::games::rules::Limit;
 use crate::games::sprt::{EloModel, Estimate, Sprt, SprtDecision};
-use crate::games::summary::{SearchInGames, MIN_GAMES_FOR_NPS_RATIO};
+use crate::games::summary::{NpsRatioInGames, SearchInGames, MIN_GAMES_FOR_NPS_RATIO};
 use crate::games::{self, GameBudget, MatchOptions, MatchReport, Resume};
 use crate::history::store::machine_id;
 use crate::lab::Lab;
@@ -84,6 +84,7 @@ pub(crate) fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
         model: model_use.clone(),
         speed_from: speed.from,
         speed_ratio: speed.ratio,
+        speed_games: speed.games,
         speed_elo: speed.elo,
         search_elo: None,
         llr: (0.0, options.sprt.lower(), options.sprt.upper()),
@@ -280,6 +281,8 @@ struct Speed {
     /// What measured `ratio`: with `--speed-from games`, the paired NPS until the games are
     /// read.
     from: SpeedSource,
+    /// The games the ratio was read from, when it was.
+    games: Option<u64>,
 }
 
 impl Speed {
@@ -295,19 +298,21 @@ impl Speed {
             elo,
             rounds,
             from,
+            games: None,
         })
     }
 
     /// The speed as `games` games showed it (B's NPS over A's, game by game), in Elo by the
     /// model.
-    fn read_from_games(&mut self, meter: &SpeedMeter, in_games: &Estimate) -> Result<()> {
+    fn read_from_games(&mut self, meter: &SpeedMeter, in_games: &NpsRatioInGames) -> Result<()> {
         let model = meter.model.context("equal-node games need the model")?;
         self.elo = Some(
-            speed_elo(model, *in_games)
+            speed_elo(model, in_games.ratio)
                 .context("the games' NPS ratio is not a positive finite number")?,
         );
-        self.ratio = *in_games;
+        self.ratio = in_games.ratio;
         self.from = SpeedSource::Games;
+        self.games = Some(in_games.games);
         Ok(())
     }
 
@@ -871,7 +876,7 @@ fn games_reading_their_speed(
             return Ok(report);
         }
         let before = speed.elo;
-        speed.read_from_games(meter, &in_games.ratio)?;
+        speed.read_from_games(meter, in_games)?;
         let decided = report
             .summary
             .sprt
@@ -913,6 +918,7 @@ struct Findings {
     model: Option<ModelUse>,
     speed_from: SpeedSource,
     speed_ratio: Estimate,
+    speed_games: Option<u64>,
     speed_elo: Option<Estimate>,
     /// The games' Elo (with node odds, the total), or 0 ± 0 when no game was played.
     search_elo: Option<Estimate>,
@@ -1052,6 +1058,7 @@ fn outcome(verdict: Findings) -> Outcome {
         model: verdict.model,
         speed_from: verdict.speed_from,
         speed_ratio: verdict.speed_ratio,
+        speed_games: verdict.speed_games,
         speed_elo: verdict.speed_elo,
         search_elo,
         total_elo,

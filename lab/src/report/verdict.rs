@@ -92,24 +92,16 @@ fn speed_row(report: &VerdictReport) -> [String; 2] {
                 ),
             ]
         }
-        SpeedSource::Games => {
-            let games = report.search.as_ref().and_then(|search| {
-                search
-                    .games
-                    .summary
-                    .nps_ratio_in_games
-                    .as_ref()
-                    .map(|in_games| in_games.games)
-            });
-            [
-                "speed (B vs A, NPS in the games)".to_string(),
-                format!(
-                    "{} over {} games, game by game",
-                    super::ratio_change_with_ci(&report.speed_ratio),
-                    games.map_or_else(|| "the".to_string(), |games| games.to_string())
-                ),
-            ]
-        }
+        SpeedSource::Games => [
+            "speed (B vs A, NPS in the games)".to_string(),
+            format!(
+                "{} over {} games, game by game",
+                super::ratio_change_with_ci(&report.speed_ratio),
+                report
+                    .speed_games
+                    .map_or_else(|| "the".to_string(), thousands)
+            ),
+        ],
     }
 }
 

@@ -11,6 +11,7 @@ use anyhow::{Context, Result};
 use serde::Deserialize;
 
 use crate::calendar::utc_minute;
+use crate::digits::thousands;
 use crate::games::summary::{NpsRatioInGames, SearchInGames};
 use crate::report::html::matches::llr;
 use crate::report::html::plot::Footer;
@@ -140,6 +141,8 @@ struct VerdictDoc {
     /// Absent in reports from before `--speed-from`, which measured NPS.
     #[serde(default)]
     speed_from: Option<String>,
+    #[serde(default)]
+    speed_games: Option<u64>,
     speed_ratio: Estimate,
     speed_elo: Option<Estimate>,
     /// Null with node odds: the games weigh search and speed together.
@@ -280,10 +283,14 @@ fn facts(doc: &VerdictDoc, node_odds: bool) -> Vec<String> {
                     ratio(doc.speed_ratio.value)
                 ),
                 Some("games") => format!(
-                    "B's NPS over A's {} (95% CI {} to {}) in the games themselves, game by game",
+                    "B's NPS over A's {} (95% CI {} to {}) in the games themselves, game by game{}",
                     ratio(doc.speed_ratio.value),
                     ratio(doc.speed_ratio.ci_low),
                     ratio(doc.speed_ratio.ci_high),
+                    doc.speed_games.map_or_else(String::new, |games| format!(
+                        ", over {} games",
+                        thousands(games)
+                    ))
                 ),
                 _ => format!(
                     "B's NPS over A's {} (95% CI {} to {}), {} paired rounds",
@@ -569,6 +576,7 @@ mod tests {
         let mut value = verdict(serde_json::Value::Null);
         value["speed_from"] = "games".into();
         value["speed_ratio"] = estimate(0.9943, 0.9905, 0.998);
+        value["speed_games"] = 1200.into();
         let html = page(&value).unwrap();
         assert!(
             html.contains(
