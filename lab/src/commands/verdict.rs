@@ -889,7 +889,7 @@ fn games_reading_their_speed(
         let shifted = games_sprt(options, speed);
         lab.progress().line(&format!(
             "B's NPS over A's in {} games: {}; bounds now [{:.2}, {:.2}]{}",
-            in_games.games,
+            crate::digits::thousands(in_games.games),
             crate::report::ratio_change_with_ci(&in_games.ratio),
             shifted.elo0,
             shifted.elo1,
