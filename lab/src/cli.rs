@@ -537,8 +537,7 @@ pub(crate) struct VerdictCommandArgs {
     /// With different signatures: the most fixed-node games before the SPRT is undecided;
     /// default 20,000. With --resume it becomes the games' budget (without it, the earlier
     /// verdict's is kept); one at or below the games recorded plays only an unfinished pair,
-    /// so the games so far are judged again with this run's speed. With --speed-from games it
-    /// is the budget resumed or not (default 20,000).
+    /// so the games so far are judged again with this run's speed.
     #[arg(long, value_parser = clap::value_parser!(u64).range(2..=1_000_000))]
     pub(crate) max_games: Option<u64>,
     /// With different signatures: continue the fixed-node games of the newest earlier verdict

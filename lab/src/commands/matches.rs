@@ -95,7 +95,7 @@ fn options(args: &MatchPlayArgs) -> Result<MatchOptions> {
             scale_nps: args.scale_nps,
         },
         report_on_interrupt: true,
-        horizon: None,
+        pause_at: None,
     })
 }
 

@@ -842,20 +842,21 @@ fn games_reading_their_speed(
         options,
         meter,
     } = *run;
-    let total = options.max_games.games();
     let mut resume = budgets.resumed.clone();
-    let mut target = GAMES_PER_SPEED_UPDATE.min(total);
+    let mut pause_at = GAMES_PER_SPEED_UPDATE;
     loop {
         let mut step = games_options(
             args,
             budgets,
             games_sprt(options, speed),
-            GameBudget::Given(target),
+            options.max_games,
             resume.as_deref(),
         )?;
-        step.horizon = Some(total);
+        step.pause_at = Some(pause_at);
         let report = games::run(lab, step)?;
         let recorded = report.summary.games;
+        // A resumed file may keep its own budget (no `--max-games`).
+        let total = report.games_budget;
         let Some(in_games) = &report.summary.nps_ratio_in_games else {
             if recorded >= MIN_GAMES_FOR_NPS_RATIO {
                 bail!(
@@ -901,10 +902,10 @@ fn games_reading_their_speed(
         ));
         resume = report.results_file.as_deref().map(PathBuf::from);
         // Judged again without a game when stopped; else the next step.
-        target = if stopped {
+        pause_at = if stopped {
             recorded
         } else {
-            (recorded + GAMES_PER_SPEED_UPDATE).min(total)
+            recorded + GAMES_PER_SPEED_UPDATE
         };
     }
 }

@@ -221,9 +221,10 @@ pub(crate) struct MatchOptions {
     /// On SIGINT or SIGTERM during the games, end them and report the games so far (exit 130)
     /// rather than exit at once: `lab match`, whose report is the games.
     pub(crate) report_on_interrupt: bool,
-    /// A run that plays its budget in steps (`lab verdict --speed-from games`): the games the
-    /// whole run may reach, which the status line counts to (its total and its ETA).
-    pub(crate) horizon: Option<u64>,
+    /// A run that plays its budget in steps (`lab verdict --speed-from games`): this run ends
+    /// once this many games are recorded. The results file keeps the whole budget, so any later
+    /// `--resume` plays on to it, and the status line counts to it (its total and its ETA).
+    pub(crate) pause_at: Option<u64>,
 }
 
 impl MatchOptions {
@@ -258,7 +259,7 @@ impl MatchOptions {
             exports,
             conventions: RunnerConventions::default(),
             report_on_interrupt: false,
-            horizon: None,
+            pause_at: None,
         })
     }
 }
@@ -291,7 +292,7 @@ pub(crate) fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
         exports,
         conventions,
         report_on_interrupt,
-        horizon,
+        pause_at,
     } = options;
     let RunnerConventions {
         sides,
@@ -385,7 +386,11 @@ pub(crate) fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
     } else {
         None
     };
-    let jobs = unplayed(&settings, header_shard, &recorded, stop_on);
+    let jobs = until_pause(
+        unplayed(&settings, header_shard, &recorded, stop_on),
+        recorded.len(),
+        pause_at,
+    );
     let played_limits = played_limits(limits, nps_scale.as_ref(), progress);
     let arena = Arc::new(Arena {
         setups: contestants.setups,
@@ -424,7 +429,7 @@ pub(crate) fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
         &mut recorded,
         (&mut results, &mut pgn),
         stop_on,
-        horizon,
+        pause_at.map(|_| settings.games),
         progress,
     )?;
     drop(interrupt_guard);
@@ -764,6 +769,18 @@ fn unplayed(
         .into_iter()
         .filter(|id| !done.contains(id))
         .collect()
+}
+
+/// The share of `unplayed` (in schedule order) this run plays: all of it, or with `pause_at`
+/// only the games that bring the `recorded` ones up to it.
+fn until_pause(mut unplayed: Vec<GameId>, recorded: usize, pause_at: Option<u64>) -> Vec<GameId> {
+    if let Some(pause_at) = pause_at {
+        let room = usize::try_from(pause_at)
+            .unwrap_or(usize::MAX)
+            .saturating_sub(recorded);
+        unplayed.truncate(room);
+    }
+    unplayed
 }
 
 /// The plan's expected duration in words: the games' expected time shared among the workers,
@@ -1170,6 +1187,20 @@ pub(crate) use crate::progress::format_duration;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_paused_run_plays_the_next_games_in_schedule_order_up_to_the_pause() {
+        let unplayed: Vec<GameId> = schedule(20, Shard::WHOLE).split_off(5);
+        // Five recorded (the third pair unfinished): a pause at 9 plays that pair's other half
+        // and the next pairs, four games in all.
+        let share = until_pause(unplayed.clone(), 5, Some(9));
+        assert_eq!(share, unplayed[..4].to_vec());
+        assert_eq!(share[0], GameId { pair: 2, game: 1 });
+        // No pause: all of them; a pause already reached: none, whatever is recorded past it.
+        assert_eq!(until_pause(unplayed.clone(), 5, None), unplayed);
+        assert!(until_pause(unplayed.clone(), 5, Some(5)).is_empty());
+        assert!(until_pause(unplayed, 7, Some(3)).is_empty());
+    }
 
     /// A results file's header line of shard `index`/2, started on `host` at `unix`.
     fn shard_header(index: u32, started: Option<(&str, u64)>) -> String {

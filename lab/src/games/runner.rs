@@ -121,7 +121,7 @@ impl PgnFile {
 
 /// Plays `jobs`, appending each finished game to `games`, the results file and the PGN.
 /// `sprt` stops the match as soon as its LLR crosses a bound. The status line counts to
-/// `horizon` when the run goes on past these games.
+/// `horizon` (the budget) when the run pauses before it.
 pub(crate) fn play(
     arena: Arc<Arena>,
     jobs: Vec<GameId>,
