@@ -1,0 +1,380 @@
+//! `lab verdict A B --tc T --sprt elo0=E0,elo1=E1`: signature, paired speed and instructions
+//! as `lab compare` measures them; the speed in Elo from the stored model; with the same
+//! signature the speed decides alone, otherwise a fixed-node SPRT with shifted bounds, or with
+//! `--node-odds` one where B's budget carries its speed.
+
+mod node_budgets;
+mod play;
+mod speed;
+
+use std::time::Instant;
+
+use anyhow::{bail, Result};
+
+use self::node_budgets::budgets;
+use self::play::play;
+use self::speed::{speed_alone, speed_for_games, Speed, SpeedMeter};
+use super::{plan, settings};
+use crate::analysis::compare::{compare, Comparison, Criteria, Thresholds};
+use crate::analysis::measure::{measure_pair, Subject};
+use crate::cli::{
+    SpeedFromArg, VerdictCommandArgs, DEFAULT_INSTR_THRESHOLD_PCT, DEFAULT_MAX_GAMES,
+    DEFAULT_THRESHOLD_PCT,
+};
+use crate::games::rules::Limit;
+use crate::games::sprt::{EloModel, Estimate, Sprt, SprtDecision};
+use crate::games::GameBudget;
+use crate::history::store::machine_id;
+use crate::lab::Lab;
+use crate::machine::Machine;
+use crate::outcome::{Exit, Outcome};
+use crate::paths::LabPaths;
+use crate::report::Report;
+use crate::schema::{Kind, LAB_JSON_SCHEMA_VERSION};
+use crate::side::Side;
+use crate::verdict::models::SpeedEloModel;
+use crate::verdict::speed_elo::add;
+use crate::verdict::{
+    models, speed_tolerance, Decision, GamesAt, ModelUse, SearchGames, SpeedSource, VerdictNote,
+    VerdictReport,
+};
+
+pub(crate) fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
+    let started = Instant::now();
+    let options = Options::checked(args)?;
+    let mut notes = Vec::new();
+    let (comparison, paths) = measure(lab, args, args.measure.run.rounds, true)?;
+    let found = model(args, &options, &comparison, &paths, &mut notes)?;
+    let pinned = pinned(args, &comparison);
+    let args = &pinned;
+    let model_use = found.as_ref().map(|(model, same_binary)| ModelUse {
+        elo_per_doubling: Estimate {
+            value: model.elo_per_doubling.value,
+            ci_low: model.elo_per_doubling.ci_low,
+            ci_high: model.elo_per_doubling.ci_high,
+        },
+        fitted_on: model
+            .engine
+            .commit
+            .clone()
+            .unwrap_or_else(|| model.engine.spec.clone()),
+        same_binary: *same_binary,
+        games: model.games,
+        date: model.date.clone(),
+        path: models::model_path(&models::models_dir(&paths), model)
+            .display()
+            .to_string(),
+    });
+    let meter = SpeedMeter {
+        from: options.speed_from,
+        model: found.as_ref().map(|(model, _)| &model.elo_per_doubling),
+    };
+    let speed = Speed::of(comparison, &meter, args.measure.run.rounds)?;
+    let run = Run {
+        lab,
+        args,
+        options: &options,
+        meter: &meter,
+    };
+    let settled = |speed: Speed, notes| Findings {
+        limit: options.limit,
+        sprt: options.sprt,
+        comparison: speed.comparison,
+        games_at: options.games_at,
+        model: model_use.clone(),
+        speed_from: speed.from,
+        speed_ratio: speed.ratio,
+        speed_games: speed.games,
+        speed_elo: speed.elo,
+        search_elo: None,
+        llr: (0.0, options.sprt.lower(), options.sprt.upper()),
+        rounds: speed.rounds,
+        search: None,
+        decision: SprtDecision::Continue,
+        interrupted: false,
+        started,
+        notes,
+    };
+
+    if !speed.comparison.signature.changed {
+        if options.speed_from == SpeedSource::Games {
+            notes.push(VerdictNote::NoSpeedFromGames { games: 0 });
+        }
+        let (speed, llr, decision) = speed_alone(&run, speed)?;
+        let zero = Estimate {
+            value: 0.0,
+            ci_low: 0.0,
+            ci_high: 0.0,
+        };
+        return Ok(outcome(Findings {
+            search_elo: Some(zero),
+            llr: (llr, options.sprt.lower(), options.sprt.upper()),
+            decision,
+            ..settled(speed, notes)
+        }));
+    }
+
+    let tolerance = speed_tolerance(meter.model.map(|model| model.value), &options.sprt);
+    let mut speed = speed_for_games(&run, speed, tolerance, &mut notes)?;
+    let budgets = budgets(&run, &speed, &paths)?;
+    let played = play(&run, &mut speed, &budgets, tolerance, &mut notes)?;
+    Ok(outcome(Findings {
+        search: Some(played.search),
+        search_elo: Some(played.search_elo),
+        llr: played.llr,
+        decision: played.decision,
+        interrupted: played.interrupted,
+        ..settled(speed, notes)
+    }))
+}
+
+/// The flags, checked before anything is measured.
+struct Options {
+    sprt: Sprt,
+    limit: Limit,
+    max_games: GameBudget,
+    speed_from: SpeedSource,
+    games_at: GamesAt,
+}
+
+impl Options {
+    fn checked(args: &VerdictCommandArgs) -> Result<Options> {
+        let sprt = Sprt::parse(&args.sprt, EloModel::Logistic)
+            .map_err(|error| anyhow::anyhow!("--sprt {}: {error}", args.sprt))?;
+        let limit = Limit::parse_tc(&args.tc)?;
+        if args.max_rounds < args.measure.run.rounds {
+            bail!(
+                "--max-rounds {} is below --rounds {}: the rounds only grow",
+                args.max_rounds,
+                args.measure.run.rounds
+            );
+        }
+        let max_games = match args.max_games {
+            Some(games) if !games.is_multiple_of(2) => {
+                bail!("--max-games {games}: a game pair is 2 games, so the budget must be even")
+            }
+            Some(games) => GameBudget::Given(games),
+            None => GameBudget::Default(DEFAULT_MAX_GAMES),
+        };
+        let speed_from = match args.speed_from {
+            SpeedFromArg::Nps => SpeedSource::Nps,
+            SpeedFromArg::Instructions => SpeedSource::Instructions,
+            SpeedFromArg::Games => SpeedSource::Games,
+        };
+        if speed_from == SpeedSource::Games && args.node_odds {
+            bail!(
+                "--speed-from games reads the speed from equal-node games, but node odds need it \
+                 before the games, for B's budget: use --speed-from nps or instructions with \
+                 --node-odds"
+            );
+        }
+        if speed_from == SpeedSource::Instructions && args.measure.run.no_instructions {
+            bail!(
+                "--speed-from instructions counts instructions with callgrind: it cannot go with \
+                 --no-instructions"
+            );
+        }
+        let games_at = if args.node_odds {
+            GamesAt::NodeOdds
+        } else {
+            GamesAt::EqualNodes
+        };
+        Ok(Options {
+            sprt,
+            limit,
+            max_games,
+            speed_from,
+            games_at,
+        })
+    }
+}
+
+/// The speed-Elo model of this machine at the verdict's clock, and whether it was fitted on
+/// A's binary; an error when the verdict needs one and there is none.
+fn model(
+    args: &VerdictCommandArgs,
+    options: &Options,
+    comparison: &Comparison,
+    paths: &LabPaths,
+    notes: &mut Vec<VerdictNote>,
+) -> Result<Option<(SpeedEloModel, bool)>> {
+    let machine = machine_id(&Machine::current());
+    let a_binary = &comparison.a.revision.binary_key;
+    let found = models::find(
+        &models::models_dir(paths),
+        &machine,
+        a_binary,
+        Some(&options.limit),
+    );
+    // Node odds carry the speed in the games; the speed alone (same signature) and the sum of
+    // equal-node games and speed both need the model's exchange rate.
+    let needed = options.games_at == GamesAt::EqualNodes || !comparison.signature.changed;
+    if found.is_none() && needed {
+        bail!(
+            "no speed-Elo model for this machine at {}: fit one with `lab speed-elo {} --tc {}` \
+             (stored models: `lab speed-elo --show`){}",
+            options.limit.pgn_time_control(),
+            args.a,
+            args.tc,
+            if comparison.signature.changed {
+                "; or play the games at node odds (`--node-odds`), which need none"
+            } else {
+                ""
+            }
+        );
+    }
+    if let Some((model, false)) = &found {
+        notes.push(VerdictNote::ModelOfAnotherTree {
+            spec: model.engine.spec.clone(),
+        });
+    }
+    Ok(found)
+}
+
+/// What every step of one verdict reads: the lab, the flags (A and B pinned to the commits the
+/// first measurement resolved), their checked options and the speed meter.
+#[derive(Clone, Copy)]
+struct Run<'a> {
+    lab: &'a Lab,
+    args: &'a VerdictCommandArgs,
+    options: &'a Options,
+    meter: &'a SpeedMeter<'a>,
+}
+
+/// What a verdict found, before it becomes the report.
+struct Findings {
+    limit: Limit,
+    sprt: Sprt,
+    comparison: Comparison,
+    games_at: GamesAt,
+    model: Option<ModelUse>,
+    speed_from: SpeedSource,
+    speed_ratio: Estimate,
+    speed_games: Option<u64>,
+    speed_elo: Option<Estimate>,
+    /// The games' Elo (with node odds, the total), or 0 ± 0 when no game was played.
+    search_elo: Option<Estimate>,
+    /// The LLR with its lower and upper bound.
+    llr: (f64, f64, f64),
+    rounds: u32,
+    search: Option<SearchGames>,
+    decision: SprtDecision,
+    /// The games were interrupted before the SPRT decided.
+    interrupted: bool,
+    started: Instant,
+    notes: Vec<VerdictNote>,
+}
+
+/// `args` with A and B as the first measurement resolved them (their commits): a branch that
+/// moves during a long verdict moves neither its later rounds nor its games. `WORKTREE` has no
+/// commit and stays as named.
+fn pinned(args: &VerdictCommandArgs, comparison: &Comparison) -> VerdictCommandArgs {
+    let mut pinned = args.clone();
+    if let Some(commit) = &comparison.a.revision.commit {
+        pinned.a.clone_from(commit);
+    }
+    if let Some(commit) = &comparison.b.revision.commit {
+        pinned.b.clone_from(commit);
+    }
+    pinned
+}
+
+/// A and B measured as `lab compare` measures them, `rounds` paired rounds; instructions only
+/// when asked (the re-measurements of an undecided speed keep the first count). Also the
+/// lab's directories.
+fn measure(
+    lab: &Lab,
+    args: &VerdictCommandArgs,
+    rounds: u32,
+    instructions: bool,
+) -> Result<(Comparison, LabPaths)> {
+    let session = lab.lock()?;
+    let (repo, paths, progress) = (session.repo(), session.paths(), session.progress());
+    let a = crate::engine::revision::resolve(repo, &args.a, paths)?;
+    let b = crate::engine::revision::resolve(repo, &args.b, paths)?;
+    let mut measure = args.measure.clone();
+    measure.run.rounds = rounds;
+    measure.run.no_instructions |= !instructions;
+    let (plan, positions) = plan(&session, &measure)?;
+    let a_binary = session.build(&a, &measure.run.features)?;
+    let b_binary = session.build(&b, &measure.run.features)?;
+    let (a_measured, b_measured) = measure_pair(
+        &Subject::new(Side::A, "A", &a, &a_binary),
+        &Subject::new(Side::B, "B", &b, &b_binary),
+        &plan,
+        paths,
+        progress,
+    )?;
+    let thresholds = Thresholds {
+        threshold_pct: DEFAULT_THRESHOLD_PCT,
+        instr_threshold_pct: DEFAULT_INSTR_THRESHOLD_PCT,
+    };
+    let mut comparison = compare(
+        Kind::Compare,
+        settings(&measure, thresholds, positions),
+        &a_measured,
+        &b_measured,
+        Criteria::local(false),
+    );
+    comparison.measured = Some(crate::machine::Provenance::here_now());
+    Ok((comparison, paths.clone()))
+}
+
+fn outcome(verdict: Findings) -> Outcome {
+    let decision = match Decision::from_sprt(verdict.decision) {
+        Decision::Undecided if verdict.interrupted => Decision::Interrupted,
+        decision => decision,
+    };
+    let exit = match decision {
+        Decision::H1 => Exit::Clean,
+        Decision::H0 => Exit::Regression,
+        Decision::Undecided => Exit::Undecided,
+        Decision::Interrupted => Exit::Interrupted,
+    };
+    let games = verdict
+        .search
+        .as_ref()
+        .map_or(0, |search| search.games.summary.games);
+    let games_to_decision = verdict
+        .search
+        .as_ref()
+        .and_then(|search| search.games.summary.sprt.as_ref())
+        .and_then(|sprt| sprt.games_to_decision);
+    let (llr, llr_lower, llr_upper) = verdict.llr;
+    let games_played = verdict.search.is_some();
+    let (search_elo, total_elo) = match (verdict.games_at, verdict.search_elo, verdict.speed_elo) {
+        (GamesAt::NodeOdds, Some(games), _) if games_played => (None, games),
+        (_, Some(search), Some(speed)) => (Some(search), add(search, speed)),
+        _ => unreachable!("the search's Elo is known, and without node odds so is the speed's"),
+    };
+    let report = VerdictReport {
+        schema_version: LAB_JSON_SCHEMA_VERSION,
+        kind: Kind::Verdict,
+        limit: verdict.limit,
+        tc: verdict.limit.pgn_time_control(),
+        sprt: verdict.sprt,
+        comparison: Box::new(verdict.comparison),
+        games_at: verdict.games_at,
+        model: verdict.model,
+        speed_from: verdict.speed_from,
+        speed_ratio: verdict.speed_ratio,
+        speed_games: verdict.speed_games,
+        speed_elo: verdict.speed_elo,
+        search_elo,
+        total_elo,
+        llr,
+        llr_lower,
+        llr_upper,
+        games,
+        games_to_decision,
+        rounds: verdict.rounds,
+        search: verdict.search,
+        decision,
+        wall_time_s: verdict.started.elapsed().as_secs_f64(),
+        notes: verdict.notes,
+    };
+    Outcome {
+        report: Report::Verdict(Box::new(report)),
+        exit,
+    }
+}

@@ -1,0 +1,309 @@
+//! The games' node budgets: A's from its clock games (stored or timed now), `--nodes`, or
+//! the resumed games'; B's the same, or at node odds A's times the speed's lower end.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+
+use super::speed::Speed;
+use super::Run;
+use crate::games::results::{self, Shard};
+use crate::games::rules::Limit;
+use crate::games::summary::SearchInGames;
+use crate::games::{self, GameBudget, MatchOptions};
+use crate::history::store::machine_id;
+use crate::machine::Machine;
+use crate::paths::LabPaths;
+use crate::verdict::budgets::{self, StoredBudget};
+use crate::verdict::{
+    node_budget, node_odds_budget, nodes_in, typical_move_ms, BudgetFrom, BudgetStore, ClockProbe,
+    GamesAt, CLOCK_PROBE_GAMES,
+};
+
+/// The games' node budgets, where they came from, and the earlier games they continue.
+pub(super) struct Budgets {
+    pub(super) a: ABudget,
+    pub(super) b: u64,
+    /// The clock's typical move, the rule's other factor.
+    pub(super) move_ms: f64,
+    pub(super) resumed: Option<PathBuf>,
+}
+
+/// The games' budgets: an earlier verdict's with `--resume` (at `--nodes` if given), else
+/// `--nodes`, else the budget of A's clock games (stored, or played now and stored; see
+/// [`clock_games_budget`]). B's is A's, or at node odds A's times the speed ratio's lower end.
+pub(super) fn budgets(run: &Run, speed: &Speed, paths: &LabPaths) -> Result<Budgets> {
+    let Run {
+        lab, args, options, ..
+    } = *run;
+    // The fastest of A's runs: load only ever slows a run, so the fastest is the nearest to
+    // the machine's own speed, and a busy machine does not shrink the games' budget.
+    let nps = speed.comparison.a.nps.max;
+    let move_ms = typical_move_ms(&options.limit).expect("a clock has a typical move time");
+    let binaries = [
+        speed.comparison.a.revision.binary_key.as_str(),
+        speed.comparison.b.revision.binary_key.as_str(),
+    ];
+    let earlier = args
+        .resume
+        .then(|| {
+            earlier_games(
+                &paths.root.join("match"),
+                binaries,
+                options.games_at,
+                args.nodes,
+            )
+        })
+        .flatten();
+    if let Some((path, [a, b])) = earlier {
+        lab.progress().line(&format!(
+            "resuming the fixed-node games of {} at their budget of {a} (A) and {b} (B) nodes \
+             per move",
+            path.display()
+        ));
+        return Ok(Budgets {
+            a: ABudget {
+                nodes: a,
+                from: BudgetFrom::Resumed,
+                nps,
+                clock_probe: None,
+                store: None,
+            },
+            b,
+            move_ms,
+            resumed: Some(path),
+        });
+    }
+    let a_budget = match args.nodes {
+        Some(nodes) => ABudget {
+            nodes,
+            from: BudgetFrom::Given,
+            nps,
+            clock_probe: None,
+            store: None,
+        },
+        None => clock_games_budget(run, nps, binaries[0], paths)?,
+    };
+    let b = match options.games_at {
+        GamesAt::EqualNodes => a_budget.nodes,
+        GamesAt::NodeOdds => node_odds_budget(a_budget.nodes, &speed.ratio).with_context(|| {
+            format!(
+                "the speed ratio's lower end {} gives B no node budget",
+                speed.ratio.ci_low
+            )
+        })?,
+    };
+    // A budget kept from earlier clock games makes a rerun play games already on disk.
+    let same_a = earlier_games(
+        &paths.root.join("match"),
+        binaries,
+        options.games_at,
+        Some(a_budget.nodes),
+    );
+    if let Some((path, [_, earlier_b])) = same_a {
+        lab.progress().line(&format!(
+            "note: {} holds earlier games of these two binaries with A at {} nodes (B at \
+             {earlier_b}); this run starts a results file of its own (`--resume` would continue \
+             those at their budgets)",
+            path.display(),
+            a_budget.nodes
+        ));
+    }
+    Ok(Budgets {
+        a: a_budget,
+        b,
+        move_ms,
+        resumed: None,
+    })
+}
+
+/// A's budget and where it came from.
+pub(super) struct ABudget {
+    pub(super) nodes: u64,
+    pub(super) from: BudgetFrom,
+    /// A's fastest bench NPS, the rule's first factor (a stored budget's NPS is the one it
+    /// was made with).
+    pub(super) nps: f64,
+    pub(super) clock_probe: Option<ClockProbe>,
+    pub(super) store: Option<BudgetStore>,
+}
+
+/// A's budget from its clock games: the one stored for A's binary at this clock on this
+/// machine (unless `--new-budget`), else A's fastest bench NPS (`nps`) × A's mean time per move
+/// in [`CLOCK_PROBE_GAMES`] games against itself, played now and stored. If those games timed
+/// no move, the clock's typical move instead (not stored). A stored file that cannot be used
+/// is said and replaced.
+fn clock_games_budget(
+    run: &Run,
+    nps: f64,
+    binary: &str,
+    paths: &LabPaths,
+) -> Result<ABudget> {
+    let Run {
+        lab, args, options, ..
+    } = *run;
+    let progress = lab.progress();
+    let dir = budgets::budgets_dir(paths);
+    let machine = machine_id(&Machine::current());
+    if !args.new_budget {
+        match budgets::find(&dir, &machine, binary, &options.limit) {
+            Ok(Some((stored, path))) => {
+                progress.line(&format!(
+                    "A's budget at {}: {} nodes per move, from its clock games of {} ({}; \
+                     --new-budget plays them again)",
+                    options.limit.pgn_time_control(),
+                    stored.nodes_per_move,
+                    crate::calendar::utc_minute(stored.measured_unix),
+                    path.display()
+                ));
+                return Ok(ABudget {
+                    nodes: stored.nodes_per_move,
+                    from: BudgetFrom::Stored,
+                    nps: stored.nps,
+                    clock_probe: Some(stored.clock_probe),
+                    store: Some(BudgetStore {
+                        path: path.display().to_string(),
+                        measured_unix: stored.measured_unix,
+                    }),
+                });
+            }
+            Ok(None) => {}
+            Err(error) => progress.line(&format!(
+                "warning: {error:#}; timing A's clock games again, and replacing it"
+            )),
+        }
+    }
+    let probe = clock_probe(run)?;
+    let Some(nodes) = nodes_in(nps, probe.mean_time_ms) else {
+        progress.line(
+            "the clock games timed no move: the budget takes the clock's typical move \
+             (base/40 + inc) instead",
+        );
+        let nodes = node_budget(nps, &options.limit)
+            .with_context(|| format!("A's measured NPS {nps} gives no node budget"))?;
+        return Ok(ABudget {
+            nodes,
+            from: BudgetFrom::Speed,
+            nps,
+            clock_probe: Some(probe),
+            store: None,
+        });
+    };
+    let stored = StoredBudget {
+        kind: budgets::NODE_BUDGET_KIND.to_string(),
+        schema_version: budgets::NODE_BUDGET_SCHEMA_VERSION,
+        machine_id: machine,
+        binary: binary.to_string(),
+        limit: options.limit,
+        nodes_per_move: nodes,
+        nps,
+        clock_probe: probe,
+        measured_unix: crate::machine::Provenance::here_now().measured_unix,
+    };
+    let path = budgets::save(&dir, &stored)?;
+    Ok(ABudget {
+        nodes,
+        from: BudgetFrom::ClockGames,
+        nps,
+        clock_probe: Some(probe),
+        store: Some(BudgetStore {
+            path: path.display().to_string(),
+            measured_unix: stored.measured_unix,
+        }),
+    })
+}
+
+/// A against itself at the verdict's clock, [`CLOCK_PROBE_GAMES`] games: how long A thinks
+/// per move in the games the fixed-node ones stand for. An engine's time manager spends what
+/// it likes of a clock; a rule such as `base / 40 + inc` can miss it by half.
+fn clock_probe(run: &Run) -> Result<ClockProbe> {
+    let Run {
+        lab, args, options, ..
+    } = *run;
+    lab.progress().line(&format!(
+        "timing A's moves at {}: {CLOCK_PROBE_GAMES} games of A against itself",
+        options.limit.pgn_time_control()
+    ));
+    let games = MatchOptions::self_play(
+        [args.a.clone(), args.a.clone()],
+        [options.limit, options.limit],
+        GameBudget::Given(CLOCK_PROBE_GAMES),
+        args.concurrency,
+        crate::commands::export_paths(&args.output.export),
+    )?;
+    // An interrupt here ends the lab at once (exit 130): these games report nothing alone.
+    let report = games::run(lab, games)?;
+    let sides = &report.summary.search_in_games;
+    let moves = sides[0].moves + sides[1].moves;
+    let weighted = |of: fn(&SearchInGames) -> Option<f64>| -> Option<f64> {
+        let (sum, count) = sides
+            .iter()
+            .fold((0.0, 0), |(sum, count), side| match of(side) {
+                Some(value) => (sum + value * side.moves as f64, count + side.moves),
+                None => (sum, count),
+            });
+        (count > 0).then(|| sum / count as f64)
+    };
+    let mean_time_ms = weighted(|side| side.mean_time_ms).unwrap_or(0.0);
+    let nodes_per_move = weighted(|side| side.nodes_per_move);
+    lab.progress().line(&format!(
+        "A's moves at {}: {mean_time_ms:.1} ms each over {moves} moves",
+        options.limit.pgn_time_control()
+    ));
+    Ok(ClockProbe {
+        games: report.summary.games,
+        moves,
+        mean_time_ms,
+        nodes_per_move,
+    })
+}
+
+/// Where A's budget came from, in words for the progress line.
+pub(super) fn budget_words(a: &ABudget, move_ms: f64) -> String {
+    let probe_ms = a.clock_probe.map_or(0.0, |probe| probe.mean_time_ms);
+    match a.from {
+        BudgetFrom::Speed => format!("A's {:.0} NPS × {move_ms} ms", a.nps),
+        BudgetFrom::ClockGames => format!(
+            "A's {:.0} NPS × {probe_ms:.1} ms, its mean move in clock games",
+            a.nps
+        ),
+        BudgetFrom::Stored => format!(
+            "A's {:.0} NPS × {probe_ms:.1} ms, its mean move in stored clock games",
+            a.nps
+        ),
+        BudgetFrom::Given => "--nodes".to_string(),
+        BudgetFrom::Resumed => "the resumed games'".to_string(),
+    }
+}
+
+/// The newest results file of an earlier verdict between these binaries: fixed-node games
+/// with an SPRT, at one budget for both sides (equal nodes) or at two (node odds). Its budgets
+/// are kept, so that its games pool with the new ones; with `given` (`--nodes`) only games at
+/// that budget for A.
+fn earlier_games(
+    match_dir: &Path,
+    binaries: [&str; 2],
+    games_at: GamesAt,
+    given: Option<u64>,
+) -> Option<(PathBuf, [u64; 2])> {
+    let (newest, _) = results::newest(match_dir, |header| {
+        let settings = &header.settings;
+        let [Limit::Nodes { nodes }, Limit::Nodes { nodes: b_nodes }] = settings.limits else {
+            return None;
+        };
+        let same_engines =
+            settings.engines[0].binary == binaries[0] && settings.engines[1].binary == binaries[1];
+        let same_kind = match games_at {
+            GamesAt::EqualNodes => nodes == b_nodes,
+            GamesAt::NodeOdds => nodes != b_nodes,
+        };
+        let same_budget = given.is_none_or(|given| given == nodes);
+        (same_kind
+            && same_budget
+            && same_engines
+            && settings.sprt.is_some()
+            && header.shard == Shard::WHOLE)
+            .then_some([nodes, b_nodes])
+    });
+    newest
+}

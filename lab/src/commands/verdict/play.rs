@@ -1,0 +1,279 @@
+//! The fixed-node SPRT: its bounds shifted by the speed (or as given at node odds), and with
+//! `--speed-from games` its steps, each judged at the speed of the games so far.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+
+use super::node_budgets::{budget_words, Budgets};
+use super::speed::Speed;
+use super::{Options, Run};
+use crate::cli::VerdictCommandArgs;
+use crate::games::rules::Limit;
+use crate::games::sprt::{Estimate, Sprt, SprtDecision};
+use crate::games::summary::MIN_GAMES_FOR_NPS_RATIO;
+use crate::games::{self, GameBudget, MatchOptions, MatchReport, Resume};
+use crate::verdict::{
+    decision_rests_on_contradicted_speed, games_contradict_speed, shifted_sprt, GamesAt,
+    SearchGames, SpeedSource, VerdictNote, GAMES_PER_SPEED_UPDATE,
+};
+
+/// What the fixed-node games decided.
+pub(super) struct Played {
+    pub(super) search: SearchGames,
+    /// The games' Elo (with node odds, the total).
+    pub(super) search_elo: Estimate,
+    /// The LLR with its lower and upper bound.
+    pub(super) llr: (f64, f64, f64),
+    pub(super) decision: SprtDecision,
+    pub(super) interrupted: bool,
+}
+
+/// The fixed-node SPRT: with equal nodes at bounds shifted by the speed's surely gained Elo,
+/// at node odds at the bounds as given.
+pub(super) fn play(
+    run: &Run,
+    speed: &mut Speed,
+    budgets: &Budgets,
+    tolerance: f64,
+    notes: &mut Vec<VerdictNote>,
+) -> Result<Played> {
+    let Run {
+        lab, args, options, ..
+    } = *run;
+    let (nodes, b_nodes, sprt) = (budgets.a.nodes, budgets.b, options.sprt);
+    let budget = budget_words(&budgets.a, budgets.move_ms);
+    match options.games_at {
+        GamesAt::EqualNodes => {
+            let shifted = games_sprt(options, speed);
+            lab.progress().line(&format!(
+                "signatures differ: fixed-node SPRT at {nodes} nodes per move ({budget}), bounds \
+                 [{:.2}, {:.2}] after the speed's {:+.2} Elo{}",
+                shifted.elo0,
+                shifted.elo1,
+                sprt.elo0 - shifted.elo0,
+                if options.speed_from == SpeedSource::Games {
+                    format!(
+                        " (paired NPS, until the games' own speed is read after \
+                         {GAMES_PER_SPEED_UPDATE} games)"
+                    )
+                } else {
+                    String::new()
+                }
+            ));
+        }
+        GamesAt::NodeOdds => lab.progress().line(&format!(
+            "signatures differ: fixed-node SPRT at node odds, A {nodes} and B {b_nodes} nodes \
+             per move (A: {budget}; B: × its speed ratio's 95% lower end, {:.4}), bounds \
+             [{:.2}, {:.2}] as given: the games' Elo is the total",
+            speed.ratio.ci_low, sprt.elo0, sprt.elo1
+        )),
+    }
+    let report = if options.speed_from == SpeedSource::Games {
+        games_reading_their_speed(run, speed, budgets, notes)?
+    } else {
+        games::run(
+            lab,
+            games_options(
+                args,
+                budgets,
+                games_sprt(options, speed),
+                options.max_games,
+                budgets.resumed.as_deref(),
+            )?,
+        )?
+    };
+    let played_sprt = games_sprt(options, speed);
+    let interrupted = report.exit_code == crate::process::INTERRUPTED_EXIT;
+    let alike = report.summary.alike;
+    if alike.in_every_pair() {
+        bail!(
+            "the fixed-node games were the same moves in all {} pairs checked, though the benches' \
+             signatures differ: A and B do not play as they bench (a default or an option the \
+             bench sets and UCI does not?), so these games cannot weigh the search; no verdict. \
+             The games are kept in {}",
+            alike.checked,
+            report.results_file.as_deref().unwrap_or("the match directory")
+        );
+    }
+    if let Some(in_games) = &report.summary.nps_ratio_in_games {
+        if games_contradict_speed(&speed.ratio, &in_games.ratio, tolerance) {
+            notes.push(VerdictNote::GamesContradictSpeed {
+                charged: speed.ratio,
+                source: speed.from,
+                in_games: in_games.ratio,
+                games: in_games.games,
+            });
+        }
+    }
+    let state = report
+        .summary
+        .sprt
+        .as_ref()
+        .context("the fixed-node games report no SPRT state")?;
+    let (llr, mut decision) = ((state.llr, state.lower, state.upper), state.result);
+    let contradicted = report
+        .summary
+        .nps_ratio_in_games
+        .as_ref()
+        .is_some_and(|in_games| {
+            decision_rests_on_contradicted_speed(decision, &speed.ratio, &in_games.ratio, tolerance)
+        });
+    if contradicted {
+        notes.push(VerdictNote::DecisionWithheld {
+            h1: decision == SprtDecision::AcceptH1,
+        });
+        decision = SprtDecision::Continue;
+    }
+    let search_elo = report.summary.elo.unwrap_or_else(|| {
+        notes.push(VerdictNote::SearchEloUnbounded {
+            games: report.summary.games,
+        });
+        let sign = report.summary.score.map_or(0.0, |s| (s - 0.5).signum());
+        Estimate {
+            value: sign * f64::INFINITY,
+            ci_low: f64::NEG_INFINITY,
+            ci_high: f64::INFINITY,
+        }
+    });
+    Ok(Played {
+        search: SearchGames {
+            nodes_per_move: nodes,
+            budget_from: budgets.a.from,
+            clock_probe: budgets.a.clock_probe,
+            budget_store: budgets.a.store.clone(),
+            b_nodes_per_move: b_nodes,
+            nps: budgets.a.nps,
+            typical_move_ms: budgets.move_ms,
+            shifted_sprt: played_sprt,
+            games: Box::new(report),
+        },
+        search_elo,
+        llr,
+        decision,
+        interrupted,
+    })
+}
+
+/// The games' SPRT: with equal nodes the bounds less the speed's surely gained Elo, at node
+/// odds the bounds as given.
+fn games_sprt(options: &Options, speed: &Speed) -> Sprt {
+    match (options.games_at, speed.elo) {
+        (GamesAt::EqualNodes, Some(elo)) => shifted_sprt(&options.sprt, &elo),
+        (GamesAt::EqualNodes, None) => unreachable!("equal nodes need the model, checked above"),
+        (GamesAt::NodeOdds, _) => options.sprt,
+    }
+}
+
+/// The fixed-node games at `budgets`, judged by `sprt`, `games` of them, continuing `resume`.
+fn games_options(
+    args: &VerdictCommandArgs,
+    budgets: &Budgets,
+    sprt: Sprt,
+    games: GameBudget,
+    resume: Option<&Path>,
+) -> Result<MatchOptions> {
+    let mut options = MatchOptions::self_play(
+        [args.a.clone(), args.b.clone()],
+        [
+            Limit::Nodes {
+                nodes: budgets.a.nodes,
+            },
+            Limit::Nodes { nodes: budgets.b },
+        ],
+        games,
+        args.concurrency,
+        crate::commands::export_paths(&args.output.export),
+    )?;
+    options.sprt = Some(sprt);
+    // A verdict's games take hours: an interrupt still gives the verdict of the games so far.
+    options.report_on_interrupt = true;
+    if let Some(path) = resume {
+        options.resume = Resume::Rebounded(path.to_path_buf());
+    }
+    Ok(options)
+}
+
+/// `--speed-from games`: the games in steps of [`GAMES_PER_SPEED_UPDATE`], each step judged at
+/// bounds shifted by the speed all games so far showed (the paired NPS before the first
+/// reading). A decision, or the budget's end, is judged again with the speed of every game,
+/// and the games go on when that undoes the decision. `speed` ends as the games' own.
+fn games_reading_their_speed(
+    run: &Run,
+    speed: &mut Speed,
+    budgets: &Budgets,
+    notes: &mut Vec<VerdictNote>,
+) -> Result<MatchReport> {
+    let Run {
+        lab,
+        args,
+        options,
+        meter,
+    } = *run;
+    let mut resume = budgets.resumed.clone();
+    let mut pause_at = GAMES_PER_SPEED_UPDATE;
+    loop {
+        let mut step = games_options(
+            args,
+            budgets,
+            games_sprt(options, speed),
+            options.max_games,
+            resume.as_deref(),
+        )?;
+        step.pause_at = Some(pause_at);
+        let report = games::run(lab, step)?;
+        let recorded = report.summary.games;
+        // A resumed file may keep its own budget (no `--max-games`).
+        let total = report.games_budget;
+        let Some(in_games) = &report.summary.nps_ratio_in_games else {
+            if recorded >= MIN_GAMES_FOR_NPS_RATIO {
+                bail!(
+                    "--speed-from games: {recorded} games, and too few of them had both sides \
+                     report their nodes and time to show a speed; the games are kept in {}: \
+                     continue them with `--resume --speed-from nps`",
+                    report
+                        .results_file
+                        .as_deref()
+                        .unwrap_or("the match directory")
+                );
+            }
+            notes.push(VerdictNote::NoSpeedFromGames { games: recorded });
+            return Ok(report);
+        };
+        // Interrupted, the report stands as judged: with the speed it was judged at.
+        if report.exit_code == crate::process::INTERRUPTED_EXIT {
+            return Ok(report);
+        }
+        let before = speed.elo;
+        speed.read_from_games(meter, in_games)?;
+        let decided = report
+            .summary
+            .sprt
+            .as_ref()
+            .is_some_and(|state| state.result != SprtDecision::Continue);
+        let stopped = decided || recorded >= total;
+        if stopped && speed.elo == before {
+            return Ok(report);
+        }
+        let shifted = games_sprt(options, speed);
+        lab.progress().line(&format!(
+            "B's NPS over A's in {} games: {}; bounds now [{:.2}, {:.2}]{}",
+            crate::digits::thousands(in_games.games),
+            crate::report::ratio_change_with_ci(&in_games.ratio),
+            shifted.elo0,
+            shifted.elo1,
+            if stopped {
+                ": judging the games again with it"
+            } else {
+                ""
+            }
+        ));
+        resume = report.results_file.as_deref().map(PathBuf::from);
+        // Judged again without a game when stopped; else the next step.
+        pause_at = if stopped {
+            recorded
+        } else {
+            recorded + GAMES_PER_SPEED_UPDATE
+        };
+    }
+}
