@@ -2,14 +2,17 @@
 //! and fishtest use (pentanomial counts, Elo with CIs, GSPRT).
 //!
 //! The pipeline: [`MatchOptions`] (the [`rules`], a [`book`] and two engine specs, each a
-//! revision built through the lab's cache or `exe:PATH`) become two engine setups; [`runner`]
-//! plays the scheduled games ([`game`], with the [`referee`] checking every move and the lab's
-//! own clock) and appends them to the [`results`] file and the PGN; [`summary`] computes the
-//! statistics ([`sprt`]) and [`trajectory`] how they moved pair by pair; `report::matches` and
-//! the HTML page format them.
+//! revision built through the lab's cache or `exe:PATH`) become two engine setups
+//! ([`contestants`]); [`runner`] plays the scheduled games ([`game`], with the [`referee`]
+//! checking every move and the lab's own clock) and appends them to the [`results`] file and
+//! the PGN; [`summary`] computes the statistics ([`sprt`]) and [`trajectory`] how they moved
+//! pair by pair; `report::matches` and the HTML page format them. [`merge`] pools the shards
+//! of one match.
 
 pub mod book;
+mod contestants;
 pub(crate) mod game;
+mod merge;
 pub(crate) mod pgn;
 pub(crate) mod referee;
 pub mod results;
@@ -25,26 +28,24 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use anyhow::{bail, Context, Result};
-use git2::{ObjectType, Oid};
+use anyhow::{bail, Result};
 use serde::Serialize;
 
 use self::book::{shuffled_order, Book, BookIdentity};
+use self::contestants::Contestants;
 use self::game::{GameId, GameRecord, GameSettings};
 use self::results::{
-    differences, schedule, EngineIdentity, Header, MatchSettings, NpsScale, ResultsFile, Shard,
+    schedule, EngineIdentity, Header, MatchSettings, NpsScale, ResultsFile, Shard,
 };
 use self::rules::{describe_limits, DrawAdjudication, Limit, ResignAdjudication, SideLimits};
 use self::runner::{Arena, PgnFile, Stop};
 use self::sprt::{EloModel, Sprt, SprtDecision};
 use self::summary::{summarize, Summary};
 use self::trajectory::{trajectory, TrajectoryPoint};
-use self::uci_process::{EngineSetup, UciProcess};
 use crate::digits::thousands;
-use crate::engine::revision::resolve;
-use crate::lab::{Lab, Session};
+use crate::lab::Lab;
 use crate::machine::Provenance;
-use crate::paths::{refuse_aliases, same_file, LabPaths, NamedPath};
+use crate::paths::{refuse_aliases, same_file, NamedPath};
 use crate::progress::Progress;
 use crate::schema::{Kind, MATCH_JSON_SCHEMA_VERSION};
 use crate::side::Side;
@@ -553,85 +554,6 @@ fn new_results(
     }
 }
 
-/// Both engines, checked and ready to play.
-struct Contestants {
-    identities: [EngineIdentity; 2],
-    setups: [Arc<EngineSetup>; 2],
-    /// Where the match files go: the lab's work directory, or the current directory for two
-    /// `exe:` engines outside a repository.
-    paths: LabPaths,
-    /// A's binary, whose bench `--scale-nps` measures.
-    bench_binary: PathBuf,
-}
-
-impl Contestants {
-    /// Builds (or finds) both engines with the cache locked, then lets other lab runs go on,
-    /// and starts each once (`preflight`). Two engines with the same name get ` A` and ` B`.
-    fn prepare(
-        lab: &Lab,
-        specs: &[String; 2],
-        sides: &[SideSetup; 2],
-        uci_options: &[Vec<(String, String)>; 2],
-        (hash, limits): (Option<u32>, SideLimits),
-        progress: &Progress,
-    ) -> Result<Contestants> {
-        let (binaries, paths) = if specs.iter().all(|spec| spec.starts_with(EXE_PREFIX)) {
-            let paths = match lab.workdir() {
-                Ok(workdir) => workdir.paths,
-                Err(_) => LabPaths::new(
-                    &std::env::current_dir().context("reading the current directory")?,
-                ),
-            };
-            (
-                [
-                    exe_binary(&specs[0], sides[0].dir.as_deref())?,
-                    exe_binary(&specs[1], sides[1].dir.as_deref())?,
-                ],
-                paths,
-            )
-        } else {
-            let session = lab.lock()?;
-            (
-                [
-                    engine_binary(&session, &specs[0], sides[0].dir.as_deref())?,
-                    engine_binary(&session, &specs[1], sides[1].dir.as_deref())?,
-                ],
-                session.paths().clone(),
-            )
-        };
-        let bench_binary = binaries[0].path.clone();
-        let [binary_a, binary_b] = binaries;
-        let (mut identity_a, setup_a) = preflight(
-            "A",
-            &specs[0],
-            binary_a,
-            &sides[0],
-            &uci_options[0],
-            (hash, limits[0]),
-            progress,
-        )?;
-        let (mut identity_b, setup_b) = preflight(
-            "B",
-            &specs[1],
-            binary_b,
-            &sides[1],
-            &uci_options[1],
-            (hash, limits[1]),
-            progress,
-        )?;
-        if identity_a.name == identity_b.name {
-            identity_a.name = format!("{} A", identity_a.name);
-            identity_b.name = format!("{} B", identity_b.name);
-        }
-        Ok(Contestants {
-            identities: [identity_a, identity_b],
-            setups: [Arc::new(setup_a), Arc::new(setup_b)],
-            paths,
-            bench_binary,
-        })
-    }
-}
-
 /// A match's results file, open for appending, with the games it holds.
 struct Opened {
     results: ResultsFile,
@@ -803,94 +725,6 @@ fn expected_duration(
     }
 }
 
-/// `lab match merge FILES`.
-pub(crate) fn merge(files: &[PathBuf], pgn: Option<&Path>) -> Result<MatchReport> {
-    let mut base: Option<(PathBuf, Header)> = None;
-    let mut shards: Vec<Shard> = Vec::new();
-    let mut started: Vec<ShardStarted> = Vec::new();
-    let mut games: Vec<GameRecord> = Vec::new();
-    let mut owner: std::collections::HashMap<game::GameId, PathBuf> = Default::default();
-    for file in files {
-        let (header, shard_games, _) = results::read(file)?;
-        if let Some((first, base_header)) = &base {
-            let changed = differences(&base_header.settings, &header.settings);
-            if !changed.is_empty() {
-                bail!(
-                    "{} and {} are not shards of one match: they differ in {}",
-                    first.display(),
-                    file.display(),
-                    changed.join(", ")
-                );
-            }
-            if header.shard.count != base_header.shard.count {
-                bail!(
-                    "{} is shard {}/{} but {} is shard {}/{}: shards must split the match the same way",
-                    file.display(),
-                    header.shard.index,
-                    header.shard.count,
-                    first.display(),
-                    base_header.shard.index,
-                    base_header.shard.count
-                );
-            }
-        } else {
-            base = Some((file.clone(), header.clone()));
-        }
-        if shards.contains(&header.shard) {
-            bail!(
-                "shard {}/{} is given twice ({}): merging it again would count its games twice",
-                header.shard.index,
-                header.shard.count,
-                file.display()
-            );
-        }
-        shards.push(header.shard);
-        if let Some(provenance) = &header.started {
-            started.push(ShardStarted {
-                shard: header.shard,
-                started: provenance.clone(),
-            });
-        }
-        for game in shard_games {
-            if let Some(other) = owner.insert(game.id, file.clone()) {
-                bail!(
-                    "pair {} game {} is in both {} and {}",
-                    game.id.pair,
-                    game.id.game,
-                    other.display(),
-                    file.display()
-                );
-            }
-            games.push(game);
-        }
-    }
-    let Some((_, header)) = base else {
-        bail!("no results files to merge");
-    };
-    games.sort_by_key(|game| game.id);
-    shards.sort_by_key(|shard| shard.index);
-    started.sort_by_key(|started| started.shard.index);
-    if let Some(path) = pgn {
-        let text: String = games.iter().map(|game| game.pgn.as_str()).collect();
-        crate::paths::write_atomically(path, text.as_bytes())?;
-    }
-    let summary_stop = match summarize(&games, header.settings.sprt.as_ref()).sprt {
-        Some(state) if state.result != SprtDecision::Continue => Stop::Sprt(state.result),
-        _ => Stop::Budget,
-    };
-    let mut report = build_report(&header.settings, shards.clone(), &games, &summary_stop);
-    report.pgn_file = pgn.map(|path| path.display().to_string());
-    report.shards_started = started;
-    if shards.len() as u32 != header.shard.count {
-        report.verdict.push_str(&format!(
-            " (only {} of {} shards merged)",
-            shards.len(),
-            header.shard.count
-        ));
-    }
-    Ok(report)
-}
-
 fn build_report(
     settings: &MatchSettings,
     shards: Vec<Shard>,
@@ -961,164 +795,6 @@ fn build_report(
     }
 }
 
-/// The binary of one side and what identifies it: a revision's cached build, or an `exe:`.
-struct Binary {
-    path: PathBuf,
-    id: String,
-    commit: Option<String>,
-    short: Option<String>,
-}
-
-fn exe_binary(spec: &str, dir: Option<&Path>) -> Result<Binary> {
-    let path = find_executable(spec.strip_prefix(EXE_PREFIX).unwrap_or(spec), dir)?;
-    let bytes = crate::input::read_bytes(&path, crate::input::ENGINE_BINARY)?;
-    Ok(Binary {
-        id: Oid::hash_object(ObjectType::Blob, &bytes)?.to_string(),
-        path,
-        commit: None,
-        short: None,
-    })
-}
-
-fn engine_binary(session: &Session, spec: &str, dir: Option<&Path>) -> Result<Binary> {
-    if spec.starts_with(EXE_PREFIX) {
-        return exe_binary(spec, dir);
-    }
-    let revision = resolve(session.repo(), spec, session.paths())?;
-    let binary = session.build(&revision, &[])?;
-    Ok(Binary {
-        path: binary.path,
-        id: binary.key,
-        commit: revision.commit.map(|commit| commit.to_string()),
-        short: Some(match revision.commit {
-            Some(commit) => commit.to_string()[..7].to_string(),
-            None => format!("{spec} {}", &revision.tree.to_string()[..7]),
-        }),
-    })
-}
-
-/// `exe:PATH`: a path, or a bare name looked up on PATH as a shell would; with a working
-/// directory (`dir=`), a relative path or bare name is found in it, as OpenBench's
-/// `dir=Engines/ cmd=./NAME` means.
-fn find_executable(name: &str, dir: Option<&Path>) -> Result<PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
-    let executable = |path: &Path| {
-        path.metadata()
-            .is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
-    };
-    if let Some(dir) = dir.filter(|_| !Path::new(name).is_absolute()) {
-        let path = dir.join(name);
-        if !executable(&path) {
-            bail!(
-                "cmd={name}: no executable file in dir={} ({})",
-                dir.display(),
-                path.display()
-            );
-        }
-        return Ok(std::fs::canonicalize(&path)?);
-    }
-    if name.contains('/') {
-        let path = PathBuf::from(name);
-        if !executable(&path) {
-            bail!("exe:{name}: no executable file there");
-        }
-        return Ok(std::fs::canonicalize(&path)?);
-    }
-    let search = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&search)
-        .map(|dir| dir.join(name))
-        .find(|path| executable(path))
-        .with_context(|| {
-            format!("exe:{name}: not found on PATH (give a path, e.g. exe:/usr/games/{name})")
-        })
-}
-
-/// Starts the engine once before any game: a binary that is not a UCI engine, or an option it
-/// does not have, is an error now rather than a string of lost games. Under a limit that makes
-/// games reproducible (nodes, depth), an engine that declares `Threads` is asked for one
-/// thread unless the user set it: a parallel search is not deterministic.
-fn preflight(
-    label: &'static str,
-    spec: &str,
-    binary: Binary,
-    side: &SideSetup,
-    options: &[(String, String)],
-    (hash, limit): (Option<u32>, Limit),
-    progress: &Progress,
-) -> Result<(EngineIdentity, EngineSetup)> {
-    let probe = EngineSetup {
-        path: binary.path.clone(),
-        args: side.args.clone(),
-        dir: side.dir.clone(),
-        options: Vec::new(),
-    };
-    let engine = UciProcess::start(Arc::new(probe))
-        .map_err(|fault| anyhow::anyhow!("engine {label} ({spec}) {}", fault.describe()))?;
-    let mut sent = Vec::new();
-    if let Some(mb) = hash {
-        if engine.has_option("Hash") {
-            engine
-                .check_option("Hash", &mb.to_string())
-                .map_err(|error| anyhow::anyhow!("--hash: engine {label} ({spec}) {error}"))?;
-            sent.push(("Hash".to_string(), mb.to_string()));
-        } else {
-            progress.line(&format!(
-                "note: engine {label} ({spec}) has no Hash option; --hash is not sent to it"
-            ));
-        }
-    }
-    let user_threads = options
-        .iter()
-        .find(|(name, _)| name.eq_ignore_ascii_case("Threads"));
-    if limit.is_reproducible() && engine.has_option("Threads") {
-        match user_threads {
-            None => sent.push(("Threads".to_string(), "1".to_string())),
-            Some((_, value)) if value.trim() != "1" => progress.line(&format!(
-                "note: engine {label} ({spec}) searches with Threads={value}: games under {limit} replay exactly only with one thread"
-            )),
-            Some(_) => {}
-        }
-    }
-    for (name, value) in options {
-        engine
-            .check_option(name, value)
-            .map_err(|error| anyhow::anyhow!("engine {label} ({spec}) {error}"))?;
-        sent.push((name.clone(), value.clone()));
-    }
-    let id_name = engine.id_name.clone().unwrap_or_else(|| spec.to_string());
-    drop(engine);
-    let setup = EngineSetup {
-        path: binary.path,
-        args: side.args.clone(),
-        dir: side.dir.clone(),
-        options: sent.clone(),
-    };
-    // Start once more with the options, so a value the engine rejects by dying shows now.
-    UciProcess::start(Arc::new(setup.clone())).map_err(|fault| {
-        anyhow::anyhow!(
-            "engine {label} ({spec}) with its options {}",
-            fault.describe()
-        )
-    })?;
-    let name = match (&side.name, &binary.short) {
-        (Some(name), _) => name.clone(),
-        (None, Some(short)) => format!("{id_name} ({short})"),
-        (None, None) => id_name,
-    };
-    Ok((
-        EngineIdentity {
-            spec: spec.to_string(),
-            name,
-            binary: binary.id,
-            commit: binary.commit,
-            options: sent,
-            args: side.args.clone(),
-            dir: side.dir.as_ref().map(|dir| dir.display().to_string()),
-        },
-        setup,
-    ))
-}
-
 /// `A-vs-B`: the name of a new results file under the match directory, numbered by
 /// `ResultsFile::create_numbered` when taken.
 fn results_stem(specs: &[String; 2]) -> String {
@@ -1182,6 +858,7 @@ fn side_label(side: Side) -> &'static str {
     }
 }
 
+pub(crate) use self::merge::merge;
 pub(crate) use crate::progress::format_duration;
 
 #[cfg(test)]
