@@ -12,9 +12,10 @@ use squall::calibrate::stats::{wilson_interval, Z95};
 use squall::calibrate::Histogram;
 use squall::tier::DANGER_CLASSES;
 use squall_lab::calibration::data::{
-    merge_samples, merge_shards, CalibrationFile, ExitRate, Histograms, MarginSafety, Sample,
-    Samples as ReplaySamples, ShardProvenance, SparseHistogram, Tally, TierSafety,
+    CalibrationFile, ExitRate, Histograms, MarginSafety, Sample, Samples as ReplaySamples,
+    ShardProvenance, SparseHistogram, Tally, TierSafety,
 };
+use squall_lab::calibration::merge::{merge_samples, merge_shards};
 use squall_lab::calibration::{margins_source, tables};
 use squall_lab::pool;
 use squall_lab::positions::{self, SplitMix};

@@ -12,9 +12,10 @@ use proptest::prelude::*;
 use serde_json::Value;
 use squall::calibrate::Histogram;
 use squall_lab::calibration::data::{
-    merge_shards, CalibrationFile, ExitRate, Histograms, MarginSafety, ShardProvenance,
-    SparseHistogram, Tally, TierSafety, HISTOGRAM_LIMIT,
+    CalibrationFile, ExitRate, Histograms, MarginSafety, ShardProvenance, SparseHistogram, Tally,
+    TierSafety, HISTOGRAM_LIMIT,
 };
+use squall_lab::calibration::merge::merge_shards;
 use squall_lab::calibration::summary::{CalibratedSide, CalibrationComparison};
 use squall_lab::calibration::tables::{self, Choice, Pair};
 use squall_lab::cli::Format;

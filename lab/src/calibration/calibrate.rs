@@ -9,8 +9,9 @@ use anyhow::{bail, Result};
 use git2::Repository;
 use squall::calibrate::Sampling;
 
-use super::data::{to_json_text, CalibrationFile, ShardProvenance};
+use super::data::{CalibrationFile, ShardProvenance};
 use super::in_force::margins_in_force;
+use super::json_rows::to_json_text;
 use super::margins_source::{const_values, marked_block, MARGINS_FILE};
 use super::run::{parse_shard, run_pool, select_shard, RunSettings};
 use super::summary::{CalibratedSide, CalibrationComparison, DEFAULT_PERCENTILE};

@@ -12,7 +12,8 @@ use std::thread;
 
 use anyhow::{anyhow, bail, Context, Result};
 
-use super::data::{merge_samples, CalibrationFile, Samples};
+use super::data::{CalibrationFile, Samples};
+use super::merge::merge_samples;
 use crate::paths::{remove_if_exists, write_atomically};
 use crate::positions::SplitMix;
 use crate::process::{describe_status, spawn_in_group, tail_section, wait_and_end_group};

@@ -7,7 +7,7 @@ use anyhow::{bail, Result};
 use squall::calibrate::Sampling;
 
 use crate::calibration::calibrate::{calibrate_revision, default_results_dir, run_settings, save};
-use crate::calibration::data::merge_shards;
+use crate::calibration::merge::merge_shards;
 use crate::calibration::summary::DEFAULT_PERCENTILE;
 use crate::calibration::CalibrationFile;
 use crate::cli::{CalibrateArgs, CalibrateCommand, CalibrateRunArgs};

@@ -11,7 +11,7 @@ pub(crate) fn render(report: &Report) -> String {
         Report::Match(report) => serde_json::to_string_pretty(report),
         // A calibration's samples and bins: one line per array of numbers.
         Report::Calibration(report) => {
-            return crate::calibration::data::to_json_text(report)
+            return crate::calibration::json_rows::to_json_text(report)
                 .unwrap_or_else(|error| format!("{{\"error\": \"{error}\"}}\n"));
         }
         Report::History(report) => serde_json::to_string_pretty(report),

@@ -133,12 +133,7 @@ pub(super) struct ABudget {
 /// in [`CLOCK_PROBE_GAMES`] games against itself, played now and stored. If those games timed
 /// no move, the clock's typical move instead (not stored). A stored file that cannot be used
 /// is said and replaced.
-fn clock_games_budget(
-    run: &Run,
-    nps: f64,
-    binary: &str,
-    paths: &LabPaths,
-) -> Result<ABudget> {
+fn clock_games_budget(run: &Run, nps: f64, binary: &str, paths: &LabPaths) -> Result<ABudget> {
     let Run {
         lab, args, options, ..
     } = *run;
