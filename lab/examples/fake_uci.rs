@@ -38,7 +38,8 @@
 //! wrapper that gives two builds different play without the referee sending options.
 //!
 //! Every move is announced by `info depth 1 score cp <S> nodes 1 pv <move>` where S is the
-//! material balance (P=100, N=B=300, R=500, Q=900) for the side to move. With no legal move the
+//! material balance (P=100, N=B=300, R=500, Q=900) for the side to move, unless
+//! `setoption name Info value false` (an engine that reports no search). With no legal move the
 //! answer is `bestmove (none)`. Errors in input are reported as `info string error: ...` and
 //! leave the previous state unchanged; unknown commands are ignored.
 
@@ -70,6 +71,8 @@ struct Engine {
     seed: u64,
     /// The directory of the `Gate` option.
     gate: Option<PathBuf>,
+    /// The `Info` option: whether a move is announced by an `info` line.
+    info: bool,
     /// `go` commands received so far by this process.
     gos: u64,
     pos: Chess,
@@ -129,6 +132,7 @@ fn main() {
         fault_after: 0,
         seed: 0,
         gate: None,
+        info: true,
         gos: 0,
         pos: Chess::default(),
         moves: Vec::new(),
@@ -194,6 +198,7 @@ impl Engine {
                 send("option name FaultAfter type spin default 0 min 0 max 10000");
                 send("option name Seed type spin default 0 min 0 max 1000000");
                 send("option name Gate type string default <empty>");
+                send("option name Info type check default true");
                 send("option name Hash type spin default 16 min 1 max 1024");
                 send("option name Threads type spin default 1 min 1 max 1");
                 send("uciok");
@@ -253,6 +258,7 @@ impl Engine {
             "faultafter" => self.fault_after = number()?,
             "seed" => self.seed = number()?,
             "gate" => self.gate = (!value.is_empty()).then(|| PathBuf::from(&value)),
+            "info" => self.info = value != "false",
             "hash" | "threads" => {}
             _ => return Err(format!("unknown option '{name}'")),
         }
@@ -323,7 +329,9 @@ impl Engine {
             material(&self.pos)
         };
         let uci = chosen.to_uci(CastlingMode::Standard);
-        send(format!("info depth 1 score cp {score} nodes 1 pv {uci}"));
+        if self.info {
+            send(format!("info depth 1 score cp {score} nodes 1 pv {uci}"));
+        }
         send(format!("bestmove {uci}"));
     }
 

@@ -530,8 +530,9 @@ pub(crate) struct VerdictCommandArgs {
     #[arg(long, value_name = "SPEC", default_value = "elo0=-5,elo1=0")]
     pub(crate) sprt: String,
     /// The most measurement rounds (they double from --rounds): with the same signature,
-    /// before the speed's Elo is called undecided; with different signatures, before the games
-    /// start on a speed interval wider than the bounds' gap.
+    /// before the speed's Elo is called undecided; with different signatures and the speed
+    /// from the rounds (--speed-from nps, the default at node odds), before the games start
+    /// on a speed interval wider than the bounds' gap.
     #[arg(long, default_value_t = 48, value_parser = clap::value_parser!(u32).range(2..=10_000))]
     pub(crate) max_rounds: u32,
     /// With different signatures: the most fixed-node games before the SPRT is undecided;
@@ -548,16 +549,17 @@ pub(crate) struct VerdictCommandArgs {
     /// Games played at once (default: the number of cores).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub(crate) concurrency: Option<u32>,
-    /// What measures the speed term: `nps`, the paired rounds' nodes per second (what the clock
-    /// feels, blurred by load); or `instructions`, callgrind's instructions per node of the
-    /// bench, A's over B's (exact and unmoved by load, blind to cache misses and mispredicted
-    /// branches): for a machine too noisy for NPS. A change of exit rates can save
-    /// instructions and not time; the games' own NPS checks it (docs/verdict.md). Or `games`:
-    /// B's NPS over A's in the equal-node games themselves, game by game (the finest and most
-    /// faithful, known only as they are played: the bounds move with it every 200 games, the
-    /// paired NPS standing in until the first reading; not with --node-odds).
-    #[arg(long, value_enum, default_value = "nps")]
-    pub(crate) speed_from: SpeedFromArg,
+    /// What measures the speed term. `games` (the default with equal nodes): B's NPS over A's
+    /// in the equal-node games themselves, game by game (the finest and most faithful, known
+    /// only as they are played: the bounds move with it every 200 games, the paired NPS
+    /// standing in until the first reading and wherever the games show no speed). `nps` (the
+    /// default with --node-odds, which need the speed before the games): the paired rounds'
+    /// nodes per second (what the clock feels, blurred by load). `instructions`: callgrind's
+    /// instructions per node of the bench, A's over B's (exact and unmoved by load, blind to
+    /// cache misses and mispredicted branches; a change of exit rates can save instructions
+    /// and not time, docs/verdict.md). With the same signature the paired rounds decide.
+    #[arg(long, value_enum)]
+    pub(crate) speed_from: Option<SpeedFromArg>,
     /// With different signatures: give B its speed as nodes, not Elo. A plays at the node
     /// budget, B at the budget times the lower end of the speed ratio's 95% interval, and the
     /// games' Elo is the total, judged against the bounds as given: no speed-Elo model is needed

@@ -387,6 +387,65 @@ fn two_searches() -> Option<FakeRepo> {
     )
 }
 
+/// Games whose moves carry no nodes (the engine sends no `info`): by default the paired NPS
+/// goes on standing in for the games' speed, with a note; `--speed-from games` given stops.
+#[test]
+fn games_that_show_no_speed_leave_the_paired_speed_standing() {
+    let silent = |engine_c: &str| {
+        let with = engine_c.replace(
+            r#""Seed=" SEED, (char *)NULL"#,
+            r#""Seed=" SEED, "--option", "Info=false", (char *)NULL"#,
+        );
+        assert_ne!(with, engine_c, "the C engine's exec line moved");
+        with
+    };
+    if !have("cc") || !have("make") {
+        eprintln!("skipped: cc and make are needed to build the C engine");
+        return;
+    }
+    let repo = FakeRepo::new();
+    repo.write("src/engine.c", &silent(ENGINE_C));
+    repo.write("src/Makefile", MAKEFILE);
+    write_c_engine_lab_toml(&repo);
+    repo.commit("a C engine that reports no search");
+    repo.write(
+        "src/engine.c",
+        &silent(&format!(
+            "#define NODES_PER_DEPTH 1100\n#define SEED \"7\"\n{ENGINE_C}"
+        )),
+    );
+    repo.commit("another search");
+    common::speed_elo::store_stand_in_model(repo.path());
+
+    let run = repo.lab(&verdict_args(
+        "24",
+        &["--nodes", "2000", "--format", "json"],
+    ));
+    assert!(matches!(run.code, 0 | 1 | 3), "{run}");
+    let report = run.json();
+    assert_eq!(report["games"], 24, "{run}");
+    assert_eq!(report["speed_from"], "nps", "{run}");
+    assert!(report["speed_games"].is_null(), "{run}");
+    assert!(
+        report["notes"].as_array().unwrap().iter().any(|note| note
+            .as_str()
+            .unwrap()
+            .starts_with("after 24 games too few moves")),
+        "{run}"
+    );
+
+    let given = repo.lab(&verdict_args(
+        "24",
+        &["--nodes", "2000", "--speed-from", "games"],
+    ));
+    assert_eq!(given.code, 2, "{given}");
+    assert!(
+        given.stderr.contains("--speed-from games: 24 games")
+            && given.stderr.contains("--resume --speed-from nps"),
+        "{given}"
+    );
+}
+
 /// The jsonl files under the lab's match directory of `repo`, with their line counts.
 fn match_results(repo: &FakeRepo) -> Vec<(std::path::PathBuf, usize)> {
     let dir = repo.path().join("target").join("lab").join("match");
@@ -840,12 +899,10 @@ fn the_speed_can_be_read_from_the_games_themselves() {
         "{run}"
     );
 
-    // Resumed with no new game: the recorded games' speed, at once; the text says its source.
+    // Resumed with no new game and no --speed-from (equal nodes: the games are the default
+    // source): the recorded games' speed, at once; the text says its source.
     let export = repo.path().join("again.json");
-    let mut resumed_args = verdict_args(
-        "2",
-        &["--speed-from", "games", "--nodes", "2000", "--resume"],
-    );
+    let mut resumed_args = verdict_args("2", &["--nodes", "2000", "--resume"]);
     resumed_args.extend(["--export-json", export.to_str().unwrap()]);
     let resumed = repo.lab(&resumed_args);
     assert!(matches!(resumed.code, 0 | 1 | 3), "{resumed}");

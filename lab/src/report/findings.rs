@@ -200,6 +200,12 @@ impl fmt::Display for VerdictNote {
                 "{games} games are too few to show their own speed (--speed-from games reads it \
                  from {MIN_GAMES_FOR_NPS_RATIO}): the speed is the paired NPS rounds'"
             ),
+            VerdictNote::GamesShowNoSpeed { games } => write!(
+                f,
+                "after {games} games too few moves carried both sides' nodes and time to read \
+                 the speed from the games: the speed is the paired NPS rounds' (--speed-from \
+                 nps says so at the start)"
+            ),
         }
     }
 }
@@ -258,6 +264,11 @@ mod tests {
         assert!(
             equal.contains("signatures are equal") && equal.contains("paired NPS"),
             "{equal}"
+        );
+        let silent = VerdictNote::GamesShowNoSpeed { games: 40 }.to_string();
+        assert!(
+            silent.starts_with("after 40 games") && silent.contains("paired NPS"),
+            "{silent}"
         );
         let few = VerdictNote::NoSpeedFromGames { games: 6 }.to_string();
         assert!(

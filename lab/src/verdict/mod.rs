@@ -235,6 +235,9 @@ pub(crate) enum VerdictNote {
     /// game is played, `games` 0), or too few of the `games` were played to show one. The
     /// paired NPS is the speed.
     NoSpeedFromGames { games: u64 },
+    /// The speed from the games by default, but `games` games went by without both sides
+    /// reporting their nodes and time: the paired NPS is the speed.
+    GamesShowNoSpeed { games: u64 },
 }
 
 /// The decision of a verdict, as the exit code says it.

@@ -97,7 +97,7 @@ pub(crate) fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
     };
 
     if !speed.comparison.signature.changed {
-        if options.speed_from == SpeedSource::Games {
+        if options.speed_from == SpeedSource::Games && options.speed_from_given {
             notes.push(VerdictNote::NoSpeedFromGames { games: 0 });
         }
         let (speed, llr, decision) = speed_alone(&run, speed)?;
@@ -134,6 +134,9 @@ struct Options {
     limit: Limit,
     max_games: GameBudget,
     speed_from: SpeedSource,
+    /// `--speed-from` was given: a source that cannot be read is then said (or refused), not
+    /// passed over.
+    speed_from_given: bool,
     games_at: GamesAt,
 }
 
@@ -156,10 +159,13 @@ impl Options {
             Some(games) => GameBudget::Given(games),
             None => GameBudget::Default(DEFAULT_MAX_GAMES),
         };
+        // The games' own speed is the finest; node odds need one before the games.
         let speed_from = match args.speed_from {
-            SpeedFromArg::Nps => SpeedSource::Nps,
-            SpeedFromArg::Instructions => SpeedSource::Instructions,
-            SpeedFromArg::Games => SpeedSource::Games,
+            Some(SpeedFromArg::Nps) => SpeedSource::Nps,
+            Some(SpeedFromArg::Instructions) => SpeedSource::Instructions,
+            Some(SpeedFromArg::Games) => SpeedSource::Games,
+            None if args.node_odds => SpeedSource::Nps,
+            None => SpeedSource::Games,
         };
         if speed_from == SpeedSource::Games && args.node_odds {
             bail!(
@@ -184,6 +190,7 @@ impl Options {
             limit,
             max_games,
             speed_from,
+            speed_from_given: args.speed_from.is_some(),
             games_at,
         })
     }

@@ -225,8 +225,16 @@ fn games_reading_their_speed(
         let recorded = report.summary.games;
         // A resumed file may keep its own budget (no `--max-games`).
         let total = report.games_budget;
+        // Interrupted, the report stands as judged: with the speed it was judged at.
+        if report.exit_code == crate::process::INTERRUPTED_EXIT {
+            return Ok(report);
+        }
         let Some(in_games) = &report.summary.nps_ratio_in_games else {
-            if recorded >= MIN_GAMES_FOR_NPS_RATIO {
+            if recorded < MIN_GAMES_FOR_NPS_RATIO {
+                notes.push(VerdictNote::NoSpeedFromGames { games: recorded });
+                return Ok(report);
+            }
+            if options.speed_from_given {
                 bail!(
                     "--speed-from games: {recorded} games, and too few of them had both sides \
                      report their nodes and time to show a speed; the games are kept in {}: \
@@ -237,13 +245,17 @@ fn games_reading_their_speed(
                         .unwrap_or("the match directory")
                 );
             }
-            notes.push(VerdictNote::NoSpeedFromGames { games: recorded });
-            return Ok(report);
+            // The default source: the paired NPS goes on standing in, for the rest of them.
+            notes.push(VerdictNote::GamesShowNoSpeed { games: recorded });
+            let rest = games_options(
+                args,
+                budgets,
+                games_sprt(options, speed),
+                options.max_games,
+                report.results_file.as_deref().map(Path::new),
+            )?;
+            return games::run(lab, rest);
         };
-        // Interrupted, the report stands as judged: with the speed it was judged at.
-        if report.exit_code == crate::process::INTERRUPTED_EXIT {
-            return Ok(report);
-        }
         let before = speed.elo;
         speed.read_from_games(meter, in_games)?;
         let decided = report
