@@ -1,7 +1,8 @@
 //! `lab verdict A B`: one decision for speed and strength. A change does two things: it changes
 //! the search tree (its node signature), and it changes how fast nodes are searched. The speed
-//! is measured by paired rounds (or, with `--speed-from instructions`, by callgrind's exact
-//! instructions per node) and turned into Elo by the engine's exchange rate ([`speed_elo`]);
+//! is measured by paired rounds, by callgrind's exact instructions per node
+//! (`--speed-from instructions`), or with equal nodes by default by the games' own NPS, and
+//! turned into Elo by the engine's exchange rate ([`speed_elo`]);
 //! the search is measured by fixed-node games, which replay exactly and do not feel the
 //! machine's load. No formatting.
 //!
