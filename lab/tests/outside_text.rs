@@ -240,7 +240,7 @@ fn options_are_checked_against_what_the_engine_declared() {
     assert_eq!(unknown.code, 2, "{unknown}");
     assert!(
         unknown.stderr.contains(
-            "has no UCI option `Contempt` (it declares: Behaviour, FaultAfter, Seed, Gate, Hash, Threads)"
+            "has no UCI option `Contempt` (it declares: Behaviour, FaultAfter, Seed, Gate, Info, Hash, Threads)"
         ),
         "{unknown}"
     );
@@ -272,9 +272,9 @@ fn options_are_checked_against_what_the_engine_declared() {
     let listed = play(&repo, &fake, &odd, &["--option-b", "string=y"]);
     assert_eq!(listed.code, 2, "{listed}");
     assert!(
-        listed
-            .stderr
-            .contains("(it declares: Behaviour, FaultAfter, Seed, Gate, Hash, Threads, type)"),
+        listed.stderr.contains(
+            "(it declares: Behaviour, FaultAfter, Seed, Gate, Info, Hash, Threads, type)"
+        ),
         "{listed}"
     );
 }
