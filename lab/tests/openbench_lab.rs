@@ -900,12 +900,17 @@ fn the_speed_can_be_read_from_the_games_themselves() {
     );
 
     // Resumed with no new game and no --speed-from (equal nodes: the games are the default
-    // source): the recorded games' speed, at once; the text says its source.
+    // source): the recorded games' speed, read before any step; the text says its source.
     let export = repo.path().join("again.json");
     let mut resumed_args = verdict_args("2", &["--nodes", "2000", "--resume"]);
     resumed_args.extend(["--export-json", export.to_str().unwrap()]);
     let resumed = repo.lab(&resumed_args);
     assert!(matches!(resumed.code, 0 | 1 | 3), "{resumed}");
+    assert!(
+        resumed.stderr.contains("B's NPS over A's in 24 resumed games")
+            && !resumed.stderr.contains("until the games' own speed is read"),
+        "{resumed}"
+    );
     assert!(
         resumed.stdout.contains("speed (B vs A, NPS in the games)")
             && resumed.stdout.contains("over 24 games, game by game"),

@@ -113,7 +113,7 @@ pub(crate) struct NpsRatioInGames {
 }
 
 impl NpsRatioInGames {
-    fn of(games: &[GameRecord]) -> Option<NpsRatioInGames> {
+    pub(crate) fn of(games: &[GameRecord]) -> Option<NpsRatioInGames> {
         let nps = |totals: &SearchTotals| {
             (totals.nodes > 0 && totals.nodes_time_us > 0)
                 .then(|| totals.nodes as f64 / totals.nodes_time_us as f64)

@@ -11,8 +11,8 @@ use super::{Options, Run};
 use crate::cli::VerdictCommandArgs;
 use crate::games::rules::Limit;
 use crate::games::sprt::{Estimate, Sprt, SprtDecision};
-use crate::games::summary::MIN_GAMES_FOR_NPS_RATIO;
-use crate::games::{self, GameBudget, MatchOptions, MatchReport, Resume};
+use crate::games::summary::{NpsRatioInGames, MIN_GAMES_FOR_NPS_RATIO};
+use crate::games::{self, results, GameBudget, MatchOptions, MatchReport, Resume};
 use crate::verdict::{
     decision_rests_on_contradicted_speed, games_contradict_speed, shifted_sprt, GamesAt,
     SearchGames, SpeedSource, VerdictNote, GAMES_PER_SPEED_UPDATE,
@@ -43,6 +43,11 @@ pub(super) fn play(
     } = *run;
     let (nodes, b_nodes, sprt) = (budgets.a.nodes, budgets.b, options.sprt);
     let budget = budget_words(&budgets.a, budgets.move_ms);
+    // Resumed games read their own speed before the first step, not after it.
+    let recorded = match (&budgets.resumed, options.speed_from) {
+        (Some(path), SpeedSource::Games) => read_recorded_speed(run, speed, path)?,
+        _ => None,
+    };
     match options.games_at {
         GamesAt::EqualNodes => {
             let shifted = games_sprt(options, speed);
@@ -52,13 +57,17 @@ pub(super) fn play(
                 shifted.elo0,
                 shifted.elo1,
                 sprt.elo0 - shifted.elo0,
-                if options.speed_from == SpeedSource::Games {
-                    format!(
+                match (options.speed_from, recorded) {
+                    (SpeedSource::Games, Some(RecordedSpeed { in_games, .. })) => format!(
+                        " (B's NPS over A's in {} resumed games: {})",
+                        crate::digits::thousands(in_games.games),
+                        crate::report::ratio_change_with_ci(&in_games.ratio)
+                    ),
+                    (SpeedSource::Games, None) => format!(
                         " (paired NPS, until the games' own speed is read after \
                          {GAMES_PER_SPEED_UPDATE} games)"
-                    )
-                } else {
-                    String::new()
+                    ),
+                    _ => String::new(),
                 }
             ));
         }
@@ -70,7 +79,7 @@ pub(super) fn play(
         )),
     }
     let report = if options.speed_from == SpeedSource::Games {
-        games_reading_their_speed(run, speed, budgets, notes)?
+        games_reading_their_speed(run, speed, budgets, recorded, notes)?
     } else {
         games::run(
             lab,
@@ -194,14 +203,38 @@ fn games_options(
     Ok(options)
 }
 
+/// The speed of the resumed games in `path`, read into `speed`; `None` when too few of them
+/// show one (the paired NPS goes on standing in).
+fn read_recorded_speed(run: &Run, speed: &mut Speed, path: &Path) -> Result<Option<RecordedSpeed>> {
+    let (_, games, _) = results::read(path)?;
+    let Some(in_games) = NpsRatioInGames::of(&games) else {
+        return Ok(None);
+    };
+    speed.read_from_games(run.meter, &in_games)?;
+    Ok(Some(RecordedSpeed {
+        recorded: games.len() as u64,
+        in_games,
+    }))
+}
+
+/// The speed read from resumed games before the first step.
+#[derive(Clone, Copy)]
+struct RecordedSpeed {
+    /// The games in the results file.
+    recorded: u64,
+    in_games: NpsRatioInGames,
+}
+
 /// `--speed-from games`: the games in steps of [`GAMES_PER_SPEED_UPDATE`], each step judged at
 /// bounds shifted by the speed all games so far showed (the paired NPS before the first
-/// reading). A decision, or the budget's end, is judged again with the speed of every game,
-/// and the games go on when that undoes the decision. `speed` ends as the games' own.
+/// reading; `recorded` resumed games have been read already). A decision, or the budget's
+/// end, is judged again with the speed of every game, and the games go on when that undoes
+/// the decision. `speed` ends as the games' own.
 fn games_reading_their_speed(
     run: &Run,
     speed: &mut Speed,
     budgets: &Budgets,
+    recorded: Option<RecordedSpeed>,
     notes: &mut Vec<VerdictNote>,
 ) -> Result<MatchReport> {
     let Run {
@@ -211,7 +244,7 @@ fn games_reading_their_speed(
         meter,
     } = *run;
     let mut resume = budgets.resumed.clone();
-    let mut pause_at = GAMES_PER_SPEED_UPDATE;
+    let mut pause_at = recorded.map_or(0, |read| read.recorded) + GAMES_PER_SPEED_UPDATE;
     loop {
         let mut step = games_options(
             args,
