@@ -907,8 +907,12 @@ fn the_speed_can_be_read_from_the_games_themselves() {
     let resumed = repo.lab(&resumed_args);
     assert!(matches!(resumed.code, 0 | 1 | 3), "{resumed}");
     assert!(
-        resumed.stderr.contains("B's NPS over A's in 24 resumed games")
-            && !resumed.stderr.contains("until the games' own speed is read"),
+        resumed
+            .stderr
+            .contains("B's NPS over A's in 24 resumed games")
+            && !resumed
+                .stderr
+                .contains("until the games' own speed is read"),
         "{resumed}"
     );
     assert!(

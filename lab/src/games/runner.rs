@@ -320,9 +320,8 @@ fn worker(
 
 /// `games 120/1000  B +30 =60 -30  [2, 15, 30, 11, 2]  Elo +3.5 ± 20.1  LLR 0.41 (-2.94, 2.94)  ETA 4m10s`
 ///
-/// The ETA is the time to the last game, or to the SPRT's decision when the LLR's pace
-/// (`SprtState::games_to_decision`) reaches a bound sooner; then the line says so and how
-/// many games that is.
+/// The ETA is the time to the last game, or to the SPRT's decision when that is expected
+/// sooner (`SprtState::games_to_decision`); then the line says so and how many games that is.
 fn status_line(summary: &Summary, total: u64, remaining: u64, per_game: Duration) -> String {
     let mut line = format!(
         "games {}/{}  B +{} ={} -{}  [{}]",
@@ -368,7 +367,7 @@ fn status_line(summary: &Summary, total: u64, remaining: u64, per_game: Duration
     line.push_str(&format!("  ETA {}", crate::games::format_duration(eta)));
     if let Some(games) = to_decision {
         line.push_str(&format!(
-            " (~{} more games to a decision at this pace)",
+            " (~{} more games expected to a decision)",
             thousands(games)
         ));
     }

@@ -58,6 +58,10 @@ const SCORE_CLAMP: f64 = 1e-3;
 /// H0/H1 scores of the logistic LLR are kept this far inside (0, 1): from about +6,400 Elo
 /// the logistic curve rounds to exactly 1, where the constrained maximum does not exist.
 const LLR_SCORE_LIMIT: f64 = 1e-12;
+/// Siegmund's ρ = -ζ(½)/√(2π) ≈ 0.5826: a Gaussian random walk overshoots a distant bound by
+/// ρ standard deviations of a step on average ("Corrected diffusion approximations in certain
+/// random walk problems", 1979).
+const SIEGMUND_RHO: f64 = 0.5826;
 /// Iteration caps of the root finder and of the normalized-model fixed point. Both converge
 /// in a handful of steps on real data; the caps only bound pathological inputs.
 const MAX_SOLVER_STEPS: usize = 200;
@@ -510,39 +514,37 @@ impl Sprt {
         if p.pairs() == 0 {
             return 0.0;
         }
-        let counts =
-            p.0.map(|n| if n == 0 { EMPTY_CELL_COUNT } else { n as f64 });
-        let total: f64 = counts.iter().sum();
-        let freqs = counts.map(|n| n / total);
-        let exact = match self.model {
+        let (total, freqs) = regularized(p);
+        total * weighted_mean(&freqs, &self.llr_steps(total, &freqs))
+    }
+
+    /// The LLR's step for a pair in each pentanomial cell, `ln(q1ᵢ/q0ᵢ)` (see [`Sprt::llr`]):
+    /// the LLR is the pairs' count times the steps' mean over the observed frequencies. The
+    /// normal approximation's steps where a maximisation cannot be solved.
+    fn llr_steps(&self, total: f64, freqs: &[f64; 5]) -> [f64; 5] {
+        let ratios = match self.model {
             EloModel::Logistic => {
                 let s0 = logistic_llr_score(self.elo0);
                 let s1 = logistic_llr_score(self.elo1);
-                llr_from_ratios(
-                    total,
-                    &freqs,
-                    mean_constrained_ratios(&freqs, s0),
-                    mean_constrained_ratios(&freqs, s1),
-                )
+                mean_constrained_ratios(freqs, s0).zip(mean_constrained_ratios(freqs, s1))
             }
             EloModel::Normalized => {
                 let t0 = SQRT_2 * self.elo0 / NELO_PER_T;
                 let t1 = SQRT_2 * self.elo1 / NELO_PER_T;
-                llr_from_ratios(
-                    total,
-                    &freqs,
-                    t_constrained_ratios(&freqs, t0),
-                    t_constrained_ratios(&freqs, t1),
-                )
+                t_constrained_ratios(freqs, t0).zip(t_constrained_ratios(freqs, t1))
             }
         };
-        exact.unwrap_or_else(|| self.llr_normal_approximation(total, &freqs))
+        ratios
+            .map(|(h0, h1)| std::array::from_fn(|i| (h0[i] / h1[i]).ln()))
+            .filter(|steps: &[f64; 5]| (total * weighted_mean(freqs, steps)).is_finite())
+            .unwrap_or_else(|| self.normal_approximation_steps(freqs))
     }
 
-    /// fishtest `LLR_alt2` (Van den Bergh, "GSPRT approximation"): the LLR of a normal model
-    /// with the observed variance, `N·(s1 - s0)·(2s - s0 - s1)/(2·var)`.
-    fn llr_normal_approximation(&self, total: f64, freqs: &[f64; 5]) -> f64 {
-        let (mean, var) = mean_and_variance(freqs);
+    /// fishtest `LLR_alt2` (Van den Bergh, "GSPRT approximation"), the LLR of a normal model
+    /// with the observed variance, `N·(s1 - s0)·(2s - s0 - s1)/(2·var)`: as steps, a pair
+    /// scoring `aᵢ` adds `(s1 - s0)·(2aᵢ - s0 - s1)/(2·var)`.
+    fn normal_approximation_steps(&self, freqs: &[f64; 5]) -> [f64; 5] {
+        let (_, var) = mean_and_variance(freqs);
         let (s0, s1) = match self.model {
             EloModel::Logistic => (logistic_llr_score(self.elo0), logistic_llr_score(self.elo1)),
             EloModel::Normalized => {
@@ -556,10 +558,37 @@ impl Sprt {
             }
         };
         if var > 0.0 {
-            total * (s1 - s0) * (2.0 * mean - s0 - s1) / (2.0 * var)
+            PAIR_SCORES.map(|a| (s1 - s0) * (2.0 * a - s0 - s1) / (2.0 * var))
         } else {
-            0.0
+            [0.0; 5]
         }
+    }
+
+    /// The pairs a decision is expected to take from here if the pairs to come score like
+    /// those so far: the LLR moves by the steps of [`Sprt::llr_steps`] drawn at the observed
+    /// frequencies, and the expected time for a Brownian motion with their mean and variance
+    /// to leave the bounds from the LLR now (fishtest plans its SPRTs with the same
+    /// approximation). Unlike the drift alone (`(bound - LLR)/mean`), it stays finite where
+    /// the drift is near zero, which is where the noise decides. `None` once decided, without
+    /// pairs, or with no variance.
+    pub(crate) fn expected_pairs_to_decision(&self, p: &Pentanomial) -> Option<f64> {
+        let llr = self.llr(p);
+        if p.pairs() == 0 || self.decide(llr) != SprtDecision::Continue {
+            return None;
+        }
+        let (total, freqs) = regularized(p);
+        let steps = self.llr_steps(total, &freqs);
+        let mean = weighted_mean(&freqs, &steps);
+        let var = weighted_mean(&freqs, &steps.map(|step| (step - mean).powi(2)));
+        // The LLR leaves by a step, past the bound: Siegmund's corrected diffusion
+        // approximation moves each bound out by the mean overshoot, ρ·σ.
+        let overshoot = SIEGMUND_RHO * var.sqrt();
+        expected_exit_time(
+            llr,
+            (self.lower() - overshoot, self.upper() + overshoot),
+            mean,
+            var,
+        )
     }
 
     /// `AcceptH1` when `llr >= upper()`, `AcceptH0` when `llr <= lower()`, else `Continue`
@@ -580,17 +609,43 @@ fn logistic_llr_score(elo: f64) -> f64 {
     score_from_elo(elo).clamp(LLR_SCORE_LIMIT, 1.0 - LLR_SCORE_LIMIT)
 }
 
-/// `N · Σ p̂ᵢ ln(q1ᵢ/q0ᵢ)` from `dᵢ = p̂ᵢ/qᵢ` of each hypothesis.
-fn llr_from_ratios(
-    total: f64,
-    freqs: &[f64; 5],
-    h0: Option<[f64; 5]>,
-    h1: Option<[f64; 5]>,
-) -> Option<f64> {
-    let (h0, h1) = (h0?, h1?);
-    let per_pair: f64 = (0..5).map(|i| freqs[i] * (h0[i] / h1[i]).ln()).sum();
-    let llr = total * per_pair;
-    llr.is_finite().then_some(llr)
+/// The pentanomial's pair count and frequencies, an empty cell counted as
+/// [`EMPTY_CELL_COUNT`] pairs.
+fn regularized(p: &Pentanomial) -> (f64, [f64; 5]) {
+    let counts =
+        p.0.map(|n| if n == 0 { EMPTY_CELL_COUNT } else { n as f64 });
+    let total: f64 = counts.iter().sum();
+    (total, counts.map(|n| n / total))
+}
+
+fn weighted_mean(freqs: &[f64; 5], values: &[f64; 5]) -> f64 {
+    freqs.iter().zip(values).map(|(f, v)| f * v).sum()
+}
+
+/// The expected time for a Brownian motion from `x` with `drift` and `variance` per unit of
+/// time to leave `(low, high)`; `None` outside the interval or without variance. With
+/// `θ = 2·drift/variance`, it leaves at `high` with probability
+/// `P = (1 - e^(-θ(x - low)))/(1 - e^(-θ(high - low)))`, and the time is
+/// `(P·(high - x) + (1 - P)·(low - x))/drift`; at zero drift `(x - low)(high - x)/variance`.
+fn expected_exit_time(x: f64, (low, high): (f64, f64), drift: f64, variance: f64) -> Option<f64> {
+    let inside = low < x && x < high;
+    if !(inside && variance > 0.0 && drift.is_finite()) {
+        return None;
+    }
+    // Mirrored so that the drift is upward: the exponentials then only shrink.
+    let (x, low, high, drift) = if drift < 0.0 {
+        (-x, -high, -low, -drift)
+    } else {
+        (x, low, high, drift)
+    };
+    let theta = 2.0 * drift / variance;
+    let time = if theta * (high - low) < 1e-9 {
+        (x - low) * (high - x) / variance
+    } else {
+        let to_high = (-theta * (x - low)).exp_m1() / (-theta * (high - low)).exp_m1();
+        (to_high * (high - x) + (1.0 - to_high) * (low - x)) / drift
+    };
+    (time.is_finite() && time > 0.0).then_some(time)
 }
 
 fn mean_and_variance(probs: &[f64; 5]) -> (f64, f64) {
@@ -823,7 +878,7 @@ mod tests {
             let test = sprt(0.0, 2.0, model);
             let total = large.pairs() as f64;
             let freqs = large.0.map(|n| n as f64 / total);
-            let approx = test.llr_normal_approximation(total, &freqs);
+            let approx = total * weighted_mean(&freqs, &test.normal_approximation_steps(&freqs));
             assert_close(test.llr(&large), approx, 0.01, &format!("{model}"));
         }
     }
@@ -1312,18 +1367,25 @@ mod tests {
         pairs: u64,
     }
 
-    /// One sequential test: a pair at a time, the LLR checked after each.
-    fn run_once(test: &Sprt, probs: &[f64; 5], seed: u64, outcome: &mut Outcome) {
+    /// One sequential test from the pairs of `start`: a pair at a time, the LLR checked after
+    /// each; `outcome.pairs` counts the pairs played.
+    fn run_once(
+        test: &Sprt,
+        probs: &[f64; 5],
+        start: Pentanomial,
+        seed: u64,
+        outcome: &mut Outcome,
+    ) {
         let mut rng = SplitMix64(seed);
-        let mut p = Pentanomial::default();
+        let mut p = start;
         let decision = loop {
             p.add_pair(rng.pair(probs));
             let decision = test.decide(test.llr(&p));
-            if decision != SprtDecision::Continue || p.pairs() >= MAX_PAIRS {
+            if decision != SprtDecision::Continue || p.pairs() >= start.pairs() + MAX_PAIRS {
                 break decision;
             }
         };
-        outcome.pairs += p.pairs();
+        outcome.pairs += p.pairs() - start.pairs();
         match decision {
             SprtDecision::AcceptH0 => outcome.accepted_h0 += 1,
             SprtDecision::AcceptH1 => outcome.accepted_h1 += 1,
@@ -1334,15 +1396,26 @@ mod tests {
     /// `RUNS` independent tests, spread over the available cores; each run has its own seed,
     /// so the outcome does not depend on the number of threads.
     fn simulate(test: &Sprt, probs: &[f64; 5], seed: u64) -> Outcome {
+        simulate_from(test, probs, Pentanomial::default(), RUNS, seed)
+    }
+
+    /// `runs` tests continuing the pairs of `start` (see [`simulate`]).
+    fn simulate_from(
+        test: &Sprt,
+        probs: &[f64; 5],
+        start: Pentanomial,
+        runs: u64,
+        seed: u64,
+    ) -> Outcome {
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8)) as u64;
         let parts: Vec<Outcome> = std::thread::scope(|scope| {
             let handles: Vec<_> = (0..threads)
                 .map(|thread| {
                     scope.spawn(move || {
                         let mut outcome = Outcome::default();
-                        for run in (thread..RUNS).step_by(threads as usize) {
+                        for run in (thread..runs).step_by(threads as usize) {
                             let run_seed = seed ^ run.wrapping_mul(0xD1B5_4A32_D192_ED03);
-                            run_once(test, probs, run_seed, &mut outcome);
+                            run_once(test, probs, start, run_seed, &mut outcome);
                         }
                         outcome
                     })
@@ -1441,5 +1514,63 @@ mod tests {
         let delta = 0.5 * (low + high);
         assert_close(nelo(delta), NELO1, 0.01, "true nElo of the H1 law");
         check_error_rates(EloModel::Normalized, NELO1, shifted(delta));
+    }
+
+    // ---- The pairs a decision is expected to take ----
+
+    #[test]
+    fn the_exit_time_of_a_brownian_motion_is_wald_s() {
+        // No drift: (x - low)(high - x)/variance, the longest from the middle.
+        let still = expected_exit_time(0.0, (-3.0, 3.0), 0.0, 0.01).unwrap();
+        assert_close(still, 900.0, 1e-9, "no drift");
+        // A drift too small to tell from none gives the same time, not a jump.
+        let crawling = expected_exit_time(0.0, (-3.0, 3.0), 1e-13, 0.01).unwrap();
+        assert_close(crawling, still, 1e-6, "a crawl");
+        let slow = expected_exit_time(0.0, (-3.0, 3.0), 1e-6, 0.01).unwrap();
+        assert_close(slow, still, 1e-3, "a slow drift");
+        // A drift much stronger than the noise: the distance over the drift.
+        let fast = expected_exit_time(1.0, (-3.0, 3.0), 0.05, 0.001).unwrap();
+        assert_close(fast, 2.0 / 0.05, 0.01, "a strong drift");
+        // Mirrored: the same time downward.
+        let down = expected_exit_time(-1.0, (-3.0, 3.0), -0.05, 0.001).unwrap();
+        assert_close(down, fast, 1e-9, "mirrored");
+        // Outside the bounds, or without noise: no time.
+        assert_eq!(expected_exit_time(3.0, (-3.0, 3.0), 0.0, 0.01), None);
+        assert_eq!(expected_exit_time(0.0, (-3.0, 3.0), 0.01, 0.0), None);
+    }
+
+    /// From a state partway through, the GSPRT continued with pairs drawn at that state's own
+    /// frequencies decides after `expected_pairs_to_decision` pairs on average: where the
+    /// Elo sits between the bounds (the drift's own pace would say ~never) and where it leans.
+    #[test]
+    fn a_decision_takes_the_expected_pairs_when_the_pairs_to_come_score_like_those_so_far() {
+        const CONTINUED_RUNS: u64 = 4000;
+        for (cells, elo0, elo1) in [
+            ([20, 80, 200, 80, 20], -5.0, 5.0),
+            ([18, 78, 200, 82, 22], -5.0, 5.0),
+            ([16, 74, 200, 86, 24], 0.0, 10.0),
+        ] {
+            let test = sprt(elo0, elo1, EloModel::Logistic);
+            let start = penta(cells);
+            let expected = test.expected_pairs_to_decision(&start).unwrap();
+            let probs = cells.map(|n| n as f64 / start.pairs() as f64);
+            let outcome = simulate_from(&test, &probs, start, CONTINUED_RUNS, 0x5EED_0100);
+            assert_eq!(outcome.capped, 0);
+            let mean = outcome.pairs as f64 / CONTINUED_RUNS as f64;
+            println!(
+                "{cells:?} [{elo0}, {elo1}]: expected {expected:.0} pairs, simulated {mean:.0}"
+            );
+            assert_close(mean, expected, 0.05 * expected, &format!("{cells:?}"));
+        }
+        // Decided, or nothing played: no expectation.
+        let test = sprt(-5.0, 0.0, EloModel::Logistic);
+        assert_eq!(
+            test.expected_pairs_to_decision(&penta([400, 1600, 2400, 3200, 1600])),
+            None
+        );
+        assert_eq!(
+            test.expected_pairs_to_decision(&Pentanomial::default()),
+            None
+        );
     }
 }

@@ -19,9 +19,9 @@ pub(crate) struct SprtState {
     pub(crate) lower: f64,
     pub(crate) upper: f64,
     pub(crate) result: SprtDecision,
-    /// The games left to a decision if the games to come score like those so far
-    /// (`pairs_to_decision`, two games a pair); `None` once decided, below 10 complete pairs
-    /// (too few for a pace), or when no bound is being approached.
+    /// The games a decision is expected to take from here if the games to come score like
+    /// those so far (`Sprt::expected_pairs_to_decision`, two games a pair); `None` once
+    /// decided or below 10 complete pairs (too few for a pace).
     #[serde(default)]
     pub(crate) games_to_decision: Option<u64>,
 }
@@ -39,26 +39,11 @@ impl SprtState {
             games_to_decision: None,
         };
         if !sprt::too_few_pairs(pentanomial) {
-            state.games_to_decision = state
-                .pairs_to_decision(pentanomial.pairs())
+            state.games_to_decision = test
+                .expected_pairs_to_decision(pentanomial)
                 .map(|pairs| (2.0 * pairs).ceil() as u64);
         }
         state
-    }
-
-    /// Pairs still to play before the LLR reaches the bound it is heading for, if the pairs to
-    /// come score like those so far. The GSPRT LLR is the pair count times a term of the
-    /// observed frequencies alone (`Sprt::llr`), so at fixed frequencies it grows linearly and
-    /// `llr / pairs` is its pace. `None` once decided, before the first pair, or at a pace of
-    /// zero (no bound is being approached).
-    pub(crate) fn pairs_to_decision(&self, pairs: u64) -> Option<f64> {
-        if self.result != SprtDecision::Continue || pairs == 0 {
-            return None;
-        }
-        let pace = self.llr / pairs as f64;
-        let bound = if pace > 0.0 { self.upper } else { self.lower };
-        let left = (bound - self.llr) / pace;
-        (left.is_finite() && left > 0.0).then_some(left)
     }
 }
 
@@ -310,36 +295,26 @@ mod tests {
     }
 
     #[test]
-    fn the_pace_to_a_decision_is_where_the_same_scores_reach_the_bound() {
+    fn the_state_counts_two_games_for_each_pair_a_decision_is_expected_to_take() {
         let test = Sprt::new(-5.0, 0.0, 0.05, 0.05, sprt::EloModel::Logistic).unwrap();
-        // Leaning H1 (B ahead) and leaning H0 (B behind), no empty cell.
-        for (cells, heading) in [
-            ([10, 40, 60, 50, 20], SprtDecision::AcceptH1),
-            ([20, 50, 60, 40, 10], SprtDecision::AcceptH0),
+        for cells in [
+            [10, 40, 60, 50, 20],
+            [20, 50, 60, 40, 10],
+            [15, 45, 60, 45, 15],
         ] {
             let now = SprtState::of(&test, &Pentanomial(cells));
             assert_eq!(now.result, SprtDecision::Continue);
-            let pairs = Pentanomial(cells).pairs();
-            let left = now.pairs_to_decision(pairs).unwrap();
-            assert_eq!(now.games_to_decision, Some((2.0 * left).ceil() as u64));
-            // The same scores, repeated until at least `left` more pairs are played, decide in
-            // the direction the pace pointed; one repetition fewer does not.
-            let k = ((pairs as f64 + left) / pairs as f64).ceil() as u64;
-            assert!(k > 1);
-            assert_eq!(test.decide(test.llr(&times(cells, k))), heading);
-            assert_eq!(
-                test.decide(test.llr(&times(cells, k - 1))),
-                SprtDecision::Continue
-            );
+            let pairs = test
+                .expected_pairs_to_decision(&Pentanomial(cells))
+                .unwrap();
+            assert_eq!(now.games_to_decision, Some((2.0 * pairs).ceil() as u64));
         }
-        // Decided, or nothing played: no pace.
+        // Decided, or too few pairs for a pace: none.
         let decided = SprtState::of(&test, &times([10, 40, 60, 50, 20], 40));
         assert_eq!(decided.result, SprtDecision::AcceptH1);
-        assert_eq!(decided.pairs_to_decision(180 * 40), None);
-        assert_eq!(
-            SprtState::of(&test, &Pentanomial::default()).pairs_to_decision(0),
-            None
-        );
+        assert_eq!(decided.games_to_decision, None);
+        let early = SprtState::of(&test, &Pentanomial([1, 2, 2, 2, 1]));
+        assert_eq!(early.games_to_decision, None);
     }
 
     /// Means per move; speed only over the moves that reported nodes; an engine's absurd

@@ -73,14 +73,11 @@ pub(crate) fn decision(result: SprtDecision) -> &'static str {
     }
 }
 
-/// `; ~2,350 more games to a decision at this pace` for an undecided SPRT whose LLR is heading
-/// for a bound (`SprtState::games_to_decision`); empty otherwise.
+/// `; ~2,350 more games expected to a decision` for an undecided SPRT
+/// (`SprtState::games_to_decision`); empty otherwise.
 pub(crate) fn pace(games_to_decision: Option<u64>) -> String {
     games_to_decision.map_or_else(String::new, |games| {
-        format!(
-            "; ~{} more games to a decision at this pace",
-            thousands(games)
-        )
+        format!("; ~{} more games expected to a decision", thousands(games))
     })
 }
 
@@ -182,7 +179,10 @@ pub(crate) fn rows(report: &MatchReport) -> Vec<[String; 2]> {
         rows.push([
             format!(
                 "SPRT [{}, {}] ({model}, α={}, β={})",
-                sprt.test.elo0, sprt.test.elo1, sprt.test.alpha, sprt.test.beta
+                crate::digits::elo_bound(sprt.test.elo0),
+                crate::digits::elo_bound(sprt.test.elo1),
+                sprt.test.alpha,
+                sprt.test.beta
             ),
             format!(
                 "LLR {:.2} ({:.2}, {:.2}) → {}{}",

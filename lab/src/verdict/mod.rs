@@ -384,7 +384,7 @@ pub struct VerdictReport {
     pub(crate) llr_lower: f64,
     pub(crate) llr_upper: f64,
     pub(crate) games: u64,
-    /// The games' `games_to_decision`: at the LLR's pace so far, the games left to a decision.
+    /// The games' `games_to_decision`: the games a decision is expected to take from here.
     pub(crate) games_to_decision: Option<u64>,
     /// Measured rounds of the paired speed runs behind `speed_ratio`.
     pub(crate) rounds: u32,

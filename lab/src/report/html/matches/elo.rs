@@ -50,7 +50,13 @@ pub(crate) fn draw(
     let band_label = "95% interval (from the pentanomial counts)";
     let zero_label = "0: equal strength";
     let hypotheses_label = hypotheses
-        .map(|(elo0, elo1)| format!("SPRT hypotheses elo0 = {elo0}, elo1 = {elo1}"))
+        .map(|(elo0, elo1)| {
+            format!(
+                "SPRT hypotheses elo0 = {}, elo1 = {}",
+                crate::digits::elo_bound(elo0),
+                crate::digits::elo_bound(elo1)
+            )
+        })
         .unwrap_or_default();
     let estimate_label = "Elo estimate after each complete pair";
     let plot = svg((1200, 420), footer, |area| {

@@ -206,7 +206,9 @@ pub(crate) fn page(doc: &MatchDoc) -> Result<String> {
                     upper: sprt.upper,
                     hypotheses: format!(
                         "H0: elo0 = {}, H1: elo1 = {} ({})",
-                        sprt.test.elo0, sprt.test.elo1, sprt.test.model
+                        crate::digits::elo_bound(sprt.test.elo0),
+                        crate::digits::elo_bound(sprt.test.elo1),
+                        sprt.test.model
                     ),
                     decision: decision(sprt.result),
                 };
@@ -296,8 +298,8 @@ fn sprt_summary(sprt: Option<&SprtState>) -> String {
         None => "none (no --sprt)".to_string(),
         Some(sprt) => format!(
             "[{}, {}] ({}, α={}, β={}): LLR {:.2} (bounds {:.2}, {:.2}) → {}{}",
-            sprt.test.elo0,
-            sprt.test.elo1,
+            crate::digits::elo_bound(sprt.test.elo0),
+            crate::digits::elo_bound(sprt.test.elo1),
             sprt.test.model,
             sprt.test.alpha,
             sprt.test.beta,

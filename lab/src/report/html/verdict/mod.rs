@@ -505,7 +505,7 @@ mod tests {
         assert!(!html.contains("<b>"));
         assert!(html.contains("undecided within the rounds or games allowed (exit 3)"));
         assert!(
-            !html.contains("more games to a decision"),
+            !html.contains("more games expected to a decision"),
             "no pace in the JSON"
         );
         let mut paced = verdict(serde_json::json!({
@@ -516,9 +516,7 @@ mod tests {
         paced["games_to_decision"] = 2350.into();
         let html = page(&paced).unwrap();
         assert!(
-            html.contains(
-                "1.20 (bounds -2.94, 2.94); ~2,350 more games to a decision at this pace"
-            ),
+            html.contains("1.20 (bounds -2.94, 2.94); ~2,350 more games expected to a decision"),
             "{html}"
         );
         assert!(!html.contains("in the games"), "no searches in the JSON");
