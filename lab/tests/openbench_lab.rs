@@ -885,6 +885,15 @@ fn the_speed_can_be_read_from_the_games_themselves() {
     let shifted = report["search"]["shifted_sprt"]["elo0"].as_f64().unwrap();
     let low = report["speed_elo"]["ci_low"].as_f64().unwrap();
     assert!((shifted - (-5.0 - low)).abs() < 1e-9, "{run}");
+    // The results file's header holds the bounds the games were last judged at, so the file
+    // read alone (`lab match merge`) gives the verdict's LLR.
+    let results = report["search"]["match"]["results_file"].as_str().unwrap();
+    let text = std::fs::read_to_string(repo.path().join(results)).unwrap();
+    let header: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(
+        header["settings"]["sprt"], report["search"]["shifted_sprt"],
+        "{run}"
+    );
     assert!(
         run.stderr.contains("B's NPS over A's in 24 games")
             && run.stderr.contains("judging the games again with it"),

@@ -324,7 +324,8 @@ pub(crate) fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
     );
 
     let match_dir = contestants.paths.root.join("match");
-    let names_may_differ = matches!(resume, Resume::Rebounded(_) | Resume::IfAnyOfTheseBinaries);
+    let bounds_and_names_may_differ =
+        matches!(resume, Resume::Rebounded(_) | Resume::IfAnyOfTheseBinaries);
     let resumed = match (resume, &out) {
         (Resume::No, _) => None,
         (Resume::Rebounded(path), _) => Some(path),
@@ -345,7 +346,7 @@ pub(crate) fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
             let continued = Continued {
                 budget: games,
                 shard,
-                names_may_differ,
+                bounds_and_names_may_differ,
                 scale_nps: scale_nps.is_some(),
             };
             continued.open(&path, &mut settings, &exports, progress)?
@@ -568,15 +569,18 @@ struct Opened {
 struct Continued {
     budget: GameBudget,
     shard: Shard,
-    /// Whether the engines' names may differ from the file's (the same binaries).
-    names_may_differ: bool,
+    /// Whether the SPRT bounds and the engines' names may differ from the file's (the same
+    /// binaries): `lab verdict` judging its games again at bounds shifted by a new speed.
+    bounds_and_names_may_differ: bool,
     /// Whether this run asks for `--scale-nps`.
     scale_nps: bool,
 }
 
 impl Continued {
     /// Opens `path` if it was played with `settings` as this shard, and sets the settings'
-    /// budget to the resumed one (rewriting the header when it changed).
+    /// budget to the resumed one. The header is rewritten when the budget changed, or the
+    /// bounds this run judges at: the file then reads alone (`lab match merge`) as its last
+    /// run judged it.
     fn open(
         &self,
         path: &Path,
@@ -586,8 +590,11 @@ impl Continued {
     ) -> Result<Opened> {
         refuse_aliases(&[NamedPath::new("the resumed results file", path)], exports)?;
         let (mut file, mut header, games) = ResultsFile::resume(path)?;
-        let changed =
-            results::resume_differences(&header.settings, settings, self.names_may_differ);
+        let changed = results::resume_differences(
+            &header.settings,
+            settings,
+            self.bounds_and_names_may_differ,
+        );
         if !changed.is_empty() {
             bail!(
                 "cannot resume {}: it was played with other settings ({}); start a new match with another --out",
@@ -617,7 +624,14 @@ impl Continued {
             thousands(games.len() as u64)
         ));
         settings.games = self.budget.resumed(header.settings.games, &games);
-        if settings.games != header.settings.games {
+        let rebounded = self.bounds_and_names_may_differ
+            && settings.sprt.is_some()
+            && settings.sprt != header.settings.sprt;
+        if rebounded {
+            header.settings.sprt = settings.sprt;
+        }
+        let budget_changed = settings.games != header.settings.games;
+        if budget_changed {
             progress.line(&format!(
                 "the budget is now {} games (it was {}{})",
                 thousands(settings.games),
@@ -629,6 +643,8 @@ impl Continued {
                 }
             ));
             header.settings.games = settings.games;
+        }
+        if rebounded || budget_changed {
             file.replace_header(&header)?;
         }
         Ok(Opened {
