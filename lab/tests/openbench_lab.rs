@@ -470,8 +470,8 @@ fn an_interrupted_verdict_gives_the_verdict_of_its_games_so_far_and_resume_conti
         return;
     }
     // A waits at the gate from its GAMES_BEFORE-th game on, so the interrupt lands after
-    // exactly that many games however fast the machine is.
-    const GAMES_BEFORE: usize = 4;
+    // exactly that many games however fast the machine is: enough to show a speed.
+    const GAMES_BEFORE: usize = 24;
     let repo = FakeRepo::new();
     let gate = repo.path().join("gate");
     std::fs::create_dir(&gate).unwrap();
@@ -527,6 +527,26 @@ fn an_interrupted_verdict_gives_the_verdict_of_its_games_so_far_and_resume_conti
     assert_eq!(report["decision"], "interrupted", "{report:#}");
     assert_eq!(report["games"], GAMES_BEFORE as u64, "{report:#}");
     assert!(report["search"]["nodes_per_move"].as_u64().unwrap() > 0);
+    // Judged once more at the speed of every game played (the first step's bounds were the
+    // paired NPS's): one reading in the speed, the bounds, the LLR and the results file.
+    assert_eq!(report["speed_from"], "games", "{report:#}");
+    assert_eq!(report["speed_games"], GAMES_BEFORE as u64, "{report:#}");
+    let played = &report["search"]["match"];
+    for end in ["value", "ci_low", "ci_high"] {
+        assert_eq!(
+            report["speed_ratio"][end], played["nps_ratio_in_games"][end],
+            "{report:#}"
+        );
+    }
+    assert_eq!(report["llr"], played["sprt"]["llr"], "{report:#}");
+    assert_eq!(
+        played["sprt"]["elo0"],
+        report["search"]["shifted_sprt"]["elo0"]
+    );
+    let results = played["results_file"].as_str().unwrap();
+    let text = std::fs::read_to_string(repo.path().join(results)).unwrap();
+    let header: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(header["settings"]["sprt"], report["search"]["shifted_sprt"]);
 
     std::fs::remove_file(gate.join("limit")).unwrap();
     // Judged again with a budget at the games recorded: none more is played.
@@ -538,7 +558,7 @@ fn an_interrupted_verdict_gives_the_verdict_of_its_games_so_far_and_resume_conti
     assert_eq!(again.json()["games"], GAMES_BEFORE as u64, "{again}");
     assert!(
         again.stderr.contains(
-            "the budget is now 4 games (it was 40, and the recorded pairs need this many)"
+            "the budget is now 24 games (it was 40, and the recorded pairs need this many)"
         ),
         "{again}"
     );

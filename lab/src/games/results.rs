@@ -561,6 +561,18 @@ pub(crate) fn resume_differences(
     names
 }
 
+/// Writes `sprt` into the header of the results file at `path`: the bounds its games were last
+/// judged at, when that was after its last run (`lab verdict` judging interrupted games again
+/// at the speed of all of them).
+pub(crate) fn rewrite_bounds(path: &Path, sprt: Sprt) -> Result<()> {
+    let (mut file, mut header, _) = ResultsFile::resume(path)?;
+    if header.settings.sprt != Some(sprt) {
+        header.settings.sprt = Some(sprt);
+        file.replace_header(&header)?;
+    }
+    Ok(())
+}
+
 /// Game pairs among `games` with both games played.
 pub(crate) fn complete_pairs(games: &[GameRecord]) -> BTreeMap<u64, [Option<&GameRecord>; 2]> {
     let mut pairs: BTreeMap<u64, [Option<&GameRecord>; 2]> = BTreeMap::new();

@@ -368,8 +368,8 @@ pub struct VerdictReport {
     /// B's speed as a ratio of A's with its 95% interval: nodes per second, paired; or A's
     /// instructions per node over B's, exact.
     pub(crate) speed_ratio: Estimate,
-    /// With `speed_from: games`, the games `speed_ratio` was read from (an interrupted run's
-    /// last step may have played more, at the bounds of this reading); `None` otherwise.
+    /// With `speed_from: games`, the games `speed_ratio` was read from (all of them, an
+    /// interrupted run's too); `None` otherwise.
     pub(crate) speed_games: Option<u64>,
     /// The speed at the model's Elo per doubling; `None` without a model.
     pub(crate) speed_elo: Option<Estimate>,

@@ -11,7 +11,7 @@ use super::{Options, Run};
 use crate::cli::VerdictCommandArgs;
 use crate::games::rules::Limit;
 use crate::games::sprt::{Estimate, Sprt, SprtDecision};
-use crate::games::summary::{NpsRatioInGames, MIN_GAMES_FOR_NPS_RATIO};
+use crate::games::summary::{NpsRatioInGames, SprtState, MIN_GAMES_FOR_NPS_RATIO};
 use crate::games::{self, results, GameBudget, MatchOptions, MatchReport, Resume};
 use crate::verdict::{
     decision_rests_on_contradicted_speed, games_contradict_speed, shifted_sprt, GamesAt,
@@ -258,8 +258,19 @@ fn games_reading_their_speed(
         let recorded = report.summary.games;
         // A resumed file may keep its own budget (no `--max-games`).
         let total = report.games_budget;
-        // Interrupted, the report stands as judged: with the speed it was judged at.
+        // Interrupted: judged once more, without a game, at the speed of every game played, so
+        // that the speed, the bounds and the LLR reported are one reading (as a resume would
+        // judge them before its first game).
         if report.exit_code == crate::process::INTERRUPTED_EXIT {
+            let mut report = report;
+            if let Some(in_games) = report.summary.nps_ratio_in_games {
+                speed.read_from_games(meter, &in_games)?;
+                let shifted = games_sprt(options, speed);
+                report.summary.sprt = Some(SprtState::of(&shifted, &report.summary.pentanomial));
+                if let Some(path) = &report.results_file {
+                    results::rewrite_bounds(Path::new(path), shifted)?;
+                }
+            }
             return Ok(report);
         }
         let Some(in_games) = &report.summary.nps_ratio_in_games else {
