@@ -944,6 +944,15 @@ fn the_speed_can_be_read_from_the_games_themselves() {
                 .contains("until the games' own speed is read"),
         "{resumed}"
     );
+    // The paired rounds stand as figures, without the threshold word a verdict does not
+    // decide by.
+    assert!(
+        resumed
+            .stdout
+            .contains("Paired rounds (for reference, not charged): B/A time per node")
+            && !resumed.stdout.contains("(threshold 1%)"),
+        "{resumed}"
+    );
     assert!(
         resumed.stdout.contains("speed (B vs A, NPS in the games)")
             && resumed.stdout.contains("over 24 games, game by game"),

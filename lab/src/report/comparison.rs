@@ -14,7 +14,7 @@ use super::{
 };
 use crate::analysis::compare::{Comparison, Figure, FigureBasis, FigureKind, SideSummary};
 use crate::analysis::functions::FunctionsWhy;
-use crate::analysis::stats::Verdict;
+use crate::analysis::stats::{Estimate, Verdict};
 use crate::schema::Kind;
 
 /// The comparison: its title, what the reader must know first, the figures, the eval exits,
@@ -292,6 +292,17 @@ pub(crate) fn speed_line(comparison: &Comparison) -> String {
             ratio.estimate, ratio.rounds
         );
     }
+    format!(
+        "Speed: {} → {} (threshold {}%)",
+        paired_figures(comparison, &ratio),
+        verdict_word(speed.verdict),
+        comparison.settings.thresholds.threshold_pct
+    )
+}
+
+/// `B/A time per node 1.0232 (95% CI 1.0013 – 1.0456, t over 6 rounds; 222 per-position
+/// pairs), paired NPS change -2.27%`
+fn paired_figures(comparison: &Comparison, ratio: &Estimate) -> String {
     let confidence = (ratio.confidence * 100.0).round();
     let interval = if ratio.ci_low.is_finite() && ratio.ci_high.is_finite() {
         format!(
@@ -302,14 +313,31 @@ pub(crate) fn speed_line(comparison: &Comparison) -> String {
         format!("no CI from {} round", ratio.rounds)
     };
     format!(
-        "Speed: B/A time per node {:.4} ({interval}; {} {} pairs), paired NPS change {} → {} \
-         (threshold {}%)",
+        "B/A time per node {:.4} ({interval}; {} {} pairs), paired NPS change {}",
         ratio.estimate,
         ratio.pairs,
-        speed.pairing.name(),
-        speed.nps_change_pct.map_or_else(String::new, signed_pct),
-        verdict_word(speed.verdict),
-        comparison.settings.thresholds.threshold_pct
+        comparison.speed.pairing.name(),
+        comparison
+            .speed
+            .nps_change_pct
+            .map_or_else(String::new, signed_pct),
+    )
+}
+
+/// The paired rounds as a verdict shows them: figures without the threshold's word, which a
+/// verdict does not decide by (it charges a speed in Elo), saying whether they were charged.
+pub(crate) fn paired_rounds_line(comparison: &Comparison, charged: bool) -> String {
+    let Some(ratio) = &comparison.speed.cost_ratio else {
+        return "Paired rounds: no paired timings".to_string();
+    };
+    let role = if charged {
+        "the speed charged"
+    } else {
+        "for reference, not charged"
+    };
+    format!(
+        "Paired rounds ({role}): {}",
+        paired_figures(comparison, ratio)
     )
 }
 
@@ -584,6 +612,18 @@ mod tests {
         assert!(nps[3].ends_with(&format!("n={rounds})")), "{nps:?}");
         assert_eq!(nps[4], "+45.45%", "{nps:?}");
         assert!((paired_nps - 34.84).abs() < 0.01, "{paired_nps}");
+        // A verdict shows the same paired figures, without the threshold's word.
+        let compared = speed_line(&comparison);
+        let figures = compared.strip_prefix("Speed: ").unwrap();
+        let figures = &figures[..figures.find(" → ").unwrap()];
+        assert!(figures.ends_with(&signed_pct(paired_nps)), "{compared}");
+        for (charged, role) in [
+            (true, "the speed charged"),
+            (false, "for reference, not charged"),
+        ] {
+            let line = paired_rounds_line(&comparison, charged);
+            assert_eq!(line, format!("Paired rounds ({role}): {figures}"));
+        }
         let cost = comparison.speed.cost_ratio.unwrap();
         let time = row("time per node");
         assert!(

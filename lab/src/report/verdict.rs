@@ -2,7 +2,7 @@
 //! the decision, and the fitted Elo per doubling with its points. Terminal and markdown lay out
 //! the same rows.
 
-use super::comparison::speed_line;
+use super::comparison::paired_rounds_line;
 use super::style::Style;
 use super::table::Table;
 use super::thousands;
@@ -209,7 +209,8 @@ pub(crate) fn render_verdict(report: &VerdictReport, style: Style) -> String {
     if style == Style::Terminal {
         out.push('\n');
     }
-    out.push_str(&format!("{}\n", speed_line(c)));
+    let charged = report.speed_from == SpeedSource::Nps;
+    out.push_str(&format!("{}\n", paired_rounds_line(c, charged)));
     for note in &report.notes {
         out.push_str(&format!("Note: {note}\n"));
     }
