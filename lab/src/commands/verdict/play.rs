@@ -267,8 +267,13 @@ fn games_reading_their_speed(
                 speed.read_from_games(meter, &in_games)?;
                 let shifted = games_sprt(options, speed);
                 report.summary.sprt = Some(SprtState::of(&shifted, &report.summary.pentanomial));
+                // The report matters more than the header: a failure is said, not fatal.
                 if let Some(path) = &report.results_file {
-                    results::rewrite_bounds(Path::new(path), shifted)?;
+                    if let Err(error) = results::rewrite_bounds(Path::new(path), shifted) {
+                        lab.progress().line(&format!(
+                            "warning: the bounds were not written into {path}: {error:#}"
+                        ));
+                    }
                 }
             }
             return Ok(report);
