@@ -1,6 +1,6 @@
 //! The conventions of the match runners and OpenBench, end to end: full engine specs per side
 //! (command, name, arguments, working directory, options), `--maxmoves`, cutechess-cli's result
-//! lines read as OpenBench's client read them, clocks scaled by the bench's NPS
+//! lines read as OpenBench's client read them, fastchess's results block, clocks scaled by the bench's NPS
 //! (`--scale-nps`), and `lab bench --check-commit`.
 
 mod common;
@@ -139,6 +139,81 @@ fn cutechess_lines_are_read_as_openbench_read_them_and_maxmoves_draws() {
     let bench = repo.lab(&["bench", "--format", "cutechess"]);
     assert_eq!(bench.code, 2, "{bench}");
     assert!(bench.stderr.contains("--format cutechess"), "{bench}");
+}
+
+/// fastchess's results block, here of a merge: the counts are the JSON's, the lines in
+/// fastchess's order and shape.
+#[test]
+fn fastchess_s_block_says_what_the_json_says() {
+    let repo = FakeRepo::new();
+    let fake = fake_uci();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("m.jsonl");
+    let played = quick_match(
+        &repo,
+        &[&fake, &fake],
+        &[
+            "--games",
+            "4",
+            "--sprt",
+            "elo0=0,elo1=5",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert!(matches!(played.code, 0 | 1 | 3), "{played}");
+    let json = dir.path().join("merged.json");
+    let merged = repo.lab(&[
+        "match",
+        "merge",
+        out.to_str().unwrap(),
+        "--format",
+        "fastchess",
+        "--export-json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(matches!(merged.code, 0 | 1 | 3), "{merged}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let (wdl, p) = (&report["wdl"], &report["pentanomial"]);
+    let lines: Vec<&str> = merged.stdout.lines().collect();
+    let rule = "-".repeat(50);
+    assert_eq!(lines[0], rule, "{merged}");
+    assert!(
+        lines[1].starts_with("Results of ") && lines[1].contains(" (100 nodes, "),
+        "{merged}"
+    );
+    assert!(lines[2].starts_with("Elo: "), "{merged}");
+    assert!(lines[3].starts_with("LOS: "), "{merged}");
+    assert_eq!(
+        lines[4],
+        format!(
+            "Games: 4, Wins: {}, Losses: {}, Draws: {}, Points: {:.1} ({:.2} %)",
+            wdl["wins"],
+            wdl["losses"],
+            wdl["draws"],
+            wdl["wins"].as_f64().unwrap() + wdl["draws"].as_f64().unwrap() / 2.0,
+            (wdl["wins"].as_f64().unwrap() + wdl["draws"].as_f64().unwrap() / 2.0) * 25.0
+        ),
+        "{merged}"
+    );
+    assert!(
+        lines[5].starts_with(&format!(
+            "Ptnml(0-2): [{}, {}, {}, {}, {}], WL/DD Ratio: ",
+            p[0], p[1], p[2], p[3], p[4]
+        )),
+        "{merged}"
+    );
+    assert!(
+        lines[6].starts_with("LLR: ") && lines[6].ends_with(" (-2.94, 2.94) [0.00, 5.00]"),
+        "{merged}"
+    );
+    assert_eq!(lines[7], rule, "{merged}");
+    assert_eq!(lines.last(), Some(&"Finished match"), "{merged}");
+
+    let bench = repo.lab(&["bench", "--format", "fastchess"]);
+    assert_eq!(bench.code, 2, "{bench}");
+    assert!(bench.stderr.contains("--format fastchess"), "{bench}");
 }
 
 /// `pattern` with `{number}` groups already written out, matched whole: a tiny matcher for

@@ -121,6 +121,22 @@ fn an_engine_name_with_escapes_is_shown_literally_in_every_report() {
     assert!(elo.contains("too few pairs (1)"), "{elo}");
     assert!(!run.stdout.contains("± 0.0"), "{run}");
     assert!(!run.stderr.contains("-0.0"), "{run}");
+
+    // fastchess's block names the engine on its `Results of` line, visibly too.
+    let fastchess = play(
+        &repo,
+        &fake_uci(),
+        &evil,
+        &["--games", "2", "--format", "fastchess"],
+    );
+    assert_eq!(fastchess.code, 0, "{fastchess}");
+    assert_no_raw_controls("the fastchess block", &fastchess.stdout);
+    assert!(
+        fastchess
+            .stdout
+            .contains(&format!("Results of {SHOWN_NAME}")),
+        "{fastchess}"
+    );
 }
 
 #[test]

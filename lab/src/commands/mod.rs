@@ -49,6 +49,9 @@ pub fn run(cli: Cli) -> Result<Printed> {
     if format == Format::Cutechess && !matches!(cli.command, Command::Match(_)) {
         anyhow::bail!("--format cutechess: cutechess-cli's result lines are printed for `lab match` and `lab match merge` only");
     }
+    if format == Format::Fastchess && !matches!(cli.command, Command::Match(_)) {
+        anyhow::bail!("--format fastchess: fastchess's results block is printed for `lab match` and `lab match merge` only");
+    }
     let exports = exports.cloned().unwrap_or_default();
     if exports.export_html.is_some() && !draws_html(&cli.command) {
         anyhow::bail!(

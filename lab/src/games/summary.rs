@@ -56,6 +56,9 @@ pub(crate) struct Summary {
     pub(crate) wdl: Wdl,
     /// [LL, LD, DD+WL, WD, WW] from B's point of view.
     pub(crate) pentanomial: Pentanomial,
+    /// The pairs of the DD+WL cell that B won one game of and lost the other (WL); the rest
+    /// of the cell drew both (fastchess's `WL/DD Ratio`).
+    pub(crate) won_and_lost_pairs: u64,
     pub(crate) score: Option<f64>,
     pub(crate) elo: Option<Estimate>,
     pub(crate) nelo: Option<Estimate>,
@@ -236,18 +239,23 @@ pub(crate) fn summarize(games: &[GameRecord], sprt: Option<&Sprt>) -> Summary {
         plies += game.plies as u64;
     }
     let mut pentanomial = Pentanomial::default();
+    let mut won_and_lost_pairs = 0;
     for pair in complete_pairs(games).values() {
-        let points: u8 = pair
+        let games_points = pair
             .iter()
             .flatten()
-            .map(|game| game.result.points_x2(Side::B, game.id.white()))
-            .sum();
+            .map(|game| game.result.points_x2(Side::B, game.id.white()));
+        let points: u8 = games_points.clone().sum();
+        if points == 2 && games_points.clone().any(|won| won == 2) {
+            won_and_lost_pairs += 1;
+        }
         pentanomial.add_pair(points);
     }
     let sprt = sprt.map(|test| SprtState::of(test, &pentanomial));
     Summary {
         games: games.len() as u64,
         pairs: pentanomial.pairs(),
+        won_and_lost_pairs,
         wdl,
         pentanomial,
         score: sprt::score(&pentanomial),
@@ -268,6 +276,34 @@ pub(crate) fn summarize(games: &[GameRecord], sprt: Option<&Sprt>) -> Summary {
         search_in_games: search.map(|totals| SearchInGames::of(&totals)),
         nps_ratio_in_games: NpsRatioInGames::of(games),
     }
+}
+
+/// A match's summary for the report formats' tests: 100 games (B +30 =50 -20), 50 pairs
+/// [2, 8, 20, 12, 8], Elo +34.86 (-6.04 to +75.76), LOS 95.12%, and the SPRT [0, 5] accepting
+/// H1 at LLR 2.9512.
+#[cfg(test)]
+pub(crate) fn decided_sample() -> Summary {
+    let test = Sprt::parse("elo0=0,elo1=5", sprt::EloModel::Logistic).unwrap();
+    let mut summary = summarize(&[], Some(&test));
+    summary.wdl = Wdl {
+        wins: 30,
+        losses: 20,
+        draws: 50,
+    };
+    summary.games = 100;
+    summary.pentanomial = Pentanomial([2, 8, 20, 12, 8]);
+    summary.pairs = 50;
+    summary.too_few_pairs = false;
+    summary.elo = Some(Estimate {
+        value: 34.86,
+        ci_low: -6.04,
+        ci_high: 75.76,
+    });
+    summary.los = Some(0.9512);
+    let state = summary.sprt.as_mut().expect("an SPRT was given");
+    state.llr = 2.9512;
+    state.result = SprtDecision::AcceptH1;
+    summary
 }
 
 #[cfg(test)]
@@ -445,6 +481,37 @@ mod tests {
             search: Default::default(),
             pgn: String::new(),
         }
+    }
+
+    /// A pair scoring one point is a win and a loss, or two draws: told apart.
+    #[test]
+    fn the_pairs_that_won_one_and_lost_one_are_counted_apart_from_two_draws() {
+        use super::super::game::{GameId, GameResult};
+        let game = |pair, game, result| GameRecord {
+            id: GameId { pair, game },
+            result,
+            ..blank_game()
+        };
+        // Game 0 of a pair has A white, game 1 B white.
+        let games = [
+            // B loses with black, wins with white: won and lost.
+            game(0, 0, GameResult::WhiteWins),
+            game(0, 1, GameResult::WhiteWins),
+            // Two draws.
+            game(1, 0, GameResult::Draw),
+            game(1, 1, GameResult::Draw),
+            // B wins with black, loses with white: won and lost.
+            game(2, 0, GameResult::BlackWins),
+            game(2, 1, GameResult::BlackWins),
+            // B wins both: not in the cell.
+            game(3, 0, GameResult::BlackWins),
+            game(3, 1, GameResult::WhiteWins),
+            // An unfinished pair counts for nothing.
+            game(4, 0, GameResult::WhiteWins),
+        ];
+        let summary = summarize(&games, None);
+        assert_eq!(summary.pentanomial, Pentanomial([0, 0, 3, 0, 1]));
+        assert_eq!(summary.won_and_lost_pairs, 2);
     }
 
     #[test]

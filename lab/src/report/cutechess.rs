@@ -123,29 +123,13 @@ fn significant3(value: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::games::sprt::{EloModel, Estimate, Pentanomial, Sprt};
-    use crate::games::summary::summarize;
+    use crate::games::sprt::Estimate;
+    use crate::games::summary::{decided_sample, summarize};
 
     #[test]
     fn the_lines_are_cutechess_clis() {
-        let sprt = Sprt::parse("elo0=0,elo1=5", EloModel::Logistic).unwrap();
-        let mut summary = summarize(&[], Some(&sprt));
-        summary.wdl.wins = 30;
-        summary.wdl.losses = 20;
-        summary.wdl.draws = 50;
-        summary.games = 100;
-        summary.pentanomial = Pentanomial([2, 8, 20, 12, 8]);
-        summary.pairs = 50;
-        summary.elo = Some(Estimate {
-            value: 34.86,
-            ci_low: -6.04,
-            ci_high: 75.76,
-        });
-        summary.los = Some(0.9512);
-        let state = summary.sprt.as_mut().unwrap();
-        state.llr = 2.9512;
-        state.result = SprtDecision::AcceptH1;
-        let upper = state.upper;
+        let summary = decided_sample();
+        let upper = summary.sprt.as_ref().unwrap().upper;
         assert_eq!(
             lines(["base", "dev"], &summary),
             format!(

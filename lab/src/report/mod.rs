@@ -9,6 +9,7 @@ pub mod calibration;
 pub(crate) mod comparison;
 pub(crate) mod cutechess;
 pub(crate) mod eval_exits;
+pub(crate) mod fastchess;
 pub(crate) mod findings;
 pub(crate) mod frontier;
 pub(crate) mod functions;
@@ -161,6 +162,9 @@ pub enum Format {
     Markdown,
     /// cutechess-cli's result lines (`lab match` only): `Score of`, `Elo difference`, `SPRT`.
     Cutechess,
+    /// fastchess's results block (`lab match` only): `Results of`, `Elo`, `LOS`, `Games`,
+    /// `Ptnml(0-2)`, `LLR`.
+    Fastchess,
 }
 
 /// The report's text in `style`, before outside text is made visible (the format's `render`
@@ -192,6 +196,10 @@ pub fn render(report: &Report, format: Format) -> String {
         Format::Cutechess => match report {
             Report::Match(report) => cutechess::render(report),
             // Refused before the command runs (`commands::run`); laid out for a person here.
+            other => terminal::render(other),
+        },
+        Format::Fastchess => match report {
+            Report::Match(report) => fastchess::render(report),
             other => terminal::render(other),
         },
     }
