@@ -1573,4 +1573,22 @@ mod tests {
             None
         );
     }
+
+    proptest::proptest! {
+        /// Whatever the counts and the bounds (a results file is read from outside), the games
+        /// a decision is expected to take are a finite positive number or none, never NaN.
+        #[test]
+        fn the_expected_pairs_are_finite_and_positive_or_none(
+            cells in proptest::array::uniform5(0u64..2_000_000),
+            elo0 in -200.0f64..200.0,
+            width in 0.1f64..100.0,
+            normalized in proptest::bool::ANY,
+        ) {
+            let model = if normalized { EloModel::Normalized } else { EloModel::Logistic };
+            let test = sprt(elo0, elo0 + width, model);
+            if let Some(pairs) = test.expected_pairs_to_decision(&penta(cells)) {
+                proptest::prop_assert!(pairs.is_finite() && pairs > 0.0, "{pairs}");
+            }
+        }
+    }
 }
