@@ -44,7 +44,7 @@ pub(super) fn play(
     let (nodes, b_nodes, sprt) = (budgets.a.nodes, budgets.b, options.sprt);
     let budget = budget_words(&budgets.a, budgets.move_ms);
     // Resumed games read their own speed before the first step, not after it.
-    let recorded = match (&budgets.resumed, options.speed_from) {
+    let resumed_speed = match (&budgets.resumed, options.speed_from) {
         (Some(path), SpeedSource::Games) => read_recorded_speed(run, speed, path)?,
         _ => None,
     };
@@ -57,7 +57,7 @@ pub(super) fn play(
                 shifted.elo0,
                 shifted.elo1,
                 sprt.elo0 - shifted.elo0,
-                match (options.speed_from, recorded) {
+                match (options.speed_from, resumed_speed) {
                     (SpeedSource::Games, Some(RecordedSpeed { in_games, .. })) => format!(
                         " (B's NPS over A's in {} resumed games: {})",
                         crate::digits::thousands(in_games.games),
@@ -79,7 +79,7 @@ pub(super) fn play(
         )),
     }
     let report = if options.speed_from == SpeedSource::Games {
-        games_reading_their_speed(run, speed, budgets, recorded, notes)?
+        games_reading_their_speed(run, speed, budgets, resumed_speed, notes)?
     } else {
         games::run(
             lab,
@@ -227,14 +227,14 @@ struct RecordedSpeed {
 
 /// `--speed-from games`: the games in steps of [`GAMES_PER_SPEED_UPDATE`], each step judged at
 /// bounds shifted by the speed all games so far showed (the paired NPS before the first
-/// reading; `recorded` resumed games have been read already). A decision, or the budget's
+/// reading; `resumed_speed`, the resumed games', was read already). A decision, or the budget's
 /// end, is judged again with the speed of every game, and the games go on when that undoes
 /// the decision. `speed` ends as the games' own.
 fn games_reading_their_speed(
     run: &Run,
     speed: &mut Speed,
     budgets: &Budgets,
-    recorded: Option<RecordedSpeed>,
+    resumed_speed: Option<RecordedSpeed>,
     notes: &mut Vec<VerdictNote>,
 ) -> Result<MatchReport> {
     let Run {
@@ -244,7 +244,7 @@ fn games_reading_their_speed(
         meter,
     } = *run;
     let mut resume = budgets.resumed.clone();
-    let mut pause_at = recorded.map_or(0, |read| read.recorded) + GAMES_PER_SPEED_UPDATE;
+    let mut pause_at = resumed_speed.map_or(0, |read| read.recorded) + GAMES_PER_SPEED_UPDATE;
     loop {
         let mut step = games_options(
             args,
