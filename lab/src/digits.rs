@@ -1,5 +1,5 @@
-//! How the lab writes a count for a reader: digits grouped in thousands (`20,000`), and an
-//! SPRT's Elo bounds to two decimals at most. A leaf, so the reports and the progress lines
+//! How the lab writes a count for a reader: digits grouped in thousands (`20,000`), an SPRT's
+//! Elo bounds to two decimals at most, and a decimal without its trailing zeros. A leaf, so the reports and the progress lines
 //! (which may not import the reports) write them alike.
 
 /// `20000` as `20,000`.
@@ -18,11 +18,22 @@ pub(crate) fn thousands(value: u64) -> String {
 /// An SPRT bound as given (`-1.75`, `0`, `5`) or, shifted by a measured speed, to two decimals
 /// (`9.01`, not `9.013835718499607`): trailing zeros dropped, never `-0`.
 pub(crate) fn elo_bound(value: f64) -> String {
-    let fixed = format!("{value:.2}");
-    let trimmed = fixed.trim_end_matches('0').trim_end_matches('.');
-    match trimmed {
-        "-0" | "" => "0".to_string(),
-        _ => trimmed.to_string(),
+    match trim_fraction_zeros(format!("{value:.2}")).as_str() {
+        "-0" => "0".to_string(),
+        trimmed => trimmed.to_string(),
+    }
+}
+
+/// `1.500` as `1.5` and `2.00` as `2`; digits without a decimal point (`100`, `1e+05`) as they
+/// are, so a whole number keeps its zeros.
+pub(crate) fn trim_fraction_zeros(digits: String) -> String {
+    if digits.contains('.') {
+        digits
+            .trim_end_matches('0')
+            .trim_end_matches('.')
+            .to_string()
+    } else {
+        digits
     }
 }
 
@@ -41,6 +52,14 @@ mod tests {
         assert_eq!(elo_bound(10.0), "10");
         assert_eq!(elo_bound(9.013835718499607), "9.01");
         assert_eq!(elo_bound(-14.996), "-15");
+    }
+
+    #[test]
+    fn only_a_fraction_loses_its_trailing_zeros() {
+        assert_eq!(trim_fraction_zeros("1.500".into()), "1.5");
+        assert_eq!(trim_fraction_zeros("2.00".into()), "2");
+        assert_eq!(trim_fraction_zeros("100".into()), "100");
+        assert_eq!(trim_fraction_zeros("-0.0".into()), "-0");
     }
 
     #[test]

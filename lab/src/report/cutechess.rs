@@ -9,6 +9,7 @@
 //! so no scraper reads a number the games cannot support.
 
 use super::sanitize::visible;
+use crate::digits::trim_fraction_zeros;
 use crate::games::sprt::SprtDecision;
 use crate::games::summary::Summary;
 use crate::games::MatchReport;
@@ -102,22 +103,16 @@ fn significant3(value: f64) -> String {
     let scientific = format!("{value:.2e}");
     let (mantissa, exponent) = scientific.split_once('e').unwrap_or((&scientific, "0"));
     let exponent: i32 = exponent.parse().unwrap_or(0);
-    let trim = |digits: String| -> String {
-        if digits.contains('.') {
-            digits
-                .trim_end_matches('0')
-                .trim_end_matches('.')
-                .to_string()
-        } else {
-            digits
-        }
-    };
     if !(-4..3).contains(&exponent) {
         let sign = if exponent < 0 { '-' } else { '+' };
-        return format!("{}e{sign}{:02}", trim(mantissa.to_string()), exponent.abs());
+        return format!(
+            "{}e{sign}{:02}",
+            trim_fraction_zeros(mantissa.to_string()),
+            exponent.abs()
+        );
     }
     let decimals = (2 - exponent).max(0) as usize;
-    trim(format!("{value:.decimals$}"))
+    trim_fraction_zeros(format!("{value:.decimals$}"))
 }
 
 #[cfg(test)]

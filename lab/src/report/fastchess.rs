@@ -11,6 +11,7 @@
 //! was accepted.
 
 use super::sanitize::visible;
+use crate::digits::trim_fraction_zeros;
 use crate::games::book::BookIdentity;
 use crate::games::results::EngineIdentity;
 use crate::games::rules::Limit;
@@ -198,15 +199,7 @@ fn significant2(value: f64) -> String {
     }
     let magnitude = value.abs().log10().floor() as i32;
     let decimals = (1 - magnitude).max(0) as usize;
-    let fixed = format!("{value:.decimals$}");
-    if fixed.contains('.') {
-        fixed
-            .trim_end_matches('0')
-            .trim_end_matches('.')
-            .to_string()
-    } else {
-        fixed
-    }
+    trim_fraction_zeros(format!("{value:.decimals$}"))
 }
 
 #[cfg(test)]
