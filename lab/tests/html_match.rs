@@ -131,6 +131,12 @@ fn a_match_with_an_sprt_draws_its_llr_elo_and_pentanomial() {
     // How each side searched in the games: the JSON's means, the terminal's rows and the
     // page's facts say the same.
     assert_eq!(report["nps_ratio_in_games"]["games"], 40, "{report:#}");
+    // 40 games make too few runs of consecutive games for the second interval.
+    assert_eq!(report["nps_ratio_in_games"]["runs"], 0, "{report:#}");
+    assert_eq!(
+        report["nps_ratio_in_games"]["interval_from"], "games",
+        "{report:#}"
+    );
     // The terminal row that starts with `name`, found on the page with the same cells.
     let row = |name: &str| -> String {
         let line = run.stdout.lines().find(|line| line.contains(name));

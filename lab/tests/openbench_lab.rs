@@ -531,6 +531,7 @@ fn an_interrupted_verdict_gives_the_verdict_of_its_games_so_far_and_resume_conti
     // paired NPS's): one reading in the speed, the bounds, the LLR and the results file.
     assert_eq!(report["speed_from"], "games", "{report:#}");
     assert_eq!(report["speed_games"], GAMES_BEFORE as u64, "{report:#}");
+    assert_eq!(report["speed_runs"], serde_json::Value::Null, "{report:#}");
     let played = &report["search"]["match"];
     for end in ["value", "ci_low", "ci_high"] {
         assert_eq!(

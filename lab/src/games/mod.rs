@@ -760,14 +760,18 @@ fn build_report(
         Some(SprtDecision::Continue) => (
             format!(
                 "no SPRT decision after {} of {} games",
-                games.len(),
-                settings.games
+                thousands(games.len() as u64),
+                thousands(settings.games)
             ),
             3,
         ),
         None if games.len() as u64 >= settings.games => ("match finished".to_string(), 0),
         None => (
-            format!("{} of {} games played", games.len(), settings.games),
+            format!(
+                "{} of {} games played",
+                thousands(games.len() as u64),
+                thousands(settings.games)
+            ),
             0,
         ),
     };

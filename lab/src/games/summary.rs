@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use super::game::{GameRecord, SearchTotals, Termination};
 use super::results::complete_pairs;
 use super::sprt::{self, Estimate, Pentanomial, Sprt, SprtDecision, Wdl};
+use crate::analysis::stats;
 use crate::side::Side;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -88,16 +89,51 @@ pub(crate) struct Summary {
 /// Games with both sides' speed below this give no ratio: too few for an interval.
 pub(crate) const MIN_GAMES_FOR_NPS_RATIO: u64 = 20;
 
+/// Runs of consecutive games the ratio's second interval is taken over (batch means): 20, as
+/// simulation output is commonly batched, so the t quantile (19 degrees of freedom, 2.09) costs
+/// little width while each run still spans a stretch of the match's time.
+pub(crate) const NPS_RATIO_RUNS: usize = 20;
+
+/// Fewest games in a run; fewer games than [`NPS_RATIO_RUNS`] runs of them make fewer runs.
+const MIN_GAMES_PER_NPS_RUN: usize = 10;
+
+/// Fewer runs than this give no second interval: its t quantile would swamp it.
+const MIN_NPS_RUNS: usize = 10;
+
 /// B's NPS over A's in the games: the geometric mean over the games of B's NPS over A's in
 /// each. The two engines search in turn in one game, so what loads the machine meanwhile loads
-/// both alike and cancels in the game's ratio; the interval is the normal one of the mean log
-/// ratio over the games.
+/// both alike and cancels in the game's ratio. What does not cancel is a drift in how the
+/// machine treats the two binaries over hours (a long verdict on this VM saw B's cost fall from
+/// about 0.9% to 0.2% between two boots, in stretches of idle games alike): neighbouring games
+/// then share their error, which the game-by-game interval takes for independent. So the
+/// interval is the wider of the game-by-game one (normal, over the mean log ratio) and the one
+/// from the spread of the mean log ratios of [`NPS_RATIO_RUNS`] runs of consecutive games
+/// (Student's t): without a drift the two agree, with one the runs' interval holds it.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub(crate) struct NpsRatioInGames {
     #[serde(flatten)]
     pub(crate) ratio: Estimate,
     /// The games in which both sides reported nodes.
     pub(crate) games: u64,
+    /// The runs of consecutive games (in the order recorded; by pair for a merge) of the
+    /// second interval; 0 below [`MIN_NPS_RUNS`] runs of [`MIN_GAMES_PER_NPS_RUN`] games.
+    #[serde(default)]
+    pub(crate) runs: u64,
+    /// Which interval `ratio` holds, the wider.
+    #[serde(default)]
+    pub(crate) interval_from: NpsIntervalFrom,
+}
+
+/// The interval that bounds the games' NPS ratio.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum NpsIntervalFrom {
+    /// The games' ratios taken as independent.
+    #[default]
+    Games,
+    /// The spread of runs of consecutive games: wider, so the speed moved over the match more
+    /// than the games' own spread allows, or by chance a little.
+    Runs,
 }
 
 impl NpsRatioInGames {
@@ -111,13 +147,28 @@ impl NpsRatioInGames {
             .filter_map(|game| Some((nps(&game.search[1])? / nps(&game.search[0])?).ln()))
             .filter(|log| log.is_finite())
             .collect();
-        let n = logs.len() as f64;
         if (logs.len() as u64) < MIN_GAMES_FOR_NPS_RATIO {
             return None;
         }
-        let mean = logs.iter().sum::<f64>() / n;
-        let variance = logs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
-        let half_width = sprt::Z_95 * (variance / n).sqrt();
+        let (mean, variance) = mean_and_variance(&logs);
+        let by_games = sprt::Z_95 * (variance / logs.len() as f64).sqrt();
+        let runs = (logs.len() / MIN_GAMES_PER_NPS_RUN).min(NPS_RATIO_RUNS);
+        let by_runs = (runs >= MIN_NPS_RUNS).then(|| {
+            // Runs of near-equal length, so their means weigh alike.
+            let run_means: Vec<f64> = (0..runs)
+                .map(|run| {
+                    let games = &logs[run * logs.len() / runs..(run + 1) * logs.len() / runs];
+                    games.iter().sum::<f64>() / games.len() as f64
+                })
+                .collect();
+            let (_, run_variance) = mean_and_variance(&run_means);
+            stats::student_t_quantile(0.975, (runs - 1) as f64)
+                * (run_variance / runs as f64).sqrt()
+        });
+        let (half_width, interval_from) = match by_runs {
+            Some(by_runs) if by_runs > by_games => (by_runs, NpsIntervalFrom::Runs),
+            _ => (by_games, NpsIntervalFrom::Games),
+        };
         Some(NpsRatioInGames {
             ratio: Estimate {
                 value: mean.exp(),
@@ -125,8 +176,23 @@ impl NpsRatioInGames {
                 ci_high: (mean + half_width).exp(),
             },
             games: logs.len() as u64,
+            runs: by_runs.map_or(0, |_| runs as u64),
+            interval_from,
         })
     }
+
+    /// The runs whose spread gave the interval, when theirs was the wider.
+    pub(crate) fn runs_if_wider(&self) -> Option<u64> {
+        (self.interval_from == NpsIntervalFrom::Runs).then_some(self.runs)
+    }
+}
+
+/// The mean and the sample variance of at least two values.
+fn mean_and_variance(values: &[f64]) -> (f64, f64) {
+    let n = values.len() as f64;
+    let mean = values.iter().sum::<f64>() / n;
+    let variance = values.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
+    (mean, variance)
 }
 
 /// One side's searches over a match's games, as means per move: what its speed and depth were
@@ -418,6 +484,54 @@ mod tests {
         games.pop();
         games.push(blank_game());
         assert_eq!(NpsRatioInGames::of(&games), None);
+        assert_eq!(ratio.interval_from, NpsIntervalFrom::Games);
+        assert_eq!(
+            ratio.runs, 0,
+            "2 runs of 10 games are too few for their interval"
+        );
+    }
+
+    /// A match whose speed moved halfway (the machine's, not the games' spread) is bounded by
+    /// its runs of consecutive games; the same games shuffled, without the drift, game by game.
+    #[test]
+    fn a_drift_over_the_games_widens_the_nps_ratio_s_interval() {
+        use std::time::Duration;
+        let game = |b_nps: u64| {
+            let mut record = blank_game();
+            record.search[0].add_move(Duration::from_secs(1), Some(10), Some(1_000_000));
+            record.search[1].add_move(Duration::from_secs(1), Some(10), Some(b_nps));
+            record
+        };
+        // B 1% slower for 200 games, then 0.2%, each game +-0.5% around it.
+        let drifted: Vec<GameRecord> = (0..400)
+            .map(|i| {
+                let cost = if i < 200 { 10_000 } else { 2_000 };
+                let noise = if i % 2 == 0 { 5_000 } else { 0 };
+                game(1_000_000 - cost + noise - 2_500)
+            })
+            .collect();
+        let ratio = NpsRatioInGames::of(&drifted).unwrap();
+        assert_eq!(ratio.runs, NPS_RATIO_RUNS as u64);
+        assert_eq!(ratio.interval_from, NpsIntervalFrom::Runs);
+        assert_eq!(ratio.runs_if_wider(), Some(20));
+        // Interleaved, each run holds both costs alike and its mean the overall one.
+        let interleaved: Vec<GameRecord> = (0..400)
+            .map(|i| drifted[(i % 2) * 200 + i / 2].clone())
+            .collect();
+        let alike = NpsRatioInGames::of(&interleaved).unwrap();
+        assert_eq!(alike.interval_from, NpsIntervalFrom::Games);
+        assert_eq!(alike.runs_if_wider(), None);
+        assert!((alike.ratio.value - ratio.ratio.value).abs() < 1e-12);
+        let width = |r: &NpsRatioInGames| r.ratio.ci_high.ln() - r.ratio.ci_low.ln();
+        assert!(
+            width(&ratio) > 2.0 * width(&alike),
+            "{ratio:?} against {alike:?}"
+        );
+        // The mean cost, about 0.6%, inside it.
+        assert!(
+            ratio.ratio.ci_low < 0.994 && ratio.ratio.ci_high > 0.994,
+            "{ratio:?}"
+        );
     }
 
     proptest::proptest! {

@@ -270,7 +270,14 @@ pub(crate) fn search_rows(
                 "B's NPS over A's in the games (geometric mean of {} games)",
                 thousands(ratio.games)
             ),
-            super::ratio_change_with_ci(&ratio.ratio),
+            match ratio.runs_if_wider() {
+                Some(runs) => format!(
+                    "{}, {}",
+                    super::ratio_change_with_ci(&ratio.ratio),
+                    super::nps_interval_words(Some(runs))
+                ),
+                None => super::ratio_change_with_ci(&ratio.ratio),
+            },
         ]);
     }
     rows

@@ -279,6 +279,17 @@ pub(crate) fn ratio_change_with_ci(ratio: &crate::games::sprt::Estimate) -> Stri
     )
 }
 
+/// How the games' NPS ratio was bounded: game by game, or, when theirs was wider, by the
+/// spread of runs of consecutive games (`NpsRatioInGames`).
+pub(crate) fn nps_interval_words(runs_if_wider: Option<u64>) -> String {
+    match runs_if_wider {
+        Some(runs) => {
+            format!("bounded by {runs} runs of consecutive games (wider than game by game)")
+        }
+        None => "game by game".to_string(),
+    }
+}
+
 fn signed_pp(value: f64) -> String {
     format!("{value:+.2} pp")
 }

@@ -95,11 +95,12 @@ fn speed_row(report: &VerdictReport) -> [String; 2] {
         SpeedSource::Games => [
             "speed (B vs A, NPS in the games)".to_string(),
             format!(
-                "{} over {} games, game by game",
+                "{} over {} games, {}",
                 super::ratio_change_with_ci(&report.speed_ratio),
                 report
                     .speed_games
-                    .map_or_else(|| "the".to_string(), thousands)
+                    .map_or_else(|| "the".to_string(), thousands),
+                super::nps_interval_words(report.speed_runs)
             ),
         ],
     }

@@ -371,6 +371,10 @@ pub struct VerdictReport {
     /// With `speed_from: games`, the games `speed_ratio` was read from (all of them, an
     /// interrupted run's too); `None` otherwise.
     pub(crate) speed_games: Option<u64>,
+    /// With `speed_from: games`, when the interval came from the spread of runs of
+    /// consecutive games (wider than game by game), the runs; `None` otherwise.
+    #[serde(default)]
+    pub(crate) speed_runs: Option<u64>,
     /// The speed at the model's Elo per doubling; `None` without a model.
     pub(crate) speed_elo: Option<Estimate>,
     /// The equal-node games' Elo; 0 ± 0 when the signatures are equal (the same search);

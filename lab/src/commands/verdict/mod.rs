@@ -23,6 +23,7 @@ use crate::cli::{
 };
 use crate::games::rules::Limit;
 use crate::games::sprt::{EloModel, Estimate, Sprt, SprtDecision};
+use crate::games::summary::NpsRatioInGames;
 use crate::games::GameBudget;
 use crate::history::store::machine_id;
 use crate::lab::Lab;
@@ -84,7 +85,7 @@ pub(crate) fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
         model: model_use.clone(),
         speed_from: speed.from,
         speed_ratio: speed.ratio,
-        speed_games: speed.games,
+        speed_in_games: speed.in_games,
         speed_elo: speed.elo,
         search_elo: None,
         llr: (0.0, options.sprt.lower(), options.sprt.upper()),
@@ -257,7 +258,7 @@ struct Findings {
     model: Option<ModelUse>,
     speed_from: SpeedSource,
     speed_ratio: Estimate,
-    speed_games: Option<u64>,
+    speed_in_games: Option<NpsRatioInGames>,
     speed_elo: Option<Estimate>,
     /// The games' Elo (with node odds, the total), or 0 ± 0 when no game was played.
     search_elo: Option<Estimate>,
@@ -365,7 +366,10 @@ fn outcome(verdict: Findings) -> Outcome {
         model: verdict.model,
         speed_from: verdict.speed_from,
         speed_ratio: verdict.speed_ratio,
-        speed_games: verdict.speed_games,
+        speed_games: verdict.speed_in_games.map(|in_games| in_games.games),
+        speed_runs: verdict
+            .speed_in_games
+            .and_then(|in_games| in_games.runs_if_wider()),
         speed_elo: verdict.speed_elo,
         search_elo,
         total_elo,

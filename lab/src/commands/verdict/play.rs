@@ -59,9 +59,10 @@ pub(super) fn play(
                 sprt.elo0 - shifted.elo0,
                 match (options.speed_from, resumed_speed) {
                     (SpeedSource::Games, Some(RecordedSpeed { in_games, .. })) => format!(
-                        " (B's NPS over A's in {} resumed games: {})",
+                        " (B's NPS over A's in {} resumed games: {}, {})",
                         crate::digits::thousands(in_games.games),
-                        crate::report::ratio_change_with_ci(&in_games.ratio)
+                        crate::report::ratio_change_with_ci(&in_games.ratio),
+                        crate::report::nps_interval_words(in_games.runs_if_wider())
                     ),
                     (SpeedSource::Games, None) => format!(
                         " (paired NPS, until the games' own speed is read after \
@@ -318,9 +319,10 @@ fn games_reading_their_speed(
         }
         let shifted = games_sprt(options, speed);
         lab.progress().line(&format!(
-            "B's NPS over A's in {} games: {}; bounds now [{:.2}, {:.2}]{}",
+            "B's NPS over A's in {} games: {}, {}; bounds now [{:.2}, {:.2}]{}",
             crate::digits::thousands(in_games.games),
             crate::report::ratio_change_with_ci(&in_games.ratio),
+            crate::report::nps_interval_words(in_games.runs_if_wider()),
             shifted.elo0,
             shifted.elo1,
             if stopped {

@@ -55,8 +55,8 @@ pub(super) struct Speed {
     /// What measured `ratio`: with `--speed-from games`, the paired NPS until the games are
     /// read.
     pub(super) from: SpeedSource,
-    /// The games the ratio was read from, when it was.
-    pub(super) games: Option<u64>,
+    /// The games' ratio `ratio` was read from, when it was.
+    pub(super) in_games: Option<NpsRatioInGames>,
 }
 
 impl Speed {
@@ -72,7 +72,7 @@ impl Speed {
             elo,
             rounds,
             from,
-            games: None,
+            in_games: None,
         })
     }
 
@@ -90,7 +90,7 @@ impl Speed {
         );
         self.ratio = in_games.ratio;
         self.from = SpeedSource::Games;
-        self.games = Some(in_games.games);
+        self.in_games = Some(*in_games);
         Ok(())
     }
 

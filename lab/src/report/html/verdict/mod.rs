@@ -16,6 +16,7 @@ use crate::games::summary::{NpsRatioInGames, SearchInGames};
 use crate::report::html::matches::llr;
 use crate::report::html::plot::Footer;
 use crate::report::html::{fact, head, section};
+use crate::report::nps_interval_words;
 use crate::verdict::Decision;
 use elo_split::Bar;
 
@@ -143,6 +144,8 @@ struct VerdictDoc {
     speed_from: Option<String>,
     #[serde(default)]
     speed_games: Option<u64>,
+    #[serde(default)]
+    speed_runs: Option<u64>,
     speed_ratio: Estimate,
     speed_elo: Option<Estimate>,
     /// Null with node odds: the games weigh search and speed together.
@@ -283,10 +286,11 @@ fn facts(doc: &VerdictDoc, node_odds: bool) -> Vec<String> {
                     ratio(doc.speed_ratio.value)
                 ),
                 Some("games") => format!(
-                    "B's NPS over A's {} (95% CI {} to {}) in the games themselves, game by game{}",
+                    "B's NPS over A's {} (95% CI {} to {}) in the games themselves, {}{}",
                     ratio(doc.speed_ratio.value),
                     ratio(doc.speed_ratio.ci_low),
                     ratio(doc.speed_ratio.ci_high),
+                    nps_interval_words(doc.speed_runs),
                     doc.speed_games.map_or_else(String::new, |games| format!(
                         ", over {} games",
                         thousands(games)
