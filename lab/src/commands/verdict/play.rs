@@ -52,8 +52,9 @@ pub(super) fn play(
         GamesAt::EqualNodes => {
             let shifted = games_sprt(options, speed);
             lab.progress().line(&format!(
-                "signatures differ: fixed-node SPRT at {nodes} nodes per move ({budget}), bounds \
+                "signatures differ: fixed-node SPRT at {} nodes per move ({budget}), bounds \
                  [{:.2}, {:.2}] after the speed's {:+.2} Elo{}",
+                crate::digits::thousands(nodes),
                 shifted.elo0,
                 shifted.elo1,
                 sprt.elo0 - shifted.elo0,
@@ -73,10 +74,14 @@ pub(super) fn play(
             ));
         }
         GamesAt::NodeOdds => lab.progress().line(&format!(
-            "signatures differ: fixed-node SPRT at node odds, A {nodes} and B {b_nodes} nodes \
-             per move (A: {budget}; B: × its speed ratio's 95% lower end, {:.4}), bounds \
-             [{:.2}, {:.2}] as given: the games' Elo is the total",
-            speed.ratio.ci_low, sprt.elo0, sprt.elo1
+            "signatures differ: fixed-node SPRT at node odds, A {} and B {} nodes per move (A: \
+             {budget}; B: × its speed ratio's 95% lower end, {:.4}), bounds [{:.2}, {:.2}] as \
+             given: the games' Elo is the total",
+            crate::digits::thousands(nodes),
+            crate::digits::thousands(b_nodes),
+            speed.ratio.ci_low,
+            sprt.elo0,
+            sprt.elo1
         )),
     }
     let report = if options.speed_from == SpeedSource::Games {
