@@ -10,7 +10,7 @@ use crate::games::results::Shard;
 use crate::games::rules::{DrawAdjudication, Limit, ResignAdjudication, SideLimits};
 use crate::games::sprt::{EloModel, Sprt};
 use crate::games::{
-    self, GameBudget, MatchOptions, MatchReport, Resume, RunnerConventions, SideSetup,
+    self, GameBudget, MatchOptions, MatchReport, Pace, Resume, RunnerConventions, SideSetup,
 };
 use crate::lab::Lab;
 use crate::outcome::{Exit, Outcome};
@@ -96,6 +96,7 @@ fn options(args: &MatchPlayArgs) -> Result<MatchOptions> {
         },
         report_on_interrupt: true,
         pause_at: None,
+        earlier_steps: Pace::default(),
     })
 }
 

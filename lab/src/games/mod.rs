@@ -38,7 +38,8 @@ use self::results::{
     schedule, EngineIdentity, Header, MatchSettings, NpsScale, ResultsFile, Shard,
 };
 use self::rules::{describe_limits, DrawAdjudication, Limit, ResignAdjudication, SideLimits};
-use self::runner::{Arena, PgnFile, Stop};
+pub(crate) use self::runner::Pace;
+use self::runner::{Arena, PgnFile, StatusScope, Stop};
 use self::sprt::{EloModel, Sprt, SprtDecision};
 use self::summary::{summarize, Summary};
 use self::trajectory::{trajectory, TrajectoryPoint};
@@ -83,6 +84,10 @@ pub struct MatchReport {
     pub(crate) concurrency: Option<usize>,
     pub(crate) elapsed_s: Option<f64>,
     pub(crate) games_per_minute: Option<f64>,
+    /// This run's own games and time, for a caller that plays its budget in steps; not in the
+    /// JSON, which has `elapsed_s` and `games_per_minute`.
+    #[serde(skip)]
+    pub(crate) pace: Pace,
     /// When and where this run's games were played (the HTML page's footer); `None` for a
     /// merge, which has `shards_started` instead.
     pub(crate) measured: Option<Provenance>,
@@ -226,6 +231,9 @@ pub(crate) struct MatchOptions {
     /// once this many games are recorded. The results file keeps the whole budget, so any later
     /// `--resume` plays on to it, and the status line counts to it (its total and its ETA).
     pub(crate) pause_at: Option<u64>,
+    /// The games this run's earlier steps played and the time they took, so that a step's
+    /// status line paces its ETA by the whole run.
+    pub(crate) earlier_steps: Pace,
 }
 
 impl MatchOptions {
@@ -261,6 +269,7 @@ impl MatchOptions {
             conventions: RunnerConventions::default(),
             report_on_interrupt: false,
             pause_at: None,
+            earlier_steps: Pace::default(),
         })
     }
 }
@@ -294,6 +303,7 @@ pub(crate) fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
         conventions,
         report_on_interrupt,
         pause_at,
+        earlier_steps,
     } = options;
     let RunnerConventions {
         sides,
@@ -431,7 +441,10 @@ pub(crate) fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
         &mut recorded,
         (&mut results, &mut pgn),
         stop_on,
-        pause_at.map(|_| settings.games),
+        StatusScope {
+            horizon: pause_at.map(|_| settings.games),
+            earlier_steps,
+        },
         progress,
     )?;
     drop(interrupt_guard);
@@ -490,6 +503,10 @@ impl Played<'_> {
         report.concurrency = Some(self.concurrency);
         report.elapsed_s = Some(elapsed);
         report.games_per_minute = (elapsed > 0.0).then(|| self.games as f64 * 60.0 / elapsed);
+        report.pace = Pace {
+            games: self.games as u64,
+            elapsed: self.elapsed,
+        };
         report.measured = Some(Provenance::here_now());
         if let Some(scale) = self.nps_scale {
             report.tc = format!(
@@ -807,6 +824,7 @@ fn build_report(
         concurrency: None,
         elapsed_s: None,
         games_per_minute: None,
+        pace: Pace::default(),
         measured: None,
         shards_started: Vec::new(),
         trajectory: trajectory(games, settings.sprt.as_ref()),

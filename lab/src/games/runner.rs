@@ -119,19 +119,45 @@ impl PgnFile {
     }
 }
 
+/// Games played and the time they took.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub(crate) struct Pace {
+    pub(crate) games: u64,
+    pub(crate) elapsed: Duration,
+}
+
+impl Pace {
+    /// The time a game took over these games and `played` more in `elapsed`.
+    fn per_game_with(self, played: u64, elapsed: Duration) -> Duration {
+        (self.elapsed + elapsed).div_f64((self.games + played).max(1) as f64)
+    }
+}
+
+/// What the status line counts to and paces by beyond this run's own games.
+pub(crate) struct StatusScope {
+    /// The budget, when the run pauses before it.
+    pub(crate) horizon: Option<u64>,
+    /// Earlier steps of the same run: a step's first games alone read slow (the engines
+    /// starting), and every step would open on an ETA hours off.
+    pub(crate) earlier_steps: Pace,
+}
+
 /// Plays `jobs`, appending each finished game to `games`, the results file and the PGN.
-/// `sprt` stops the match as soon as its LLR crosses a bound. The status line counts to
-/// `horizon` (the budget) when the run pauses before it.
+/// `sprt` stops the match as soon as its LLR crosses a bound.
 pub(crate) fn play(
     arena: Arc<Arena>,
     jobs: Vec<GameId>,
     games: &mut Vec<GameRecord>,
     files: (&mut ResultsFile, &mut PgnFile),
     sprt: Option<&Sprt>,
-    horizon: Option<u64>,
+    scope: StatusScope,
     progress: &Progress,
 ) -> Result<Stop> {
     let (results, pgn) = files;
+    let StatusScope {
+        horizon,
+        earlier_steps,
+    } = scope;
     let total = (games.len() + jobs.len()) as u64;
     let shown = horizon.map_or(total, |horizon| horizon.max(total));
     let queue = Arc::new(Mutex::new(VecDeque::from(jobs)));
@@ -229,7 +255,7 @@ pub(crate) fn play(
             last_redraw = Some(Instant::now());
             let played = (games.len() - already) as u64;
             let remaining = shown.saturating_sub(games.len() as u64);
-            let per_game = started.elapsed().div_f64(played.max(1) as f64);
+            let per_game = earlier_steps.per_game_with(played, started.elapsed());
             let summary = summarize(games, sprt);
             let line = status_line(&summary, shown, remaining, per_game);
             status.update(games.len() as u64, &line, last);
@@ -377,6 +403,25 @@ fn status_line(summary: &Summary, total: u64, remaining: u64, per_game: Duration
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_step_paces_by_the_run_not_by_its_own_first_games() {
+        // 200 games in 10 minutes, then a step's first 2 games in 20 s (engines starting).
+        let earlier = Pace {
+            games: 200,
+            elapsed: Duration::from_secs(600),
+        };
+        let per_game = earlier.per_game_with(2, Duration::from_secs(20));
+        assert_eq!(per_game, Duration::from_secs(620).div_f64(202.0));
+        assert_eq!(
+            Pace::default().per_game_with(2, Duration::from_secs(20)),
+            Duration::from_secs(10)
+        );
+        assert_eq!(
+            Pace::default().per_game_with(0, Duration::from_secs(20)),
+            Duration::from_secs(20)
+        );
+    }
 
     #[test]
     fn the_status_line_groups_counts_as_the_reports_do() {

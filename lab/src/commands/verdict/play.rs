@@ -12,7 +12,7 @@ use crate::cli::VerdictCommandArgs;
 use crate::games::rules::Limit;
 use crate::games::sprt::{Estimate, Sprt, SprtDecision};
 use crate::games::summary::{NpsRatioInGames, SprtState, MIN_GAMES_FOR_NPS_RATIO};
-use crate::games::{self, results, GameBudget, MatchOptions, MatchReport, Resume};
+use crate::games::{self, results, GameBudget, MatchOptions, MatchReport, Pace, Resume};
 use crate::verdict::{
     decision_rests_on_contradicted_speed, games_contradict_speed, shifted_sprt, GamesAt,
     SearchGames, SpeedSource, VerdictNote, GAMES_PER_SPEED_UPDATE,
@@ -251,6 +251,7 @@ fn games_reading_their_speed(
     } = *run;
     let mut resume = budgets.resumed.clone();
     let mut pause_at = resumed_speed.map_or(0, |read| read.recorded) + GAMES_PER_SPEED_UPDATE;
+    let mut earlier_steps = Pace::default();
     loop {
         let mut step = games_options(
             args,
@@ -260,7 +261,12 @@ fn games_reading_their_speed(
             resume.as_deref(),
         )?;
         step.pause_at = Some(pause_at);
+        step.earlier_steps = earlier_steps;
         let report = games::run(lab, step)?;
+        earlier_steps = Pace {
+            games: earlier_steps.games + report.pace.games,
+            elapsed: earlier_steps.elapsed + report.pace.elapsed,
+        };
         let recorded = report.summary.games;
         // A resumed file may keep its own budget (no `--max-games`).
         let total = report.games_budget;
