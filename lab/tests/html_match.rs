@@ -137,6 +137,15 @@ fn a_match_with_an_sprt_draws_its_llr_elo_and_pentanomial() {
         report["nps_ratio_in_games"]["interval_from"], "games",
         "{report:#}"
     );
+    assert_eq!(
+        report["nps_ratio_by_run"],
+        serde_json::json!([]),
+        "{report:#}"
+    );
+    assert!(
+        page.contains("too few for runs of consecutive games to draw"),
+        "{page}"
+    );
     // The terminal row that starts with `name`, found on the page with the same cells.
     let row = |name: &str| -> String {
         let line = run.stdout.lines().find(|line| line.contains(name));
@@ -268,6 +277,49 @@ fn without_an_sprt_a_sentence_stands_in_for_the_llr_plot_and_a_merge_has_its_pag
     assert!(page.contains("shards started "), "{page}");
     assert_eq!(
         redraw(&repo, &merged_json, &out.path().join("merged-redrawn.html")),
+        page.as_bytes()
+    );
+}
+
+/// From 100 games the page draws B's NPS over A's in runs of consecutive games: the JSON's
+/// runs, which end on the games of the ratio over them all.
+#[test]
+fn a_long_enough_match_draws_its_speed_in_runs_of_consecutive_games() {
+    let repo = FakeRepo::new();
+    let out = tempfile::tempdir().unwrap();
+    let (run, json, html) = play_exporting(&repo, out.path(), &["--games", "120"]);
+    assert_eq!(run.code, 0, "{run}");
+    let report = read_json(&json);
+    let games = report["nps_ratio_in_games"]["games"].as_u64().unwrap();
+    assert!(
+        games >= 110,
+        "most games report both sides' speed: {report:#}"
+    );
+    let runs = report["nps_ratio_by_run"].as_array().unwrap();
+    assert_eq!(runs.len() as u64, games / 10, "{report:#}");
+    assert_eq!(
+        report["nps_ratio_in_games"]["runs"],
+        runs.len(),
+        "{report:#}"
+    );
+    assert_eq!(runs.last().unwrap()["through_game"], games, "{report:#}");
+    for run in runs {
+        let (low, value, high) = (
+            run["ci_low"].as_f64().unwrap(),
+            run["value"].as_f64().unwrap(),
+            run["ci_high"].as_f64().unwrap(),
+        );
+        assert!(low <= value && value <= high && low > 0.0, "{run}");
+    }
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert_eq!(self_contained_svgs(&page), 3, "{page}");
+    assert!(
+        page.contains("B&apos;s NPS over A&apos;s in runs of consecutive games"),
+        "{page}"
+    );
+    assert!(!page.contains("too few for runs"), "{page}");
+    assert_eq!(
+        redraw(&repo, &json, &out.path().join("redrawn.html")),
         page.as_bytes()
     );
 }

@@ -84,6 +84,9 @@ pub(crate) struct Summary {
     /// B's NPS over A's, game by game; `None` below [`MIN_GAMES_FOR_NPS_RATIO`] games in which
     /// both sides reported nodes.
     pub(crate) nps_ratio_in_games: Option<NpsRatioInGames>,
+    /// The runs of consecutive games its interval was also taken over, each with its ratio;
+    /// empty below 100 such games.
+    pub(crate) nps_ratio_by_run: Vec<NpsRatioOfRun>,
 }
 
 /// Games with both sides' speed below this give no ratio: too few for an interval.
@@ -138,45 +141,27 @@ pub(crate) enum NpsIntervalFrom {
 
 impl NpsRatioInGames {
     pub(crate) fn of(games: &[GameRecord]) -> Option<NpsRatioInGames> {
-        let nps = |totals: &SearchTotals| {
-            (totals.nodes > 0 && totals.nodes_time_us > 0)
-                .then(|| totals.nodes as f64 / totals.nodes_time_us as f64)
-        };
-        let logs: Vec<f64> = games
-            .iter()
-            .filter_map(|game| Some((nps(&game.search[1])? / nps(&game.search[0])?).ln()))
-            .filter(|log| log.is_finite())
-            .collect();
+        let logs = nps_log_ratios(games);
         if (logs.len() as u64) < MIN_GAMES_FOR_NPS_RATIO {
             return None;
         }
         let (mean, variance) = mean_and_variance(&logs);
         let by_games = sprt::Z_95 * (variance / logs.len() as f64).sqrt();
-        let runs = (logs.len() / MIN_GAMES_PER_NPS_RUN).min(NPS_RATIO_RUNS);
-        let by_runs = (runs >= MIN_NPS_RUNS).then(|| {
-            // Runs of near-equal length, so their means weigh alike.
-            let run_means: Vec<f64> = (0..runs)
-                .map(|run| {
-                    let games = &logs[run * logs.len() / runs..(run + 1) * logs.len() / runs];
-                    games.iter().sum::<f64>() / games.len() as f64
-                })
-                .collect();
+        let runs = consecutive_runs(&logs);
+        let by_runs = (!runs.is_empty()).then(|| {
+            let run_means: Vec<f64> = runs.iter().map(|run| mean_and_variance(run).0).collect();
             let (_, run_variance) = mean_and_variance(&run_means);
-            stats::student_t_quantile(0.975, (runs - 1) as f64)
-                * (run_variance / runs as f64).sqrt()
+            stats::student_t_quantile(0.975, (runs.len() - 1) as f64)
+                * (run_variance / runs.len() as f64).sqrt()
         });
         let (half_width, interval_from) = match by_runs {
             Some(by_runs) if by_runs > by_games => (by_runs, NpsIntervalFrom::Runs),
             _ => (by_games, NpsIntervalFrom::Games),
         };
         Some(NpsRatioInGames {
-            ratio: Estimate {
-                value: mean.exp(),
-                ci_low: (mean - half_width).exp(),
-                ci_high: (mean + half_width).exp(),
-            },
+            ratio: ratio_of_log(mean, half_width),
             games: logs.len() as u64,
-            runs: by_runs.map_or(0, |_| runs as u64),
+            runs: runs.len() as u64,
             interval_from,
         })
     }
@@ -184,6 +169,71 @@ impl NpsRatioInGames {
     /// The runs whose spread gave the interval, when theirs was the wider.
     pub(crate) fn runs_if_wider(&self) -> Option<u64> {
         (self.interval_from == NpsIntervalFrom::Runs).then_some(self.runs)
+    }
+}
+
+/// B's NPS over A's in one of the runs of consecutive games [`NpsRatioInGames`] bounds its
+/// interval by: the match page draws them, so a drift over the match shows.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub(crate) struct NpsRatioOfRun {
+    /// The games with both sides' speed up to the run's last, counted from the first.
+    pub(crate) through_game: u64,
+    /// The run's geometric mean, its 95% interval (Student's t) from its own games' spread.
+    #[serde(flatten)]
+    pub(crate) ratio: Estimate,
+}
+
+/// The runs of [`NpsRatioInGames`], each with its own ratio; none below [`MIN_NPS_RUNS`].
+pub(crate) fn nps_ratio_by_run(games: &[GameRecord]) -> Vec<NpsRatioOfRun> {
+    let logs = nps_log_ratios(games);
+    let mut through_game = 0;
+    consecutive_runs(&logs)
+        .iter()
+        .map(|run| {
+            through_game += run.len() as u64;
+            let (mean, variance) = mean_and_variance(run);
+            let half_width = stats::student_t_quantile(0.975, (run.len() - 1) as f64)
+                * (variance / run.len() as f64).sqrt();
+            NpsRatioOfRun {
+                through_game,
+                ratio: ratio_of_log(mean, half_width),
+            }
+        })
+        .collect()
+}
+
+/// Each game's log of B's NPS over A's, in the order given, over the games in which both
+/// sides reported nodes and time.
+fn nps_log_ratios(games: &[GameRecord]) -> Vec<f64> {
+    let nps = |totals: &SearchTotals| {
+        (totals.nodes > 0 && totals.nodes_time_us > 0)
+            .then(|| totals.nodes as f64 / totals.nodes_time_us as f64)
+    };
+    games
+        .iter()
+        .filter_map(|game| Some((nps(&game.search[1])? / nps(&game.search[0])?).ln()))
+        .filter(|log| log.is_finite())
+        .collect()
+}
+
+/// [`NPS_RATIO_RUNS`] runs of near-equal length (so their means weigh alike), or fewer of
+/// [`MIN_GAMES_PER_NPS_RUN`]; none below [`MIN_NPS_RUNS`] of them.
+fn consecutive_runs(logs: &[f64]) -> Vec<&[f64]> {
+    let runs = (logs.len() / MIN_GAMES_PER_NPS_RUN).min(NPS_RATIO_RUNS);
+    if runs < MIN_NPS_RUNS {
+        return Vec::new();
+    }
+    (0..runs)
+        .map(|run| &logs[run * logs.len() / runs..(run + 1) * logs.len() / runs])
+        .collect()
+}
+
+/// A ratio from the mean of its logs and the half-width of their interval.
+fn ratio_of_log(mean: f64, half_width: f64) -> Estimate {
+    Estimate {
+        value: mean.exp(),
+        ci_low: (mean - half_width).exp(),
+        ci_high: (mean + half_width).exp(),
     }
 }
 
@@ -341,6 +391,7 @@ pub(crate) fn summarize(games: &[GameRecord], sprt: Option<&Sprt>) -> Summary {
         alike: Alike::of(games),
         search_in_games: search.map(|totals| SearchInGames::of(&totals)),
         nps_ratio_in_games: NpsRatioInGames::of(games),
+        nps_ratio_by_run: nps_ratio_by_run(games),
     }
 }
 
@@ -531,6 +582,22 @@ mod tests {
         assert!(
             ratio.ratio.ci_low < 0.994 && ratio.ratio.ci_high > 0.994,
             "{ratio:?}"
+        );
+        // Each run's own ratio shows the step: 1% for the first ten, 0.2% for the last ten.
+        let runs = nps_ratio_by_run(&drifted);
+        assert_eq!(runs.len(), NPS_RATIO_RUNS);
+        assert_eq!(runs.last().map(|run| run.through_game), Some(400));
+        for (index, run) in runs.iter().enumerate() {
+            let cost = if index < 10 { 0.99 } else { 0.998 };
+            assert!(
+                (run.ratio.value.ln() - f64::ln(cost)).abs() < 1e-4,
+                "{run:?}"
+            );
+            assert!(run.ratio.ci_low < run.ratio.value && run.ratio.value < run.ratio.ci_high);
+        }
+        assert!(
+            nps_ratio_by_run(&drifted[..99]).is_empty(),
+            "9 runs of 11 games"
         );
     }
 

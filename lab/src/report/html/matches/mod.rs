@@ -1,25 +1,29 @@
 //! The page of a match (`lab match --export-html`, `lab match merge --export-html`, `lab report`
 //! of a match's JSON): the facts of the match, the SPRT's LLR between its bounds, B's Elo with
 //! its interval as the games accrued (both from the JSON's `trajectory`, computed in
-//! `games::trajectory`), and the pentanomial counts.
+//! `games::trajectory`), the pentanomial counts, and B's NPS over A's in runs of consecutive
+//! games (the JSON's `nps_ratio_by_run`).
 
 pub(crate) mod elo;
 pub(crate) mod llr;
 pub(crate) mod model;
 pub(crate) mod over_games;
 pub(crate) mod pentanomial;
+pub(crate) mod speed_runs;
 
 use std::fmt::Write as _;
 
 use anyhow::Result;
 
 use crate::calendar::utc_minute;
+use crate::digits::thousands;
 use crate::games::sprt::{EloModel, PENTANOMIAL_CELLS};
 use crate::games::summary::SprtState;
 use crate::report::findings::played_alike;
 use crate::report::html::plot::Footer;
 use crate::report::html::{escape, fact, head, machine_of, section};
 use crate::report::matches::{decision, estimate, los, pace, search_rows, shards};
+use crate::report::ratio_change_with_ci;
 use elo::EloPoint;
 use model::{MatchDoc, MatchEngine, ShardStarted};
 
@@ -172,11 +176,12 @@ pub(crate) fn page(doc: &MatchDoc) -> Result<String> {
     }
 
     // A merge pools its shards' games by pair; a match keeps them as they finished.
-    let order = if doc.results_file.is_some() {
-        "after each complete pair, in the order the games finished (the results file's order)"
+    let games_order = if doc.results_file.is_some() {
+        "in the order the games finished (the results file's order)"
     } else {
-        "after each complete pair, the shards' games pooled in pair order"
+        "the shards' games pooled in pair order"
     };
+    let order = format!("after each complete pair, {games_order}");
     let points = doc.trajectory.as_deref();
     let thinned = points.is_some_and(|p| p.last().is_some_and(|last| last.pairs > p.len() as u64));
     let thinning = if thinned {
@@ -289,6 +294,45 @@ pub(crate) fn page(doc: &MatchDoc) -> Result<String> {
         )
     };
     section(&mut html, "Pentanomial counts", penta_text, penta_plot);
+
+    let (speed_text, speed_plot) = match &doc.nps_ratio_in_games {
+        Some(all) if !doc.nps_ratio_by_run.is_empty() => {
+            let all_label = format!(
+                "all {} games: {}",
+                thousands(all.games),
+                ratio_change_with_ci(&all.ratio)
+            );
+            (
+                format!(
+                    "B's NPS over A's in each of {} runs of consecutive games ({games_order}; the \
+                     games in which both sides reported nodes and time), with its 95% interval \
+                     from the run's own games, and over all the games, its interval {}. Both \
+                     engines search in turn in a game, so load common to both cancels; runs that \
+                     leave the band by more than their bars show the machine treating the two \
+                     binaries differently over the match, and then the runs' spread is the \
+                     interval (docs/verdict.md).",
+                    doc.nps_ratio_by_run.len(),
+                    match all.runs_if_wider() {
+                        Some(_) => "from the runs' spread, wider than game by game",
+                        None => "game by game, at least as wide as from the runs' spread",
+                    }
+                ),
+                Some(speed_runs::draw(
+                    &doc.nps_ratio_by_run,
+                    all,
+                    &all_label,
+                    &footer,
+                )?),
+            )
+        }
+        _ => (
+            "Fewer than 100 games in which both sides reported nodes and time: too few for \
+             runs of consecutive games to draw."
+                .to_string(),
+            None,
+        ),
+    };
+    section(&mut html, "Speed over the games", &speed_text, speed_plot);
     html.push_str("</body>\n</html>\n");
     Ok(html)
 }

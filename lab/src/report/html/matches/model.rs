@@ -7,7 +7,7 @@ use serde::Deserialize;
 
 use crate::games::results::Shard;
 use crate::games::sprt::{Estimate, Pentanomial, Wdl};
-use crate::games::summary::{Alike, NpsRatioInGames, SearchInGames, SprtState};
+use crate::games::summary::{Alike, NpsRatioInGames, NpsRatioOfRun, SearchInGames, SprtState};
 use crate::games::trajectory::TrajectoryPoint;
 use crate::report::html::model::Measured;
 
@@ -50,6 +50,9 @@ pub(crate) struct MatchDoc {
     pub(crate) search_in_games: [SearchInGames; 2],
     #[serde(default)]
     pub(crate) nps_ratio_in_games: Option<NpsRatioInGames>,
+    /// Empty in the JSON of a lab from before it was recorded, or below 100 games.
+    #[serde(default)]
+    pub(crate) nps_ratio_by_run: Vec<NpsRatioOfRun>,
 }
 
 #[derive(Debug, Deserialize)]

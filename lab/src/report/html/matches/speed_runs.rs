@@ -1,0 +1,149 @@
+//! B's NPS over A's over the match: each run of consecutive games as a point with its 95%
+//! interval (from its own games) as an error bar, at the run's middle game; the ratio of all the
+//! games as a line with its interval as a band. Runs that leave the band by more than their
+//! bars show the machine's speed drifting over the match, the case where the runs' spread, not
+//! the games', bounds the ratio (`NpsRatioInGames`).
+
+use anyhow::Result;
+use plotters::prelude::*;
+
+use crate::games::summary::{NpsRatioInGames, NpsRatioOfRun};
+use crate::report::html::matches::elo::BAND_OPACITY;
+use crate::report::html::matches::over_games::{chart, horizontal, legend, swatch, x_end};
+use crate::report::html::plot::{padded, plot_error, svg, Footer, B_COLOUR};
+
+const ZERO_COLOUR: RGBColor = RGBColor(0x55, 0x55, 0x55);
+const RUN_COLOUR: RGBColor = RGBColor(0x2C, 0xA0, 0x2C);
+/// Half the width of an error bar's caps, in games.
+const CAP_SHARE: f64 = 0.008;
+
+/// A ratio as a percent change.
+fn pct(ratio: f64) -> f64 {
+    (ratio - 1.0) * 100.0
+}
+
+pub(crate) fn draw(
+    runs: &[NpsRatioOfRun],
+    all: &NpsRatioInGames,
+    all_label: &str,
+    footer: &Footer,
+) -> Result<String> {
+    let games = all.games as f64;
+    let middles: Vec<f64> = runs
+        .iter()
+        .scan(0u64, |start, run| {
+            let middle = (*start + run.through_game) as f64 / 2.0;
+            *start = run.through_game;
+            Some(middle)
+        })
+        .collect();
+    let (lo, hi) = runs
+        .iter()
+        .flat_map(|run| [run.ratio.ci_low, run.ratio.ci_high])
+        .chain([all.ratio.ci_low, all.ratio.ci_high, 1.0])
+        .map(pct)
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), y| {
+            (lo.min(y), hi.max(y))
+        });
+    let (lo, hi) = padded(lo, hi, 0.05);
+    let run_games = runs.first().map_or(0, |run| run.through_game);
+    let runs_label = format!(
+        "each run of about {run_games} consecutive games: geometric mean, 95% interval from its \
+         games"
+    );
+    let zero_label = "0: equal speed";
+    let cap = CAP_SHARE * x_end(games);
+    svg((1200, 420), footer, |area| {
+        let mut chart = chart(
+            area,
+            "B's NPS over A's in runs of consecutive games",
+            games,
+            (lo, hi),
+            "B's NPS over A's (% change)",
+            &|y| format!("{y:+.1}%"),
+            &[all_label, zero_label, &runs_label],
+        )?;
+        let band_style = B_COLOUR.mix(BAND_OPACITY).filled();
+        let band = vec![
+            (0.0, pct(all.ratio.ci_low)),
+            (x_end(games), pct(all.ratio.ci_low)),
+            (x_end(games), pct(all.ratio.ci_high)),
+            (0.0, pct(all.ratio.ci_high)),
+        ];
+        chart
+            .draw_series([Polygon::new(band, band_style)])
+            .map_err(plot_error)?;
+        chart
+            .draw_series([horizontal(pct(all.ratio.value), games, B_COLOUR, 2)])
+            .map_err(plot_error)?
+            .label(all_label)
+            .legend(|(x, y)| swatch(x, y, B_COLOUR, 2));
+        chart
+            .draw_series([horizontal(0.0, games, ZERO_COLOUR, 1)])
+            .map_err(plot_error)?
+            .label(zero_label)
+            .legend(|(x, y)| swatch(x, y, ZERO_COLOUR, 1));
+        let bars = runs.iter().zip(&middles).flat_map(|(run, &x)| {
+            let (low, high) = (pct(run.ratio.ci_low), pct(run.ratio.ci_high));
+            [
+                vec![(x, low), (x, high)],
+                vec![(x - cap, low), (x + cap, low)],
+                vec![(x - cap, high), (x + cap, high)],
+            ]
+        });
+        chart
+            .draw_series(bars.map(|path| PathElement::new(path, RUN_COLOUR.stroke_width(1))))
+            .map_err(plot_error)?;
+        chart
+            .draw_series(
+                runs.iter().zip(&middles).map(|(run, &x)| {
+                    Circle::new((x, pct(run.ratio.value)), 4, RUN_COLOUR.filled())
+                }),
+            )
+            .map_err(plot_error)?
+            .label(runs_label.as_str())
+            .legend(|(x, y)| Circle::new((x + 8, y), 4, RUN_COLOUR.filled()));
+        legend(&mut chart)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::sprt::Estimate;
+    use crate::games::summary::NpsIntervalFrom;
+    use crate::report::html::plot::{count, test_footer};
+
+    fn estimate(value: f64, half: f64) -> Estimate {
+        Estimate {
+            value,
+            ci_low: value - half,
+            ci_high: value + half,
+        }
+    }
+
+    #[test]
+    fn each_run_is_a_point_with_an_error_bar_beside_the_band_of_all_games() {
+        let runs: Vec<NpsRatioOfRun> = (1..=20)
+            .map(|i| NpsRatioOfRun {
+                through_game: 200 * i,
+                ratio: estimate(if i <= 10 { 0.99 } else { 0.998 }, 0.003),
+            })
+            .collect();
+        let all = NpsRatioInGames {
+            ratio: estimate(0.994, 0.002),
+            games: 4000,
+            runs: 20,
+            interval_from: NpsIntervalFrom::Runs,
+        };
+        let svg = draw(&runs, &all, "all 4,000 games", &test_footer()).unwrap();
+        crate::report::html::plot::assert_readable(&svg);
+        // A point per run and one in the legend; three strokes per error bar.
+        assert_eq!(count(&svg, "<circle"), 20 + 1, "{svg}");
+        assert_eq!(count(&svg, "stroke=\"#2CA02C\" stroke-width=\"1\""), 20 * 3);
+        assert_eq!(count(&svg, "<polygon"), 1, "the band of all games: {svg}");
+        assert!(svg.contains("all 4,000 games"));
+        assert!(svg.contains("each run of about 200 consecutive games"));
+        assert!(svg.contains("-0.6%") || svg.contains("-1.0%"), "{svg}");
+    }
+}
