@@ -312,10 +312,7 @@ pub(crate) fn page(doc: &MatchDoc) -> Result<String> {
                      binaries differently over the match, and then the runs' spread is the \
                      interval (docs/verdict.md).",
                     doc.nps_ratio_by_run.len(),
-                    match all.runs_if_wider() {
-                        Some(_) => "from the runs' spread, wider than game by game",
-                        None => "game by game, at least as wide as from the runs' spread",
-                    }
+                    speed_runs::interval_words(all)
                 ),
                 Some(speed_runs::draw(
                     &doc.nps_ratio_by_run,

@@ -22,6 +22,14 @@ fn pct(ratio: f64) -> f64 {
     (ratio - 1.0) * 100.0
 }
 
+/// Where the interval of all the games came from, for the text under the plot's heading.
+pub(crate) fn interval_words(all: &NpsRatioInGames) -> &'static str {
+    match all.runs_if_wider() {
+        Some(_) => "from the runs' spread, wider than game by game",
+        None => "game by game, at least as wide as from the runs' spread",
+    }
+}
+
 pub(crate) fn draw(
     runs: &[NpsRatioOfRun],
     all: &NpsRatioInGames,

@@ -12,8 +12,8 @@ use serde::Deserialize;
 
 use crate::calendar::utc_minute;
 use crate::digits::thousands;
-use crate::games::summary::{NpsRatioInGames, SearchInGames};
-use crate::report::html::matches::llr;
+use crate::games::summary::{NpsRatioInGames, NpsRatioOfRun, SearchInGames};
+use crate::report::html::matches::{llr, speed_runs};
 use crate::report::html::plot::Footer;
 use crate::report::html::{fact, head, section};
 use crate::report::nps_interval_words;
@@ -95,6 +95,8 @@ struct Games {
     search_in_games: [SearchInGames; 2],
     #[serde(default)]
     nps_ratio_in_games: Option<NpsRatioInGames>,
+    #[serde(default)]
+    nps_ratio_by_run: Vec<NpsRatioOfRun>,
 }
 
 #[derive(Deserialize)]
@@ -207,9 +209,48 @@ pub(crate) fn page(value: &serde_json::Value) -> Result<String> {
     elo_split_section(&mut html, &doc, node_odds, &footer)?;
     if let Some(search) = &doc.search {
         sprt_section(&mut html, &doc, search, node_odds, &footer)?;
+        speed_in_games_section(&mut html, &doc, &search.games, &footer)?;
     }
     html.push_str("</body>\n</html>\n");
     Ok(html)
+}
+
+/// B's NPS over A's in runs of the games, as the match page draws it: where a verdict that
+/// charges the games' speed took its interval from, and a check of any other source.
+fn speed_in_games_section(
+    html: &mut String,
+    doc: &VerdictDoc,
+    games: &Games,
+    footer: &Footer,
+) -> Result<()> {
+    let Some(all) = games
+        .nps_ratio_in_games
+        .as_ref()
+        .filter(|_| !games.nps_ratio_by_run.is_empty())
+    else {
+        return Ok(());
+    };
+    let charged = if doc.speed_from.as_deref() == Some("games") {
+        "the speed the verdict charged"
+    } else {
+        "a check of the speed the verdict charged, which came from elsewhere"
+    };
+    let text = format!(
+        "B's NPS over A's in each of {} runs of consecutive games of the fixed-node games, with \
+         its 95% interval from the run's games, and over all of them ({charged}), its interval \
+         {}. Runs that leave the band by more than their bars show the machine treating the two \
+         binaries differently over the games (docs/verdict.md).",
+        games.nps_ratio_by_run.len(),
+        speed_runs::interval_words(all)
+    );
+    let label = format!(
+        "all {} games: {}",
+        thousands(all.games),
+        crate::report::ratio_change_with_ci(&all.ratio)
+    );
+    let plot = speed_runs::draw(&games.nps_ratio_by_run, all, &label, footer)?;
+    section(html, "The speed in the games", &text, Some(plot));
+    Ok(())
 }
 
 /// How A's node budget was reached, in words.
@@ -218,8 +259,8 @@ fn budget_text(search: &Search, tc: &str) -> String {
         Some("given") => "set by --nodes".to_string(),
         Some("resumed") => "the budget of the resumed games".to_string(),
         Some(from @ ("clock-games" | "stored")) => format!(
-            "A's {:.0} NPS × {:.1} ms, its mean time per move in {} games against itself at {tc}{}",
-            search.nps,
+            "A's {} NPS × {:.1} ms, its mean time per move in {} games against itself at {tc}{}",
+            thousands(search.nps.round() as u64),
             search
                 .clock_probe
                 .as_ref()
@@ -233,8 +274,9 @@ fn budget_text(search: &Search, tc: &str) -> String {
             }
         ),
         _ => format!(
-            "A's {:.0} NPS × {:.0} ms, the typical time per move at {tc}",
-            search.nps, search.typical_move_ms
+            "A's {} NPS × {:.0} ms, the typical time per move at {tc}",
+            thousands(search.nps.round() as u64),
+            search.typical_move_ms
         ),
     }
 }
@@ -252,15 +294,15 @@ fn facts(doc: &VerdictDoc, node_odds: bool) -> Vec<String> {
         Some(search) if node_odds => format!(
             "{} fixed-node games at node odds: A {} nodes per move ({}), B {} (A's budget times \
              its speed ratio's 95% lower end); their Elo is the total",
-            doc.games,
-            search.nodes_per_move,
+            thousands(doc.games),
+            thousands(search.nodes_per_move),
             budget_text(search, &doc.tc),
-            search.b_nodes_per_move.unwrap_or(search.nodes_per_move)
+            thousands(search.b_nodes_per_move.unwrap_or(search.nodes_per_move))
         ),
         Some(search) => format!(
             "{} fixed-node games at {} nodes per move ({})",
-            doc.games,
-            search.nodes_per_move,
+            thousands(doc.games),
+            thousands(search.nodes_per_move),
             budget_text(search, &doc.tc)
         ),
         None => "same signature: the same search tree, no game played".to_string(),
@@ -504,7 +546,7 @@ mod tests {
         let html = page(&verdict(search)).unwrap();
         assert!(html.contains("The Elo split"), "{html}");
         assert!(html.contains("The games' SPRT"));
-        assert!(html.contains("300000 nodes per move"));
+        assert!(html.contains("300,000 nodes per move"));
         assert!(html.contains("&lt;b&gt;"), "the revision is escaped");
         assert!(!html.contains("<b>"));
         assert!(html.contains("undecided within the rounds or games allowed (exit 3)"));
@@ -546,6 +588,46 @@ mod tests {
                  <td>+25.00% (95% CI +20.00% to +30.00%)</td>"
             ),
             "{html}"
+        );
+    }
+
+    #[test]
+    fn the_games_speed_in_runs_is_drawn_when_there_are_runs() {
+        let run = |through_game: u64, value: f64| {
+            let mut run = estimate(value, value - 0.004, value + 0.004);
+            run["through_game"] = through_game.into();
+            run
+        };
+        let mut all = estimate(0.994, 0.992, 0.996);
+        all["games"] = 400.into();
+        all["runs"] = 10.into();
+        all["interval_from"] = "runs".into();
+        let runs: Vec<serde_json::Value> = (1..=10)
+            .map(|i| run(40 * i, if i <= 5 { 0.99 } else { 0.998 }))
+            .collect();
+        let search = |runs: &[serde_json::Value]| {
+            serde_json::json!({
+                "nodes_per_move": 300000, "nps": 4.3e6, "typical_move_ms": 70.0,
+                "shifted_sprt": {"elo0": -6.1, "elo1": -1.1, "alpha": 0.05, "beta": 0.05, "model": "logistic"},
+                "match": {"trajectory": [], "nps_ratio_in_games": all, "nps_ratio_by_run": runs}
+            })
+        };
+        let mut value = verdict(search(&runs));
+        value["speed_from"] = "games".into();
+        let html = page(&value).unwrap();
+        assert!(html.contains("The speed in the games"), "{html}");
+        assert!(html.contains("the speed the verdict charged"), "{html}");
+        assert!(html.contains("from the runs' spread, wider than game by game"));
+        assert!(
+            html.contains("all 400 games: -0.60% (95% CI -0.80% to -0.40%)"),
+            "{html}"
+        );
+        value["speed_from"] = "nps".into();
+        assert!(page(&value).unwrap().contains("which came from elsewhere"));
+        let html = page(&verdict(search(&[]))).unwrap();
+        assert!(
+            !html.contains("The speed in the games"),
+            "no runs, no plot: {html}"
         );
     }
 
@@ -604,7 +686,7 @@ mod tests {
         value["total_elo"] = estimate(34.3, 15.2, 53.6);
         let html = page(&value).unwrap();
         assert!(
-            html.contains("A 400000 nodes per move") && html.contains("B 498760"),
+            html.contains("A 400,000 nodes per move") && html.contains("B 498,760"),
             "{html}"
         );
         assert!(
@@ -619,11 +701,11 @@ mod tests {
             !html.contains("search (fixed nodes)"),
             "no search bar: {html}"
         );
-        assert!(html.contains("A's 2300000 NPS × 175 ms"), "{html}");
+        assert!(html.contains("A's 2,300,000 NPS × 175 ms"), "{html}");
         value["search"]["budget_from"] = "given".into();
         let given = page(&value).unwrap();
         assert!(
-            given.contains("A 400000 nodes per move (set by --nodes)"),
+            given.contains("A 400,000 nodes per move (set by --nodes)"),
             "{given}"
         );
         assert!(!given.contains("NPS × 175 ms"), "{given}");
@@ -632,7 +714,7 @@ mod tests {
         let probed = page(&value).unwrap();
         assert!(
             probed.contains(
-                "A 400000 nodes per move (A's 2300000 NPS × 131.9 ms, its mean time per move in 4 \
+                "A 400,000 nodes per move (A's 2,300,000 NPS × 131.9 ms, its mean time per move in 4 \
                  games against itself at 2+0.02)"
             ),
             "{probed}"
