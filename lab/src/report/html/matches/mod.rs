@@ -296,6 +296,17 @@ pub(crate) fn page(doc: &MatchDoc) -> Result<String> {
     section(&mut html, "Pentanomial counts", penta_text, penta_plot);
 
     let (speed_text, speed_plot) = match &doc.nps_ratio_in_games {
+        Some(all)
+            if !doc.nps_ratio_by_run.is_empty()
+                && !speed_runs::drawable(&doc.nps_ratio_by_run, all) =>
+        {
+            (
+                "The JSON's runs of consecutive games are not ratios in order within the games: \
+             not drawn."
+                    .to_string(),
+                None,
+            )
+        }
         Some(all) if !doc.nps_ratio_by_run.is_empty() => {
             let all_label = format!(
                 "all {} games: {}",

@@ -22,6 +22,25 @@ fn pct(ratio: f64) -> f64 {
     (ratio - 1.0) * 100.0
 }
 
+/// Whether the runs and the ratio of all games, read from a JSON that may come from anywhere,
+/// are ratios the plot can draw: finite percent changes, each interval around its value, the
+/// runs in order within the games. Else the page says so instead of drawing.
+pub(crate) fn drawable(runs: &[NpsRatioOfRun], all: &NpsRatioInGames) -> bool {
+    let sane = |ratio: &crate::games::sprt::Estimate| {
+        [ratio.ci_low, ratio.value, ratio.ci_high]
+            .iter()
+            .all(|r| *r > 0.0 && pct(*r).is_finite())
+            && ratio.ci_low <= ratio.value
+            && ratio.value <= ratio.ci_high
+    };
+    sane(&all.ratio)
+        && runs.iter().all(|run| sane(&run.ratio))
+        && runs
+            .windows(2)
+            .all(|pair| pair[0].through_game < pair[1].through_game)
+        && runs.last().is_some_and(|run| run.through_game <= all.games)
+}
+
 /// Where the interval of all the games came from, for the text under the plot's heading.
 pub(crate) fn interval_words(all: &NpsRatioInGames) -> &'static str {
     match all.runs_if_wider() {
@@ -128,6 +147,39 @@ mod tests {
             ci_low: value - half,
             ci_high: value + half,
         }
+    }
+
+    #[test]
+    fn runs_that_are_not_ratios_are_not_drawable() {
+        let run = |through_game: u64, ratio: Estimate| NpsRatioOfRun {
+            through_game,
+            ratio,
+        };
+        let all = NpsRatioInGames {
+            ratio: estimate(0.994, 0.002),
+            games: 400,
+            runs: 2,
+            interval_from: NpsIntervalFrom::Games,
+        };
+        let good = [
+            run(200, estimate(0.99, 0.01)),
+            run(400, estimate(1.0, 0.01)),
+        ];
+        assert!(drawable(&good, &all));
+        let huge = [run(200, estimate(1e308, 1e300)), good[1]];
+        assert!(
+            !drawable(&huge, &all),
+            "a percent change of 1e310 is no axis"
+        );
+        let negative = [run(200, estimate(-1.0, 0.1)), good[1]];
+        assert!(!drawable(&negative, &all));
+        let inverted = [run(200, estimate(1.0, -0.1)), good[1]];
+        assert!(!drawable(&inverted, &all));
+        assert!(!drawable(&[good[1], good[0]], &all), "out of order");
+        let mut fewer = all;
+        fewer.games = 300;
+        assert!(!drawable(&good, &fewer), "runs past the games");
+        assert!(!drawable(&[], &all), "no runs");
     }
 
     #[test]

@@ -230,6 +230,12 @@ fn speed_in_games_section(
     else {
         return Ok(());
     };
+    if !speed_runs::drawable(&games.nps_ratio_by_run, all) {
+        let text = "The JSON's runs of consecutive games are not ratios in order within the \
+                    games: not drawn.";
+        section(html, "The speed in the games", text, None);
+        return Ok(());
+    }
     let charged = if doc.speed_from.as_deref() == Some("games") {
         "the speed the verdict charged"
     } else {
@@ -628,6 +634,11 @@ mod tests {
         assert!(
             !html.contains("The speed in the games"),
             "no runs, no plot: {html}"
+        );
+        let html = page(&verdict(search(&[run(40, 1e308)]))).unwrap();
+        assert!(
+            html.contains("not ratios in order within the games: not drawn"),
+            "{html}"
         );
     }
 
