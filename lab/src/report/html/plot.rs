@@ -204,8 +204,21 @@ pub(crate) fn plot_error<E: std::fmt::Debug>(error: E) -> anyhow::Error {
     anyhow!("cannot draw the plot: {error:?}")
 }
 
-/// `lo..hi` widened by `share` of its span on each side (and made non-empty).
+/// The widest axis a plot draws. A figure read from a JSON may be absurd (1e308): cut at this
+/// edge the axis stays finite, where an infinite one made plotters tick it forever.
+pub(crate) const AXIS_LIMIT: f64 = 1e12;
+
+/// `lo..hi` widened by `share` of its span on each side (and made non-empty), within
+/// ±[`AXIS_LIMIT`] (a NaN end at 0).
 pub(crate) fn padded(lo: f64, hi: f64, share: f64) -> (f64, f64) {
+    let within = |end: f64| {
+        if end.is_nan() {
+            0.0
+        } else {
+            end.clamp(-AXIS_LIMIT, AXIS_LIMIT)
+        }
+    };
+    let (lo, hi) = (within(lo), within(hi));
     let span = (hi - lo).abs().max(hi.abs() * 1e-3).max(1e-9);
     (lo - span * share, hi + span * share)
 }
@@ -254,6 +267,27 @@ pub(crate) fn assert_readable(svg: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_padded_axis_is_finite_whatever_it_is_given() {
+        for (lo, hi) in [
+            (-1e308, 1e308),
+            (f64::NEG_INFINITY, f64::INFINITY),
+            (f64::NAN, 5.0),
+            (3.0, 3.0),
+        ] {
+            let (low, high) = padded(lo, hi, 0.1);
+            assert!(
+                low.is_finite() && high.is_finite() && low < high,
+                "{lo} {hi}"
+            );
+            assert!(
+                low >= -AXIS_LIMIT * 1.5 && high <= AXIS_LIMIT * 1.5,
+                "{lo} {hi}"
+            );
+        }
+        assert_eq!(padded(0.0, 10.0, 0.1), (-1.0, 11.0));
+    }
 
     #[test]
     fn count_ticks_are_distinct_whole_numbers_from_zero() {
