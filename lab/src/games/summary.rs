@@ -106,9 +106,9 @@ const MIN_NPS_RUNS: usize = 10;
 /// B's NPS over A's in the games: the geometric mean over the games of B's NPS over A's in
 /// each. The two engines search in turn in one game, so what loads the machine meanwhile loads
 /// both alike and cancels in the game's ratio. What does not cancel is a drift in how the
-/// machine treats the two binaries over hours (a long verdict on this VM saw B's cost fall from
-/// about 0.9% to 0.2% between two boots, in stretches of idle games alike): neighbouring games
-/// then share their error, which the game-by-game interval takes for independent. So the
+/// machine treats the two binaries over hours (a 4,000-game verdict on a 2-core VM saw B's cost
+/// move between about 1% and 0.1% for stretches of hundreds of games, idle or not): neighbouring
+/// games then share their error, which the game-by-game interval takes for independent. So the
 /// interval is the wider of the game-by-game one (normal, over the mean log ratio) and the one
 /// from the spread of the mean log ratios of [`NPS_RATIO_RUNS`] runs of consecutive games
 /// (Student's t): without a drift the two agree, with one the runs' interval holds it.
