@@ -603,12 +603,13 @@ mod tests {
 
     proptest::proptest! {
         /// Whatever sums a results file claims (it is read from outside), the searches in the
-        /// games are finite means or absent, and the ratio's interval holds its value.
+        /// games are finite means or absent, the ratio's interval holds its value and is at
+        /// least as wide as its runs' spread gives, and each run's too.
         #[test]
         fn any_recorded_searches_give_finite_figures(
             sides in proptest::collection::vec(
                 proptest::array::uniform2(proptest::array::uniform7(proptest::num::u64::ANY)),
-                0..45,
+                0..260,
             )
         ) {
             let games: Vec<GameRecord> = sides
@@ -643,6 +644,19 @@ mod tests {
                 proptest::prop_assert!(e.ci_low.is_finite() && e.ci_high.is_finite());
                 proptest::prop_assert!(e.ci_low <= e.value && e.value <= e.ci_high, "{e:?}");
                 proptest::prop_assert!(ratio.games >= MIN_GAMES_FOR_NPS_RATIO);
+                proptest::prop_assert_eq!(ratio.runs, summary.nps_ratio_by_run.len() as u64);
+                proptest::prop_assert!(ratio.runs <= NPS_RATIO_RUNS as u64);
+            }
+            let mut through = 0;
+            for run in &summary.nps_ratio_by_run {
+                let e = run.ratio;
+                proptest::prop_assert!(e.ci_low.is_finite() && e.ci_high.is_finite(), "{e:?}");
+                proptest::prop_assert!(e.ci_low <= e.value && e.value <= e.ci_high, "{e:?}");
+                proptest::prop_assert!(run.through_game > through);
+                through = run.through_game;
+            }
+            if let (Some(ratio), false) = (summary.nps_ratio_in_games, through == 0) {
+                proptest::prop_assert_eq!(through, ratio.games, "the runs cover every game");
             }
         }
     }
