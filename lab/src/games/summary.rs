@@ -141,29 +141,7 @@ pub(crate) enum NpsIntervalFrom {
 
 impl NpsRatioInGames {
     pub(crate) fn of(games: &[GameRecord]) -> Option<NpsRatioInGames> {
-        let logs = nps_log_ratios(games);
-        if (logs.len() as u64) < MIN_GAMES_FOR_NPS_RATIO {
-            return None;
-        }
-        let (mean, variance) = mean_and_variance(&logs);
-        let by_games = sprt::Z_95 * (variance / logs.len() as f64).sqrt();
-        let runs = consecutive_runs(&logs);
-        let by_runs = (!runs.is_empty()).then(|| {
-            let run_means: Vec<f64> = runs.iter().map(|run| mean_and_variance(run).0).collect();
-            let (_, run_variance) = mean_and_variance(&run_means);
-            stats::student_t_quantile(0.975, (runs.len() - 1) as f64)
-                * (run_variance / runs.len() as f64).sqrt()
-        });
-        let (half_width, interval_from) = match by_runs {
-            Some(by_runs) if by_runs > by_games => (by_runs, NpsIntervalFrom::Runs),
-            _ => (by_games, NpsIntervalFrom::Games),
-        };
-        Some(NpsRatioInGames {
-            ratio: ratio_of_log(mean, half_width),
-            games: logs.len() as u64,
-            runs: runs.len() as u64,
-            interval_from,
-        })
+        nps_ratios(games).0
     }
 
     /// The runs whose spread gave the interval, when theirs was the wider.
@@ -183,23 +161,45 @@ pub(crate) struct NpsRatioOfRun {
     pub(crate) ratio: Estimate,
 }
 
-/// The runs of [`NpsRatioInGames`], each with its own ratio; none below [`MIN_NPS_RUNS`].
-pub(crate) fn nps_ratio_by_run(games: &[GameRecord]) -> Vec<NpsRatioOfRun> {
+/// B's NPS over A's in the games ([`NpsRatioInGames`]) and in each of its runs of consecutive
+/// games (none below [`MIN_NPS_RUNS`]), from one pass over the games' ratios.
+fn nps_ratios(games: &[GameRecord]) -> (Option<NpsRatioInGames>, Vec<NpsRatioOfRun>) {
     let logs = nps_log_ratios(games);
+    if (logs.len() as u64) < MIN_GAMES_FOR_NPS_RATIO {
+        return (None, Vec::new());
+    }
+    let t_half_width = |variance: f64, n: usize| {
+        stats::student_t_quantile(0.975, (n - 1) as f64) * (variance / n as f64).sqrt()
+    };
     let mut through_game = 0;
-    consecutive_runs(&logs)
+    let mut run_means = Vec::new();
+    let runs: Vec<NpsRatioOfRun> = consecutive_runs(&logs)
         .iter()
         .map(|run| {
             through_game += run.len() as u64;
             let (mean, variance) = mean_and_variance(run);
-            let half_width = stats::student_t_quantile(0.975, (run.len() - 1) as f64)
-                * (variance / run.len() as f64).sqrt();
+            run_means.push(mean);
             NpsRatioOfRun {
                 through_game,
-                ratio: ratio_of_log(mean, half_width),
+                ratio: ratio_of_log(mean, t_half_width(variance, run.len())),
             }
         })
-        .collect()
+        .collect();
+    let (mean, variance) = mean_and_variance(&logs);
+    let by_games = sprt::Z_95 * (variance / logs.len() as f64).sqrt();
+    let by_runs = (!run_means.is_empty())
+        .then(|| t_half_width(mean_and_variance(&run_means).1, run_means.len()));
+    let (half_width, interval_from) = match by_runs {
+        Some(by_runs) if by_runs > by_games => (by_runs, NpsIntervalFrom::Runs),
+        _ => (by_games, NpsIntervalFrom::Games),
+    };
+    let all = NpsRatioInGames {
+        ratio: ratio_of_log(mean, half_width),
+        games: logs.len() as u64,
+        runs: runs.len() as u64,
+        interval_from,
+    };
+    (Some(all), runs)
 }
 
 /// Each game's log of B's NPS over A's, in the order given, over the games in which both
@@ -368,6 +368,7 @@ pub(crate) fn summarize(games: &[GameRecord], sprt: Option<&Sprt>) -> Summary {
         pentanomial.add_pair(points);
     }
     let sprt = sprt.map(|test| SprtState::of(test, &pentanomial));
+    let (nps_ratio_in_games, nps_ratio_by_run) = nps_ratios(games);
     Summary {
         games: games.len() as u64,
         pairs: pentanomial.pairs(),
@@ -390,8 +391,8 @@ pub(crate) fn summarize(games: &[GameRecord], sprt: Option<&Sprt>) -> Summary {
         plies,
         alike: Alike::of(games),
         search_in_games: search.map(|totals| SearchInGames::of(&totals)),
-        nps_ratio_in_games: NpsRatioInGames::of(games),
-        nps_ratio_by_run: nps_ratio_by_run(games),
+        nps_ratio_in_games,
+        nps_ratio_by_run,
     }
 }
 
@@ -584,7 +585,7 @@ mod tests {
             "{ratio:?}"
         );
         // Each run's own ratio shows the step: 1% for the first ten, 0.2% for the last ten.
-        let runs = nps_ratio_by_run(&drifted);
+        let runs = nps_ratios(&drifted).1;
         assert_eq!(runs.len(), NPS_RATIO_RUNS);
         assert_eq!(runs.last().map(|run| run.through_game), Some(400));
         for (index, run) in runs.iter().enumerate() {
@@ -596,7 +597,7 @@ mod tests {
             assert!(run.ratio.ci_low < run.ratio.value && run.ratio.value < run.ratio.ci_high);
         }
         assert!(
-            nps_ratio_by_run(&drifted[..99]).is_empty(),
+            nps_ratios(&drifted[..99]).1.is_empty(),
             "9 runs of 11 games"
         );
     }

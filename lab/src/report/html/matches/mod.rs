@@ -16,14 +16,12 @@ use std::fmt::Write as _;
 use anyhow::Result;
 
 use crate::calendar::utc_minute;
-use crate::digits::thousands;
 use crate::games::sprt::{EloModel, PENTANOMIAL_CELLS};
 use crate::games::summary::SprtState;
 use crate::report::findings::played_alike;
 use crate::report::html::plot::Footer;
 use crate::report::html::{escape, fact, head, machine_of, section};
 use crate::report::matches::{decision, estimate, los, pace, search_rows, shards};
-use crate::report::ratio_change_with_ci;
 use elo::EloPoint;
 use model::{MatchDoc, MatchEngine, ShardStarted};
 
@@ -296,42 +294,25 @@ pub(crate) fn page(doc: &MatchDoc) -> Result<String> {
     section(&mut html, "Pentanomial counts", penta_text, penta_plot);
 
     let (speed_text, speed_plot) = match &doc.nps_ratio_in_games {
-        Some(all)
-            if !doc.nps_ratio_by_run.is_empty()
-                && !speed_runs::drawable(&doc.nps_ratio_by_run, all) =>
-        {
-            (
-                "The JSON's runs of consecutive games are not ratios in order within the games: \
-             not drawn."
-                    .to_string(),
-                None,
-            )
-        }
         Some(all) if !doc.nps_ratio_by_run.is_empty() => {
-            let all_label = format!(
-                "all {} games: {}",
-                thousands(all.games),
-                ratio_change_with_ci(&all.ratio)
-            );
-            (
-                format!(
-                    "B's NPS over A's in each of {} runs of consecutive games ({games_order}; the \
-                     games in which both sides reported nodes and time), with its 95% interval \
-                     from the run's own games, and over all the games, its interval {}. Both \
-                     engines search in turn in a game, so load common to both cancels; runs that \
-                     leave the band by more than their bars show the machine treating the two \
-                     binaries differently over the match, and then the runs' spread is the \
-                     interval (docs/verdict.md).",
-                    doc.nps_ratio_by_run.len(),
-                    speed_runs::interval_words(all)
-                ),
-                Some(speed_runs::draw(
-                    &doc.nps_ratio_by_run,
-                    all,
-                    &all_label,
-                    &footer,
-                )?),
-            )
+            if speed_runs::drawable(&doc.nps_ratio_by_run, all) {
+                (
+                    format!(
+                        "B's NPS over A's in each of {} runs of consecutive games ({games_order}; \
+                         the games in which both sides reported nodes and time), with its 95% \
+                         interval from the run's own games, and over all the games, its interval \
+                         {}. Both engines search in turn in a game, so load common to both \
+                         cancels; runs that leave the band by more than their bars show the \
+                         machine treating the two binaries differently over the match, and then \
+                         the runs' spread is the interval (docs/verdict.md).",
+                        doc.nps_ratio_by_run.len(),
+                        speed_runs::interval_words(all)
+                    ),
+                    Some(speed_runs::draw(&doc.nps_ratio_by_run, all, &footer)?),
+                )
+            } else {
+                (speed_runs::NOT_DRAWABLE.to_string(), None)
+            }
         }
         _ => (
             "Fewer than 100 games in which both sides reported nodes and time: too few for \

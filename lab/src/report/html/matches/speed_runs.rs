@@ -7,10 +7,12 @@
 use anyhow::Result;
 use plotters::prelude::*;
 
+use crate::digits::thousands;
 use crate::games::summary::{NpsRatioInGames, NpsRatioOfRun};
 use crate::report::html::matches::elo::BAND_OPACITY;
 use crate::report::html::matches::over_games::{chart, horizontal, legend, swatch, x_end};
 use crate::report::html::plot::{padded, plot_error, svg, Footer, B_COLOUR};
+use crate::report::ratio_change_with_ci;
 
 const ZERO_COLOUR: RGBColor = RGBColor(0x55, 0x55, 0x55);
 const RUN_COLOUR: RGBColor = RGBColor(0x2C, 0xA0, 0x2C);
@@ -21,6 +23,10 @@ const CAP_SHARE: f64 = 0.008;
 fn pct(ratio: f64) -> f64 {
     (ratio - 1.0) * 100.0
 }
+
+/// What a page says instead of the plot when [`drawable`] says no.
+pub(crate) const NOT_DRAWABLE: &str =
+    "The JSON's runs of consecutive games are not ratios in order within the games: not drawn.";
 
 /// Whether the runs and the ratio of all games, read from a JSON that may come from anywhere,
 /// are ratios the plot can draw: finite percent changes, each interval around its value, the
@@ -52,9 +58,14 @@ pub(crate) fn interval_words(all: &NpsRatioInGames) -> &'static str {
 pub(crate) fn draw(
     runs: &[NpsRatioOfRun],
     all: &NpsRatioInGames,
-    all_label: &str,
     footer: &Footer,
 ) -> Result<String> {
+    let all_label = format!(
+        "all {} games: {}",
+        thousands(all.games),
+        ratio_change_with_ci(&all.ratio)
+    );
+    let all_label = all_label.as_str();
     let games = all.games as f64;
     let middles: Vec<f64> = runs
         .iter()
@@ -196,7 +207,7 @@ mod tests {
             runs: 20,
             interval_from: NpsIntervalFrom::Runs,
         };
-        let svg = draw(&runs, &all, "all 4,000 games", &test_footer()).unwrap();
+        let svg = draw(&runs, &all, &test_footer()).unwrap();
         crate::report::html::plot::assert_readable(&svg);
         // A point per run and one in the legend; three strokes per error bar.
         assert_eq!(count(&svg, "<circle"), 20 + 1, "{svg}");

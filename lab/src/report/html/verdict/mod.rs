@@ -231,9 +231,12 @@ fn speed_in_games_section(
         return Ok(());
     };
     if !speed_runs::drawable(&games.nps_ratio_by_run, all) {
-        let text = "The JSON's runs of consecutive games are not ratios in order within the \
-                    games: not drawn.";
-        section(html, "The speed in the games", text, None);
+        section(
+            html,
+            "The speed in the games",
+            speed_runs::NOT_DRAWABLE,
+            None,
+        );
         return Ok(());
     }
     let charged = if doc.speed_from.as_deref() == Some("games") {
@@ -249,12 +252,7 @@ fn speed_in_games_section(
         games.nps_ratio_by_run.len(),
         speed_runs::interval_words(all)
     );
-    let label = format!(
-        "all {} games: {}",
-        thousands(all.games),
-        crate::report::ratio_change_with_ci(&all.ratio)
-    );
-    let plot = speed_runs::draw(&games.nps_ratio_by_run, all, &label, footer)?;
+    let plot = speed_runs::draw(&games.nps_ratio_by_run, all, footer)?;
     section(html, "The speed in the games", &text, Some(plot));
     Ok(())
 }
