@@ -567,6 +567,15 @@ fn resume_after_an_interrupt_loses_no_game_and_plays_none_twice() {
     let run = repo.lab(&resumed);
     assert_eq!(run.code, 0, "{run}");
     assert_eq!(run.json()["games"], 24, "{run}");
+    assert!(
+        run.stderr.contains(&format!(
+            "{} games to play ({GAMES_BEFORE} recorded), concurrency 2, expected duration about ",
+            24 - GAMES_BEFORE
+        )) && run
+            .stderr
+            .contains(&format!("at the pace of the last {GAMES_BEFORE} games;")),
+        "a resume plans by the games it has: {run}"
+    );
     let ids: BTreeSet<(u64, u64)> = results_lines(&out)[1..]
         .iter()
         .map(|game| {

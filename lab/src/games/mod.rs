@@ -232,7 +232,7 @@ pub(crate) struct MatchOptions {
     /// `--resume` plays on to it, and the status line counts to it (its total and its ETA).
     pub(crate) pause_at: Option<u64>,
     /// The games this run's earlier steps played and the time they took, so that a step's
-    /// status line paces its ETA by the whole run.
+    /// status line and expected duration pace by the whole run.
     pub(crate) earlier_steps: Pace,
 }
 
@@ -419,6 +419,13 @@ pub(crate) fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
         book,
         concurrency: concurrency.min(jobs.len().max(1)),
     });
+    // A resumed match's first step paces by its latest recorded games; a later step of the
+    // same run by the run's own earlier steps.
+    let paced_before = if earlier_steps.games > 0 {
+        earlier_steps
+    } else {
+        Pace::of_recorded(&recorded, arena.concurrency).unwrap_or_default()
+    };
     progress.line(&format!(
         "lab match: {} vs {}, {}, {} games to play ({} recorded), concurrency {}, expected \
          duration {}; results {}, PGN {}",
@@ -428,7 +435,13 @@ pub(crate) fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
         thousands(jobs.len() as u64),
         thousands(recorded.len() as u64),
         arena.concurrency,
-        expected_duration(&limits, jobs.len(), arena.concurrency, stop_on.is_some()),
+        expected_duration(
+            &limits,
+            jobs.len(),
+            arena.concurrency,
+            paced_before,
+            stop_on.is_some()
+        ),
         results.path().display(),
         pgn.path().display()
     ));
@@ -443,7 +456,7 @@ pub(crate) fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
         stop_on,
         StatusScope {
             horizon: pause_at.map(|_| settings.games),
-            earlier_steps,
+            paced_before,
         },
         progress,
     )?;
@@ -738,23 +751,37 @@ fn until_pause(mut unplayed: Vec<GameId>, recorded: usize, pause_at: Option<u64>
     unplayed
 }
 
-/// The plan's expected duration in words: the games' expected time shared among the workers,
-/// or why there is none.
+/// The plan's expected duration in words: at the pace of games already played when there are
+/// some (`paced_before`: this run's earlier steps or the latest recorded games), else each
+/// game's expected time shared among the workers; or why there is none.
 fn expected_duration(
     limits: &SideLimits,
     games: usize,
     concurrency: usize,
+    paced_before: Pace,
     sequential: bool,
 ) -> String {
-    let Some(game) = rules::expected_game_time(limits) else {
-        return "unknown (a nodes or depth limit takes what the machine takes)".to_string();
+    let (total, pace_words) = match (paced_before.per_game(), rules::expected_game_time(limits)) {
+        (Some(per_game), _) => (
+            per_game.mul_f64(games as f64),
+            format!(
+                " at the pace of the last {} games",
+                thousands(paced_before.games)
+            ),
+        ),
+        (None, Some(game)) => {
+            let rounds = games.div_ceil(concurrency.max(1)) as u32;
+            (game.saturating_mul(rounds), String::new())
+        }
+        (None, None) => {
+            return "unknown (a nodes or depth limit takes what the machine takes)".to_string()
+        }
     };
-    let rounds = games.div_ceil(concurrency.max(1)) as u32;
-    let total = format_duration(game.saturating_mul(rounds));
+    let total = format_duration(total);
     if sequential {
-        format!("at most about {total} (the SPRT may stop sooner)")
+        format!("at most about {total}{pace_words} (the SPRT may stop sooner)")
     } else {
-        format!("about {total}")
+        format!("about {total}{pace_words}")
     }
 }
 

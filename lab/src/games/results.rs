@@ -326,7 +326,6 @@ fn header_line(header: &Header) -> Result<String> {
     Ok(serde_json::to_string(header)? + "\n")
 }
 
-/// At most [`MAX_RESULTS_BYTES`] of a regular file.
 /// A new file in `path`'s directory (created if need be) under a hidden temporary name, locked
 /// as `path` would be: written there, then renamed to `path`.
 fn locked_temporary_beside(path: &Path) -> Result<tempfile::NamedTempFile> {
@@ -357,6 +356,7 @@ fn names_this_file(path: &Path, file: &File) -> bool {
     }
 }
 
+/// At most [`MAX_RESULTS_BYTES`] of a regular file.
 fn read_bounded(file: &mut File, path: &Path) -> Result<Vec<u8>> {
     let meta = file
         .metadata()

@@ -126,7 +126,32 @@ pub(crate) struct Pace {
     pub(crate) elapsed: Duration,
 }
 
+/// Recorded games a resumed run paces by before its own: the latest, so a machine that has
+/// become slower or faster since the first games shows in the first ETA.
+pub(crate) const RECORDED_PACE_GAMES: usize = 100;
+
 impl Pace {
+    /// The last [`RECORDED_PACE_GAMES`] of `recorded` as `concurrency` workers play them: each
+    /// game's own duration shared among the workers. `None` without recorded games.
+    pub(crate) fn of_recorded(recorded: &[GameRecord], concurrency: usize) -> Option<Pace> {
+        let latest = &recorded[recorded.len().saturating_sub(RECORDED_PACE_GAMES)..];
+        if latest.is_empty() {
+            return None;
+        }
+        let total_ms = latest
+            .iter()
+            .fold(0u64, |sum, game| sum.saturating_add(game.duration_ms));
+        Some(Pace {
+            games: latest.len() as u64,
+            elapsed: Duration::from_millis(total_ms).div_f64(concurrency.max(1) as f64),
+        })
+    }
+
+    /// The time a game takes at this pace; `None` before any game.
+    pub(crate) fn per_game(self) -> Option<Duration> {
+        (self.games > 0).then(|| self.per_game_with(0, Duration::ZERO))
+    }
+
     /// The time a game took over these games and `played` more in `elapsed`.
     fn per_game_with(self, played: u64, elapsed: Duration) -> Duration {
         (self.elapsed + elapsed).div_f64((self.games + played).max(1) as f64)
@@ -137,9 +162,10 @@ impl Pace {
 pub(crate) struct StatusScope {
     /// The budget, when the run pauses before it.
     pub(crate) horizon: Option<u64>,
-    /// Earlier steps of the same run: a step's first games alone read slow (the engines
-    /// starting), and every step would open on an ETA hours off.
-    pub(crate) earlier_steps: Pace,
+    /// Games played before this step that the ETA paces by too: the earlier steps of the same
+    /// run, or a resumed match's last recorded games. A step's first games alone read slow
+    /// (the engines starting), and every step would open on an ETA hours off.
+    pub(crate) paced_before: Pace,
 }
 
 /// Plays `jobs`, appending each finished game to `games`, the results file and the PGN.
@@ -156,7 +182,7 @@ pub(crate) fn play(
     let (results, pgn) = files;
     let StatusScope {
         horizon,
-        earlier_steps,
+        paced_before,
     } = scope;
     let total = (games.len() + jobs.len()) as u64;
     let shown = horizon.map_or(total, |horizon| horizon.max(total));
@@ -255,7 +281,7 @@ pub(crate) fn play(
             last_redraw = Some(Instant::now());
             let played = (games.len() - already) as u64;
             let remaining = shown.saturating_sub(games.len() as u64);
-            let per_game = earlier_steps.per_game_with(played, started.elapsed());
+            let per_game = paced_before.per_game_with(played, started.elapsed());
             let summary = summarize(games, sprt);
             let line = status_line(&summary, shown, remaining, per_game);
             status.update(games.len() as u64, &line, last);
@@ -421,6 +447,27 @@ mod tests {
             Pace::default().per_game_with(0, Duration::from_secs(20)),
             Duration::from_secs(20)
         );
+    }
+
+    #[test]
+    fn a_resume_paces_by_its_latest_recorded_games_shared_among_the_workers() {
+        let game = |duration_ms| {
+            let mut game = crate::games::summary::tests::blank_game();
+            game.duration_ms = duration_ms;
+            game
+        };
+        assert_eq!(Pace::of_recorded(&[], 2), None);
+        // Older games played slower; only the latest RECORDED_PACE_GAMES count.
+        let mut recorded = vec![game(60_000); 50];
+        recorded.extend(vec![game(4_000); RECORDED_PACE_GAMES]);
+        let pace = Pace::of_recorded(&recorded, 2).unwrap();
+        assert_eq!(pace.games, RECORDED_PACE_GAMES as u64);
+        assert_eq!(pace.per_game(), Some(Duration::from_secs(2)));
+        assert_eq!(
+            Pace::of_recorded(&recorded[..3], 1).unwrap().per_game(),
+            Some(Duration::from_secs(60))
+        );
+        assert_eq!(Pace::default().per_game(), None);
     }
 
     #[test]

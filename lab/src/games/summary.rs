@@ -425,7 +425,7 @@ pub(crate) fn decided_sample() -> Summary {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// The two games of a pair as the lab writes them: colours and comments differ, moves not.
@@ -662,7 +662,8 @@ mod tests {
         }
     }
 
-    fn blank_game() -> GameRecord {
+    /// A drawn game with nothing recorded: tests set what they read.
+    pub(crate) fn blank_game() -> GameRecord {
         GameRecord {
             id: super::super::game::GameId { pair: 0, game: 0 },
             opening: 0,
