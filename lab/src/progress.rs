@@ -35,6 +35,12 @@ pub(crate) fn format_duration(duration: Duration) -> String {
     }
 }
 
+/// `steps` steps of `per_step` each, at most `Duration::MAX`: a step's time may come from a
+/// file (a resumed match's recorded games), where any figure can be.
+pub(crate) fn steps_time(per_step: Duration, steps: u64) -> Duration {
+    Duration::try_from_secs_f64(per_step.as_secs_f64() * steps as f64).unwrap_or(Duration::MAX)
+}
+
 /// The time left when `done` of `total` equal steps took `elapsed`; `None` before the first.
 pub(crate) fn eta(elapsed: Duration, done: u64, total: u64) -> Option<Duration> {
     (done > 0).then(|| elapsed.mul_f64(total.saturating_sub(done) as f64 / done as f64))
@@ -225,6 +231,17 @@ impl Status {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_time_from_absurd_steps_saturates_rather_than_panics() {
+        assert_eq!(
+            steps_time(Duration::from_millis(1500), 4),
+            Duration::from_secs(6)
+        );
+        assert_eq!(steps_time(Duration::MAX, 40_000), Duration::MAX);
+        assert_eq!(steps_time(Duration::from_secs(5), 0), Duration::ZERO);
+        assert_eq!(format_duration(Duration::MAX), "5124095576030431h00m");
+    }
 
     #[test]
     fn the_eta_scales_the_time_so_far_by_the_steps_left() {

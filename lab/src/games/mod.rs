@@ -763,7 +763,7 @@ fn expected_duration(
 ) -> String {
     let (total, pace_words) = match (paced_before.per_game(), rules::expected_game_time(limits)) {
         (Some(per_game), _) => (
-            per_game.mul_f64(games as f64),
+            crate::progress::steps_time(per_game, games as u64),
             format!(
                 " at the pace of the last {} games",
                 thousands(paced_before.games)

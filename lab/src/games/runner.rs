@@ -154,7 +154,8 @@ impl Pace {
 
     /// The time a game took over these games and `played` more in `elapsed`.
     fn per_game_with(self, played: u64, elapsed: Duration) -> Duration {
-        (self.elapsed + elapsed).div_f64((self.games + played).max(1) as f64)
+        (self.elapsed.saturating_add(elapsed))
+            .div_f64(self.games.saturating_add(played).max(1) as f64)
     }
 }
 
@@ -415,7 +416,7 @@ fn status_line(summary: &Summary, total: u64, remaining: u64, per_game: Duration
         .and_then(|state| state.games_to_decision)
         .filter(|&games| games < remaining);
     let games_left = to_decision.unwrap_or(remaining);
-    let eta = per_game.mul_f64(games_left as f64);
+    let eta = crate::progress::steps_time(per_game, games_left);
     line.push_str(&format!("  ETA {}", crate::games::format_duration(eta)));
     if let Some(games) = to_decision {
         line.push_str(&format!(
@@ -468,6 +469,9 @@ mod tests {
             Some(Duration::from_secs(60))
         );
         assert_eq!(Pace::default().per_game(), None);
+        // A file's absurd durations pace an absurd ETA, not a panic.
+        let absurd = Pace::of_recorded(&[game(u64::MAX), game(u64::MAX)], 2).unwrap();
+        assert!(absurd.per_game_with(1, Duration::MAX) > Duration::ZERO);
     }
 
     #[test]
