@@ -920,6 +920,16 @@ fn the_speed_can_be_read_from_the_games_themselves() {
             && run.stderr.contains("judging the games again with it"),
         "{run}"
     );
+    // The step's line gives the verdict so far, the same total the report decides with.
+    let total = &report["total_elo"];
+    assert!(
+        run.stderr.contains(&format!(
+            "; so far: total Elo {:+.1} ± {:.1}",
+            total["value"].as_f64().unwrap(),
+            (total["ci_high"].as_f64().unwrap() - total["ci_low"].as_f64().unwrap()) / 2.0
+        )),
+        "{run}"
+    );
     assert!(
         report["notes"]
             .as_array()

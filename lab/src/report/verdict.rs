@@ -13,7 +13,8 @@ use crate::verdict::{
 };
 
 /// `+4.3 ± 11.2 (95% CI -6.9 to +15.5)`; an unbounded side prints as such.
-fn estimate(e: Estimate) -> String {
+/// An Elo with its 95% interval: `-3.7 ± 6.4 (95% CI -10.1 to +2.7)`.
+pub(crate) fn estimate(e: Estimate) -> String {
     let e = Estimate {
         value: e.value + 0.0,
         ci_low: e.ci_low + 0.0,

@@ -223,6 +223,21 @@ fn read_recorded_speed(run: &Run, speed: &mut Speed, path: &Path) -> Result<Opti
     }))
 }
 
+/// The verdict's total so far at a step's end, as its report would split it: `; so far: total
+/// Elo …, search Elo … + speed Elo …`; nothing before the games bound an Elo.
+fn so_far_words(search: Option<Estimate>, speed: Option<Estimate>) -> String {
+    let (Some(search), Some(speed)) = (search, speed) else {
+        return String::new();
+    };
+    let estimate = crate::report::verdict::estimate;
+    format!(
+        "; so far: total Elo {}, search Elo {} + speed Elo {}",
+        estimate(crate::verdict::speed_elo::add(search, speed)),
+        estimate(search),
+        estimate(speed)
+    )
+}
+
 /// The speed read from resumed games before the first step.
 #[derive(Clone, Copy)]
 struct RecordedSpeed {
@@ -330,12 +345,13 @@ fn games_reading_their_speed(
         }
         let shifted = games_sprt(options, speed);
         lab.progress().line(&format!(
-            "B's NPS over A's in {} games: {}, {}; bounds now [{:.2}, {:.2}]{}",
+            "B's NPS over A's in {} games: {}, {}; bounds now [{:.2}, {:.2}]{}{}",
             crate::digits::thousands(in_games.games),
             crate::report::ratio_change_with_ci(&in_games.ratio),
             crate::report::nps_interval_words(in_games.runs_if_wider()),
             shifted.elo0,
             shifted.elo1,
+            so_far_words(report.summary.elo, speed.elo),
             if stopped {
                 ": judging the games again with it"
             } else {
