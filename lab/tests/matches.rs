@@ -587,6 +587,25 @@ fn resume_after_an_interrupt_loses_no_game_and_plays_none_twice() {
         .collect();
     assert_eq!(ids.len(), 24, "every game once");
     assert_eq!(results_lines(&out).len(), 25);
+    // Each game records the run of the lab that played it: the first run's, then the resume's.
+    let sittings: Vec<u64> = results_lines(&out)[1..]
+        .iter()
+        .map(|game| {
+            game["sitting"]
+                .as_u64()
+                .expect("every game records its sitting")
+        })
+        .collect();
+    assert!(
+        sittings[..GAMES_BEFORE]
+            .iter()
+            .all(|&sitting| sitting == sittings[0])
+            && sittings[GAMES_BEFORE..]
+                .iter()
+                .all(|&sitting| sitting == sittings[GAMES_BEFORE])
+            && sittings[0] < sittings[GAMES_BEFORE],
+        "{sittings:?}"
+    );
     assert_eq!(
         replay(&out.with_extension("pgn")).len(),
         24,

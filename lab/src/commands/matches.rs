@@ -97,6 +97,7 @@ fn options(args: &MatchPlayArgs) -> Result<MatchOptions> {
         report_on_interrupt: true,
         pause_at: None,
         earlier_steps: Pace::default(),
+        sitting: crate::games::Sitting::now(),
     })
 }
 

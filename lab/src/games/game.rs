@@ -125,6 +125,27 @@ pub struct GameRecord {
     #[serde(default)]
     pub(crate) search: [SearchTotals; 2],
     pub(crate) pgn: String,
+    /// The run of the lab that played the game (`None` in files from before it was kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) sitting: Option<Sitting>,
+}
+
+/// One run of the lab that plays games: when it started, in microseconds since the Unix
+/// epoch, so the runs of any machines stay apart. A verdict's steps are one sitting. The games
+/// of one sitting share what a later `--resume` may not (how the machine treats the binaries
+/// while it runs), so the games' speed is also bounded by the spread between sittings
+/// (`summary::NpsIntervalFrom::Sittings`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub(crate) struct Sitting(pub(crate) u64);
+
+impl Sitting {
+    pub(crate) fn now() -> Sitting {
+        let since_epoch = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        Sitting(u64::try_from(since_epoch.as_micros()).unwrap_or(u64::MAX))
+    }
 }
 
 /// One side's searches over some moves, as the engine reported them in its last `info` before
@@ -342,6 +363,7 @@ impl Finished<'_> {
             lab_overhead_moves: self.overhead.1,
             search: self.search,
             pgn,
+            sitting: None,
         }
     }
 }

@@ -33,6 +33,7 @@ use serde::Serialize;
 
 use self::book::{shuffled_order, Book, BookIdentity};
 use self::contestants::Contestants;
+pub(crate) use self::game::Sitting;
 use self::game::{GameId, GameRecord, GameSettings};
 use self::results::{
     schedule, EngineIdentity, Header, MatchSettings, NpsScale, ResultsFile, Shard,
@@ -234,6 +235,8 @@ pub(crate) struct MatchOptions {
     /// The games this run's earlier steps played and the time they took, so that a step's
     /// status line and expected duration pace by the whole run.
     pub(crate) earlier_steps: Pace,
+    /// The run of the lab the games are played in: a run in steps keeps one for all of them.
+    pub(crate) sitting: Sitting,
 }
 
 impl MatchOptions {
@@ -270,6 +273,7 @@ impl MatchOptions {
             report_on_interrupt: false,
             pause_at: None,
             earlier_steps: Pace::default(),
+            sitting: Sitting::now(),
         })
     }
 }
@@ -304,6 +308,7 @@ pub(crate) fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
         report_on_interrupt,
         pause_at,
         earlier_steps,
+        sitting,
     } = options;
     let RunnerConventions {
         sides,
@@ -418,6 +423,7 @@ pub(crate) fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
         order: shuffled_order(book.openings.len(), seed),
         book,
         concurrency: concurrency.min(jobs.len().max(1)),
+        sitting,
     });
     // A resumed match's first step paces by its latest recorded games; a later step of the
     // same run by the run's own earlier steps.

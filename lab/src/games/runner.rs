@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 
 use super::book::Book;
-use super::game::{self, FaultRecord, GameId, GameRecord, GameSettings, Played};
+use super::game::{self, FaultRecord, GameId, GameRecord, GameSettings, Played, Sitting};
 use super::results::ResultsFile;
 use super::sprt::{self, Sprt, SprtDecision};
 use super::summary::{summarize, Summary};
@@ -41,6 +41,8 @@ pub(crate) struct Arena {
     /// The book's openings in the seeded order pairs take them in.
     pub(crate) order: Vec<usize>,
     pub(crate) concurrency: usize,
+    /// Written into every game this run plays.
+    pub(crate) sitting: Sitting,
 }
 
 /// Why the games stopped.
@@ -348,7 +350,7 @@ fn worker(
                 }
             }
         }
-        let record = if let Some((side, fault)) = startup {
+        let mut record = if let Some((side, fault)) = startup {
             game::forfeit(id, opening_index, opening, side, fault, &arena.settings)
         } else if let [Some(a), Some(b)] = &mut engines {
             match game::play([a, b], id, opening_index, opening, &arena.settings, stop) {
@@ -363,6 +365,7 @@ fn worker(
         } else {
             continue;
         };
+        record.sitting = Some(arena.sitting);
         // Waits until the writer has recorded the game and judged the stop, so a decided
         // match starts no game after its decision.
         if sender.send((record, Handover(done.clone()))).is_err() || recorded.recv().is_err() {

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::game::{GameRecord, SearchTotals, Termination};
+use super::game::{GameRecord, SearchTotals, Sitting, Termination};
 use super::results::complete_pairs;
 use super::sprt::{self, Estimate, Pentanomial, Sprt, SprtDecision, Wdl};
 use crate::analysis::stats;
@@ -103,15 +103,22 @@ const MIN_GAMES_PER_NPS_RUN: usize = 10;
 /// Fewer runs than this give no second interval: its t quantile would swamp it.
 const MIN_NPS_RUNS: usize = 10;
 
+/// Fewest sittings whose spread gives the third interval: below, its t quantile (3 degrees of
+/// freedom: 3.18) would be more of the interval than the games are.
+pub(crate) const MIN_NPS_SITTINGS: usize = 5;
+
 /// B's NPS over A's in the games: the geometric mean over the games of B's NPS over A's in
 /// each. The two engines search in turn in one game, so what loads the machine meanwhile loads
 /// both alike and cancels in the game's ratio. What does not cancel is a drift in how the
 /// machine treats the two binaries over hours (a 4,000-game verdict on a 2-core VM saw B's cost
 /// move between about 1% and 0.1% for stretches of hundreds of games, idle or not): neighbouring
 /// games then share their error, which the game-by-game interval takes for independent. So the
-/// interval is the wider of the game-by-game one (normal, over the mean log ratio) and the one
+/// interval is the widest of the game-by-game one (normal, over the mean log ratio), the one
 /// from the spread of the mean log ratios of [`NPS_RATIO_RUNS`] runs of consecutive games
-/// (Student's t): without a drift the two agree, with one the runs' interval holds it.
+/// (Student's t), and, when every game records its sitting and there are
+/// [`MIN_NPS_SITTINGS`] of them, the one with each sitting's games as a cluster: without a
+/// drift they agree; the runs hold a drift shorter than a run, the sittings one that lasts as
+/// long as a sitting (the same verdict's sittings differed by up to 2 points).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub(crate) struct NpsRatioInGames {
     #[serde(flatten)]
@@ -122,7 +129,11 @@ pub(crate) struct NpsRatioInGames {
     /// second interval; 0 below [`MIN_NPS_RUNS`] runs of [`MIN_GAMES_PER_NPS_RUN`] games.
     #[serde(default)]
     pub(crate) runs: u64,
-    /// Which interval `ratio` holds, the wider.
+    /// The sittings of the third interval; 0 when a game does not record its sitting or there
+    /// are fewer than [`MIN_NPS_SITTINGS`].
+    #[serde(default)]
+    pub(crate) sittings: u64,
+    /// Which interval `ratio` holds, the widest.
     #[serde(default)]
     pub(crate) interval_from: NpsIntervalFrom,
 }
@@ -137,6 +148,17 @@ pub(crate) enum NpsIntervalFrom {
     /// The spread of runs of consecutive games: wider, so the speed moved over the match more
     /// than the games' own spread allows, or by chance a little.
     Runs,
+    /// The spread between the sittings that played the games: the widest, so the speed moved
+    /// between the lab's runs more than within them.
+    Sittings,
+}
+
+/// An interval wider than game by game that bounds the games' ratio, with how many parts its
+/// spread is over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum WiderNpsInterval {
+    Runs(u64),
+    Sittings(u64),
 }
 
 impl NpsRatioInGames {
@@ -144,9 +166,23 @@ impl NpsRatioInGames {
         nps_ratios(games).0
     }
 
-    /// The runs whose spread gave the interval, when theirs was the wider.
+    /// The runs whose spread gave the interval, when theirs was the widest.
     pub(crate) fn runs_if_wider(&self) -> Option<u64> {
         (self.interval_from == NpsIntervalFrom::Runs).then_some(self.runs)
+    }
+
+    /// The sittings whose spread gave the interval, when theirs was the widest.
+    pub(crate) fn sittings_if_wider(&self) -> Option<u64> {
+        (self.interval_from == NpsIntervalFrom::Sittings).then_some(self.sittings)
+    }
+
+    /// The interval given, when it is not the game-by-game one.
+    pub(crate) fn wider_interval(&self) -> Option<WiderNpsInterval> {
+        match self.interval_from {
+            NpsIntervalFrom::Games => None,
+            NpsIntervalFrom::Runs => Some(WiderNpsInterval::Runs(self.runs)),
+            NpsIntervalFrom::Sittings => Some(WiderNpsInterval::Sittings(self.sittings)),
+        }
     }
 }
 
@@ -164,7 +200,8 @@ pub(crate) struct NpsRatioOfRun {
 /// B's NPS over A's in the games ([`NpsRatioInGames`]) and in each of its runs of consecutive
 /// games (none below [`MIN_NPS_RUNS`]), from one pass over the games' ratios.
 fn nps_ratios(games: &[GameRecord]) -> (Option<NpsRatioInGames>, Vec<NpsRatioOfRun>) {
-    let logs = nps_log_ratios(games);
+    let (logs, sittings): (Vec<f64>, Vec<Option<Sitting>>) =
+        nps_log_ratios(games).into_iter().unzip();
     if (logs.len() as u64) < MIN_GAMES_FOR_NPS_RATIO {
         return (None, Vec::new());
     }
@@ -189,31 +226,66 @@ fn nps_ratios(games: &[GameRecord]) -> (Option<NpsRatioInGames>, Vec<NpsRatioOfR
     let by_games = sprt::Z_95 * (variance / logs.len() as f64).sqrt();
     let by_runs = (!run_means.is_empty())
         .then(|| t_half_width(mean_and_variance(&run_means).1, run_means.len()));
-    let (half_width, interval_from) = match by_runs {
-        Some(by_runs) if by_runs > by_games => (by_runs, NpsIntervalFrom::Runs),
-        _ => (by_games, NpsIntervalFrom::Games),
-    };
+    let by_sittings = by_sittings(&logs, &sittings, mean);
+    let mut widest = (by_games, NpsIntervalFrom::Games);
+    for (half_width, from) in [
+        (by_runs, NpsIntervalFrom::Runs),
+        (
+            by_sittings.map(|(half_width, _)| half_width),
+            NpsIntervalFrom::Sittings,
+        ),
+    ] {
+        if let Some(half_width) = half_width.filter(|&half_width| half_width > widest.0) {
+            widest = (half_width, from);
+        }
+    }
     let all = NpsRatioInGames {
-        ratio: ratio_of_log(mean, half_width),
+        ratio: ratio_of_log(mean, widest.0),
         games: logs.len() as u64,
         runs: runs.len() as u64,
-        interval_from,
+        sittings: by_sittings.map_or(0, |(_, sittings)| sittings as u64),
+        interval_from: widest.1,
     };
     (Some(all), runs)
 }
 
-/// Each game's log of B's NPS over A's, in the order given, over the games in which both
-/// sides reported nodes and time.
-fn nps_log_ratios(games: &[GameRecord]) -> Vec<f64> {
+/// Each game's log of B's NPS over A's with the game's sitting, in the order given, over the
+/// games in which both sides reported nodes and time.
+fn nps_log_ratios(games: &[GameRecord]) -> Vec<(f64, Option<Sitting>)> {
     let nps = |totals: &SearchTotals| {
         (totals.nodes > 0 && totals.nodes_time_us > 0)
             .then(|| totals.nodes as f64 / totals.nodes_time_us as f64)
     };
     games
         .iter()
-        .filter_map(|game| Some((nps(&game.search[1])? / nps(&game.search[0])?).ln()))
-        .filter(|log| log.is_finite())
+        .filter_map(|game| {
+            let log = (nps(&game.search[1])? / nps(&game.search[0])?).ln();
+            log.is_finite().then_some((log, game.sitting))
+        })
         .collect()
+}
+
+/// The half-width of the 95% interval of the mean log ratio `mean` with each sitting's games
+/// as one cluster, and the sittings: the cluster-robust standard error
+/// `sqrt(G / (G - 1) · Σ_g (Σ_{i in g} (x_i - mean))²) / n` over G sittings, with Student's t
+/// at G - 1 degrees of freedom. `None` unless every game records its sitting and there are
+/// [`MIN_NPS_SITTINGS`].
+fn by_sittings(logs: &[f64], sittings: &[Option<Sitting>], mean: f64) -> Option<(f64, usize)> {
+    let mut deviations: BTreeMap<Sitting, f64> = BTreeMap::new();
+    for (log, sitting) in logs.iter().zip(sittings) {
+        *deviations.entry((*sitting)?).or_default() += log - mean;
+    }
+    let clusters = deviations.len();
+    if clusters < MIN_NPS_SITTINGS {
+        return None;
+    }
+    let g = clusters as f64;
+    let sum_of_squares: f64 = deviations.values().map(|sum| sum * sum).sum();
+    let standard_error = (g / (g - 1.0) * sum_of_squares).sqrt() / logs.len() as f64;
+    Some((
+        stats::student_t_quantile(0.975, g - 1.0) * standard_error,
+        clusters,
+    ))
 }
 
 /// [`NPS_RATIO_RUNS`] runs of near-equal length (so their means weigh alike), or fewer of
@@ -602,21 +674,93 @@ pub(crate) mod tests {
         );
     }
 
+    /// A speed that differs between the lab's runs (sittings) more than within them is bounded
+    /// by the sittings' spread, wider than the runs' (each run lies within one sitting, so
+    /// their 20 means look like many draws of what is only 6); with too few sittings, or a
+    /// game that does not record its sitting, the sittings give no interval.
+    #[test]
+    fn a_speed_that_differs_between_sittings_is_bounded_by_them() {
+        use std::time::Duration;
+        let game = |b_nps: u64, sitting: Option<u64>| {
+            let mut record = blank_game();
+            record.search[0].add_move(Duration::from_secs(1), Some(10), Some(1_000_000));
+            record.search[1].add_move(Duration::from_secs(1), Some(10), Some(b_nps));
+            record.sitting = sitting.map(Sitting);
+            record
+        };
+        // 6 sittings of 100 games, B 1% slower in the even ones and 0.2% in the odd ones, each
+        // game +-0.5% around it.
+        let sittings = |sitting_of: &dyn Fn(u64) -> u64| -> Vec<GameRecord> {
+            (0..600)
+                .map(|i| {
+                    let cost = if (i / 100) % 2 == 0 { 10_000 } else { 2_000 };
+                    let noise = if i % 2 == 0 { 5_000 } else { 0 };
+                    game(1_000_000 - cost + noise - 2_500, Some(sitting_of(i)))
+                })
+                .collect()
+        };
+        let by_sitting = sittings(&|i| 1_000 + i / 100);
+        let ratio = NpsRatioInGames::of(&by_sitting).unwrap();
+        assert_eq!(ratio.sittings, 6);
+        assert_eq!(ratio.interval_from, NpsIntervalFrom::Sittings, "{ratio:?}");
+        assert_eq!(ratio.wider_interval(), Some(WiderNpsInterval::Sittings(6)));
+        assert_eq!(ratio.runs_if_wider(), None);
+        let width = |r: &NpsRatioInGames| r.ratio.ci_high.ln() - r.ratio.ci_low.ln();
+        let unrecorded: Vec<GameRecord> = by_sitting
+            .iter()
+            .map(|game| GameRecord {
+                sitting: None,
+                ..game.clone()
+            })
+            .collect();
+        let by_runs = NpsRatioInGames::of(&unrecorded).unwrap();
+        assert_eq!(
+            (by_runs.interval_from, by_runs.sittings),
+            (NpsIntervalFrom::Runs, 0)
+        );
+        assert!(
+            width(&ratio) > 1.5 * width(&by_runs),
+            "{ratio:?} {by_runs:?}"
+        );
+        assert!((ratio.ratio.value - by_runs.ratio.value).abs() < 1e-12);
+        assert!(
+            ratio.ratio.ci_low < 0.994 && ratio.ratio.ci_high > 0.994,
+            "{ratio:?}"
+        );
+        // One game without its sitting: no sittings' interval.
+        let mut one_unrecorded = by_sitting.clone();
+        one_unrecorded[300].sitting = None;
+        assert_eq!(NpsRatioInGames::of(&one_unrecorded).unwrap().sittings, 0);
+        // 4 sittings are too few.
+        let four = NpsRatioInGames::of(&sittings(&|i| i / 150)).unwrap();
+        assert_eq!(
+            (four.sittings, four.interval_from),
+            (0, NpsIntervalFrom::Runs)
+        );
+        // Sittings that each hold both costs alike add nothing.
+        let mixed = NpsRatioInGames::of(&sittings(&|i| (i / 2) % 6)).unwrap();
+        assert_eq!(mixed.sittings, 6);
+        assert_ne!(mixed.interval_from, NpsIntervalFrom::Sittings, "{mixed:?}");
+    }
+
     proptest::proptest! {
         /// Whatever sums a results file claims (it is read from outside), the searches in the
-        /// games are finite means or absent, the ratio's interval holds its value and is at
-        /// least as wide as its runs' spread gives, and each run's too.
+        /// games are finite means or absent, the ratio's interval (over runs and sittings too)
+        /// holds its value, and each run's too.
         #[test]
         fn any_recorded_searches_give_finite_figures(
             sides in proptest::collection::vec(
                 proptest::array::uniform2(proptest::array::uniform7(proptest::num::u64::ANY)),
                 0..260,
-            )
+            ),
+            sittings in proptest::collection::vec(proptest::option::weighted(0.95, 0u64..8), 260),
         ) {
             let games: Vec<GameRecord> = sides
                 .iter()
-                .map(|sums| {
+                .zip(&sittings)
+                .map(|(sums, sitting)| {
                     let mut record = blank_game();
+                    record.sitting = sitting.map(Sitting);
                     for (side, s) in record.search.iter_mut().zip(sums) {
                         *side = SearchTotals {
                             moves: s[0],
@@ -647,6 +791,11 @@ pub(crate) mod tests {
                 proptest::prop_assert!(ratio.games >= MIN_GAMES_FOR_NPS_RATIO);
                 proptest::prop_assert_eq!(ratio.runs, summary.nps_ratio_by_run.len() as u64);
                 proptest::prop_assert!(ratio.runs <= NPS_RATIO_RUNS as u64);
+                proptest::prop_assert!(
+                    ratio.sittings == 0
+                        || (MIN_NPS_SITTINGS as u64..=8).contains(&ratio.sittings),
+                    "{ratio:?}"
+                );
             }
             let mut through = 0;
             for run in &summary.nps_ratio_by_run {
@@ -677,6 +826,7 @@ pub(crate) mod tests {
             lab_overhead_moves: 0,
             search: Default::default(),
             pgn: String::new(),
+            sitting: None,
         }
     }
 

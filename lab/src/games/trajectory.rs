@@ -115,6 +115,7 @@ mod tests {
             lab_overhead_moves: 0,
             search: Default::default(),
             pgn: String::new(),
+            sitting: None,
         }
     }
 

@@ -270,11 +270,11 @@ pub(crate) fn search_rows(
                 "B's NPS over A's in the games (geometric mean of {} games)",
                 thousands(ratio.games)
             ),
-            match ratio.runs_if_wider() {
-                Some(runs) => format!(
+            match ratio.wider_interval() {
+                Some(wider) => format!(
                     "{}, {}",
                     super::ratio_change_with_ci(&ratio.ratio),
-                    super::nps_interval_words(Some(runs))
+                    super::nps_interval_words(Some(wider))
                 ),
                 None => super::ratio_change_with_ci(&ratio.ratio),
             },

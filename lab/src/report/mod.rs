@@ -36,6 +36,7 @@ use crate::analysis::compare::{Comparison, Settings, SideSummary};
 use crate::analysis::measure::RevisionRecord;
 use crate::analysis::stats::Verdict;
 pub(crate) use crate::digits::thousands;
+use crate::games::summary::WiderNpsInterval;
 use crate::machine::{Machine, Toolchain};
 use crate::schema::Kind;
 use style::Style;
@@ -280,12 +281,16 @@ pub(crate) fn ratio_change_with_ci(ratio: &crate::games::sprt::Estimate) -> Stri
 }
 
 /// How the games' NPS ratio was bounded: game by game, or, when theirs was wider, by the
-/// spread of runs of consecutive games (`NpsRatioInGames`).
-pub(crate) fn nps_interval_words(runs_if_wider: Option<u64>) -> String {
-    match runs_if_wider {
-        Some(runs) => {
+/// spread of runs of consecutive games or of the sittings that played them (`NpsRatioInGames`).
+pub(crate) fn nps_interval_words(wider: Option<WiderNpsInterval>) -> String {
+    match wider {
+        Some(WiderNpsInterval::Runs(runs)) => {
             format!("bounded by {runs} runs of consecutive games (wider than game by game)")
         }
+        Some(WiderNpsInterval::Sittings(sittings)) => format!(
+            "bounded by the {sittings} sittings that played them (wider than game by game and \
+             than runs of consecutive games)"
+        ),
         None => "game by game".to_string(),
     }
 }

@@ -101,7 +101,7 @@ fn speed_row(report: &VerdictReport) -> [String; 2] {
                 report
                     .speed_games
                     .map_or_else(|| "the".to_string(), thousands),
-                super::nps_interval_words(report.speed_runs)
+                super::nps_interval_words(report.speed_wider_interval())
             ),
         ],
     }

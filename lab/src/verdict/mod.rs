@@ -34,6 +34,7 @@ use serde::{Deserialize, Serialize};
 use crate::analysis::compare::{Comparison, SpeedEloEstimate};
 use crate::games::rules::Limit;
 use crate::games::sprt::{Estimate, Sprt, SprtDecision};
+use crate::games::summary::WiderNpsInterval;
 use crate::games::MatchReport;
 use crate::paths::LabPaths;
 use crate::schema::Kind;
@@ -375,6 +376,10 @@ pub struct VerdictReport {
     /// consecutive games (wider than game by game), the runs; `None` otherwise.
     #[serde(default)]
     pub(crate) speed_runs: Option<u64>,
+    /// With `speed_from: games`, when the interval came from the spread between the sittings
+    /// that played the games (the widest), the sittings; `None` otherwise.
+    #[serde(default)]
+    pub(crate) speed_sittings: Option<u64>,
     /// The speed at the model's Elo per doubling; `None` without a model.
     pub(crate) speed_elo: Option<Estimate>,
     /// The equal-node games' Elo; 0 ± 0 when the signatures are equal (the same search);
@@ -396,6 +401,20 @@ pub struct VerdictReport {
     pub(crate) decision: Decision,
     pub(crate) wall_time_s: f64,
     pub(crate) notes: Vec<VerdictNote>,
+}
+
+impl VerdictReport {
+    /// The interval wider than game by game that bounded the games' speed charged, if one did.
+    pub(crate) fn speed_wider_interval(&self) -> Option<WiderNpsInterval> {
+        wider_interval(self.speed_runs, self.speed_sittings)
+    }
+}
+
+/// The wider interval a verdict's JSON names: its sittings, else its runs.
+pub(crate) fn wider_interval(runs: Option<u64>, sittings: Option<u64>) -> Option<WiderNpsInterval> {
+    sittings
+        .map(WiderNpsInterval::Sittings)
+        .or(runs.map(WiderNpsInterval::Runs))
 }
 
 /// `lab speed-elo`: the model just fitted (and stored), or with `--show` every stored one.

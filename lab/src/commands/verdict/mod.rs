@@ -370,6 +370,9 @@ fn outcome(verdict: Findings) -> Outcome {
         speed_runs: verdict
             .speed_in_games
             .and_then(|in_games| in_games.runs_if_wider()),
+        speed_sittings: verdict
+            .speed_in_games
+            .and_then(|in_games| in_games.sittings_if_wider()),
         speed_elo: verdict.speed_elo,
         search_elo,
         total_elo,

@@ -63,7 +63,7 @@ pub(super) fn play(
                         " (B's NPS over A's in {} resumed games: {}, {})",
                         crate::digits::thousands(in_games.games),
                         crate::report::ratio_change_with_ci(&in_games.ratio),
-                        crate::report::nps_interval_words(in_games.runs_if_wider())
+                        crate::report::nps_interval_words(in_games.wider_interval())
                     ),
                     (SpeedSource::Games, None) => format!(
                         " (paired NPS, until the games' own speed is read after \
@@ -267,6 +267,7 @@ fn games_reading_their_speed(
     let mut resume = budgets.resumed.clone();
     let mut pause_at = resumed_speed.map_or(0, |read| read.recorded) + GAMES_PER_SPEED_UPDATE;
     let mut earlier_steps = Pace::default();
+    let sitting = games::Sitting::now();
     loop {
         let mut step = games_options(
             args,
@@ -277,6 +278,7 @@ fn games_reading_their_speed(
         )?;
         step.pause_at = Some(pause_at);
         step.earlier_steps = earlier_steps;
+        step.sitting = sitting;
         let report = games::run(lab, step)?;
         earlier_steps = Pace {
             games: earlier_steps.games + report.pace.games,
@@ -348,7 +350,7 @@ fn games_reading_their_speed(
             "B's NPS over A's in {} games: {}, {}; bounds now [{:.2}, {:.2}]{}{}",
             crate::digits::thousands(in_games.games),
             crate::report::ratio_change_with_ci(&in_games.ratio),
-            crate::report::nps_interval_words(in_games.runs_if_wider()),
+            crate::report::nps_interval_words(in_games.wider_interval()),
             shifted.elo0,
             shifted.elo1,
             so_far_words(report.summary.elo, speed.elo),

@@ -8,7 +8,7 @@ use anyhow::Result;
 use plotters::prelude::*;
 
 use crate::digits::thousands;
-use crate::games::summary::{NpsRatioInGames, NpsRatioOfRun};
+use crate::games::summary::{NpsRatioInGames, NpsRatioOfRun, WiderNpsInterval};
 use crate::report::html::matches::elo::BAND_OPACITY;
 use crate::report::html::matches::over_games::{chart, horizontal, legend, swatch, x_end};
 use crate::report::html::plot::{padded, plot_error, svg, Footer, B_COLOUR};
@@ -49,8 +49,12 @@ pub(crate) fn drawable(runs: &[NpsRatioOfRun], all: &NpsRatioInGames) -> bool {
 
 /// Where the interval of all the games came from, for the text under the plot's heading.
 pub(crate) fn interval_words(all: &NpsRatioInGames) -> &'static str {
-    match all.runs_if_wider() {
-        Some(_) => "from the runs' spread, wider than game by game",
+    match all.wider_interval() {
+        Some(WiderNpsInterval::Runs(_)) => "from the runs' spread, wider than game by game",
+        Some(WiderNpsInterval::Sittings(_)) => {
+            "from the spread between the sittings that played the games (each run of the lab), \
+             wider than game by game and than the runs' spread"
+        }
         None => "game by game, at least as wide as from the runs' spread",
     }
 }
@@ -170,6 +174,7 @@ mod tests {
             ratio: estimate(0.994, 0.002),
             games: 400,
             runs: 2,
+            sittings: 0,
             interval_from: NpsIntervalFrom::Games,
         };
         let good = [
@@ -205,6 +210,7 @@ mod tests {
             ratio: estimate(0.994, 0.002),
             games: 4000,
             runs: 20,
+            sittings: 0,
             interval_from: NpsIntervalFrom::Runs,
         };
         let svg = draw(&runs, &all, &test_footer()).unwrap();

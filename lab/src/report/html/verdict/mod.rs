@@ -17,7 +17,7 @@ use crate::report::html::matches::{llr, speed_runs};
 use crate::report::html::plot::Footer;
 use crate::report::html::{fact, head, section};
 use crate::report::nps_interval_words;
-use crate::verdict::Decision;
+use crate::verdict::{wider_interval, Decision};
 use elo_split::Bar;
 
 #[derive(Deserialize)]
@@ -148,6 +148,8 @@ struct VerdictDoc {
     speed_games: Option<u64>,
     #[serde(default)]
     speed_runs: Option<u64>,
+    #[serde(default)]
+    speed_sittings: Option<u64>,
     speed_ratio: Estimate,
     speed_elo: Option<Estimate>,
     /// Null with node odds: the games weigh search and speed together.
@@ -336,7 +338,7 @@ fn facts(doc: &VerdictDoc, node_odds: bool) -> Vec<String> {
                     ratio(doc.speed_ratio.value),
                     ratio(doc.speed_ratio.ci_low),
                     ratio(doc.speed_ratio.ci_high),
-                    nps_interval_words(doc.speed_runs),
+                    nps_interval_words(wider_interval(doc.speed_runs, doc.speed_sittings)),
                     doc.speed_games.map_or_else(String::new, |games| format!(
                         ", over {} games",
                         thousands(games)
