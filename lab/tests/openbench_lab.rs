@@ -920,6 +920,11 @@ fn the_speed_can_be_read_from_the_games_themselves() {
             && run.stderr.contains("judging the games again with it"),
         "{run}"
     );
+    assert!(
+        run.stderr
+            .contains("24 games to play in this step of 24 games (0 recorded)"),
+        "{run}"
+    );
     // The step's line gives the verdict so far, the same total the report decides with.
     let total = &report["total_elo"];
     assert!(

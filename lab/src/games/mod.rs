@@ -433,12 +433,16 @@ pub(crate) fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
         Pace::of_recorded(&recorded, arena.concurrency).unwrap_or_default()
     };
     progress.line(&format!(
-        "lab match: {} vs {}, {}, {} games to play ({} recorded), concurrency {}, expected \
+        "lab match: {} vs {}, {}, {} games to play{} ({} recorded), concurrency {}, expected \
          duration {}; results {}, PGN {}",
         identities[0].name,
         identities[1].name,
         describe_limits(&played_limits),
         thousands(jobs.len() as u64),
+        match pause_at {
+            Some(_) => format!(" in this step of {} games", thousands(settings.games)),
+            None => String::new(),
+        },
         thousands(recorded.len() as u64),
         arena.concurrency,
         expected_duration(
