@@ -606,6 +606,17 @@ fn resume_after_an_interrupt_loses_no_game_and_plays_none_twice() {
             && sittings[0] < sittings[GAMES_BEFORE],
         "{sittings:?}"
     );
+    // The report lists B's NPS over A's by sitting, in the order played, over all the games.
+    let report = run.json();
+    let listed = report["nps_ratio_by_sitting"].as_array().unwrap();
+    assert_eq!(listed.len(), 2, "{run}");
+    assert_eq!(listed[0]["sitting"], sittings[0], "{run}");
+    assert_eq!(listed[1]["sitting"], sittings[GAMES_BEFORE], "{run}");
+    assert_eq!(
+        listed[0]["games"].as_u64().unwrap() + listed[1]["games"].as_u64().unwrap(),
+        report["nps_ratio_in_games"]["games"].as_u64().unwrap(),
+        "{run}"
+    );
     assert_eq!(
         replay(&out.with_extension("pgn")).len(),
         24,

@@ -156,7 +156,8 @@ impl Pace {
 
     /// The time a game took over these games and `played` more in `elapsed`.
     fn per_game_with(self, played: u64, elapsed: Duration) -> Duration {
-        (self.elapsed.saturating_add(elapsed))
+        self.elapsed
+            .saturating_add(elapsed)
             .div_f64(self.games.saturating_add(played).max(1) as f64)
     }
 }

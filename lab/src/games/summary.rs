@@ -87,6 +87,9 @@ pub(crate) struct Summary {
     /// The runs of consecutive games its interval was also taken over, each with its ratio;
     /// empty below 100 such games.
     pub(crate) nps_ratio_by_run: Vec<NpsRatioOfRun>,
+    /// Each sitting that played the games, in the order of its first game, with its ratio;
+    /// empty unless every game records its sitting and there are two or more.
+    pub(crate) nps_ratio_by_sitting: Vec<NpsRatioOfSitting>,
 }
 
 /// Games with both sides' speed below this give no ratio: too few for an interval.
@@ -197,17 +200,35 @@ pub(crate) struct NpsRatioOfRun {
     pub(crate) ratio: Estimate,
 }
 
-/// B's NPS over A's in the games ([`NpsRatioInGames`]) and in each of its runs of consecutive
-/// games (none below [`MIN_NPS_RUNS`]), from one pass over the games' ratios.
-fn nps_ratios(games: &[GameRecord]) -> (Option<NpsRatioInGames>, Vec<NpsRatioOfRun>) {
+/// B's NPS over A's in the games of one sitting: the match page lists them, so the spread
+/// between sittings [`NpsRatioInGames`] may be bounded by shows.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub(crate) struct NpsRatioOfSitting {
+    pub(crate) sitting: Sitting,
+    /// The sitting's games with both sides' speed.
+    pub(crate) games: u64,
+    /// The sitting's geometric mean, its 95% interval (Student's t) from its own games' spread
+    /// (none for one game).
+    #[serde(flatten)]
+    pub(crate) ratio: Estimate,
+}
+
+/// B's NPS over A's in the games, and its parts.
+type NpsRatios = (
+    Option<NpsRatioInGames>,
+    Vec<NpsRatioOfRun>,
+    Vec<NpsRatioOfSitting>,
+);
+
+/// B's NPS over A's in the games ([`NpsRatioInGames`]), in each of its runs of consecutive
+/// games (none below [`MIN_NPS_RUNS`]) and in each sitting, from one pass over the games'
+/// ratios.
+fn nps_ratios(games: &[GameRecord]) -> NpsRatios {
     let (logs, sittings): (Vec<f64>, Vec<Option<Sitting>>) =
         nps_log_ratios(games).into_iter().unzip();
     if (logs.len() as u64) < MIN_GAMES_FOR_NPS_RATIO {
-        return (None, Vec::new());
+        return (None, Vec::new(), Vec::new());
     }
-    let t_half_width = |variance: f64, n: usize| {
-        stats::student_t_quantile(0.975, (n - 1) as f64) * (variance / n as f64).sqrt()
-    };
     let mut through_game = 0;
     let mut run_means = Vec::new();
     let runs: Vec<NpsRatioOfRun> = consecutive_runs(&logs)
@@ -246,7 +267,52 @@ fn nps_ratios(games: &[GameRecord]) -> (Option<NpsRatioInGames>, Vec<NpsRatioOfR
         sittings: by_sittings.map_or(0, |(_, sittings)| sittings as u64),
         interval_from: widest.1,
     };
-    (Some(all), runs)
+    (Some(all), runs, by_sitting(&logs, &sittings))
+}
+
+/// Student's t half-width of the 95% interval of the mean of `n` values of `variance`; 0 for
+/// one value.
+fn t_half_width(variance: f64, n: usize) -> f64 {
+    if n < 2 {
+        return 0.0;
+    }
+    stats::student_t_quantile(0.975, (n - 1) as f64) * (variance / n as f64).sqrt()
+}
+
+/// Each sitting's ratio, in the order of its first game; none unless every game records its
+/// sitting and there are two or more.
+fn by_sitting(logs: &[f64], sittings: &[Option<Sitting>]) -> Vec<NpsRatioOfSitting> {
+    let mut order: Vec<Sitting> = Vec::new();
+    let mut members: BTreeMap<Sitting, Vec<f64>> = BTreeMap::new();
+    for (log, sitting) in logs.iter().zip(sittings) {
+        let Some(sitting) = *sitting else {
+            return Vec::new();
+        };
+        let games = members.entry(sitting).or_default();
+        if games.is_empty() {
+            order.push(sitting);
+        }
+        games.push(*log);
+    }
+    if order.len() < 2 {
+        return Vec::new();
+    }
+    order
+        .into_iter()
+        .map(|sitting| {
+            let games = &members[&sitting];
+            let (mean, variance) = if games.len() > 1 {
+                mean_and_variance(games)
+            } else {
+                (games[0], 0.0)
+            };
+            NpsRatioOfSitting {
+                sitting,
+                games: games.len() as u64,
+                ratio: ratio_of_log(mean, t_half_width(variance, games.len())),
+            }
+        })
+        .collect()
 }
 
 /// Each game's log of B's NPS over A's with the game's sitting, in the order given, over the
@@ -440,7 +506,7 @@ pub(crate) fn summarize(games: &[GameRecord], sprt: Option<&Sprt>) -> Summary {
         pentanomial.add_pair(points);
     }
     let sprt = sprt.map(|test| SprtState::of(test, &pentanomial));
-    let (nps_ratio_in_games, nps_ratio_by_run) = nps_ratios(games);
+    let (nps_ratio_in_games, nps_ratio_by_run, nps_ratio_by_sitting) = nps_ratios(games);
     Summary {
         games: games.len() as u64,
         pairs: pentanomial.pairs(),
@@ -465,6 +531,7 @@ pub(crate) fn summarize(games: &[GameRecord], sprt: Option<&Sprt>) -> Summary {
         search_in_games: search.map(|totals| SearchInGames::of(&totals)),
         nps_ratio_in_games,
         nps_ratio_by_run,
+        nps_ratio_by_sitting,
     }
 }
 
@@ -705,6 +772,21 @@ pub(crate) mod tests {
         assert_eq!(ratio.interval_from, NpsIntervalFrom::Sittings, "{ratio:?}");
         assert_eq!(ratio.wider_interval(), Some(WiderNpsInterval::Sittings(6)));
         assert_eq!(ratio.runs_if_wider(), None);
+        // Each sitting's own ratio, in the order played, shows the costs it played at.
+        let listed = nps_ratios(&by_sitting).2;
+        assert_eq!(listed.len(), 6);
+        for (index, sitting) in listed.iter().enumerate() {
+            let cost = if index % 2 == 0 { 0.99 } else { 0.998 };
+            assert_eq!(
+                (sitting.sitting, sitting.games),
+                (Sitting(1_000 + index as u64), 100)
+            );
+            assert!(
+                (sitting.ratio.value.ln() - f64::ln(cost)).abs() < 1e-4,
+                "{sitting:?}"
+            );
+            assert!(sitting.ratio.ci_low < sitting.ratio.value);
+        }
         let width = |r: &NpsRatioInGames| r.ratio.ci_high.ln() - r.ratio.ci_low.ln();
         let unrecorded: Vec<GameRecord> = by_sitting
             .iter()
@@ -731,6 +813,7 @@ pub(crate) mod tests {
         let mut one_unrecorded = by_sitting.clone();
         one_unrecorded[300].sitting = None;
         assert_eq!(NpsRatioInGames::of(&one_unrecorded).unwrap().sittings, 0);
+        assert!(nps_ratios(&one_unrecorded).2.is_empty());
         // 4 sittings are too few.
         let four = NpsRatioInGames::of(&sittings(&|i| i / 150)).unwrap();
         assert_eq!(
@@ -796,6 +879,13 @@ pub(crate) mod tests {
                         || (MIN_NPS_SITTINGS as u64..=8).contains(&ratio.sittings),
                     "{ratio:?}"
                 );
+                let listed: u64 = summary.nps_ratio_by_sitting.iter().map(|s| s.games).sum();
+                proptest::prop_assert!(listed == 0 || listed == ratio.games);
+            }
+            for sitting in &summary.nps_ratio_by_sitting {
+                let e = sitting.ratio;
+                proptest::prop_assert!(e.ci_low.is_finite() && e.ci_high.is_finite(), "{e:?}");
+                proptest::prop_assert!(e.ci_low <= e.value && e.value <= e.ci_high, "{e:?}");
             }
             let mut through = 0;
             for run in &summary.nps_ratio_by_run {

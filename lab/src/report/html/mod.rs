@@ -485,6 +485,11 @@ fn fact(name: &str, value: &str) -> String {
 }
 
 fn section(html: &mut String, title: &str, text: &str, svg: Option<String>) {
+    section_with(html, title, text, svg, "");
+}
+
+/// A section whose plot is followed by `after`, HTML the caller has escaped.
+fn section_with(html: &mut String, title: &str, text: &str, svg: Option<String>, after: &str) {
     let _ = write!(
         html,
         "<section>\n<h2>{}</h2>\n<p>{}</p>\n",
@@ -494,6 +499,7 @@ fn section(html: &mut String, title: &str, text: &str, svg: Option<String>) {
     if let Some(svg) = svg {
         let _ = writeln!(html, "<figure>{}</figure>", responsive(svg.trim()));
     }
+    html.push_str(after);
     html.push_str("</section>\n");
 }
 

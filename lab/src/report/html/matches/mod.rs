@@ -20,7 +20,7 @@ use crate::games::sprt::{EloModel, PENTANOMIAL_CELLS};
 use crate::games::summary::SprtState;
 use crate::report::findings::played_alike;
 use crate::report::html::plot::Footer;
-use crate::report::html::{escape, fact, head, machine_of, section};
+use crate::report::html::{escape, fact, head, machine_of, section, section_with};
 use crate::report::matches::{decision, estimate, los, pace, search_rows, shards};
 use elo::EloPoint;
 use model::{MatchDoc, MatchEngine, ShardStarted};
@@ -304,7 +304,9 @@ pub(crate) fn page(doc: &MatchDoc) -> Result<String> {
                          {}. Both engines search in turn in a game, so load common to both \
                          cancels; runs that leave the band by more than their bars show the \
                          machine treating the two binaries differently over the match, and then \
-                         the runs' spread is the interval (docs/verdict.md).",
+                         the runs' spread is the interval, or the sittings' (the lab's runs that \
+                         played the games, listed below when recorded) when theirs is wider \
+                         (docs/verdict.md).",
                         doc.nps_ratio_by_run.len(),
                         speed_runs::interval_words(all)
                     ),
@@ -321,7 +323,13 @@ pub(crate) fn page(doc: &MatchDoc) -> Result<String> {
             None,
         ),
     };
-    section(&mut html, "Speed over the games", &speed_text, speed_plot);
+    section_with(
+        &mut html,
+        "Speed over the games",
+        &speed_text,
+        speed_plot,
+        &speed_runs::sittings_table(&doc.nps_ratio_by_sitting),
+    );
     html.push_str("</body>\n</html>\n");
     Ok(html)
 }

@@ -7,7 +7,9 @@ use serde::Deserialize;
 
 use crate::games::results::Shard;
 use crate::games::sprt::{Estimate, Pentanomial, Wdl};
-use crate::games::summary::{Alike, NpsRatioInGames, NpsRatioOfRun, SearchInGames, SprtState};
+use crate::games::summary::{
+    Alike, NpsRatioInGames, NpsRatioOfRun, NpsRatioOfSitting, SearchInGames, SprtState,
+};
 use crate::games::trajectory::TrajectoryPoint;
 use crate::report::html::model::Measured;
 
@@ -53,6 +55,9 @@ pub(crate) struct MatchDoc {
     /// Empty in the JSON of a lab from before it was recorded, or below 100 games.
     #[serde(default)]
     pub(crate) nps_ratio_by_run: Vec<NpsRatioOfRun>,
+    /// Empty in the JSON of a lab from before it was recorded, or below two sittings.
+    #[serde(default)]
+    pub(crate) nps_ratio_by_sitting: Vec<NpsRatioOfSitting>,
 }
 
 #[derive(Debug, Deserialize)]

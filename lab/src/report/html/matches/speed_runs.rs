@@ -4,11 +4,14 @@
 //! bars show the machine's speed drifting over the match, the case where the runs' spread, not
 //! the games', bounds the ratio (`NpsRatioInGames`).
 
+use std::fmt::Write as _;
+
 use anyhow::Result;
 use plotters::prelude::*;
 
 use crate::digits::thousands;
-use crate::games::summary::{NpsRatioInGames, NpsRatioOfRun, WiderNpsInterval};
+use crate::games::summary::{NpsRatioInGames, NpsRatioOfRun, NpsRatioOfSitting, WiderNpsInterval};
+use crate::report::html::escape;
 use crate::report::html::matches::elo::BAND_OPACITY;
 use crate::report::html::matches::over_games::{chart, horizontal, legend, swatch, x_end};
 use crate::report::html::plot::{padded, plot_error, svg, Footer, B_COLOUR};
@@ -45,6 +48,30 @@ pub(crate) fn drawable(runs: &[NpsRatioOfRun], all: &NpsRatioInGames) -> bool {
             .windows(2)
             .all(|pair| pair[0].through_game < pair[1].through_game)
         && runs.last().is_some_and(|run| run.through_game <= all.games)
+}
+
+/// The sittings that played the games, each with its games and B's NPS over A's in them, as
+/// an HTML table; empty below two sittings (the JSON lists none then).
+pub(crate) fn sittings_table(sittings: &[NpsRatioOfSitting]) -> String {
+    if sittings.len() < 2 {
+        return String::new();
+    }
+    let mut table = String::from(
+        "<table class=\"figures\">\n<tr><th>sitting</th><th>started</th><th>games</th>\
+         <th>B's NPS over A's (95% CI)</th></tr>\n",
+    );
+    for (index, sitting) in sittings.iter().enumerate() {
+        let _ = writeln!(
+            table,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            index + 1,
+            escape(&crate::calendar::utc_minute(sitting.sitting.0 / 1_000_000)),
+            thousands(sitting.games),
+            escape(&ratio_change_with_ci(&sitting.ratio))
+        );
+    }
+    table.push_str("</table>\n");
+    table
 }
 
 /// Where the interval of all the games came from, for the text under the plot's heading.
@@ -222,5 +249,33 @@ mod tests {
         assert!(svg.contains("all 4,000 games"));
         assert!(svg.contains("each run of about 200 consecutive games"));
         assert!(svg.contains("-0.6%") || svg.contains("-1.0%"), "{svg}");
+    }
+
+    #[test]
+    fn the_sittings_are_listed_from_two_with_when_each_started() {
+        use crate::games::Sitting;
+        let sitting = |start_s: u64, games, value| NpsRatioOfSitting {
+            sitting: Sitting(start_s * 1_000_000),
+            games,
+            ratio: estimate(value, 0.002),
+        };
+        let one = [sitting(1_764_547_200, 1_426, 0.9983)];
+        assert_eq!(sittings_table(&one), "");
+        let table = sittings_table(&[one[0], sitting(1_764_554_400, 1_472, 0.9881)]);
+        assert_eq!(table.matches("<tr><td>").count(), 2, "{table}");
+        assert!(
+            table.contains("<td>1</td><td>2025-12-01 00:00 UTC</td><td>1,426</td><td>-0.17%"),
+            "{table}"
+        );
+        assert!(table.contains("<td>2</td><td>2025-12-01 02:00 UTC</td><td>1,472</td>"));
+        // A file's absurd start still reads as a date.
+        let absurd = sittings_table(&[
+            one[0],
+            NpsRatioOfSitting {
+                sitting: Sitting(u64::MAX),
+                ..one[0]
+            },
+        ]);
+        assert_eq!(absurd.matches("<tr><td>").count(), 2);
     }
 }

@@ -12,10 +12,10 @@ use serde::Deserialize;
 
 use crate::calendar::utc_minute;
 use crate::digits::thousands;
-use crate::games::summary::{NpsRatioInGames, NpsRatioOfRun, SearchInGames};
+use crate::games::summary::{NpsRatioInGames, NpsRatioOfRun, NpsRatioOfSitting, SearchInGames};
 use crate::report::html::matches::{llr, speed_runs};
 use crate::report::html::plot::Footer;
-use crate::report::html::{fact, head, section};
+use crate::report::html::{fact, head, section, section_with};
 use crate::report::nps_interval_words;
 use crate::verdict::{wider_interval, Decision};
 use elo_split::Bar;
@@ -97,6 +97,8 @@ struct Games {
     nps_ratio_in_games: Option<NpsRatioInGames>,
     #[serde(default)]
     nps_ratio_by_run: Vec<NpsRatioOfRun>,
+    #[serde(default)]
+    nps_ratio_by_sitting: Vec<NpsRatioOfSitting>,
 }
 
 #[derive(Deserialize)]
@@ -255,7 +257,13 @@ fn speed_in_games_section(
         speed_runs::interval_words(all)
     );
     let plot = speed_runs::draw(&games.nps_ratio_by_run, all, footer)?;
-    section(html, "The speed in the games", &text, Some(plot));
+    section_with(
+        html,
+        "The speed in the games",
+        &text,
+        Some(plot),
+        &speed_runs::sittings_table(&games.nps_ratio_by_sitting),
+    );
     Ok(())
 }
 
