@@ -955,6 +955,7 @@ fn the_speed_can_be_read_from_the_games_themselves() {
         resumed
             .stderr
             .contains("B's NPS over A's in 24 resumed games")
+            && resumed.stderr.contains("); so far: total Elo ")
             && !resumed
                 .stderr
                 .contains("until the games' own speed is read"),

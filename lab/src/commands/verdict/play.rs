@@ -11,7 +11,7 @@ use super::{Options, Run};
 use crate::cli::VerdictCommandArgs;
 use crate::games::rules::Limit;
 use crate::games::sprt::{Estimate, Sprt, SprtDecision};
-use crate::games::summary::{NpsRatioInGames, SprtState, MIN_GAMES_FOR_NPS_RATIO};
+use crate::games::summary::{summarize, NpsRatioInGames, SprtState, MIN_GAMES_FOR_NPS_RATIO};
 use crate::games::{self, results, GameBudget, MatchOptions, MatchReport, Pace, Resume};
 use crate::verdict::{
     decision_rests_on_contradicted_speed, games_contradict_speed, shifted_sprt, GamesAt,
@@ -59,11 +59,19 @@ pub(super) fn play(
                 shifted.elo1,
                 sprt.elo0 - shifted.elo0,
                 match (options.speed_from, resumed_speed) {
-                    (SpeedSource::Games, Some(RecordedSpeed { in_games, .. })) => format!(
-                        " (B's NPS over A's in {} resumed games: {}, {})",
+                    (
+                        SpeedSource::Games,
+                        Some(RecordedSpeed {
+                            in_games,
+                            search_elo,
+                            ..
+                        }),
+                    ) => format!(
+                        " (B's NPS over A's in {} resumed games: {}, {}){}",
                         crate::digits::thousands(in_games.games),
                         crate::report::ratio_change_with_ci(&in_games.ratio),
-                        crate::report::nps_interval_words(in_games.wider_interval())
+                        crate::report::nps_interval_words(in_games.wider_interval()),
+                        so_far_words(search_elo, speed.elo)
                     ),
                     (SpeedSource::Games, None) => format!(
                         " (paired NPS, until the games' own speed is read after \
@@ -220,6 +228,7 @@ fn read_recorded_speed(run: &Run, speed: &mut Speed, path: &Path) -> Result<Opti
     Ok(Some(RecordedSpeed {
         recorded: games.len() as u64,
         in_games,
+        search_elo: summarize(&games, None).elo,
     }))
 }
 
@@ -244,6 +253,8 @@ struct RecordedSpeed {
     /// The games in the results file.
     recorded: u64,
     in_games: NpsRatioInGames,
+    /// The resumed games' Elo; `None` before they bound one.
+    search_elo: Option<Estimate>,
 }
 
 /// `--speed-from games`: the games in steps of [`GAMES_PER_SPEED_UPDATE`], each step judged at
