@@ -373,7 +373,7 @@ pub struct VerdictReport {
     /// interrupted run's too); `None` otherwise.
     pub(crate) speed_games: Option<u64>,
     /// With `speed_from: games`, when the interval came from the spread of runs of
-    /// consecutive games (wider than game by game), the runs; `None` otherwise.
+    /// consecutive games (the widest), the runs; `None` otherwise.
     #[serde(default)]
     pub(crate) speed_runs: Option<u64>,
     /// With `speed_from: games`, when the interval came from the spread between the sittings
