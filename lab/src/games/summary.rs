@@ -247,7 +247,8 @@ fn nps_ratios(games: &[GameRecord]) -> NpsRatios {
     let by_games = sprt::Z_95 * (variance / logs.len() as f64).sqrt();
     let by_runs = (!run_means.is_empty())
         .then(|| t_half_width(mean_and_variance(&run_means).1, run_means.len()));
-    let by_sittings = by_sittings(&logs, &sittings, mean);
+    let groups = sitting_groups(&logs, &sittings).unwrap_or_default();
+    let by_sittings = sittings_half_width(&groups, mean, logs.len());
     let mut widest = (by_games, NpsIntervalFrom::Games);
     for (half_width, from) in [
         (by_runs, NpsIntervalFrom::Runs),
@@ -267,7 +268,7 @@ fn nps_ratios(games: &[GameRecord]) -> NpsRatios {
         sittings: by_sittings.map_or(0, |(_, sittings)| sittings as u64),
         interval_from: widest.1,
     };
-    (Some(all), runs, by_sitting(&logs, &sittings))
+    (Some(all), runs, ratio_by_sitting(&groups))
 }
 
 /// Student's t half-width of the 95% interval of the mean of `n` values of `variance`; 0 for
@@ -279,35 +280,37 @@ fn t_half_width(variance: f64, n: usize) -> f64 {
     stats::student_t_quantile(0.975, (n - 1) as f64) * (variance / n as f64).sqrt()
 }
 
-/// Each sitting's ratio, in the order of its first game; none unless every game records its
-/// sitting and there are two or more.
-fn by_sitting(logs: &[f64], sittings: &[Option<Sitting>]) -> Vec<NpsRatioOfSitting> {
-    let mut order: Vec<Sitting> = Vec::new();
-    let mut members: BTreeMap<Sitting, Vec<f64>> = BTreeMap::new();
+/// Each sitting's games' log ratios, in the order of the sitting's first game; `None` when a
+/// game does not record its sitting.
+fn sitting_groups(logs: &[f64], sittings: &[Option<Sitting>]) -> Option<Vec<(Sitting, Vec<f64>)>> {
+    let mut index: BTreeMap<Sitting, usize> = BTreeMap::new();
+    let mut groups: Vec<(Sitting, Vec<f64>)> = Vec::new();
     for (log, sitting) in logs.iter().zip(sittings) {
-        let Some(sitting) = *sitting else {
-            return Vec::new();
-        };
-        let games = members.entry(sitting).or_default();
-        if games.is_empty() {
-            order.push(sitting);
-        }
-        games.push(*log);
+        let sitting = (*sitting)?;
+        let at = *index.entry(sitting).or_insert_with(|| {
+            groups.push((sitting, Vec::new()));
+            groups.len() - 1
+        });
+        groups[at].1.push(*log);
     }
-    if order.len() < 2 {
+    Some(groups)
+}
+
+/// Each sitting's ratio, from two sittings on.
+fn ratio_by_sitting(groups: &[(Sitting, Vec<f64>)]) -> Vec<NpsRatioOfSitting> {
+    if groups.len() < 2 {
         return Vec::new();
     }
-    order
-        .into_iter()
-        .map(|sitting| {
-            let games = &members[&sitting];
+    groups
+        .iter()
+        .map(|(sitting, games)| {
             let (mean, variance) = if games.len() > 1 {
                 mean_and_variance(games)
             } else {
                 (games[0], 0.0)
             };
             NpsRatioOfSitting {
-                sitting,
+                sitting: *sitting,
                 games: games.len() as u64,
                 ratio: ratio_of_log(mean, t_half_width(variance, games.len())),
             }
@@ -331,23 +334,25 @@ fn nps_log_ratios(games: &[GameRecord]) -> Vec<(f64, Option<Sitting>)> {
         .collect()
 }
 
-/// The half-width of the 95% interval of the mean log ratio `mean` with each sitting's games
-/// as one cluster, and the sittings: the cluster-robust standard error
+/// The half-width of the 95% interval of the mean log ratio `mean` of `n` games with each
+/// sitting's games as one cluster, and the sittings: the cluster-robust standard error
 /// `sqrt(G / (G - 1) · Σ_g (Σ_{i in g} (x_i - mean))²) / n` over G sittings, with Student's t
-/// at G - 1 degrees of freedom. `None` unless every game records its sitting and there are
-/// [`MIN_NPS_SITTINGS`].
-fn by_sittings(logs: &[f64], sittings: &[Option<Sitting>], mean: f64) -> Option<(f64, usize)> {
-    let mut deviations: BTreeMap<Sitting, f64> = BTreeMap::new();
-    for (log, sitting) in logs.iter().zip(sittings) {
-        *deviations.entry((*sitting)?).or_default() += log - mean;
-    }
-    let clusters = deviations.len();
+/// at G - 1 degrees of freedom. `None` below [`MIN_NPS_SITTINGS`].
+fn sittings_half_width(
+    groups: &[(Sitting, Vec<f64>)],
+    mean: f64,
+    n: usize,
+) -> Option<(f64, usize)> {
+    let clusters = groups.len();
     if clusters < MIN_NPS_SITTINGS {
         return None;
     }
     let g = clusters as f64;
-    let sum_of_squares: f64 = deviations.values().map(|sum| sum * sum).sum();
-    let standard_error = (g / (g - 1.0) * sum_of_squares).sqrt() / logs.len() as f64;
+    let sum_of_squares: f64 = groups
+        .iter()
+        .map(|(_, games)| games.iter().map(|log| log - mean).sum::<f64>().powi(2))
+        .sum();
+    let standard_error = (g / (g - 1.0) * sum_of_squares).sqrt() / n as f64;
     Some((
         stats::student_t_quantile(0.975, g - 1.0) * standard_error,
         clusters,
