@@ -8,7 +8,7 @@ use crate::games::results::{EngineIdentity, Shard};
 use crate::games::sprt::{
     too_few_pairs, too_few_pairs_text, EloModel, Estimate, Pentanomial, SprtDecision,
 };
-use crate::games::summary::{NpsRatioInGames, SearchInGames};
+use crate::games::summary::{NpsRatioInGames, NpsRatioOfSitting, SearchInGames};
 use crate::games::MatchReport;
 
 /// The match section: who played whom, the figures, and how the match ended.
@@ -219,6 +219,7 @@ pub(crate) fn rows(report: &MatchReport) -> Vec<[String; 2]> {
         &s.search_in_games,
         s.nps_ratio_in_games.as_ref(),
     ));
+    rows.extend(sittings_row(&s.nps_ratio_by_sitting));
     if let (Some(elapsed), Some(rate)) = (report.elapsed_s, report.games_per_minute) {
         rows.push([
             "time (this run)".to_string(),
@@ -230,6 +231,34 @@ pub(crate) fn rows(report: &MatchReport) -> Vec<[String; 2]> {
         ]);
     }
     rows
+}
+
+/// The spread of B's NPS over A's between the sittings that played the games: the slowest
+/// and the fastest sitting for B (the HTML page lists each). None below two sittings.
+pub(crate) fn sittings_row(by_sitting: &[NpsRatioOfSitting]) -> Option<[String; 2]> {
+    if by_sitting.len() < 2 {
+        return None;
+    }
+    let by_ratio = |a: &(usize, &NpsRatioOfSitting), b: &(usize, &NpsRatioOfSitting)| {
+        a.1.ratio.value.total_cmp(&b.1.ratio.value)
+    };
+    let slowest = by_sitting.iter().enumerate().min_by(by_ratio)?;
+    let fastest = by_sitting.iter().enumerate().max_by(by_ratio)?;
+    let words = |(index, sitting): (usize, &NpsRatioOfSitting)| {
+        format!(
+            "{} (sitting {}, {} games)",
+            super::ratio_change(sitting.ratio.value),
+            index + 1,
+            thousands(sitting.games)
+        )
+    };
+    Some([
+        format!(
+            "B's NPS over A's by sitting ({} sittings, in the order played)",
+            by_sitting.len()
+        ),
+        format!("from {} to {}", words(slowest), words(fastest)),
+    ])
 }
 
 /// How each side searched in the games, and B's NPS over A's there: the rows of the match
@@ -305,6 +334,33 @@ pub(crate) fn footer(report: &MatchReport) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_sittings_row_names_the_slowest_and_the_fastest_sitting_for_b() {
+        use crate::games::sprt::Estimate;
+        use crate::games::Sitting;
+        let sitting = |start, games, value| NpsRatioOfSitting {
+            sitting: Sitting(start),
+            games,
+            ratio: Estimate {
+                value,
+                ci_low: value - 0.002,
+                ci_high: value + 0.002,
+            },
+        };
+        let one = [sitting(1, 928, 0.9914)];
+        assert_eq!(sittings_row(&one), None);
+        let three = [one[0], sitting(2, 1_426, 0.9983), sitting(3, 1_472, 0.9881)];
+        let [label, value] = sittings_row(&three).unwrap();
+        assert_eq!(
+            label,
+            "B's NPS over A's by sitting (3 sittings, in the order played)"
+        );
+        assert_eq!(
+            value,
+            "from -1.19% (sitting 3, 1,472 games) to -0.17% (sitting 2, 1,426 games)"
+        );
+    }
 
     #[test]
     fn too_few_pairs_are_said_with_their_count_and_never_as_zero_width() {

@@ -251,6 +251,9 @@ fn games_rows(report: &VerdictReport, search: &SearchGames) -> Vec<[String; 2]> 
         &search.games.summary.search_in_games,
         search.games.summary.nps_ratio_in_games.as_ref(),
     ));
+    rows.extend(super::matches::sittings_row(
+        &search.games.summary.nps_ratio_by_sitting,
+    ));
     let bounds = format!(
         "elo0 {:+.2}, elo1 {:+.2}",
         search.shifted_sprt.elo0, search.shifted_sprt.elo1
