@@ -165,6 +165,8 @@ pub(crate) enum WiderNpsInterval {
 }
 
 impl NpsRatioInGames {
+    /// The games' ratio alone (the reports take it from [`summarize`], with its parts).
+    #[cfg(test)]
     pub(crate) fn of(games: &[GameRecord]) -> Option<NpsRatioInGames> {
         nps_ratios(games).0
     }

@@ -337,7 +337,6 @@ mod tests {
 
     #[test]
     fn the_sittings_row_names_the_slowest_and_the_fastest_sitting_for_b() {
-        use crate::games::sprt::Estimate;
         use crate::games::Sitting;
         let sitting = |start, games, value| NpsRatioOfSitting {
             sitting: Sitting(start),

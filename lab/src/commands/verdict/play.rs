@@ -221,14 +221,15 @@ fn games_options(
 /// show one (the paired NPS goes on standing in).
 fn read_recorded_speed(run: &Run, speed: &mut Speed, path: &Path) -> Result<Option<RecordedSpeed>> {
     let (_, games, _) = results::read(path)?;
-    let Some(in_games) = NpsRatioInGames::of(&games) else {
+    let summary = summarize(&games, None);
+    let Some(in_games) = summary.nps_ratio_in_games else {
         return Ok(None);
     };
     speed.read_from_games(run.meter, &in_games)?;
     Ok(Some(RecordedSpeed {
-        recorded: games.len() as u64,
+        recorded: summary.games,
         in_games,
-        search_elo: summarize(&games, None).elo,
+        search_elo: summary.elo,
     }))
 }
 

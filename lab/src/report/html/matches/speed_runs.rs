@@ -278,4 +278,35 @@ mod tests {
         ]);
         assert_eq!(absurd.matches("<tr><td>").count(), 2);
     }
+
+    proptest::proptest! {
+        /// Whatever a JSON claims of its sittings (it is read from outside), the table has a
+        /// row for each from two on, and nothing in it opens a tag of its own.
+        #[test]
+        fn any_sittings_give_one_plain_row_each(
+            sittings in proptest::collection::vec(
+                (proptest::num::u64::ANY, proptest::num::u64::ANY, -1e308f64..1e308),
+                0..12,
+            )
+        ) {
+            let sittings: Vec<NpsRatioOfSitting> = sittings
+                .iter()
+                .map(|&(start, games, value)| NpsRatioOfSitting {
+                    sitting: crate::games::Sitting(start),
+                    games,
+                    ratio: estimate(value, 0.0),
+                })
+                .collect();
+            let table = sittings_table(&sittings);
+            let rows = if sittings.len() < 2 { 0 } else { sittings.len() };
+            proptest::prop_assert_eq!(table.matches("<tr><td>").count(), rows);
+            proptest::prop_assert_eq!(table.matches('<').count(), if rows == 0 { 0 } else {
+                // <table>, the header row's <tr> and 4 <th> with their closings, </table>,
+                // and per row <tr>, 4 <td> with closings.
+                2 + 2 + 8 + rows * 10
+            });
+            let row = crate::report::matches::sittings_row(&sittings);
+            proptest::prop_assert_eq!(row.is_some(), rows > 0);
+        }
+    }
 }
