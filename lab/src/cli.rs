@@ -41,6 +41,12 @@ Exit codes:
 pub(crate) const DEFAULT_THRESHOLD_PCT: f64 = 1.0;
 /// Default of `--instr-threshold`: the smallest change of instructions per node, in percent.
 pub(crate) const DEFAULT_INSTR_THRESHOLD_PCT: f64 = 0.5;
+/// Default of `lab match --draw-adj`, and of `lab verdict --draw-adj` for fresh games: a draw
+/// from move 32 after 8 moves each within 10 cp.
+pub(crate) const DEFAULT_DRAW_ADJ: &str = "movenumber=32,movecount=8,score=10";
+/// Default of `lab match --resign-adj`, and of `lab verdict --resign-adj` for fresh games: a
+/// loss after 3 moves of one side at -400 cp or worse.
+pub(crate) const DEFAULT_RESIGN_ADJ: &str = "movecount=3,score=400";
 /// Default of `lab verdict --max-games`.
 pub(crate) const DEFAULT_MAX_GAMES: u64 = 20_000;
 /// Default of `lab speed-elo --games` (per odds).
@@ -573,6 +579,15 @@ pub(crate) struct VerdictCommandArgs {
     /// earlier games at this budget continue.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub(crate) nodes: Option<u64>,
+    /// With different signatures: the games' draw adjudication, movenumber=N,movecount=N,
+    /// score=CP or none. Default: `lab match`'s (movenumber=32,movecount=8,score=10), or with
+    /// --resume the resumed games' (given, only games adjudicated so are resumed).
+    #[arg(long, value_name = "SPEC")]
+    pub(crate) draw_adj: Option<String>,
+    /// With different signatures: the games' resign adjudication, movecount=N,score=CP or none.
+    /// Default: `lab match`'s (movecount=3,score=400), or with --resume the resumed games'.
+    #[arg(long, value_name = "SPEC")]
+    pub(crate) resign_adj: Option<String>,
     /// With different signatures: time A's clock games again, instead of taking the budget
     /// they gave an earlier verdict of the same binary at --tc on this machine (kept under
     /// target/lab/budgets/), and keep the new one.
@@ -946,14 +961,10 @@ pub(crate) struct MatchPlayArgs {
     #[arg(long, value_enum, default_value_t = EloModelArg::Logistic)]
     pub(crate) elo_model: EloModelArg,
     /// Draw adjudication, movenumber=N,movecount=N,score=CP, or none.
-    #[arg(
-        long,
-        value_name = "SPEC",
-        default_value = "movenumber=32,movecount=8,score=10"
-    )]
+    #[arg(long, value_name = "SPEC", default_value = DEFAULT_DRAW_ADJ)]
     pub(crate) draw_adj: String,
     /// Resign adjudication, movecount=N,score=CP, or none.
-    #[arg(long, value_name = "SPEC", default_value = "movecount=3,score=400")]
+    #[arg(long, value_name = "SPEC", default_value = DEFAULT_RESIGN_ADJ)]
     pub(crate) resign_adj: String,
     /// Play only shard I of N: the pairs whose 0-based index is I-1 modulo N. Pool the shards
     /// with `lab match merge`; a shard plays its whole share (the SPRT is judged at the merge).

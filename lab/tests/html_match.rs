@@ -128,6 +128,24 @@ fn a_match_with_an_sprt_draws_its_llr_elo_and_pentanomial() {
     };
 
     let page = std::fs::read_to_string(&html).unwrap();
+    // The adjudication the games were played by: `lab match`'s defaults, in the JSON, the
+    // terminal's title and the page alike.
+    let rules = "draw movenumber=32,movecount=8,score=10 and resign movecount=3,score=400";
+    assert_eq!(
+        report["adjudication"],
+        serde_json::json!({
+            "draw": {"move_number": 32, "move_count": 8, "score": 10},
+            "resign": {"move_count": 3, "score": 400}
+        })
+    );
+    assert!(
+        run.stdout.contains(&format!("; adjudication {rules}")),
+        "{run}"
+    );
+    assert!(
+        page.contains(&format!("<th>adjudication</th><td>{rules}</td>")),
+        "{page}"
+    );
     // How each side searched in the games: the JSON's means, the terminal's rows and the
     // page's facts say the same.
     assert_eq!(report["nps_ratio_in_games"]["games"], 40, "{report:#}");
@@ -335,9 +353,14 @@ fn an_older_or_broken_match_json_is_drawn_honestly_or_refused_in_one_line() {
     let fields = stored.as_object_mut().unwrap();
     fields.remove("trajectory");
     fields.remove("measured");
+    fields.remove("adjudication");
     std::fs::write(&json, stored.to_string()).unwrap();
     let page = redraw(&repo, &json, &out.path().join("old.html"));
     let page = String::from_utf8(page).unwrap();
+    assert!(
+        !page.contains("<th>adjudication</th>"),
+        "not recorded, not shown"
+    );
     assert_eq!(
         self_contained_svgs(&page),
         1,

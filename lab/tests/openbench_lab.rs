@@ -981,3 +981,106 @@ fn the_speed_can_be_read_from_the_games_themselves() {
     assert_eq!(again["speed_ratio"], report["speed_ratio"], "{resumed}");
     assert_eq!(again["decision"], report["decision"], "{resumed}");
 }
+
+/// The adjudication of a results file's header and of the report's match: `settings` of the
+/// header, `adjudication` of the JSON.
+fn recorded_adjudication(repo: &FakeRepo, report: &serde_json::Value) -> [serde_json::Value; 3] {
+    let played = &report["search"]["match"];
+    let results = played["results_file"].as_str().unwrap();
+    let text = std::fs::read_to_string(repo.path().join(results)).unwrap();
+    let header: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    [
+        header["settings"]["draw_adjudication"].clone(),
+        header["settings"]["resign_adjudication"].clone(),
+        played["adjudication"].clone(),
+    ]
+}
+
+/// A verdict's fixed-node games are adjudicated as `lab match`'s are unless told otherwise; a
+/// resume keeps the rules of the games it continues, and a rule given picks only games played
+/// by it.
+#[test]
+fn a_verdict_adjudicates_as_a_match_does_and_a_resume_keeps_the_recorded_rules() {
+    let Some(repo) = two_searches() else {
+        return;
+    };
+    common::speed_elo::store_stand_in_model(repo.path());
+    let json = ["--nodes", "2000", "--format", "json"];
+
+    let off = repo.lab(&verdict_args(
+        "4",
+        &[
+            "--draw-adj",
+            "none",
+            "--resign-adj",
+            "none",
+            "--nodes",
+            "2000",
+            "--format",
+            "json",
+        ],
+    ));
+    assert!(matches!(off.code, 0 | 1 | 3), "{off}");
+    let [draw, resign, adjudication] = recorded_adjudication(&repo, &off.json());
+    assert!(draw.is_null() && resign.is_null(), "{off}");
+    assert_eq!(
+        adjudication,
+        serde_json::json!({"draw": null, "resign": null}),
+        "{off}"
+    );
+    assert!(off.stderr.contains("adjudication none)"), "{off}");
+    let off_file = off.json()["search"]["match"]["results_file"].clone();
+
+    // Without a rule given, a resume continues those games with none.
+    let mut resume = json.to_vec();
+    resume.push("--resume");
+    let resumed = repo.lab(&verdict_args("6", &resume));
+    assert!(matches!(resumed.code, 0 | 1 | 3), "{resumed}");
+    assert!(
+        resumed.stderr.contains("and their adjudication (none)"),
+        "{resumed}"
+    );
+    assert_eq!(resumed.json()["games"], 6, "{resumed}");
+    assert_eq!(resumed.json()["search"]["match"]["results_file"], off_file);
+
+    // A fresh verdict takes `lab match`'s defaults, in its report as in its results file.
+    let fresh = repo.lab(&verdict_args("4", &json));
+    assert!(matches!(fresh.code, 0 | 1 | 3), "{fresh}");
+    let [draw, resign, adjudication] = recorded_adjudication(&repo, &fresh.json());
+    let default_draw = serde_json::json!({"move_number": 32, "move_count": 8, "score": 10});
+    let default_resign = serde_json::json!({"move_count": 3, "score": 400});
+    assert_eq!(draw, default_draw, "{fresh}");
+    assert_eq!(resign, default_resign, "{fresh}");
+    assert_eq!(
+        adjudication,
+        serde_json::json!({"draw": default_draw, "resign": default_resign})
+    );
+    assert_ne!(fresh.json()["search"]["match"]["results_file"], off_file);
+    assert!(
+        fresh.stderr.contains(
+            "adjudication draw movenumber=32,movecount=8,score=10 and resign \
+             movecount=3,score=400)"
+        ),
+        "{fresh}"
+    );
+    let text = repo.lab(&verdict_args("4", &["--nodes", "2000", "--resume"]));
+    assert!(
+        text.stdout.lines().any(|line| line.contains("adjudication")
+            && line.contains(
+                "draw movenumber=32,movecount=8,score=10 and resign movecount=3,score=400"
+            )),
+        "the report's row: {text}"
+    );
+
+    // A rule given resumes only games played by it: the older file, not the newest.
+    let mut picked = resume.clone();
+    picked.extend(["--draw-adj", "none"]);
+    let older = repo.lab(&verdict_args("8", &picked));
+    assert!(matches!(older.code, 0 | 1 | 3), "{older}");
+    assert_eq!(older.json()["search"]["match"]["results_file"], off_file);
+    assert_eq!(older.json()["games"], 8, "{older}");
+
+    let bad = repo.lab(&verdict_args("4", &["--draw-adj", "movecount=3"]));
+    assert_eq!(bad.code, 2, "{bad}");
+    assert!(bad.stderr.contains("--draw-adj movecount=3"), "{bad}");
+}

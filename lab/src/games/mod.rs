@@ -38,7 +38,9 @@ use self::game::{GameId, GameRecord, GameSettings};
 use self::results::{
     schedule, EngineIdentity, Header, MatchSettings, NpsScale, ResultsFile, Shard,
 };
-use self::rules::{describe_limits, DrawAdjudication, Limit, ResignAdjudication, SideLimits};
+use self::rules::{
+    describe_limits, AdjudicationRules, DrawAdjudication, Limit, ResignAdjudication, SideLimits,
+};
 pub(crate) use self::runner::Pace;
 use self::runner::{Arena, PgnFile, StatusScope, Stop};
 use self::sprt::{EloModel, Sprt, SprtDecision};
@@ -102,6 +104,8 @@ pub struct MatchReport {
     /// `--maxmoves`: games were drawn once each side had played this many moves.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) max_moves: Option<u32>,
+    /// The draw and resign rules the games were adjudicated by.
+    pub(crate) adjudication: AdjudicationRules,
     /// `--scale-nps`: how this run's clocks were scaled (`None` for a merge, whose shards
     /// each record their own).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -866,6 +870,10 @@ fn build_report(
         shards_started: Vec::new(),
         trajectory: trajectory(games, settings.sprt.as_ref()),
         max_moves: settings.max_moves,
+        adjudication: AdjudicationRules {
+            draw: settings.draw_adjudication,
+            resign: settings.resign_adjudication,
+        },
         nps_scale: None,
     }
 }

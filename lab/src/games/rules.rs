@@ -228,6 +228,40 @@ pub(crate) struct ResignAdjudication {
     pub(crate) score: i32,
 }
 
+/// Both adjudication rules of a match, either of them off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct AdjudicationRules {
+    pub(crate) draw: Option<DrawAdjudication>,
+    pub(crate) resign: Option<ResignAdjudication>,
+}
+
+impl AdjudicationRules {
+    /// In the flags' own syntax, so a reader can pass them on: `draw
+    /// movenumber=32,movecount=8,score=10 and resign movecount=3,score=400`, or `none`.
+    pub(crate) fn words(&self) -> String {
+        let draw = self.draw.map(|draw| {
+            format!(
+                "draw movenumber={},movecount={},score={}",
+                draw.move_number, draw.move_count, draw.score
+            )
+        });
+        let resign = self.resign.map(|resign| {
+            format!(
+                "resign movecount={},score={}",
+                resign.move_count, resign.score
+            )
+        });
+        match (draw, resign) {
+            (None, None) => "none".to_string(),
+            (draw, resign) => [draw, resign]
+                .into_iter()
+                .flatten()
+                .collect::<Vec<_>>()
+                .join(" and "),
+        }
+    }
+}
+
 #[cfg(test)]
 pub(crate) const DEFAULT_DRAW_ADJUDICATION: &str = "movenumber=32,movecount=8,score=10";
 #[cfg(test)]
@@ -507,6 +541,24 @@ mod tests {
             })
         );
         assert_eq!(DrawAdjudication::parse("none").unwrap(), None);
+        let rules = AdjudicationRules {
+            draw: DrawAdjudication::parse(DEFAULT_DRAW_ADJUDICATION).unwrap(),
+            resign: ResignAdjudication::parse(DEFAULT_RESIGN_ADJUDICATION).unwrap(),
+        };
+        assert_eq!(
+            rules.words(),
+            format!("draw {DEFAULT_DRAW_ADJUDICATION} and resign {DEFAULT_RESIGN_ADJUDICATION}")
+        );
+        let resign_only = AdjudicationRules {
+            draw: None,
+            ..rules
+        };
+        assert_eq!(resign_only.words(), "resign movecount=3,score=400");
+        let none = AdjudicationRules {
+            draw: None,
+            resign: None,
+        };
+        assert_eq!(none.words(), "none");
         for bad in [
             "movecount=3",
             "movecount=3,score=x",

@@ -38,7 +38,8 @@ pub(crate) fn title(report: &MatchReport, style: Style) -> String {
     };
     let shards = shards(&report.shards);
     format!(
-        "lab match: {}  vs  {}\n{}, book {} ({} openings), seed {}, budget {} games{shards}",
+        "lab match: {}  vs  {}\n{}, book {} ({} openings), seed {}, budget {} games{shards}; \
+         adjudication {}",
         side("A", &report.engines[0]),
         side("B", &report.engines[1]),
         report.tc,
@@ -46,6 +47,7 @@ pub(crate) fn title(report: &MatchReport, style: Style) -> String {
         report.book.openings,
         report.seed,
         thousands(report.games_budget),
+        report.adjudication.words(),
     )
 }
 

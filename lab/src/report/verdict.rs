@@ -247,6 +247,10 @@ fn games_rows(report: &VerdictReport, search: &SearchGames) -> Vec<[String; 2]> 
             ),
         ],
     });
+    rows.push([
+        "adjudication".to_string(),
+        search.games.adjudication.words(),
+    ]);
     rows.extend(super::matches::search_rows(
         &search.games.summary.search_in_games,
         search.games.summary.nps_ratio_in_games.as_ref(),

@@ -18,10 +18,10 @@ use super::{plan, settings};
 use crate::analysis::compare::{compare, Comparison, Criteria, Thresholds};
 use crate::analysis::measure::{measure_pair, Subject};
 use crate::cli::{
-    SpeedFromArg, VerdictCommandArgs, DEFAULT_INSTR_THRESHOLD_PCT, DEFAULT_MAX_GAMES,
-    DEFAULT_THRESHOLD_PCT,
+    SpeedFromArg, VerdictCommandArgs, DEFAULT_DRAW_ADJ, DEFAULT_INSTR_THRESHOLD_PCT,
+    DEFAULT_MAX_GAMES, DEFAULT_RESIGN_ADJ, DEFAULT_THRESHOLD_PCT,
 };
-use crate::games::rules::Limit;
+use crate::games::rules::{AdjudicationRules, DrawAdjudication, Limit, ResignAdjudication};
 use crate::games::sprt::{EloModel, Estimate, Sprt, SprtDecision};
 use crate::games::summary::NpsRatioInGames;
 use crate::games::GameBudget;
@@ -139,6 +139,37 @@ struct Options {
     /// passed over.
     speed_from_given: bool,
     games_at: GamesAt,
+    adjudication: AdjudicationFlags,
+}
+
+/// The games' adjudication as the flags leave it: each rule given (perhaps `none`), or left to
+/// the resumed games, or for fresh games to `lab match`'s default.
+struct AdjudicationFlags {
+    /// The rules of fresh games: as given, else the defaults.
+    fresh: AdjudicationRules,
+    draw_given: bool,
+    resign_given: bool,
+}
+
+impl AdjudicationFlags {
+    fn checked(args: &VerdictCommandArgs) -> Result<AdjudicationFlags> {
+        let draw = args.draw_adj.as_deref().unwrap_or(DEFAULT_DRAW_ADJ);
+        let resign = args.resign_adj.as_deref().unwrap_or(DEFAULT_RESIGN_ADJ);
+        Ok(AdjudicationFlags {
+            fresh: AdjudicationRules {
+                draw: DrawAdjudication::parse(draw)?,
+                resign: ResignAdjudication::parse(resign)?,
+            },
+            draw_given: args.draw_adj.is_some(),
+            resign_given: args.resign_adj.is_some(),
+        })
+    }
+
+    /// Whether games adjudicated by `recorded` may be resumed: each rule given must be theirs.
+    fn admits(&self, recorded: &AdjudicationRules) -> bool {
+        (!self.draw_given || self.fresh.draw == recorded.draw)
+            && (!self.resign_given || self.fresh.resign == recorded.resign)
+    }
 }
 
 impl Options {
@@ -193,6 +224,7 @@ impl Options {
             speed_from,
             speed_from_given: args.speed_from.is_some(),
             games_at,
+            adjudication: AdjudicationFlags::checked(args)?,
         })
     }
 }

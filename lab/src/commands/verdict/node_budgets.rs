@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 
 use super::speed::Speed;
-use super::Run;
+use super::{Options, Run};
 use crate::games::results::{self, Shard};
-use crate::games::rules::Limit;
+use crate::games::rules::{AdjudicationRules, Limit};
 use crate::games::summary::SearchInGames;
 use crate::games::{self, GameBudget, MatchOptions};
 use crate::history::store::machine_id;
@@ -27,6 +27,8 @@ pub(super) struct Budgets {
     /// The clock's typical move, the rule's other factor.
     pub(super) move_ms: f64,
     pub(super) resumed: Option<PathBuf>,
+    /// The games' rules: the resumed games', else as the flags give them.
+    pub(super) adjudication: AdjudicationRules,
 }
 
 /// The games' budgets: an earlier verdict's with `--resume` (at `--nodes` if given), else
@@ -46,20 +48,19 @@ pub(super) fn budgets(run: &Run, speed: &Speed, paths: &LabPaths) -> Result<Budg
     ];
     let earlier = args
         .resume
-        .then(|| {
-            earlier_games(
-                &paths.root.join("match"),
-                binaries,
-                options.games_at,
-                args.nodes,
-            )
-        })
+        .then(|| earlier_games(&paths.root.join("match"), binaries, options, args.nodes))
         .flatten();
-    if let Some((path, [a, b])) = earlier {
+    if let Some(Earlier {
+        path,
+        nodes: [a, b],
+        adjudication,
+    }) = earlier
+    {
         lab.progress().line(&format!(
             "resuming the fixed-node games of {} at their budget of {a} (A) and {b} (B) nodes \
-             per move",
-            path.display()
+             per move and their adjudication ({})",
+            path.display(),
+            adjudication.words()
         ));
         return Ok(Budgets {
             a: ABudget {
@@ -72,6 +73,7 @@ pub(super) fn budgets(run: &Run, speed: &Speed, paths: &LabPaths) -> Result<Budg
             b,
             move_ms,
             resumed: Some(path),
+            adjudication,
         });
     }
     let a_budget = match args.nodes {
@@ -97,10 +99,15 @@ pub(super) fn budgets(run: &Run, speed: &Speed, paths: &LabPaths) -> Result<Budg
     let same_a = earlier_games(
         &paths.root.join("match"),
         binaries,
-        options.games_at,
+        options,
         Some(a_budget.nodes),
     );
-    if let Some((path, [_, earlier_b])) = same_a {
+    if let Some(Earlier {
+        path,
+        nodes: [_, earlier_b],
+        ..
+    }) = same_a
+    {
         lab.progress().line(&format!(
             "note: {} holds earlier games of these two binaries with A at {} nodes (B at \
              {earlier_b}); this run starts a results file of its own (`--resume` would continue \
@@ -114,6 +121,7 @@ pub(super) fn budgets(run: &Run, speed: &Speed, paths: &LabPaths) -> Result<Budg
         b,
         move_ms,
         resumed: None,
+        adjudication: options.adjudication.fresh,
     })
 }
 
@@ -271,16 +279,23 @@ pub(super) fn budget_words(a: &ABudget, move_ms: f64) -> String {
     }
 }
 
+/// An earlier verdict's games: its results file, A's and B's budgets and its adjudication.
+struct Earlier {
+    path: PathBuf,
+    nodes: [u64; 2],
+    adjudication: AdjudicationRules,
+}
+
 /// The newest results file of an earlier verdict between these binaries: fixed-node games
-/// with an SPRT, at one budget for both sides (equal nodes) or at two (node odds). Its budgets
-/// are kept, so that its games pool with the new ones; with `given` (`--nodes`) only games at
-/// that budget for A.
+/// with an SPRT, at one budget for both sides (equal nodes) or at two (node odds), adjudicated
+/// as the flags allow. Its budgets and adjudication are kept, so that its games pool with the
+/// new ones; with `given` (`--nodes`) only games at that budget for A.
 fn earlier_games(
     match_dir: &Path,
     binaries: [&str; 2],
-    games_at: GamesAt,
+    options: &Options,
     given: Option<u64>,
-) -> Option<(PathBuf, [u64; 2])> {
+) -> Option<Earlier> {
     let (newest, _) = results::newest(match_dir, |header| {
         let settings = &header.settings;
         let [Limit::Nodes { nodes }, Limit::Nodes { nodes: b_nodes }] = settings.limits else {
@@ -288,7 +303,11 @@ fn earlier_games(
         };
         let same_engines =
             settings.engines[0].binary == binaries[0] && settings.engines[1].binary == binaries[1];
-        let same_kind = match games_at {
+        let adjudication = AdjudicationRules {
+            draw: settings.draw_adjudication,
+            resign: settings.resign_adjudication,
+        };
+        let same_kind = match options.games_at {
             GamesAt::EqualNodes => nodes == b_nodes,
             GamesAt::NodeOdds => nodes != b_nodes,
         };
@@ -296,9 +315,14 @@ fn earlier_games(
         (same_kind
             && same_budget
             && same_engines
+            && options.adjudication.admits(&adjudication)
             && settings.sprt.is_some()
             && header.shard == Shard::WHOLE)
-            .then_some([nodes, b_nodes])
+            .then_some(([nodes, b_nodes], adjudication))
     });
-    newest
+    newest.map(|(path, (nodes, adjudication))| Earlier {
+        path,
+        nodes,
+        adjudication,
+    })
 }

@@ -52,9 +52,10 @@ pub(super) fn play(
         GamesAt::EqualNodes => {
             let shifted = games_sprt(options, speed);
             lab.progress().line(&format!(
-                "signatures differ: fixed-node SPRT at {} nodes per move ({budget}), bounds \
-                 [{:.2}, {:.2}] after the speed's {:+.2} Elo{}",
+                "signatures differ: fixed-node SPRT at {} nodes per move ({budget}; \
+                 adjudication {}), bounds [{:.2}, {:.2}] after the speed's {:+.2} Elo{}",
                 crate::digits::thousands(nodes),
+                budgets.adjudication.words(),
                 shifted.elo0,
                 shifted.elo1,
                 sprt.elo0 - shifted.elo0,
@@ -83,11 +84,12 @@ pub(super) fn play(
         }
         GamesAt::NodeOdds => lab.progress().line(&format!(
             "signatures differ: fixed-node SPRT at node odds, A {} and B {} nodes per move (A: \
-             {budget}; B: × its speed ratio's 95% lower end, {:.4}), bounds [{:.2}, {:.2}] as \
-             given: the games' Elo is the total",
+             {budget}; B: × its speed ratio's 95% lower end, {:.4}; adjudication {}), bounds \
+             [{:.2}, {:.2}] as given: the games' Elo is the total",
             crate::digits::thousands(nodes),
             crate::digits::thousands(b_nodes),
             speed.ratio.ci_low,
+            budgets.adjudication.words(),
             sprt.elo0,
             sprt.elo1
         )),
@@ -209,6 +211,8 @@ fn games_options(
         crate::commands::export_paths(&args.output.export),
     )?;
     options.sprt = Some(sprt);
+    options.draw = budgets.adjudication.draw;
+    options.resign = budgets.adjudication.resign;
     // A verdict's games take hours: an interrupt still gives the verdict of the games so far.
     options.report_on_interrupt = true;
     if let Some(path) = resume {

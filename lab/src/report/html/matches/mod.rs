@@ -130,6 +130,11 @@ pub(crate) fn page(doc: &MatchDoc) -> Result<String> {
                 doc.book.source, doc.book.openings, doc.seed
             ),
         ),
+    ];
+    let adjudication = doc
+        .adjudication
+        .map(|rules| fact("adjudication", &rules.words()));
+    let facts = facts.into_iter().chain(adjudication).chain([
         fact(
             "games",
             &format!(
@@ -152,7 +157,8 @@ pub(crate) fn page(doc: &MatchDoc) -> Result<String> {
         ),
         fact("LOS", &los(doc.los, &doc.pentanomial)),
         fact("SPRT", &sprt_summary(doc.sprt.as_ref())),
-    ];
+    ]);
+    let facts: String = facts.collect();
     let searches: Vec<String> = search_rows(&doc.search_in_games, doc.nps_ratio_in_games.as_ref())
         .iter()
         .map(|[name, value]| fact(name, value))
@@ -165,7 +171,7 @@ pub(crate) fn page(doc: &MatchDoc) -> Result<String> {
     let _ = write!(
         html,
         "<table class=\"facts\">\n{}{}{}</table>\n",
-        facts.concat(),
+        facts,
         searches.concat(),
         closing.concat()
     );

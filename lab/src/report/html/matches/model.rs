@@ -6,6 +6,7 @@ use anyhow::{Context, Result};
 use serde::Deserialize;
 
 use crate::games::results::Shard;
+use crate::games::rules::AdjudicationRules;
 use crate::games::sprt::{Estimate, Pentanomial, Wdl};
 use crate::games::summary::{
     Alike, NpsRatioInGames, NpsRatioOfRun, NpsRatioOfSitting, SearchInGames, SprtState,
@@ -58,6 +59,9 @@ pub(crate) struct MatchDoc {
     /// Empty in the JSON of a lab from before it was recorded, or below two sittings.
     #[serde(default)]
     pub(crate) nps_ratio_by_sitting: Vec<NpsRatioOfSitting>,
+    /// `None` in the JSON of a lab from before it was recorded: not shown.
+    #[serde(default)]
+    pub(crate) adjudication: Option<AdjudicationRules>,
 }
 
 #[derive(Debug, Deserialize)]

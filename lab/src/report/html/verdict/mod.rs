@@ -12,6 +12,7 @@ use serde::Deserialize;
 
 use crate::calendar::utc_minute;
 use crate::digits::thousands;
+use crate::games::rules::AdjudicationRules;
 use crate::games::summary::{NpsRatioInGames, NpsRatioOfRun, NpsRatioOfSitting, SearchInGames};
 use crate::report::html::matches::{llr, speed_runs};
 use crate::report::html::plot::Footer;
@@ -99,6 +100,9 @@ struct Games {
     nps_ratio_by_run: Vec<NpsRatioOfRun>,
     #[serde(default)]
     nps_ratio_by_sitting: Vec<NpsRatioOfSitting>,
+    /// Absent in reports from before it was recorded: not shown.
+    #[serde(default)]
+    adjudication: Option<AdjudicationRules>,
 }
 
 #[derive(Deserialize)]
@@ -321,6 +325,13 @@ fn facts(doc: &VerdictDoc, node_odds: bool) -> Vec<String> {
         ),
         None => "same signature: the same search tree, no game played".to_string(),
     };
+    let adjudication = doc
+        .search
+        .as_ref()
+        .and_then(|search| search.games.adjudication)
+        .map(|rules| format!("; adjudication {}", rules.words()))
+        .unwrap_or_default();
+    let search_facts = search_facts + &adjudication;
     let optional = |estimate: &Option<Estimate>, absent: &str| {
         estimate
             .as_ref()
@@ -561,6 +572,7 @@ mod tests {
         assert!(html.contains("The Elo split"), "{html}");
         assert!(html.contains("The games' SPRT"));
         assert!(html.contains("300,000 nodes per move"));
+        assert!(!html.contains("adjudication"), "not in the JSON, not shown");
         assert!(html.contains("&lt;b&gt;"), "the revision is escaped");
         assert!(!html.contains("<b>"));
         assert!(html.contains("undecided within the rounds or games allowed (exit 3)"));
@@ -574,7 +586,13 @@ mod tests {
             "match": {"trajectory": []}
         }));
         paced["games_to_decision"] = 2350.into();
+        paced["search"]["match"]["adjudication"] =
+            serde_json::json!({"draw": null, "resign": {"move_count": 3, "score": 400}});
         let html = page(&paced).unwrap();
+        assert!(
+            html.contains("; adjudication resign movecount=3,score=400</td>"),
+            "{html}"
+        );
         assert!(
             html.contains("1.20 (bounds -2.94, 2.94); ~2,350 more games expected to a decision"),
             "{html}"
