@@ -1080,6 +1080,23 @@ fn a_verdict_adjudicates_as_a_match_does_and_a_resume_keeps_the_recorded_rules()
     assert_eq!(older.json()["search"]["match"]["results_file"], off_file);
     assert_eq!(older.json()["games"], 8, "{older}");
 
+    // Rules no flag could give (a header edited by hand) are not resumed: the newest file is
+    // passed over for the one before it.
+    let off_path = repo.path().join(off_file.as_str().unwrap());
+    let text = std::fs::read_to_string(&off_path).unwrap();
+    let (header, games) = text.split_once('\n').unwrap();
+    let mut header: serde_json::Value = serde_json::from_str(header).unwrap();
+    header["settings"]["draw_adjudication"] =
+        serde_json::json!({"move_number": 0, "move_count": 0, "score": -5});
+    std::fs::write(&off_path, format!("{header}\n{games}")).unwrap();
+    let passed_over = repo.lab(&verdict_args("6", &resume));
+    assert!(matches!(passed_over.code, 0 | 1 | 3), "{passed_over}");
+    assert_eq!(
+        passed_over.json()["search"]["match"]["results_file"],
+        fresh.json()["search"]["match"]["results_file"],
+        "{passed_over}"
+    );
+
     let bad = repo.lab(&verdict_args("4", &["--draw-adj", "movecount=3"]));
     assert_eq!(bad.code, 2, "{bad}");
     assert!(bad.stderr.contains("--draw-adj movecount=3"), "{bad}");

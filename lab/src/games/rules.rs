@@ -236,6 +236,19 @@ pub(crate) struct AdjudicationRules {
 }
 
 impl AdjudicationRules {
+    /// Whether every value is one the flags could have given: rules read from a file (a
+    /// results file's header) are taken only then.
+    pub(crate) fn in_range(&self) -> bool {
+        let valid = |value: i64| RULE_VALUES.contains(&value);
+        self.draw.is_none_or(|draw| {
+            valid(draw.move_number.into())
+                && valid(draw.move_count.into())
+                && valid(draw.score.into())
+        }) && self
+            .resign
+            .is_none_or(|resign| valid(resign.move_count.into()) && valid(resign.score.into()))
+    }
+
     /// In the flags' own syntax, so a reader can pass them on: `draw
     /// movenumber=32,movecount=8,score=10 and resign movecount=3,score=400`, or `none`.
     pub(crate) fn words(&self) -> String {
@@ -267,6 +280,9 @@ pub(crate) const DEFAULT_DRAW_ADJUDICATION: &str = "movenumber=32,movecount=8,sc
 #[cfg(test)]
 pub(crate) const DEFAULT_RESIGN_ADJUDICATION: &str = "movecount=3,score=400";
 
+/// The values an adjudication rule's move number, move count or score may take.
+const RULE_VALUES: std::ops::RangeInclusive<i64> = 1..=100_000;
+
 /// `key=value,...` with exactly the keys named; `none` turns the rule off.
 fn parse_keyed(spec: &str, option: &str, keys: &[&str]) -> Result<Option<Vec<i64>>> {
     if spec.trim().eq_ignore_ascii_case("none") {
@@ -290,9 +306,13 @@ fn parse_keyed(spec: &str, option: &str, keys: &[&str]) -> Result<Option<Vec<i64
             .trim()
             .parse()
             .ok()
-            .filter(|n| (1..=100_000).contains(n))
+            .filter(|n| RULE_VALUES.contains(n))
             .with_context(|| {
-                format!("{option} {spec}: {key} must be a whole number from 1 to 100000")
+                format!(
+                    "{option} {spec}: {key} must be a whole number from {} to {}",
+                    RULE_VALUES.start(),
+                    RULE_VALUES.end()
+                )
             })?;
         values[slot] = Some(number);
     }
@@ -559,6 +579,33 @@ mod tests {
             resign: None,
         };
         assert_eq!(none.words(), "none");
+        assert!(rules.in_range() && none.in_range());
+        for broken in [
+            AdjudicationRules {
+                draw: Some(DrawAdjudication {
+                    move_number: 0,
+                    move_count: 8,
+                    score: 10,
+                }),
+                resign: None,
+            },
+            AdjudicationRules {
+                draw: None,
+                resign: Some(ResignAdjudication {
+                    move_count: 3,
+                    score: -400,
+                }),
+            },
+            AdjudicationRules {
+                draw: None,
+                resign: Some(ResignAdjudication {
+                    move_count: u32::MAX,
+                    score: 400,
+                }),
+            },
+        ] {
+            assert!(!broken.in_range(), "{broken:?}");
+        }
         for bad in [
             "movecount=3",
             "movecount=3,score=x",

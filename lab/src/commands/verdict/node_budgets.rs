@@ -288,8 +288,8 @@ struct Earlier {
 
 /// The newest results file of an earlier verdict between these binaries: fixed-node games
 /// with an SPRT, at one budget for both sides (equal nodes) or at two (node odds), adjudicated
-/// as the flags allow. Its budgets and adjudication are kept, so that its games pool with the
-/// new ones; with `given` (`--nodes`) only games at that budget for A.
+/// by rules the flags could give and allow. Its budgets and adjudication are kept, so that its
+/// games pool with the new ones; with `given` (`--nodes`) only games at that budget for A.
 fn earlier_games(
     match_dir: &Path,
     binaries: [&str; 2],
@@ -315,6 +315,7 @@ fn earlier_games(
         (same_kind
             && same_budget
             && same_engines
+            && adjudication.in_range()
             && options.adjudication.admits(&adjudication)
             && settings.sprt.is_some()
             && header.shard == Shard::WHOLE)
