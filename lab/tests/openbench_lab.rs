@@ -1101,3 +1101,75 @@ fn a_verdict_adjudicates_as_a_match_does_and_a_resume_keeps_the_recorded_rules()
     assert_eq!(bad.code, 2, "{bad}");
     assert!(bad.stderr.contains("--draw-adj movecount=3"), "{bad}");
 }
+
+/// A `--resume` with nothing to continue says so; when the base has moved since a verdict was
+/// paused (another A against the same B), it names the file and the command that continues it.
+#[test]
+fn a_resume_after_the_base_moved_names_the_verdict_it_could_continue() {
+    let Some(repo) = two_searches() else {
+        return;
+    };
+    common::speed_elo::store_stand_in_model(repo.path());
+    let git = git2::Repository::open(repo.path()).unwrap();
+    let first_base = git.revparse_single("HEAD~1").unwrap().id().to_string();
+    let first_base = &first_base[..12];
+    // B, HEAD at first and HEAD~1 once the base moves: the command names its commit.
+    let b = git.revparse_single("HEAD").unwrap().id().to_string();
+    let b = &b[..12];
+    let verdict = |a: &'static str, b: &'static str, games: &'static str, resume: bool| {
+        let mut args = verdict_args(games, &["--nodes", "2000", "--format", "json"]);
+        args[1] = a;
+        args[2] = b;
+        if resume {
+            args.push("--resume");
+        }
+        repo.lab(&args)
+    };
+    let first = verdict("HEAD~1", "HEAD", "4", false);
+    assert!(matches!(first.code, 0 | 1 | 3), "{first}");
+    let first_file = first.json()["search"]["match"]["results_file"].clone();
+
+    // The base moves to a third engine; B is now HEAD~1.
+    repo.write(
+        "src/engine.c",
+        &format!("#define NODES_PER_DEPTH 1200\n{ENGINE_C}"),
+    );
+    repo.commit("the base moved");
+    let moved = verdict("HEAD", "HEAD~1", "4", true);
+    assert!(matches!(moved.code, 0 | 1 | 3), "{moved}");
+    assert!(
+        moved
+            .stderr
+            .contains("--resume: no earlier verdict's games between these binaries")
+            && moved
+                .stderr
+                .contains("at equal nodes, with A at 2000 nodes; the games start afresh"),
+        "{moved}"
+    );
+    assert!(
+        moved.stderr.contains(&format!(
+            "holds a verdict of this B against another A, {first_base}: `lab verdict \
+             {first_base} {b} --resume` continues it"
+        )),
+        "{moved}"
+    );
+    assert_ne!(moved.json()["search"]["match"]["results_file"], first_file);
+
+    // The command it names continues the first verdict's games.
+    let mut named = verdict_args("6", &["--nodes", "2000", "--resume", "--format", "json"]);
+    named[1] = first_base;
+    named[2] = "HEAD~1";
+    let continued = repo.lab(&named);
+    assert!(matches!(continued.code, 0 | 1 | 3), "{continued}");
+    assert!(
+        continued
+            .stderr
+            .contains("resuming the fixed-node games of"),
+        "{continued}"
+    );
+    assert_eq!(
+        continued.json()["search"]["match"]["results_file"],
+        first_file
+    );
+    assert_eq!(continued.json()["games"], 6, "{continued}");
+}

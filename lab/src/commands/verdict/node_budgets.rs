@@ -7,11 +7,13 @@ use anyhow::{Context, Result};
 
 use super::speed::Speed;
 use super::{Options, Run};
+use crate::cli::VerdictCommandArgs;
 use crate::games::results::{self, Shard};
 use crate::games::rules::{AdjudicationRules, Limit};
 use crate::games::summary::SearchInGames;
 use crate::games::{self, GameBudget, MatchOptions};
 use crate::history::store::machine_id;
+use crate::input::excerpt;
 use crate::machine::Machine;
 use crate::paths::LabPaths;
 use crate::verdict::budgets::{self, StoredBudget};
@@ -75,6 +77,14 @@ pub(super) fn budgets(run: &Run, speed: &Speed, paths: &LabPaths) -> Result<Budg
             resumed: Some(path),
             adjudication,
         });
+    }
+    if args.resume {
+        lab.progress().line(&nothing_to_resume(
+            &paths.root.join("match"),
+            binaries,
+            args,
+            options,
+        ));
     }
     let a_budget = match args.nodes {
         Some(nodes) => ABudget {
@@ -326,4 +336,65 @@ fn earlier_games(
         nodes,
         adjudication,
     })
+}
+
+/// What `--resume` says when no earlier verdict's games can be continued: the games start
+/// afresh; and when a verdict of this B against another A is on disk (the base, `main` say,
+/// has moved since that verdict was paused), which file holds it and the command that
+/// continues it.
+fn nothing_to_resume(
+    match_dir: &Path,
+    binaries: [&str; 2],
+    args: &VerdictCommandArgs,
+    options: &Options,
+) -> String {
+    let short = |text: &str| excerpt(text, 12).into_owned();
+    let mut conditions = vec![match options.games_at {
+        GamesAt::EqualNodes => "at equal nodes".to_string(),
+        GamesAt::NodeOdds => "at node odds".to_string(),
+    }];
+    conditions.extend(args.nodes.map(|nodes| format!("with A at {nodes} nodes")));
+    if args.draw_adj.is_some() || args.resign_adj.is_some() {
+        conditions.push("adjudicated as given".to_string());
+    }
+    let mut words = format!(
+        "--resume: no earlier verdict's games between these binaries (A {}, B {}) {}; the \
+         games start afresh",
+        short(binaries[0]),
+        short(binaries[1]),
+        conditions.join(", ")
+    );
+    let (other_base, _) = results::newest(match_dir, |header| {
+        let settings = &header.settings;
+        let [Limit::Nodes { .. }, Limit::Nodes { .. }] = settings.limits else {
+            return None;
+        };
+        let [a, b] = &settings.engines;
+        (b.binary == binaries[1]
+            && a.binary != binaries[0]
+            && settings.sprt.is_some()
+            && header.shard == Shard::WHOLE)
+            .then(|| a.commit.clone().unwrap_or_else(|| a.spec.clone()))
+    });
+    if let Some((path, base)) = other_base {
+        words.push_str(&format!(
+            ". {} holds a verdict of this B against another A, {}: `lab verdict {} {} --resume` \
+             continues it",
+            path.display(),
+            revision_words(&base),
+            revision_words(&base),
+            revision_words(&args.b)
+        ));
+    }
+    words
+}
+
+/// A commit id as a command takes it, 12 hex digits; any other revision as it is.
+fn revision_words(revision: &str) -> &str {
+    let is_commit = revision.len() == 40 && revision.bytes().all(|b| b.is_ascii_hexdigit());
+    if is_commit {
+        &revision[..12]
+    } else {
+        revision
+    }
 }
