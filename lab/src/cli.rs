@@ -579,9 +579,10 @@ pub(crate) struct VerdictCommandArgs {
     /// earlier games at this budget continue.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub(crate) nodes: Option<u64>,
-    /// With different signatures: the games' draw adjudication, movenumber=N,movecount=N,
-    /// score=CP or none. Default: `lab match`'s (movenumber=32,movecount=8,score=10), or with
-    /// --resume the resumed games' (given, only games adjudicated so are resumed).
+    /// With different signatures: the games' draw adjudication,
+    /// movenumber=N,movecount=N,score=CP or none. Default: `lab match`'s
+    /// (movenumber=32,movecount=8,score=10), or with --resume the resumed games' (given, only
+    /// games adjudicated so are resumed).
     #[arg(long, value_name = "SPEC")]
     pub(crate) draw_adj: Option<String>,
     /// With different signatures: the games' resign adjudication, movecount=N,score=CP or none.
