@@ -514,8 +514,17 @@ pub(crate) struct SpeedEloArgs {
     /// odds not yet begun starts.
     #[arg(long)]
     pub(crate) resume: bool,
+    /// The games' draw adjudication, movenumber=N,movecount=N,score=CP or none. Default:
+    /// `lab match`'s (movenumber=32,movecount=8,score=10); with --resume and neither rule
+    /// given, each odds keeps its resumed games' rules.
+    #[arg(long, value_name = "SPEC")]
+    pub(crate) draw_adj: Option<String>,
+    /// The games' resign adjudication, movecount=N,score=CP or none. Default: `lab match`'s
+    /// (movecount=3,score=400); with --resume as --draw-adj.
+    #[arg(long, value_name = "SPEC")]
+    pub(crate) resign_adj: Option<String>,
     /// List the stored models and exit.
-    #[arg(long, conflicts_with_all = ["rev", "tc", "resume"])]
+    #[arg(long, conflicts_with_all = ["rev", "tc", "resume", "draw_adj", "resign_adj"])]
     pub(crate) show: bool,
     #[command(flatten)]
     pub(crate) output: OutputArgs,

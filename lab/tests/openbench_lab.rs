@@ -1173,3 +1173,83 @@ fn a_resume_after_the_base_moved_names_the_verdict_it_could_continue() {
     );
     assert_eq!(continued.json()["games"], 6, "{continued}");
 }
+
+/// A fit's games are adjudicated as `lab match`'s unless told otherwise; a resume given no rule
+/// keeps its games' own (a fit begun before the games were adjudicated goes on as it began),
+/// and one given other rules does not continue them.
+#[test]
+fn a_speed_elo_resume_keeps_the_adjudication_its_games_were_played_by() {
+    let Some(repo) = c_engine_repo() else { return };
+    let fit = |extra: &[&str]| {
+        let mut args = vec![
+            "speed-elo",
+            "HEAD",
+            "--tc",
+            "1+0.01",
+            "--odds",
+            "2",
+            "--concurrency",
+            "2",
+        ];
+        args.extend_from_slice(extra);
+        repo.lab(&args)
+    };
+    let header = |path: &std::path::Path| -> serde_json::Value {
+        let text = std::fs::read_to_string(path).unwrap();
+        serde_json::from_str(text.lines().next().unwrap()).unwrap()
+    };
+    let off = fit(&["--games", "2", "--draw-adj", "none", "--resign-adj", "none"]);
+    assert!(matches!(off.code, 0 | 2), "{off}");
+    let files = match_results(&repo);
+    assert_eq!(files.len(), 1, "{off}");
+    let settings = &header(&files[0].0)["settings"];
+    assert!(
+        settings["draw_adjudication"].is_null() && settings["resign_adjudication"].is_null(),
+        "{settings}"
+    );
+
+    let kept = fit(&["--games", "4", "--resume"]);
+    assert!(matches!(kept.code, 0 | 2), "{kept}");
+    assert!(
+        kept.stderr
+            .contains("keeping the resumed games' adjudication: none"),
+        "{kept}"
+    );
+    let files = match_results(&repo);
+    assert_eq!(files.len(), 1, "the same file: {kept}");
+    assert_eq!(files[0].1, 5, "a header and four games: {kept}");
+    assert!(header(&files[0].0)["settings"]["draw_adjudication"].is_null());
+
+    // Rules no flag could give (a header edited by hand) are refused, not played by.
+    let path = files[0].0.clone();
+    let original = std::fs::read_to_string(&path).unwrap();
+    let (first, games) = original.split_once('\n').unwrap();
+    let mut edited: serde_json::Value = serde_json::from_str(first).unwrap();
+    edited["settings"]["resign_adjudication"] = serde_json::json!({"move_count": 0, "score": 0});
+    std::fs::write(&path, format!("{edited}\n{games}")).unwrap();
+    let refused = fit(&["--games", "6", "--resume"]);
+    assert_eq!(refused.code, 2, "{refused}");
+    assert!(
+        refused.stderr.contains("is not one the flags could give"),
+        "{refused}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        format!("{edited}\n{games}")
+    );
+    std::fs::write(&path, &original).unwrap();
+
+    // Rules given that the games were not played by: a results file of their own.
+    let other = fit(&["--games", "2", "--resume", "--draw-adj", "none"]);
+    assert!(matches!(other.code, 0 | 2), "{other}");
+    let files = match_results(&repo);
+    assert_eq!(files.len(), 2, "{other}");
+    let newest = files
+        .iter()
+        .find(|(path, _)| header(path)["settings"]["resign_adjudication"].is_object())
+        .expect("the new file adjudicates resignations by the default");
+    assert_eq!(
+        header(&newest.0)["settings"]["resign_adjudication"],
+        serde_json::json!({"move_count": 3, "score": 400})
+    );
+}

@@ -98,6 +98,8 @@ fn options(args: &MatchPlayArgs) -> Result<MatchOptions> {
         pause_at: None,
         earlier_steps: Pace::default(),
         sitting: crate::games::Sitting::now(),
+        // The flags have defaults: a resume with other rules is refused by name.
+        adjudication_kept_on_resume: false,
     })
 }
 

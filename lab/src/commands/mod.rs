@@ -27,9 +27,10 @@ use crate::analysis::compare::{Comparison, PositionsSetting, Settings, Threshold
 use crate::analysis::measure::Plan;
 use crate::cli::{
     BaselineCommand, CalibrateCommand, Cli, Command, ExportArgs, Format, MatchCommand, MeasureArgs,
-    OutputArgs, SeriesMeasureArgs, VerdictArgs,
+    OutputArgs, SeriesMeasureArgs, VerdictArgs, DEFAULT_DRAW_ADJ, DEFAULT_RESIGN_ADJ,
 };
 use crate::engine::adapter::{bench_dir, ProtocolFeature};
+use crate::games::rules::{AdjudicationRules, DrawAdjudication, ResignAdjudication};
 use crate::lab::{Lab, Session};
 use crate::outcome::{Exit, Outcome};
 use crate::paths::NamedPath;
@@ -216,6 +217,15 @@ fn export_paths(exports: &ExportArgs) -> Vec<NamedPath> {
     .into_iter()
     .filter_map(|(flag, path)| path.as_deref().map(|path| NamedPath::new(flag, path)))
     .collect()
+}
+
+/// The adjudication rules of `--draw-adj` and `--resign-adj` where they are optional (`lab
+/// verdict`, `lab speed-elo`): as given, else `lab match`'s defaults.
+fn adjudication_rules(draw: Option<&str>, resign: Option<&str>) -> Result<AdjudicationRules> {
+    Ok(AdjudicationRules {
+        draw: DrawAdjudication::parse(draw.unwrap_or(DEFAULT_DRAW_ADJ))?,
+        resign: ResignAdjudication::parse(resign.unwrap_or(DEFAULT_RESIGN_ADJ))?,
+    })
 }
 
 fn dispatch(lab: &Lab, command: &Command) -> Result<Outcome> {

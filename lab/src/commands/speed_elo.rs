@@ -3,8 +3,7 @@
 
 use anyhow::{bail, Context, Result};
 
-use crate::cli::SpeedEloArgs;
-use crate::cli::DEFAULT_GAMES_PER_ODDS;
+use crate::cli::{SpeedEloArgs, DEFAULT_GAMES_PER_ODDS};
 use crate::games::rules::Limit;
 use crate::games::{self, GameBudget, MatchOptions, Resume};
 use crate::history::store::machine_id;
@@ -42,6 +41,8 @@ pub(crate) fn run(lab: &Lab, args: &SpeedEloArgs) -> Result<Outcome> {
         Some(games) => GameBudget::Given(games),
         None => GameBudget::Default(DEFAULT_GAMES_PER_ODDS),
     };
+    let adjudication =
+        super::adjudication_rules(args.draw_adj.as_deref(), args.resign_adj.as_deref())?;
     let pinned = pinned(lab, rev)?;
     let mut points = Vec::new();
     let mut results_files = Vec::new();
@@ -60,8 +61,13 @@ pub(crate) fn run(lab: &Lab, args: &SpeedEloArgs) -> Result<Outcome> {
             args.concurrency,
             super::export_paths(&args.output.export),
         )?;
+        options.draw = adjudication.draw;
+        options.resign = adjudication.resign;
         if args.resume {
             options.resume = Resume::IfAnyOfTheseBinaries;
+            // A fit begun before the games were adjudicated goes on as it began.
+            options.adjudication_kept_on_resume =
+                args.draw_adj.is_none() && args.resign_adj.is_none();
         }
         let report = games::run(lab, options)?;
         let elo = report.summary.elo.with_context(|| {

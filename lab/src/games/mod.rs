@@ -36,7 +36,7 @@ use self::contestants::Contestants;
 pub(crate) use self::game::Sitting;
 use self::game::{GameId, GameRecord, GameSettings};
 use self::results::{
-    schedule, EngineIdentity, Header, MatchSettings, NpsScale, ResultsFile, Shard,
+    schedule, EngineIdentity, Header, MatchSettings, MayDiffer, NpsScale, ResultsFile, Shard,
 };
 use self::rules::{
     describe_limits, AdjudicationRules, DrawAdjudication, Limit, ResignAdjudication, SideLimits,
@@ -241,6 +241,9 @@ pub(crate) struct MatchOptions {
     pub(crate) earlier_steps: Pace,
     /// The run of the lab the games are played in: a run in steps keeps one for all of them.
     pub(crate) sitting: Sitting,
+    /// The draw and resign rules were not given (`lab speed-elo` without its flags): a resumed
+    /// results file keeps its own.
+    pub(crate) adjudication_kept_on_resume: bool,
 }
 
 impl MatchOptions {
@@ -278,6 +281,7 @@ impl MatchOptions {
             pause_at: None,
             earlier_steps: Pace::default(),
             sitting: Sitting::now(),
+            adjudication_kept_on_resume: false,
         })
     }
 }
@@ -313,6 +317,7 @@ pub(crate) fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
         pause_at,
         earlier_steps,
         sitting,
+        adjudication_kept_on_resume,
     } = options;
     let RunnerConventions {
         sides,
@@ -343,15 +348,17 @@ pub(crate) fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
     );
 
     let match_dir = contestants.paths.root.join("match");
-    let bounds_and_names_may_differ =
-        matches!(resume, Resume::Rebounded(_) | Resume::IfAnyOfTheseBinaries);
+    let may_differ = MayDiffer {
+        bounds_and_names: matches!(resume, Resume::Rebounded(_) | Resume::IfAnyOfTheseBinaries),
+        adjudication: adjudication_kept_on_resume,
+    };
     let resumed = match (resume, &out) {
         (Resume::No, _) => None,
         (Resume::Rebounded(path), _) => Some(path),
         (_, Some(path)) => Some(path.clone()),
-        (Resume::Required, None) => Some(newest_match(&match_dir, &settings, shard)?),
+        (Resume::Required, None) => Some(newest_match(&match_dir, &settings, shard, may_differ)?),
         (Resume::IfAnyOfTheseBinaries, None) => {
-            newest_match_of_these_binaries(&match_dir, &settings, shard)
+            newest_match_of_these_binaries(&match_dir, &settings, shard, may_differ)
         }
     };
     let resume = resumed.is_some();
@@ -365,7 +372,7 @@ pub(crate) fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
             let continued = Continued {
                 budget: games,
                 shard,
-                bounds_and_names_may_differ,
+                may_differ,
                 scale_nps: scale_nps.is_some(),
             };
             continued.open(&path, &mut settings, &exports, progress)?
@@ -418,8 +425,8 @@ pub(crate) fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
         settings: GameSettings {
             limits: played_limits,
             timemargin: Duration::from_millis(timemargin_ms),
-            draw,
-            resign,
+            draw: settings.draw_adjudication,
+            resign: settings.resign_adjudication,
             max_moves,
             names: [identities[0].name.clone(), identities[1].name.clone()],
             site: host_name(),
@@ -613,9 +620,9 @@ struct Opened {
 struct Continued {
     budget: GameBudget,
     shard: Shard,
-    /// Whether the SPRT bounds and the engines' names may differ from the file's (the same
-    /// binaries): `lab verdict` judging its games again at bounds shifted by a new speed.
-    bounds_and_names_may_differ: bool,
+    /// The settings that may differ from the file's; adjudication rules that may are the
+    /// file's from then on.
+    may_differ: MayDiffer,
     /// Whether this run asks for `--scale-nps`.
     scale_nps: bool,
 }
@@ -634,11 +641,7 @@ impl Continued {
     ) -> Result<Opened> {
         refuse_aliases(&[NamedPath::new("the resumed results file", path)], exports)?;
         let (mut file, mut header, games) = ResultsFile::resume(path)?;
-        let changed = results::resume_differences(
-            &header.settings,
-            settings,
-            self.bounds_and_names_may_differ,
-        );
+        let changed = results::resume_differences(&header.settings, settings, self.may_differ);
         if !changed.is_empty() {
             bail!(
                 "cannot resume {}: it was played with other settings ({}); start a new match with another --out",
@@ -668,7 +671,30 @@ impl Continued {
             thousands(games.len() as u64)
         ));
         settings.games = self.budget.resumed(header.settings.games, &games);
-        let rebounded = self.bounds_and_names_may_differ
+        if self.may_differ.adjudication {
+            let recorded = AdjudicationRules {
+                draw: header.settings.draw_adjudication,
+                resign: header.settings.resign_adjudication,
+            };
+            if !recorded.in_range() {
+                bail!(
+                    "cannot resume {}: its adjudication ({}) is not one the flags could give",
+                    path.display(),
+                    recorded.words()
+                );
+            }
+            if recorded.draw != settings.draw_adjudication
+                || recorded.resign != settings.resign_adjudication
+            {
+                progress.line(&format!(
+                    "keeping the resumed games' adjudication: {}",
+                    recorded.words()
+                ));
+            }
+            settings.draw_adjudication = recorded.draw;
+            settings.resign_adjudication = recorded.resign;
+        }
+        let rebounded = self.may_differ.bounds_and_names
             && settings.sprt.is_some()
             && settings.sprt != header.settings.sprt;
         if rebounded {
@@ -900,10 +926,15 @@ fn results_stem(specs: &[String; 2]) -> String {
 
 /// The newest results file under `dir` played with `settings`, but for the budget, as shard
 /// `shard`.
-fn newest_match(dir: &Path, settings: &MatchSettings, shard: Shard) -> Result<PathBuf> {
+fn newest_match(
+    dir: &Path,
+    settings: &MatchSettings,
+    shard: Shard,
+    may_differ: MayDiffer,
+) -> Result<PathBuf> {
     let (newest, others) = results::newest(dir, |header| {
         (header.shard == shard
-            && results::resume_differences(&header.settings, settings, false).is_empty())
+            && results::resume_differences(&header.settings, settings, may_differ).is_empty())
         .then_some(())
     });
     match newest {
@@ -921,10 +952,11 @@ fn newest_match_of_these_binaries(
     dir: &Path,
     settings: &MatchSettings,
     shard: Shard,
+    may_differ: MayDiffer,
 ) -> Option<PathBuf> {
     let (newest, _) = results::newest(dir, |header| {
         (header.shard == shard
-            && results::resume_differences(&header.settings, settings, true).is_empty())
+            && results::resume_differences(&header.settings, settings, may_differ).is_empty())
         .then_some(())
     });
     newest.map(|(path, ())| path)

@@ -544,19 +544,34 @@ const BOUNDS_AND_NAMES: [&str; 7] = [
     "engines[B].name",
 ];
 
+/// The adjudication rules, which a resume that was given none keeps from the file (`lab
+/// speed-elo` without `--draw-adj` and `--resign-adj`).
+const ADJUDICATION: [&str; 2] = ["draw_adjudication", "resign_adjudication"];
+
+/// Which settings a resumed file may record otherwise than this run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct MayDiffer {
+    /// The SPRT bounds and the engines' names (the same binaries): `lab verdict` judging its
+    /// games again at bounds shifted by a new speed, `lab speed-elo` resumed at a later commit.
+    pub(crate) bounds_and_names: bool,
+    /// The adjudication rules, which the resumed games then keep.
+    pub(crate) adjudication: bool,
+}
+
 /// The settings that keep `other` from continuing the results file of `base`: [`differences`]
 /// but for the game budget, which a resume may change (a pair's opening follows the seed and
-/// its index, not the budget), and with `bounds_and_names_may_differ` the SPRT bounds and the
-/// engines' names as well.
+/// its index, not the budget), and those `may_differ` lets differ.
 pub(crate) fn resume_differences(
     base: &MatchSettings,
     other: &MatchSettings,
-    bounds_and_names_may_differ: bool,
+    may_differ: MayDiffer,
 ) -> Vec<String> {
     let mut names = differences(base, other);
     names.retain(|name| {
+        let name = name.as_str();
         name != "games"
-            && !(bounds_and_names_may_differ && BOUNDS_AND_NAMES.contains(&name.as_str()))
+            && !(may_differ.bounds_and_names && BOUNDS_AND_NAMES.contains(&name))
+            && !(may_differ.adjudication && ADJUDICATION.contains(&name))
     });
     names
 }
@@ -594,6 +609,11 @@ pub(crate) fn schedule(games: u64, shard: Shard) -> Vec<GameId> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const REBOUNDED: MayDiffer = MayDiffer {
+        bounds_and_names: true,
+        adjudication: false,
+    };
 
     /// A header line as results files were written when both sides shared one `limit`.
     const ONE_LIMIT_HEADER: &str = r#"{"kind":"lab-match-results","schema_version":1,"shard":{"index":1,"count":1},"settings":{"engines":[{"spec":"HEAD","name":"squall A","binary":"k1","commit":"c1","options":[]},{"spec":"HEAD","name":"squall B","binary":"k1","commit":"c1","options":[["Hash","16"]]}],"limit":{"kind":"nodes","nodes":5000},"book":{"source":"built-in","digest":"d","openings":2000,"plies":null},"seed":1,"draw_adjudication":null,"resign_adjudication":null,"timemargin_ms":0,"games":100,"sprt":null,"elo_model":"logistic"}}"#;
@@ -668,12 +688,15 @@ mod tests {
         today.engines[1].spec = "exp".to_string();
         today.sprt = Some(Sprt::new(3.0, 8.0, 0.05, 0.05, EloModel::Logistic).unwrap());
         assert_eq!(differences(&old.settings, &today).len(), 5);
-        assert!(resume_differences(&old.settings, &today, true).is_empty());
-        assert_eq!(resume_differences(&old.settings, &today, false).len(), 5);
+        assert!(resume_differences(&old.settings, &today, REBOUNDED).is_empty());
+        assert_eq!(
+            resume_differences(&old.settings, &today, MayDiffer::default()).len(),
+            5
+        );
         today.engines[1].binary = "k2".to_string();
         today.limits[0] = super::super::rules::Limit::Nodes { nodes: 10_000 };
         assert_eq!(
-            resume_differences(&old.settings, &today, true),
+            resume_differences(&old.settings, &today, REBOUNDED),
             ["engines[B].binary", "limits[A]"]
         );
     }
@@ -686,9 +709,27 @@ mod tests {
         today.limits = old.settings.limits;
         today.games = 1000;
         assert_eq!(differences(&old.settings, &today), ["games"]);
-        assert!(resume_differences(&old.settings, &today, false).is_empty());
+        assert!(resume_differences(&old.settings, &today, MayDiffer::default()).is_empty());
         today.seed = 2;
-        assert_eq!(resume_differences(&old.settings, &today, false), ["seed"]);
+        assert_eq!(
+            resume_differences(&old.settings, &today, MayDiffer::default()),
+            ["seed"]
+        );
+        today.seed = old.settings.seed;
+        today.draw_adjudication = Some(super::super::rules::DrawAdjudication {
+            move_number: 32,
+            move_count: 8,
+            score: 10,
+        });
+        assert_eq!(
+            resume_differences(&old.settings, &today, MayDiffer::default()),
+            ["draw_adjudication"]
+        );
+        let kept = MayDiffer {
+            bounds_and_names: false,
+            adjudication: true,
+        };
+        assert!(resume_differences(&old.settings, &today, kept).is_empty());
     }
 
     /// A new header goes in front of the games' lines, byte for byte, the file stays locked

@@ -18,10 +18,10 @@ use super::{plan, settings};
 use crate::analysis::compare::{compare, Comparison, Criteria, Thresholds};
 use crate::analysis::measure::{measure_pair, Subject};
 use crate::cli::{
-    SpeedFromArg, VerdictCommandArgs, DEFAULT_DRAW_ADJ, DEFAULT_INSTR_THRESHOLD_PCT,
-    DEFAULT_MAX_GAMES, DEFAULT_RESIGN_ADJ, DEFAULT_THRESHOLD_PCT,
+    SpeedFromArg, VerdictCommandArgs, DEFAULT_INSTR_THRESHOLD_PCT, DEFAULT_MAX_GAMES,
+    DEFAULT_THRESHOLD_PCT,
 };
-use crate::games::rules::{AdjudicationRules, DrawAdjudication, Limit, ResignAdjudication};
+use crate::games::rules::{AdjudicationRules, Limit};
 use crate::games::sprt::{EloModel, Estimate, Sprt, SprtDecision};
 use crate::games::summary::NpsRatioInGames;
 use crate::games::GameBudget;
@@ -153,13 +153,8 @@ struct AdjudicationFlags {
 
 impl AdjudicationFlags {
     fn checked(args: &VerdictCommandArgs) -> Result<AdjudicationFlags> {
-        let draw = args.draw_adj.as_deref().unwrap_or(DEFAULT_DRAW_ADJ);
-        let resign = args.resign_adj.as_deref().unwrap_or(DEFAULT_RESIGN_ADJ);
         Ok(AdjudicationFlags {
-            fresh: AdjudicationRules {
-                draw: DrawAdjudication::parse(draw)?,
-                resign: ResignAdjudication::parse(resign)?,
-            },
+            fresh: super::adjudication_rules(args.draw_adj.as_deref(), args.resign_adj.as_deref())?,
             draw_given: args.draw_adj.is_some(),
             resign_given: args.resign_adj.is_some(),
         })
