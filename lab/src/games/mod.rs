@@ -64,7 +64,7 @@ pub struct MatchReport {
     pub(crate) kind: Kind,
     /// A, then B.
     pub(crate) engines: [EngineIdentity; 2],
-    /// Both sides' limits in words: `tc 10+0.1`, or `A nodes 5000, B tc 10+0.1`.
+    /// Both sides' limits in words: `tc 10+0.1`, or `A nodes 5,000, B tc 10+0.1`.
     pub(crate) tc: String,
     /// A's limit (the match's, when both sides share it).
     pub(crate) limit: Limit,

@@ -7,6 +7,8 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 
+use crate::digits::thousands;
+
 /// The limit of every move. A clock is the usual match setting; the others make games
 /// reproducible (nodes, depth) or cheap (movetime).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -104,7 +106,7 @@ pub(crate) fn expected_game_time(limits: &SideLimits) -> Option<Duration> {
         .map(Duration::from_millis)
 }
 
-/// `tc 10+0.1` when both sides play under one limit, `A nodes 5000, B tc 10+0.1` otherwise.
+/// `tc 10+0.1` when both sides play under one limit, `A nodes 5,000, B tc 10+0.1` otherwise.
 pub(crate) fn describe_limits(limits: &SideLimits) -> String {
     if limits[0] == limits[1] {
         limits[0].to_string()
@@ -146,11 +148,11 @@ pub(crate) struct Ceiling {
 }
 
 impl Ceiling {
-    /// The reported figure that breaks the ceiling (`nodes 1200000`), if one does.
+    /// The reported figure that breaks the ceiling (`nodes 1,200,000`), if one does.
     pub(crate) fn broken_by(&self, nodes: Option<u64>, depth: Option<u32>) -> Option<String> {
         if let (Some(most), Some(nodes)) = (self.nodes, nodes) {
             if nodes > most {
-                return Some(format!("nodes {nodes}"));
+                return Some(format!("nodes {}", thousands(nodes)));
             }
         }
         if let (Some(most), Some(depth)) = (self.depth, depth) {
@@ -203,7 +205,7 @@ impl fmt::Display for Limit {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
             Limit::Clock { .. } => write!(f, "tc {}", self.pgn_time_control()),
-            Limit::Nodes { nodes } => write!(f, "nodes {nodes}"),
+            Limit::Nodes { nodes } => write!(f, "nodes {}", thousands(nodes)),
             Limit::Depth { depth } => write!(f, "depth {depth}"),
             Limit::MoveTime { movetime_ms } => write!(f, "movetime {movetime_ms} ms"),
         }
@@ -514,10 +516,10 @@ mod tests {
         ] {
             assert!(serde_json::from_str::<Settings>(bad).is_err(), "{bad}");
         }
-        assert_eq!(describe_limits(&[nodes; 2]), "nodes 5000");
+        assert_eq!(describe_limits(&[nodes; 2]), "nodes 5,000");
         assert_eq!(
             describe_limits(&[nodes, clock]),
-            "A nodes 5000, B tc 10+0.1"
+            "A nodes 5,000, B tc 10+0.1"
         );
     }
 
@@ -527,7 +529,7 @@ mod tests {
         assert_eq!(ceiling.broken_by(Some(5000 + 4096), Some(40)), None);
         assert_eq!(
             ceiling.broken_by(Some(2_000_000), None).as_deref(),
-            Some("nodes 2000000")
+            Some("nodes 2,000,000")
         );
         assert_eq!(ceiling.broken_by(None, None), None);
         let depth = Limit::Depth { depth: 6 }.ceiling();
