@@ -107,14 +107,10 @@ fn a_match_with_an_sprt_draws_its_llr_elo_and_pentanomial() {
         Some(games) => {
             assert_eq!(sprt["result"], "continue", "{sprt}");
             assert!(games > 0, "{sprt}");
-            let digits = games.to_string();
-            let grouped: Vec<&str> = digits
-                .as_bytes()
-                .rchunks(3)
-                .rev()
-                .map(|group| std::str::from_utf8(group).unwrap())
-                .collect();
-            let text = format!("~{} more games expected to a decision", grouped.join(","));
+            let text = format!(
+                "~{} more games expected to a decision",
+                common::grouped(games)
+            );
             assert!(run.stdout.contains(&text), "{run}");
             Some(text)
         }

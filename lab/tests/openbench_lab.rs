@@ -750,7 +750,9 @@ fn a_verdict_at_node_odds_needs_no_model_and_its_games_are_the_total() {
     assert!(matches!(resumed.code, 0 | 1 | 3), "{resumed}");
     assert!(
         resumed.stderr.contains(&format!(
-            "at their budget of {a_nodes} (A) and {b_nodes} (B) nodes per move"
+            "at their budget of {} (A) and {} (B) nodes per move",
+            common::grouped(a_nodes),
+            common::grouped(b_nodes)
         )),
         "{resumed}"
     );
@@ -798,7 +800,7 @@ fn a_verdict_at_node_odds_needs_no_model_and_its_games_are_the_total() {
     assert_eq!(match_results(&repo).len(), 3, "a results file of its own");
     let again = repo.lab(&args("6", &["--node-odds", "--nodes", "3000", "--resume"]));
     assert!(
-        again.stderr.contains("at their budget of 3000 (A)")
+        again.stderr.contains("at their budget of 3,000 (A)")
             && again.stdout.contains("resumed games"),
         "{again}"
     );
@@ -815,7 +817,8 @@ fn a_verdict_at_node_odds_needs_no_model_and_its_games_are_the_total() {
     assert!(
         stored.stderr.contains("--new-budget plays them again")
             && stored.stderr.contains(&format!(
-                "holds earlier games of these two binaries with A at {a_nodes} nodes"
+                "holds earlier games of these two binaries with A at {} nodes",
+                common::grouped(a_nodes)
             )),
         "{stored}"
     );
@@ -1143,13 +1146,13 @@ fn a_resume_after_the_base_moved_names_the_verdict_it_could_continue() {
             .contains("--resume: no earlier verdict's games between these binaries")
             && moved
                 .stderr
-                .contains("at equal nodes, with A at 2000 nodes; the games start afresh"),
+                .contains("at equal nodes, with A at 2,000 nodes; the games start afresh"),
         "{moved}"
     );
     assert!(
         moved.stderr.contains(&format!(
             "holds a verdict of this B against another A, {first_base}: `lab verdict \
-             {first_base} {b} --resume` continues it"
+             {first_base} {b} --tc 2+0.02 --nodes 2000 --resume` continues it"
         )),
         "{moved}"
     );
@@ -1174,20 +1177,21 @@ fn a_resume_after_the_base_moved_names_the_verdict_it_could_continue() {
     assert_eq!(continued.json()["games"], 6, "{continued}");
 }
 
-/// A fit's games are adjudicated as `lab match`'s unless told otherwise; a resume given no rule
-/// keeps its games' own (a fit begun before the games were adjudicated goes on as it began),
-/// and one given other rules does not continue them.
+/// A fit's games are adjudicated as `lab match`'s unless told otherwise. A resume keeps the
+/// rules its games were played by where it is given none (a fit begun before the games were
+/// adjudicated goes on as it began, its odds not begun too), continues only games played by a
+/// rule given, and refuses to fit odds played by different rules.
 #[test]
 fn a_speed_elo_resume_keeps_the_adjudication_its_games_were_played_by() {
     let Some(repo) = c_engine_repo() else { return };
-    let fit = |extra: &[&str]| {
+    let fit = |odds: &str, extra: &[&str]| {
         let mut args = vec![
             "speed-elo",
             "HEAD",
             "--tc",
             "1+0.01",
             "--odds",
-            "2",
+            odds,
             "--concurrency",
             "2",
         ];
@@ -1198,58 +1202,84 @@ fn a_speed_elo_resume_keeps_the_adjudication_its_games_were_played_by() {
         let text = std::fs::read_to_string(path).unwrap();
         serde_json::from_str(text.lines().next().unwrap()).unwrap()
     };
-    let off = fit(&["--games", "2", "--draw-adj", "none", "--resign-adj", "none"]);
-    assert!(matches!(off.code, 0 | 2), "{off}");
-    let files = match_results(&repo);
-    assert_eq!(files.len(), 1, "{off}");
-    let settings = &header(&files[0].0)["settings"];
-    assert!(
-        settings["draw_adjudication"].is_null() && settings["resign_adjudication"].is_null(),
-        "{settings}"
+    let rules_of = |path: &std::path::Path| {
+        let settings = &header(path)["settings"];
+        [
+            settings["draw_adjudication"].clone(),
+            settings["resign_adjudication"].clone(),
+        ]
+    };
+    let none = [serde_json::Value::Null, serde_json::Value::Null];
+    // Odds 1.5 begun without adjudication; odds 2 not begun.
+    let begun = fit(
+        "1.5",
+        &["--games", "2", "--draw-adj", "none", "--resign-adj", "none"],
     );
+    assert!(matches!(begun.code, 0 | 2), "{begun}");
+    let files = match_results(&repo);
+    assert_eq!(files.len(), 1, "{begun}");
+    let first_file = files[0].0.clone();
+    assert_eq!(rules_of(&first_file), none, "{begun}");
 
-    let kept = fit(&["--games", "4", "--resume"]);
-    assert!(matches!(kept.code, 0 | 2), "{kept}");
+    let resumed = fit("1.5,2", &["--games", "4", "--resume"]);
+    assert!(matches!(resumed.code, 0 | 2), "{resumed}");
     assert!(
-        kept.stderr
+        resumed
+            .stderr
             .contains("keeping the resumed games' adjudication: none"),
-        "{kept}"
+        "{resumed}"
     );
     let files = match_results(&repo);
-    assert_eq!(files.len(), 1, "the same file: {kept}");
-    assert_eq!(files[0].1, 5, "a header and four games: {kept}");
-    assert!(header(&files[0].0)["settings"]["draw_adjudication"].is_null());
+    assert_eq!(files.len(), 2, "odds 2 begins: {resumed}");
+    for (path, lines) in &files {
+        assert_eq!(*lines, 5, "a header and four games: {}", path.display());
+        assert_eq!(
+            rules_of(path),
+            none,
+            "both odds as the fit began: {}",
+            path.display()
+        );
+    }
 
-    // Rules no flag could give (a header edited by hand) are refused, not played by.
-    let path = files[0].0.clone();
-    let original = std::fs::read_to_string(&path).unwrap();
+    // One rule given (the file's), the other kept: the same games go on.
+    let one_given = fit("1.5", &["--games", "6", "--resume", "--draw-adj", "none"]);
+    assert!(matches!(one_given.code, 0 | 2), "{one_given}");
+    assert_eq!(match_results(&repo).len(), 2, "{one_given}");
+    assert!(
+        std::fs::read_to_string(&first_file)
+            .unwrap()
+            .lines()
+            .count()
+            == 7
+    );
+
+    // Rules no flag could give (a header edited by hand) are passed over: odds 1.5 starts a
+    // results file of its own, by the defaults.
+    let original = std::fs::read_to_string(&first_file).unwrap();
     let (first, games) = original.split_once('\n').unwrap();
     let mut edited: serde_json::Value = serde_json::from_str(first).unwrap();
     edited["settings"]["resign_adjudication"] = serde_json::json!({"move_count": 0, "score": 0});
-    std::fs::write(&path, format!("{edited}\n{games}")).unwrap();
-    let refused = fit(&["--games", "6", "--resume"]);
-    assert_eq!(refused.code, 2, "{refused}");
-    assert!(
-        refused.stderr.contains("is not one the flags could give"),
-        "{refused}"
-    );
+    std::fs::write(&first_file, format!("{edited}\n{games}")).unwrap();
+    let passed_over = fit("1.5", &["--games", "2", "--resume"]);
+    assert!(matches!(passed_over.code, 0 | 2), "{passed_over}");
     assert_eq!(
-        std::fs::read_to_string(&path).unwrap(),
-        format!("{edited}\n{games}")
+        std::fs::read_to_string(&first_file).unwrap(),
+        format!("{edited}\n{games}"),
+        "left as it was"
     );
-    std::fs::write(&path, &original).unwrap();
-
-    // Rules given that the games were not played by: a results file of their own.
-    let other = fit(&["--games", "2", "--resume", "--draw-adj", "none"]);
-    assert!(matches!(other.code, 0 | 2), "{other}");
     let files = match_results(&repo);
-    assert_eq!(files.len(), 2, "{other}");
-    let newest = files
-        .iter()
-        .find(|(path, _)| header(path)["settings"]["resign_adjudication"].is_object())
-        .expect("the new file adjudicates resignations by the default");
-    assert_eq!(
-        header(&newest.0)["settings"]["resign_adjudication"],
-        serde_json::json!({"move_count": 3, "score": 400})
+    assert_eq!(files.len(), 3, "{passed_over}");
+    std::fs::write(&first_file, &original).unwrap();
+
+    // Odds played by different rules make no fit: odds 3 begins by the defaults, odds 2 kept
+    // its games' none.
+    // (20 games: random movers' Elo at odds 3 must be bounded for the fit to reach odds 2.)
+    let mixed = fit("3,2", &["--games", "20", "--resume"]);
+    assert_eq!(mixed.code, 2, "{mixed}");
+    assert!(
+        mixed
+            .stderr
+            .contains("odds 2 was played with other adjudication than the first odds (none against draw movenumber=32"),
+        "{mixed}"
     );
 }

@@ -99,7 +99,7 @@ fn options(args: &MatchPlayArgs) -> Result<MatchOptions> {
         earlier_steps: Pace::default(),
         sitting: crate::games::Sitting::now(),
         // The flags have defaults: a resume with other rules is refused by name.
-        adjudication_kept_on_resume: false,
+        rules_kept_on_resume: crate::games::rules::RulesKept::default(),
     })
 }
 

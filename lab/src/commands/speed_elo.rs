@@ -4,7 +4,7 @@
 use anyhow::{bail, Context, Result};
 
 use crate::cli::{SpeedEloArgs, DEFAULT_GAMES_PER_ODDS};
-use crate::games::rules::Limit;
+use crate::games::rules::{Limit, RulesKept};
 use crate::games::{self, GameBudget, MatchOptions, Resume};
 use crate::history::store::machine_id;
 use crate::input::excerpt;
@@ -41,8 +41,14 @@ pub(crate) fn run(lab: &Lab, args: &SpeedEloArgs) -> Result<Outcome> {
         Some(games) => GameBudget::Given(games),
         None => GameBudget::Default(DEFAULT_GAMES_PER_ODDS),
     };
-    let adjudication =
+    // The rules of an odds not begun: as given (or the defaults), then the first odds' own, so
+    // that a fit begun before the games were adjudicated goes on as it began.
+    let mut rules =
         super::adjudication_rules(args.draw_adj.as_deref(), args.resign_adj.as_deref())?;
+    let kept = RulesKept {
+        draw: args.resume && args.draw_adj.is_none(),
+        resign: args.resume && args.resign_adj.is_none(),
+    };
     let pinned = pinned(lab, rev)?;
     let mut points = Vec::new();
     let mut results_files = Vec::new();
@@ -61,15 +67,24 @@ pub(crate) fn run(lab: &Lab, args: &SpeedEloArgs) -> Result<Outcome> {
             args.concurrency,
             super::export_paths(&args.output.export),
         )?;
-        options.draw = adjudication.draw;
-        options.resign = adjudication.resign;
+        options.draw = rules.draw;
+        options.resign = rules.resign;
         if args.resume {
             options.resume = Resume::IfAnyOfTheseBinaries;
-            // A fit begun before the games were adjudicated goes on as it began.
-            options.adjudication_kept_on_resume =
-                args.draw_adj.is_none() && args.resign_adj.is_none();
+            options.rules_kept_on_resume = kept;
         }
         let report = games::run(lab, options)?;
+        if index == 0 {
+            rules = report.adjudication;
+        } else if report.adjudication != rules {
+            bail!(
+                "odds {odds} was played with other adjudication than the first odds ({} against \
+                 {}), so its points are not of one fit; no model. Give both rules \
+                 (--draw-adj, --resign-adj) to resume only games played by them",
+                report.adjudication.words(),
+                rules.words()
+            );
+        }
         let elo = report.summary.elo.with_context(|| {
             format!(
                 "odds {odds}: the Elo is unbounded after {} games (every pair won or lost): \

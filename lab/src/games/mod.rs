@@ -39,7 +39,8 @@ use self::results::{
     schedule, EngineIdentity, Header, MatchSettings, MayDiffer, NpsScale, ResultsFile, Shard,
 };
 use self::rules::{
-    describe_limits, AdjudicationRules, DrawAdjudication, Limit, ResignAdjudication, SideLimits,
+    describe_limits, AdjudicationRules, DrawAdjudication, Limit, ResignAdjudication, RulesKept,
+    SideLimits,
 };
 pub(crate) use self::runner::Pace;
 use self::runner::{Arena, PgnFile, StatusScope, Stop};
@@ -241,9 +242,9 @@ pub(crate) struct MatchOptions {
     pub(crate) earlier_steps: Pace,
     /// The run of the lab the games are played in: a run in steps keeps one for all of them.
     pub(crate) sitting: Sitting,
-    /// The draw and resign rules were not given (`lab speed-elo` without its flags): a resumed
-    /// results file keeps its own.
-    pub(crate) adjudication_kept_on_resume: bool,
+    /// The adjudication rules a resumed results file keeps as recorded (`lab speed-elo`'s
+    /// rules not given).
+    pub(crate) rules_kept_on_resume: RulesKept,
 }
 
 impl MatchOptions {
@@ -281,7 +282,7 @@ impl MatchOptions {
             pause_at: None,
             earlier_steps: Pace::default(),
             sitting: Sitting::now(),
-            adjudication_kept_on_resume: false,
+            rules_kept_on_resume: RulesKept::default(),
         })
     }
 }
@@ -317,7 +318,7 @@ pub(crate) fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
         pause_at,
         earlier_steps,
         sitting,
-        adjudication_kept_on_resume,
+        rules_kept_on_resume,
     } = options;
     let RunnerConventions {
         sides,
@@ -350,7 +351,7 @@ pub(crate) fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
     let match_dir = contestants.paths.root.join("match");
     let may_differ = MayDiffer {
         bounds_and_names: matches!(resume, Resume::Rebounded(_) | Resume::IfAnyOfTheseBinaries),
-        adjudication: adjudication_kept_on_resume,
+        rules_kept: rules_kept_on_resume,
     };
     let resumed = match (resume, &out) {
         (Resume::No, _) => None,
@@ -671,7 +672,8 @@ impl Continued {
             thousands(games.len() as u64)
         ));
         settings.games = self.budget.resumed(header.settings.games, &games);
-        if self.may_differ.adjudication {
+        let kept = self.may_differ.rules_kept;
+        if kept.draw || kept.resign {
             let recorded = AdjudicationRules {
                 draw: header.settings.draw_adjudication,
                 resign: header.settings.resign_adjudication,
@@ -683,6 +685,7 @@ impl Continued {
                     recorded.words()
                 );
             }
+            // A rule not kept is the file's already: the settings differ in none but these.
             if recorded.draw != settings.draw_adjudication
                 || recorded.resign != settings.resign_adjudication
             {
@@ -947,7 +950,8 @@ fn newest_match(
 }
 
 /// The newest results file of this shard whose settings differ from `settings` at most in the
-/// budget and the engines' names (and SPRT bounds, which a match without an SPRT has none of).
+/// budget and the engines' names (and SPRT bounds, which a match without an SPRT has none of),
+/// and in the adjudication rules `may_differ` keeps.
 fn newest_match_of_these_binaries(
     dir: &Path,
     settings: &MatchSettings,
@@ -955,7 +959,13 @@ fn newest_match_of_these_binaries(
     may_differ: MayDiffer,
 ) -> Option<PathBuf> {
     let (newest, _) = results::newest(dir, |header| {
+        // Rules a file keeps must be ones the flags could give (not a hand-edited header's).
+        let rules = AdjudicationRules {
+            draw: header.settings.draw_adjudication,
+            resign: header.settings.resign_adjudication,
+        };
         (header.shard == shard
+            && rules.in_range()
             && results::resume_differences(&header.settings, settings, may_differ).is_empty())
         .then_some(())
     });

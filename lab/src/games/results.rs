@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use super::book::BookIdentity;
 use super::game::{GameId, GameRecord};
-use super::rules::{one_or_per_side, DrawAdjudication, ResignAdjudication, SideLimits};
+use super::rules::{one_or_per_side, DrawAdjudication, ResignAdjudication, RulesKept, SideLimits};
 use super::sprt::{EloModel, Sprt};
 use crate::machine::Provenance;
 use crate::paths::{locked_by, try_lock_exclusive};
@@ -544,18 +544,14 @@ const BOUNDS_AND_NAMES: [&str; 7] = [
     "engines[B].name",
 ];
 
-/// The adjudication rules, which a resume that was given none keeps from the file (`lab
-/// speed-elo` without `--draw-adj` and `--resign-adj`).
-const ADJUDICATION: [&str; 2] = ["draw_adjudication", "resign_adjudication"];
-
 /// Which settings a resumed file may record otherwise than this run.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct MayDiffer {
     /// The SPRT bounds and the engines' names (the same binaries): `lab verdict` judging its
     /// games again at bounds shifted by a new speed, `lab speed-elo` resumed at a later commit.
     pub(crate) bounds_and_names: bool,
-    /// The adjudication rules, which the resumed games then keep.
-    pub(crate) adjudication: bool,
+    /// The adjudication rules the resumed games then keep.
+    pub(crate) rules_kept: RulesKept,
 }
 
 /// The settings that keep `other` from continuing the results file of `base`: [`differences`]
@@ -571,7 +567,8 @@ pub(crate) fn resume_differences(
         let name = name.as_str();
         name != "games"
             && !(may_differ.bounds_and_names && BOUNDS_AND_NAMES.contains(&name))
-            && !(may_differ.adjudication && ADJUDICATION.contains(&name))
+            && !(may_differ.rules_kept.draw && name == "draw_adjudication")
+            && !(may_differ.rules_kept.resign && name == "resign_adjudication")
     });
     names
 }
@@ -612,7 +609,10 @@ mod tests {
 
     const REBOUNDED: MayDiffer = MayDiffer {
         bounds_and_names: true,
-        adjudication: false,
+        rules_kept: RulesKept {
+            draw: false,
+            resign: false,
+        },
     };
 
     /// A header line as results files were written when both sides shared one `limit`.
@@ -725,11 +725,22 @@ mod tests {
             resume_differences(&old.settings, &today, MayDiffer::default()),
             ["draw_adjudication"]
         );
-        let kept = MayDiffer {
-            bounds_and_names: false,
-            adjudication: true,
+        let draw_kept = MayDiffer {
+            rules_kept: RulesKept {
+                draw: true,
+                resign: false,
+            },
+            ..MayDiffer::default()
         };
-        assert!(resume_differences(&old.settings, &today, kept).is_empty());
+        assert!(resume_differences(&old.settings, &today, draw_kept).is_empty());
+        today.resign_adjudication = Some(super::super::rules::ResignAdjudication {
+            move_count: 3,
+            score: 400,
+        });
+        assert_eq!(
+            resume_differences(&old.settings, &today, draw_kept),
+            ["resign_adjudication"]
+        );
     }
 
     /// A new header goes in front of the games' lines, byte for byte, the file stays locked

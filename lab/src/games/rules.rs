@@ -277,6 +277,14 @@ impl AdjudicationRules {
     }
 }
 
+/// Which rules a resumed results file keeps as it recorded them: those a command was not given
+/// (`lab speed-elo` without `--draw-adj` or `--resign-adj`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct RulesKept {
+    pub(crate) draw: bool,
+    pub(crate) resign: bool,
+}
+
 #[cfg(test)]
 pub(crate) const DEFAULT_DRAW_ADJUDICATION: &str = "movenumber=32,movecount=8,score=10";
 #[cfg(test)]

@@ -17,6 +17,18 @@ use tempfile::TempDir;
 
 pub const FAKE_ENGINE: &str = include_str!("fake_engine.rs.txt");
 
+/// A count as the lab writes it, in groups of three digits: `241,433`.
+pub fn grouped(value: u64) -> String {
+    let digits = value.to_string();
+    let groups: Vec<&str> = digits
+        .as_bytes()
+        .rchunks(3)
+        .rev()
+        .map(|group| std::str::from_utf8(group).unwrap())
+        .collect();
+    groups.join(",")
+}
+
 /// Whether `tool --version` runs: tests of valgrind, make or cc skip without them.
 pub fn have(tool: &str) -> bool {
     Command::new(tool)

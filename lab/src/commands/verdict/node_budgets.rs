@@ -8,7 +8,8 @@ use anyhow::{Context, Result};
 use super::speed::Speed;
 use super::{Options, Run};
 use crate::cli::VerdictCommandArgs;
-use crate::games::results::{self, Shard};
+use crate::digits::thousands;
+use crate::games::results::{self, Header, Shard};
 use crate::games::rules::{AdjudicationRules, Limit};
 use crate::games::summary::SearchInGames;
 use crate::games::{self, GameBudget, MatchOptions};
@@ -59,9 +60,11 @@ pub(super) fn budgets(run: &Run, speed: &Speed, paths: &LabPaths) -> Result<Budg
     }) = earlier
     {
         lab.progress().line(&format!(
-            "resuming the fixed-node games of {} at their budget of {a} (A) and {b} (B) nodes \
+            "resuming the fixed-node games of {} at their budget of {} (A) and {} (B) nodes \
              per move and their adjudication ({})",
             path.display(),
+            thousands(a),
+            thousands(b),
             adjudication.words()
         ));
         return Ok(Budgets {
@@ -120,10 +123,11 @@ pub(super) fn budgets(run: &Run, speed: &Speed, paths: &LabPaths) -> Result<Budg
     {
         lab.progress().line(&format!(
             "note: {} holds earlier games of these two binaries with A at {} nodes (B at \
-             {earlier_b}); this run starts a results file of its own (`--resume` would continue \
-             those at their budgets)",
+             {}); this run starts a results file of its own (`--resume` would continue those at \
+             their budgets)",
             path.display(),
-            a_budget.nodes
+            thousands(a_budget.nodes),
+            thousands(earlier_b)
         ));
     }
     Ok(Budgets {
@@ -296,10 +300,9 @@ struct Earlier {
     adjudication: AdjudicationRules,
 }
 
-/// The newest results file of an earlier verdict between these binaries: fixed-node games
-/// with an SPRT, at one budget for both sides (equal nodes) or at two (node odds), adjudicated
-/// by rules the flags could give and allow. Its budgets and adjudication are kept, so that its
-/// games pool with the new ones; with `given` (`--nodes`) only games at that budget for A.
+/// The newest results file of an earlier verdict between these binaries that this run may
+/// continue ([`resumable`]). Its budgets and adjudication are kept, so that its games pool
+/// with the new ones.
 fn earlier_games(
     match_dir: &Path,
     binaries: [&str; 2],
@@ -307,29 +310,10 @@ fn earlier_games(
     given: Option<u64>,
 ) -> Option<Earlier> {
     let (newest, _) = results::newest(match_dir, |header| {
-        let settings = &header.settings;
-        let [Limit::Nodes { nodes }, Limit::Nodes { nodes: b_nodes }] = settings.limits else {
-            return None;
-        };
-        let same_engines =
-            settings.engines[0].binary == binaries[0] && settings.engines[1].binary == binaries[1];
-        let adjudication = AdjudicationRules {
-            draw: settings.draw_adjudication,
-            resign: settings.resign_adjudication,
-        };
-        let same_kind = match options.games_at {
-            GamesAt::EqualNodes => nodes == b_nodes,
-            GamesAt::NodeOdds => nodes != b_nodes,
-        };
-        let same_budget = given.is_none_or(|given| given == nodes);
-        (same_kind
-            && same_budget
-            && same_engines
-            && adjudication.in_range()
-            && options.adjudication.admits(&adjudication)
-            && settings.sprt.is_some()
-            && header.shard == Shard::WHOLE)
-            .then_some(([nodes, b_nodes], adjudication))
+        let [a, b] = &header.settings.engines;
+        (a.binary == binaries[0] && b.binary == binaries[1])
+            .then(|| resumable(header, options, given))
+            .flatten()
     });
     newest.map(|(path, (nodes, adjudication))| Earlier {
         path,
@@ -338,10 +322,41 @@ fn earlier_games(
     })
 }
 
+/// A's and B's budgets and the adjudication of a verdict's results file whose games this run
+/// could continue but for the engines: fixed-node games with an SPRT, at one budget for both
+/// sides (equal nodes) or at two (node odds), adjudicated by rules the flags could give and
+/// allow, the whole match; with `given` (`--nodes`) only games at that budget for A.
+fn resumable(
+    header: &Header,
+    options: &Options,
+    given: Option<u64>,
+) -> Option<([u64; 2], AdjudicationRules)> {
+    let settings = &header.settings;
+    let [Limit::Nodes { nodes }, Limit::Nodes { nodes: b_nodes }] = settings.limits else {
+        return None;
+    };
+    let adjudication = AdjudicationRules {
+        draw: settings.draw_adjudication,
+        resign: settings.resign_adjudication,
+    };
+    let same_kind = match options.games_at {
+        GamesAt::EqualNodes => nodes == b_nodes,
+        GamesAt::NodeOdds => nodes != b_nodes,
+    };
+    let same_budget = given.is_none_or(|given| given == nodes);
+    (same_kind
+        && same_budget
+        && adjudication.in_range()
+        && options.adjudication.admits(&adjudication)
+        && settings.sprt.is_some()
+        && header.shard == Shard::WHOLE)
+        .then_some(([nodes, b_nodes], adjudication))
+}
+
 /// What `--resume` says when no earlier verdict's games can be continued: the games start
-/// afresh; and when a verdict of this B against another A is on disk (the base, `main` say,
-/// has moved since that verdict was paused), which file holds it and the command that
-/// continues it.
+/// afresh; and when a verdict of this B against another A is on disk that this run could
+/// otherwise continue (the base, `main` say, has moved since it was paused), which file holds
+/// it and, when that A was a commit, the command that continues it.
 fn nothing_to_resume(
     match_dir: &Path,
     binaries: [&str; 2],
@@ -353,7 +368,10 @@ fn nothing_to_resume(
         GamesAt::EqualNodes => "at equal nodes".to_string(),
         GamesAt::NodeOdds => "at node odds".to_string(),
     }];
-    conditions.extend(args.nodes.map(|nodes| format!("with A at {nodes} nodes")));
+    conditions.extend(
+        args.nodes
+            .map(|nodes| format!("with A at {} nodes", thousands(nodes))),
+    );
     if args.draw_adj.is_some() || args.resign_adj.is_some() {
         conditions.push("adjudicated as given".to_string());
     }
@@ -365,36 +383,56 @@ fn nothing_to_resume(
         conditions.join(", ")
     );
     let (other_base, _) = results::newest(match_dir, |header| {
-        let settings = &header.settings;
-        let [Limit::Nodes { .. }, Limit::Nodes { .. }] = settings.limits else {
-            return None;
-        };
-        let [a, b] = &settings.engines;
-        (b.binary == binaries[1]
-            && a.binary != binaries[0]
-            && settings.sprt.is_some()
-            && header.shard == Shard::WHOLE)
-            .then(|| a.commit.clone().unwrap_or_else(|| a.spec.clone()))
+        let [a, b] = &header.settings.engines;
+        (b.binary == binaries[1] && a.binary != binaries[0])
+            .then(|| resumable(header, options, args.nodes))
+            .flatten()
+            .map(|_| a.commit.clone())
     });
     if let Some((path, base)) = other_base {
         words.push_str(&format!(
-            ". {} holds a verdict of this B against another A, {}: `lab verdict {} {} --resume` \
-             continues it",
-            path.display(),
-            revision_words(&base),
-            revision_words(&base),
-            revision_words(&args.b)
+            ". {} holds a verdict of this B against another A",
+            path.display()
         ));
+        match base.as_deref().and_then(commit_prefix) {
+            Some(base) => words.push_str(&format!(
+                ", {base}: `{}` continues it",
+                resume_command(base, args, options)
+            )),
+            None => words.push_str(" (not a commit)"),
+        }
     }
     words
 }
 
-/// A commit id as a command takes it, 12 hex digits; any other revision as it is.
-fn revision_words(revision: &str) -> &str {
-    let is_commit = revision.len() == 40 && revision.bytes().all(|b| b.is_ascii_hexdigit());
-    if is_commit {
-        &revision[..12]
-    } else {
-        revision
+/// `lab verdict BASE B --tc T --resume`, with the flags of this run that choose which games
+/// are resumed.
+fn resume_command(base: &str, args: &VerdictCommandArgs, options: &Options) -> String {
+    let mut command = format!(
+        "lab verdict {base} {} --tc {}",
+        commit_prefix(&args.b).unwrap_or(&args.b),
+        args.tc
+    );
+    if options.games_at == GamesAt::NodeOdds {
+        command.push_str(" --node-odds");
     }
+    if let Some(nodes) = args.nodes {
+        command.push_str(&format!(" --nodes {nodes}"));
+    }
+    for (flag, rule) in [
+        ("--draw-adj", &args.draw_adj),
+        ("--resign-adj", &args.resign_adj),
+    ] {
+        if let Some(rule) = rule {
+            command.push_str(&format!(" {flag} {rule}"));
+        }
+    }
+    command.push_str(" --resume");
+    command
+}
+
+/// A commit id as a command takes it, its first 12 hex digits; `None` for anything else.
+fn commit_prefix(revision: &str) -> Option<&str> {
+    let is_commit = revision.len() == 40 && revision.bytes().all(|b| b.is_ascii_hexdigit());
+    is_commit.then(|| &revision[..12])
 }
