@@ -988,8 +988,9 @@ pub(crate) struct MatchPlayArgs {
     #[arg(long, value_name = "FILE")]
     pub(crate) pgn: Option<PathBuf>,
     /// Continue an interrupted match: --out FILE, or the newest match under target/lab/match/
-    /// with the same settings. Refused, by name of the setting, if anything differs, and while
-    /// another lab run writes that file (it holds a lock on it).
+    /// with the same settings. Refused, by name of the setting, if anything differs (an
+    /// adjudication rule with the flag that gives the recorded one), and while another lab run
+    /// writes that file (it holds a lock on it).
     #[arg(long)]
     pub(crate) resume: bool,
     #[command(flatten)]

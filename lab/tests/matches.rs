@@ -629,6 +629,17 @@ fn resume_after_an_interrupt_loses_no_game_and_plays_none_twice() {
     let refused = repo.lab(&changed);
     assert_eq!(refused.code, 2, "{refused}");
     assert!(refused.stderr.contains("seed"), "{refused}");
+    // Another adjudication: refused with the flag that gives the recorded rule.
+    let mut rules = base[2..].to_vec();
+    rules.extend(["--resume", "--draw-adj", "none"]);
+    let refused = repo.lab(&rules);
+    assert_eq!(refused.code, 2, "{refused}");
+    assert!(
+        refused.stderr.contains(
+            "draw_adjudication: recorded `--draw-adj movenumber=32,movecount=8,score=10`"
+        ),
+        "{refused}"
+    );
 }
 
 #[test]

@@ -607,6 +607,24 @@ fn new_results(
     }
 }
 
+/// A setting that differs, by name; an adjudication rule with the flag that gives the
+/// recorded one, so the games can be continued as they were played.
+fn recorded_rule(name: &str, recorded: &MatchSettings) -> String {
+    let rules = AdjudicationRules {
+        draw: recorded.draw_adjudication,
+        resign: recorded.resign_adjudication,
+    };
+    let flag = |flag: &str, spec: Option<String>| {
+        let spec = spec.unwrap_or_else(|| "none".to_string());
+        format!("{name}: recorded `{flag} {spec}`")
+    };
+    match name {
+        "draw_adjudication" if rules.in_range() => flag("--draw-adj", rules.draw_spec()),
+        "resign_adjudication" if rules.in_range() => flag("--resign-adj", rules.resign_spec()),
+        _ => name.to_string(),
+    }
+}
+
 /// A match's results file, open for appending, with the games it holds.
 struct Opened {
     results: ResultsFile,
@@ -647,7 +665,11 @@ impl Continued {
             bail!(
                 "cannot resume {}: it was played with other settings ({}); start a new match with another --out",
                 path.display(),
-                changed.join(", ")
+                changed
+                    .iter()
+                    .map(|name| recorded_rule(name, &header.settings))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             );
         }
         if header.shard != self.shard {

@@ -238,6 +238,23 @@ pub(crate) struct AdjudicationRules {
 }
 
 impl AdjudicationRules {
+    /// The draw rule as `--draw-adj` takes it, `movenumber=32,movecount=8,score=10`; `None`
+    /// when off.
+    pub(crate) fn draw_spec(&self) -> Option<String> {
+        self.draw.map(|draw| {
+            format!(
+                "movenumber={},movecount={},score={}",
+                draw.move_number, draw.move_count, draw.score
+            )
+        })
+    }
+
+    /// The resign rule as `--resign-adj` takes it, `movecount=3,score=400`; `None` when off.
+    pub(crate) fn resign_spec(&self) -> Option<String> {
+        self.resign
+            .map(|resign| format!("movecount={},score={}", resign.move_count, resign.score))
+    }
+
     /// Whether every value is one the flags could have given: rules read from a file (a
     /// results file's header) are taken only then.
     pub(crate) fn in_range(&self) -> bool {
@@ -254,18 +271,8 @@ impl AdjudicationRules {
     /// In the flags' own syntax, so a reader can pass them on: `draw
     /// movenumber=32,movecount=8,score=10 and resign movecount=3,score=400`, or `none`.
     pub(crate) fn words(&self) -> String {
-        let draw = self.draw.map(|draw| {
-            format!(
-                "draw movenumber={},movecount={},score={}",
-                draw.move_number, draw.move_count, draw.score
-            )
-        });
-        let resign = self.resign.map(|resign| {
-            format!(
-                "resign movecount={},score={}",
-                resign.move_count, resign.score
-            )
-        });
+        let draw = self.draw_spec().map(|spec| format!("draw {spec}"));
+        let resign = self.resign_spec().map(|spec| format!("resign {spec}"));
         match (draw, resign) {
             (None, None) => "none".to_string(),
             (draw, resign) => [draw, resign]
@@ -584,6 +591,16 @@ mod tests {
             ..rules
         };
         assert_eq!(resign_only.words(), "resign movecount=3,score=400");
+        // Each rule's spec is what its flag parses back.
+        assert_eq!(
+            DrawAdjudication::parse(&rules.draw_spec().unwrap()).unwrap(),
+            rules.draw
+        );
+        assert_eq!(
+            ResignAdjudication::parse(&rules.resign_spec().unwrap()).unwrap(),
+            rules.resign
+        );
+        assert_eq!(resign_only.draw_spec(), None);
         let none = AdjudicationRules {
             draw: None,
             resign: None,
