@@ -610,10 +610,7 @@ fn new_results(
 /// A setting that differs, by name; an adjudication rule with the flag that gives the
 /// recorded one, so the games can be continued as they were played.
 fn recorded_rule(name: &str, recorded: &MatchSettings) -> String {
-    let rules = AdjudicationRules {
-        draw: recorded.draw_adjudication,
-        resign: recorded.resign_adjudication,
-    };
+    let rules = recorded.adjudication();
     let flag = |flag: &str, spec: Option<String>| {
         let spec = spec.unwrap_or_else(|| "none".to_string());
         format!("{name}: recorded `{flag} {spec}`")
@@ -696,10 +693,7 @@ impl Continued {
         settings.games = self.budget.resumed(header.settings.games, &games);
         let kept = self.may_differ.rules_kept;
         if kept.draw || kept.resign {
-            let recorded = AdjudicationRules {
-                draw: header.settings.draw_adjudication,
-                resign: header.settings.resign_adjudication,
-            };
+            let recorded = header.settings.adjudication();
             if !recorded.in_range() {
                 bail!(
                     "cannot resume {}: its adjudication ({}) is not one the flags could give",
@@ -708,9 +702,7 @@ impl Continued {
                 );
             }
             // A rule not kept is the file's already: the settings differ in none but these.
-            if recorded.draw != settings.draw_adjudication
-                || recorded.resign != settings.resign_adjudication
-            {
+            if recorded != settings.adjudication() {
                 progress.line(&format!(
                     "keeping the resumed games' adjudication: {}",
                     recorded.words()
@@ -921,10 +913,7 @@ fn build_report(
         shards_started: Vec::new(),
         trajectory: trajectory(games, settings.sprt.as_ref()),
         max_moves: settings.max_moves,
-        adjudication: AdjudicationRules {
-            draw: settings.draw_adjudication,
-            resign: settings.resign_adjudication,
-        },
+        adjudication: settings.adjudication(),
         nps_scale: None,
     }
 }
@@ -982,10 +971,7 @@ fn newest_match_of_these_binaries(
 ) -> Option<PathBuf> {
     let (newest, _) = results::newest(dir, |header| {
         // Rules a file keeps must be ones the flags could give (not a hand-edited header's).
-        let rules = AdjudicationRules {
-            draw: header.settings.draw_adjudication,
-            resign: header.settings.resign_adjudication,
-        };
+        let rules = header.settings.adjudication();
         (header.shard == shard
             && rules.in_range()
             && results::resume_differences(&header.settings, settings, may_differ).is_empty())

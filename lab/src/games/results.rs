@@ -18,7 +18,9 @@ use serde::{Deserialize, Serialize};
 
 use super::book::BookIdentity;
 use super::game::{GameId, GameRecord};
-use super::rules::{one_or_per_side, DrawAdjudication, ResignAdjudication, RulesKept, SideLimits};
+use super::rules::{
+    one_or_per_side, AdjudicationRules, DrawAdjudication, ResignAdjudication, RulesKept, SideLimits,
+};
 use super::sprt::{EloModel, Sprt};
 use crate::machine::Provenance;
 use crate::paths::{locked_by, try_lock_exclusive};
@@ -77,6 +79,16 @@ pub(crate) struct MatchSettings {
     /// factor in its header, since shards may run on machines of different speeds).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) scale_nps: Option<u64>,
+}
+
+impl MatchSettings {
+    /// The draw and resign rules the games are adjudicated by.
+    pub(crate) fn adjudication(&self) -> AdjudicationRules {
+        AdjudicationRules {
+            draw: self.draw_adjudication,
+            resign: self.resign_adjudication,
+        }
+    }
 }
 
 /// How this file's clocks were scaled (`--scale-nps`), as OpenBench's `scale_time_control`:

@@ -335,10 +335,7 @@ fn resumable(
     let [Limit::Nodes { nodes }, Limit::Nodes { nodes: b_nodes }] = settings.limits else {
         return None;
     };
-    let adjudication = AdjudicationRules {
-        draw: settings.draw_adjudication,
-        resign: settings.resign_adjudication,
-    };
+    let adjudication = settings.adjudication();
     let same_kind = match options.games_at {
         GamesAt::EqualNodes => nodes == b_nodes,
         GamesAt::NodeOdds => nodes != b_nodes,
