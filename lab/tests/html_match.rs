@@ -111,7 +111,14 @@ fn a_match_with_an_sprt_draws_its_llr_elo_and_pentanomial() {
                 "~{} more games expected to a decision",
                 common::grouped(games)
             );
+            // With the time those games take at this run's rate, the same in the page below.
+            let rate = report["games_per_minute"].as_f64().unwrap();
+            let text = format!("{text} (about ");
             assert!(run.stdout.contains(&text), "{run}");
+            assert!(
+                run.stdout.contains(&format!("at {rate:.1} games/min)")),
+                "{run}"
+            );
             Some(text)
         }
         None => {

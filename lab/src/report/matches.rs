@@ -76,10 +76,29 @@ pub(crate) fn decision(result: SprtDecision) -> &'static str {
 }
 
 /// `; ~2,350 more games expected to a decision` for an undecided SPRT
-/// (`SprtState::games_to_decision`); empty otherwise.
-pub(crate) fn pace(games_to_decision: Option<u64>) -> String {
+/// (`SprtState::games_to_decision`), with `(about 3h07m at 12.6 games/min)` when the run's
+/// rate is known; empty otherwise.
+pub(crate) fn pace(games_to_decision: Option<u64>, games_per_minute: Option<f64>) -> String {
     games_to_decision.map_or_else(String::new, |games| {
-        format!("; ~{} more games expected to a decision", thousands(games))
+        // The rate may come from a JSON file: only a positive, finite one gives a time.
+        let time = games_per_minute
+            .filter(|rate| rate.is_finite() && *rate > 0.0)
+            .and_then(|rate| {
+                let seconds = games as f64 / rate * 60.0;
+                std::time::Duration::try_from_secs_f64(seconds)
+                    .ok()
+                    .map(|time| {
+                        format!(
+                            " (about {} at {rate:.1} games/min)",
+                            crate::progress::format_duration(time)
+                        )
+                    })
+            })
+            .unwrap_or_default();
+        format!(
+            "; ~{} more games expected to a decision{time}",
+            thousands(games)
+        )
     })
 }
 
@@ -192,7 +211,7 @@ pub(crate) fn rows(report: &MatchReport) -> Vec<[String; 2]> {
                 sprt.lower,
                 sprt.upper,
                 decision(sprt.result),
-                pace(sprt.games_to_decision)
+                pace(sprt.games_to_decision, report.games_per_minute)
             ),
         ]);
     }
@@ -361,6 +380,26 @@ mod tests {
             value,
             "from -1.19% (sitting 3, 1,472 games) to -0.17% (sitting 2, 1,426 games)"
         );
+    }
+
+    #[test]
+    fn the_games_to_a_decision_come_with_their_time_at_a_rate_that_is_one() {
+        assert_eq!(pace(None, Some(12.5)), "");
+        assert_eq!(
+            pace(Some(2350), None),
+            "; ~2,350 more games expected to a decision"
+        );
+        assert_eq!(
+            pace(Some(2350), Some(12.5)),
+            "; ~2,350 more games expected to a decision (about 3h08m at 12.5 games/min)"
+        );
+        for rate in [0.0, -1.0, f64::NAN, f64::INFINITY, 1e-300] {
+            assert_eq!(
+                pace(Some(2350), Some(rate)),
+                "; ~2,350 more games expected to a decision",
+                "{rate}"
+            );
+        }
     }
 
     #[test]

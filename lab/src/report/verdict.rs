@@ -197,7 +197,13 @@ pub(crate) fn render_verdict(report: &VerdictReport, style: Style) -> String {
             report.llr,
             report.llr_lower,
             report.llr_upper,
-            super::matches::pace(report.games_to_decision)
+            super::matches::pace(
+                report.games_to_decision,
+                report
+                    .search
+                    .as_ref()
+                    .and_then(|search| search.games.games_per_minute)
+            )
         ),
     ]);
     rows.push(["games".to_string(), thousands(report.games)]);

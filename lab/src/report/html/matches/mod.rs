@@ -156,7 +156,10 @@ pub(crate) fn page(doc: &MatchDoc) -> Result<String> {
             &estimate(doc.nelo, &doc.pentanomial),
         ),
         fact("LOS", &los(doc.los, &doc.pentanomial)),
-        fact("SPRT", &sprt_summary(doc.sprt.as_ref())),
+        fact(
+            "SPRT",
+            &sprt_summary(doc.sprt.as_ref(), doc.games_per_minute),
+        ),
     ]);
     let facts: String = facts.collect();
     let searches: Vec<String> = search_rows(&doc.search_in_games, doc.nps_ratio_in_games.as_ref())
@@ -340,7 +343,7 @@ pub(crate) fn page(doc: &MatchDoc) -> Result<String> {
     Ok(html)
 }
 
-fn sprt_summary(sprt: Option<&SprtState>) -> String {
+fn sprt_summary(sprt: Option<&SprtState>, games_per_minute: Option<f64>) -> String {
     match sprt {
         None => "none (no --sprt)".to_string(),
         Some(sprt) => format!(
@@ -354,7 +357,7 @@ fn sprt_summary(sprt: Option<&SprtState>) -> String {
             sprt.lower,
             sprt.upper,
             decision(sprt.result),
-            pace(sprt.games_to_decision)
+            pace(sprt.games_to_decision, games_per_minute)
         ),
     }
 }

@@ -62,6 +62,9 @@ pub(crate) struct MatchDoc {
     /// `None` in the JSON of a lab from before it was recorded: not shown.
     #[serde(default)]
     pub(crate) adjudication: Option<AdjudicationRules>,
+    /// `None` for a merge: no time to a decision is given.
+    #[serde(default)]
+    pub(crate) games_per_minute: Option<f64>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -103,6 +103,8 @@ struct Games {
     /// Absent in reports from before it was recorded: not shown.
     #[serde(default)]
     adjudication: Option<AdjudicationRules>,
+    #[serde(default)]
+    games_per_minute: Option<f64>,
 }
 
 #[derive(Deserialize)]
@@ -417,7 +419,12 @@ fn facts(doc: &VerdictDoc, node_odds: bool) -> Vec<String> {
                     .map_or_else(|| "—".to_string(), |llr| format!("{llr:.2}")),
                 doc.llr_lower,
                 doc.llr_upper,
-                crate::report::matches::pace(doc.games_to_decision)
+                crate::report::matches::pace(
+                    doc.games_to_decision,
+                    doc.search
+                        .as_ref()
+                        .and_then(|search| search.games.games_per_minute)
+                )
             ),
         ),
         fact("speed and instructions", &doc.comparison.verdict),
