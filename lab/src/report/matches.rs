@@ -90,7 +90,7 @@ pub(crate) fn pace(games_to_decision: Option<u64>, games_per_minute: Option<f64>
                     .map(|time| {
                         format!(
                             " (about {} at {rate:.1} games/min)",
-                            crate::progress::format_duration(time)
+                            crate::games::format_duration(time)
                         )
                     })
             })
