@@ -285,11 +285,20 @@ impl AdjudicationRules {
 }
 
 /// Which rules a resumed results file keeps as it recorded them: those a command was not given
-/// (`lab speed-elo` without `--draw-adj` or `--resign-adj`).
+/// (`lab verdict` or `lab speed-elo` without `--draw-adj` or `--resign-adj`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct RulesKept {
     pub(crate) draw: bool,
     pub(crate) resign: bool,
+}
+
+impl RulesKept {
+    /// Whether games adjudicated by `recorded` may be resumed by a command whose rules are
+    /// `given` where not kept: each rule not kept must be theirs.
+    pub(crate) fn admits(self, given: &AdjudicationRules, recorded: &AdjudicationRules) -> bool {
+        (self.draw || given.draw == recorded.draw)
+            && (self.resign || given.resign == recorded.resign)
+    }
 }
 
 #[cfg(test)]
@@ -458,6 +467,49 @@ pub(crate) const UNTIMED_MOVE_DEADLINE: Duration = Duration::from_secs(60);
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// Rules read from a file may hold any values: their words never fail, and those in
+        /// range are exactly those whose specs the flags parse back to the same rules.
+        #[test]
+        fn rules_from_a_file_are_in_range_exactly_when_their_flags_give_them(
+            draw in proptest::option::of((0u32..200_000, 0u32..200_000, -10i32..200_000)),
+            resign in proptest::option::of((0u32..200_000, -10i32..200_000)),
+        ) {
+            let rules = AdjudicationRules {
+                draw: draw.map(|(move_number, move_count, score)| DrawAdjudication {
+                    move_number,
+                    move_count,
+                    score,
+                }),
+                resign: resign.map(|(move_count, score)| ResignAdjudication { move_count, score }),
+            };
+            proptest::prop_assert!(!rules.words().is_empty());
+            let parsed_back = DrawAdjudication::parse(
+                &rules.draw_spec().unwrap_or_else(|| "none".to_string()),
+            )
+            .ok()
+            .zip(
+                ResignAdjudication::parse(
+                    &rules.resign_spec().unwrap_or_else(|| "none".to_string()),
+                )
+                .ok(),
+            );
+            proptest::prop_assert_eq!(
+                rules.in_range(),
+                parsed_back == Some((rules.draw, rules.resign))
+            );
+            // Kept rules admit any recorded ones; given ones only their own.
+            let all = RulesKept { draw: true, resign: true };
+            let none = AdjudicationRules { draw: None, resign: None };
+            proptest::prop_assert!(all.admits(&none, &rules));
+            proptest::prop_assert!(RulesKept::default().admits(&rules, &rules));
+            proptest::prop_assert_eq!(
+                RulesKept::default().admits(&none, &rules),
+                rules == none
+            );
+        }
+    }
 
     #[test]
     fn a_game_is_expected_to_take_both_sides_limits_over_a_typical_game() {

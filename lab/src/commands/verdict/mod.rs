@@ -21,7 +21,7 @@ use crate::cli::{
     SpeedFromArg, VerdictCommandArgs, DEFAULT_INSTR_THRESHOLD_PCT, DEFAULT_MAX_GAMES,
     DEFAULT_THRESHOLD_PCT,
 };
-use crate::games::rules::{AdjudicationRules, Limit};
+use crate::games::rules::{AdjudicationRules, Limit, RulesKept};
 use crate::games::sprt::{EloModel, Estimate, Sprt, SprtDecision};
 use crate::games::summary::NpsRatioInGames;
 use crate::games::GameBudget;
@@ -147,23 +147,24 @@ struct Options {
 struct AdjudicationFlags {
     /// The rules of fresh games: as given, else the defaults.
     fresh: AdjudicationRules,
-    draw_given: bool,
-    resign_given: bool,
+    /// The rules not given, which a resume takes from the games it continues.
+    kept: RulesKept,
 }
 
 impl AdjudicationFlags {
     fn checked(args: &VerdictCommandArgs) -> Result<AdjudicationFlags> {
         Ok(AdjudicationFlags {
             fresh: super::adjudication_rules(args.draw_adj.as_deref(), args.resign_adj.as_deref())?,
-            draw_given: args.draw_adj.is_some(),
-            resign_given: args.resign_adj.is_some(),
+            kept: RulesKept {
+                draw: args.draw_adj.is_none(),
+                resign: args.resign_adj.is_none(),
+            },
         })
     }
 
     /// Whether games adjudicated by `recorded` may be resumed: each rule given must be theirs.
     fn admits(&self, recorded: &AdjudicationRules) -> bool {
-        (!self.draw_given || self.fresh.draw == recorded.draw)
-            && (!self.resign_given || self.fresh.resign == recorded.resign)
+        self.kept.admits(&self.fresh, recorded)
     }
 }
 
