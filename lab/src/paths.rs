@@ -91,17 +91,82 @@ pub(crate) fn remove_if_exists(path: &Path) -> Result<()> {
     }
 }
 
-/// Refuses a path `write_atomically` could not write, before any work whose result it would
-/// hold: its directory is created if missing and a temporary file is made and removed there.
-pub(crate) fn check_writable(path: &Path) -> Result<()> {
-    if path.is_dir() {
-        anyhow::bail!("{} is a directory, not a file to write", path.display());
+/// The most symbolic links followed from an output path to the file it names (Linux's own
+/// limit); a longer chain is refused as a loop.
+const MAX_LINKS_FOLLOWED: usize = 40;
+
+/// Where a write to an output path lands.
+#[derive(Debug, PartialEq)]
+enum WriteTarget {
+    /// A device, FIFO or socket (`/dev/stdout`, a named pipe): written as it stands, since
+    /// renaming a file over it would replace the device with that file.
+    InPlace(PathBuf),
+    /// A regular file, or none yet: replaced whole through a temporary sibling. A symbolic
+    /// link's target is replaced, not the link.
+    Replace(PathBuf),
+}
+
+fn write_target(path: &Path) -> Result<WriteTarget> {
+    let mut path = path.to_path_buf();
+    for _ in 0..MAX_LINKS_FOLLOWED {
+        let link = match fs::symlink_metadata(&path) {
+            Ok(meta) if meta.file_type().is_symlink() => fs::read_link(&path)
+                .with_context(|| format!("reading the link {}", path.display()))?,
+            Ok(meta) if meta.is_dir() => {
+                bail!("{} is a directory, not a file to write", path.display())
+            }
+            Ok(meta) if meta.is_file() => return Ok(WriteTarget::Replace(path)),
+            Ok(_) => return Ok(WriteTarget::InPlace(path)),
+            // Not there yet, or under a file: the directory check says which.
+            Err(error)
+                if matches!(
+                    error.kind(),
+                    std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+                ) =>
+            {
+                return Ok(WriteTarget::Replace(path))
+            }
+            Err(error) => {
+                return Err(error).with_context(|| format!("cannot write {}", path.display()))
+            }
+        };
+        path = match path.parent() {
+            Some(dir) if link.is_relative() => dir.join(link),
+            _ => link,
+        };
     }
-    let dir = match path.parent() {
+    bail!(
+        "{} is a chain of more than {MAX_LINKS_FOLLOWED} symbolic links (a loop?)",
+        path.display()
+    )
+}
+
+/// The directory a new file at `path` goes into, which may not exist yet.
+fn parent_dir(path: &Path) -> &Path {
+    match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),
+    }
+}
+
+/// Refuses a path `write_atomically` could not write, before any work whose result it would
+/// hold, and leaves nothing behind: a missing directory is not created here (the write
+/// creates it), its nearest existing ancestor must take a temporary file.
+pub(crate) fn check_writable(path: &Path) -> Result<()> {
+    let WriteTarget::Replace(file) = write_target(path)? else {
+        return Ok(());
     };
-    fs::create_dir_all(dir).with_context(|| format!("cannot write {}", path.display()))?;
+    let mut dir = parent_dir(&file);
+    while !dir.exists() {
+        dir = parent_dir(dir);
+    }
+    if !dir.is_dir() {
+        bail!(
+            "cannot write {}: {} is not a directory",
+            path.display(),
+            dir.display()
+        );
+    }
     // Removed when dropped.
     tempfile::Builder::new()
         .prefix(".lab-write-check-")
@@ -110,17 +175,39 @@ pub(crate) fn check_writable(path: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Refuses an output of measured data (a pool, a book, a calibration file) that would replace
+/// an existing file: such a file took minutes or hours to make, and other files may name it.
+/// A device or FIFO is not a file to lose and is let through.
+pub(crate) fn refuse_existing(flag: &str, path: &Path) -> Result<()> {
+    if let WriteTarget::Replace(file) = write_target(path)? {
+        if file.exists() {
+            bail!(
+                "{flag} {} already exists: remove it or choose another {flag}",
+                path.display()
+            );
+        }
+    }
+    Ok(())
+}
+
 /// Writes `contents` through a temporary sibling and a rename (tempfile's `persist`), so
-/// readers never see half a file. Creates the parent directory. Used by baselines, calibration files, pools and
-/// `lab tables --apply`.
+/// readers never see half a file, creating the parent directory; a device or FIFO is written
+/// in place. Used by baselines, calibration files, pools, exports and `lab tables --apply`.
 pub(crate) fn write_atomically(path: &Path, contents: &[u8]) -> Result<()> {
     use std::io::Write;
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
+    let file = match write_target(path)? {
+        WriteTarget::InPlace(device) => {
+            let written = fs::OpenOptions::new()
+                .write(true)
+                .open(&device)
+                .and_then(|mut out| out.write_all(contents).and_then(|()| out.flush()));
+            return written.with_context(|| format!("writing {}", path.display()));
+        }
+        WriteTarget::Replace(file) => file,
     };
+    let dir = parent_dir(&file);
     fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let file_name = path
+    let file_name = file
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
@@ -134,7 +221,7 @@ pub(crate) fn write_atomically(path: &Path, contents: &[u8]) -> Result<()> {
             .tempfile_in(dir)?;
         temporary.write_all(contents)?;
         temporary.as_file().sync_all()?;
-        temporary.persist(path).map_err(|error| error.error)?;
+        temporary.persist(&file).map_err(|error| error.error)?;
         Ok(())
     })();
     written.with_context(|| format!("writing {}", path.display()))
@@ -435,6 +522,79 @@ mod tests {
             .map(|entry| entry.unwrap().file_name())
             .collect();
         assert_eq!(names, ["store.json"], "no temporary left behind");
+    }
+
+    #[test]
+    fn a_link_is_written_through_and_a_fifo_in_place() {
+        use std::io::Read;
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("report.json");
+        fs::write(&target, "old").unwrap();
+        let link = dir.path().join("link.json");
+        std::os::unix::fs::symlink("report.json", &link).unwrap();
+        write_atomically(&link, b"new").unwrap();
+        assert!(fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(fs::read_to_string(&target).unwrap(), "new");
+        // A dangling link creates the file it names, as the shell's `>` does.
+        let dangling = dir.path().join("dangling.json");
+        std::os::unix::fs::symlink("sub/later.json", &dangling).unwrap();
+        write_atomically(&dangling, b"later").unwrap();
+        assert_eq!(
+            fs::read_to_string(dir.path().join("sub/later.json")).unwrap(),
+            "later"
+        );
+        let looped = dir.path().join("loop.json");
+        std::os::unix::fs::symlink("loop.json", &looped).unwrap();
+        let refused = write_atomically(&looped, b"x").unwrap_err();
+        assert!(refused.to_string().contains("symbolic links"), "{refused}");
+
+        let fifo = dir.path().join("fifo");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if !made.is_ok_and(|status| status.success()) {
+            eprintln!("mkfifo not available: the FIFO half is skipped");
+            return;
+        }
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || {
+                let mut text = String::new();
+                File::open(&fifo)
+                    .unwrap()
+                    .read_to_string(&mut text)
+                    .unwrap();
+                text
+            })
+        };
+        check_writable(&fifo).unwrap();
+        write_atomically(&fifo, b"through the pipe").unwrap();
+        assert_eq!(reader.join().unwrap(), "through the pipe");
+        assert!(
+            !fs::metadata(&fifo).unwrap().is_file(),
+            "the FIFO was replaced"
+        );
+    }
+
+    #[test]
+    fn a_refused_or_checked_path_leaves_no_directory_behind() {
+        let dir = tempfile::tempdir().unwrap();
+        let deep = dir.path().join("new/sub/report.html");
+        check_writable(&deep).unwrap();
+        assert!(!dir.path().join("new").exists());
+        let refused = check_writable(dir.path()).unwrap_err();
+        assert!(refused.to_string().contains("is a directory"), "{refused}");
+        let file = dir.path().join("plain");
+        fs::write(&file, "x").unwrap();
+        let under_file = file.join("report.html");
+        let refused = check_writable(&under_file).unwrap_err();
+        assert!(
+            refused.to_string().contains("is not a directory"),
+            "{refused}"
+        );
+        write_atomically(&deep, b"x").unwrap();
+        assert_eq!(fs::read_to_string(&deep).unwrap(), "x");
     }
 
     #[test]

@@ -234,46 +234,16 @@ fn select(mut candidates: Vec<Vec<PoolPosition>>, count: usize, seed: u64) -> Ve
     pool
 }
 
-/// Checks that `out` can be written before minutes of generation: a file name, not an
-/// existing directory, and a nearest existing ancestor that is a directory where a file can be
-/// created (tried with a probe file, removed at once). Missing directories are created at the
+/// Checks that `out` can be written before minutes of generation, and that it names no
+/// existing file (a pool or book is never replaced). Missing directories are created at the
 /// end, as for every file the lab writes.
 pub fn check_output(out: &Path) -> Result<()> {
     let shown = out.display();
     if out.is_dir() {
         bail!("--out {shown} is a directory; give the pool file's name, e.g. {shown}/pool.epd.gz");
     }
-    let name = out
-        .file_name()
-        .with_context(|| format!("--out {shown} has no file name"))?;
-    let mut dir = match out.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
-        _ => std::path::PathBuf::from("."),
-    };
-    while !dir.exists() {
-        if dir.is_symlink() {
-            bail!(
-                "--out {shown}: {} is a dangling symbolic link",
-                dir.display()
-            );
-        }
-        match dir.parent() {
-            Some(parent) if !parent.as_os_str().is_empty() => dir = parent.to_path_buf(),
-            _ => dir = std::path::PathBuf::from("."),
-        }
-    }
-    if !dir.is_dir() {
-        bail!("--out {shown}: {} is not a directory", dir.display());
-    }
-    let probe = dir.join(format!(
-        ".{}.probe-{}",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
-    std::fs::File::create(&probe)
-        .with_context(|| format!("--out {shown}: cannot create a file in {}", dir.display()))?;
-    std::fs::remove_file(&probe).with_context(|| format!("removing {}", probe.display()))?;
-    Ok(())
+    crate::paths::refuse_existing("--out", out)?;
+    crate::paths::check_writable(out).with_context(|| format!("--out {shown}"))
 }
 
 /// What `lab pool generate` wrote.

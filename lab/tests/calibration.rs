@@ -997,6 +997,17 @@ fn merge_command_refuses_a_file_given_twice_and_writes_nothing() {
     let merged = CalibrationFile::load(&out).unwrap();
     assert_eq!(merged.positions, 20);
     assert_eq!(merged.lab.unwrap().shards, [1, 2]);
+    // A calibration file is never replaced: the second merge is refused before it reads.
+    let before = std::fs::read(&out).unwrap();
+    let output = lab(&["calibrate", "merge", &a, &b, "--out", &out_arg]);
+    assert_eq!(output.status.code(), Some(2), "{}", text(&output));
+    assert!(
+        String::from_utf8_lossy(&output.stderr)
+            .contains("already exists: remove it or choose another --out"),
+        "{}",
+        text(&output)
+    );
+    assert_eq!(std::fs::read(&out).unwrap(), before);
 }
 
 #[test]
@@ -1011,6 +1022,10 @@ fn pool_output_is_checked_before_generating() {
         ),
         (file.join("pool.epd"), "plain-file is not a directory"),
         (file.join("sub/pool.epd"), "plain-file is not a directory"),
+        (
+            file.clone(),
+            "already exists: remove it or choose another --out",
+        ),
     ] {
         for book in [false, true] {
             let out_arg = out.to_string_lossy().into_owned();

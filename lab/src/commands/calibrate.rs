@@ -26,6 +26,9 @@ pub(crate) fn run(lab: &Lab, args: &CalibrateArgs) -> Result<Outcome> {
 }
 
 fn calibrate(lab: &Lab, args: &CalibrateRunArgs) -> Result<Outcome> {
+    if let Some(out) = &args.out {
+        check_output(out)?;
+    }
     let session = lab.lock()?;
     session.engine().require(ProtocolFeature::Calibration)?;
     let (repo, paths, progress) = (session.repo(), session.paths(), session.progress());
@@ -66,7 +69,17 @@ fn calibrate(lab: &Lab, args: &CalibrateRunArgs) -> Result<Outcome> {
     ))))
 }
 
+/// A calibration file given by `--out` is refused before the work when it exists (a
+/// calibration is never replaced) or cannot be written.
+fn check_output(out: &Path) -> Result<()> {
+    crate::paths::refuse_existing("--out", out)?;
+    crate::paths::check_writable(out)
+}
+
 fn merge(lab: &Lab, files: &[PathBuf], out: Option<&Path>) -> Result<Outcome> {
+    if let Some(out) = out {
+        check_output(out)?;
+    }
     let mut loaded = Vec::new();
     for (i, path) in files.iter().enumerate() {
         let same = |other: &PathBuf| {

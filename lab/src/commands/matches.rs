@@ -25,6 +25,9 @@ const DEFAULT_SPRT_GAMES: u64 = 40_000;
 pub(crate) fn run(lab: &Lab, args: &MatchArgs) -> Result<Outcome> {
     match &args.action {
         Some(MatchCommand::Merge { files, pgn, .. }) => {
+            if let Some(pgn) = pgn {
+                crate::paths::check_writable(pgn)?;
+            }
             Ok(outcome(games::merge(files, pgn.as_deref())?))
         }
         None => Ok(outcome(games::run(lab, options(&args.play)?)?)),
