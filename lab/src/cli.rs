@@ -368,7 +368,7 @@ pub(crate) struct ProfileArgs {
     #[arg(long, default_value_t = 997, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub(crate) frequency: u32,
     /// Seconds the profiled bench may take before it is killed with every process it started.
-    #[arg(long, default_value_t = 600)]
+    #[arg(long, default_value_t = 600, value_parser = timeout_seconds())]
     pub(crate) timeout: u64,
     #[command(flatten)]
     pub(crate) output: OutputArgs,
@@ -427,7 +427,7 @@ pub(crate) enum BaselineCommand {
         #[arg(long)]
         no_instructions: bool,
         /// Seconds a single bench run may take before it is killed with every process it started.
-        #[arg(long, default_value_t = 300)]
+        #[arg(long, default_value_t = 300, value_parser = timeout_seconds())]
         timeout: u64,
         /// Smallest slowdown, in percent of time per node, that counts as a regression. Wider
         /// than compare's: the stored runs come from another session, whose machine state
@@ -473,7 +473,7 @@ pub(crate) struct BenchRunArgs {
     pub(crate) features: Vec<String>,
     /// Seconds a single bench run may take before it is killed with every process it started
     /// (callgrind gets 20 times as long).
-    #[arg(long, default_value_t = 300)]
+    #[arg(long, default_value_t = 300, value_parser = timeout_seconds())]
     pub(crate) timeout: u64,
 }
 
@@ -628,6 +628,15 @@ pub(crate) struct VerdictArgs {
 
 /// A threshold in percent: finite and not negative (NaN or infinity would switch the verdict
 /// off without a word).
+/// The longest `--timeout`: a week. Longer is no limit at all, and the deadline (now plus the
+/// timeout, twenty times it under callgrind) must stay a time the clock can hold.
+const MAX_TIMEOUT_SECONDS: u64 = 7 * 24 * 3600;
+
+/// Seconds a bench run may take: 1 to [`MAX_TIMEOUT_SECONDS`] (0 would fail every run).
+fn timeout_seconds() -> clap::builder::RangedU64ValueParser<u64> {
+    clap::value_parser!(u64).range(1..=MAX_TIMEOUT_SECONDS)
+}
+
 pub(crate) fn parse_threshold(text: &str) -> Result<f64, String> {
     let value: f64 = text
         .trim()

@@ -11,12 +11,21 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::report::sanitize::visible_lines;
 
+/// `eprintln!` that never panics: a diagnostic that cannot be written (stderr closed or on a
+/// full disk) is dropped, and the games or measurements it described go on.
+macro_rules! to_stderr {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 /// A warning on stderr whatever `--quiet` says: what changed the run (a worktree file left
 /// out of the snapshot, an interrupt) or ended it (main's error). Its outside text (paths,
 /// git's names, an engine's output) is shown as by [`visible_lines`]. Notes go through
 /// [`Progress::line`], which `--quiet` silences.
 pub fn warning(message: &str) {
-    eprintln!("{}", visible_lines(message));
+    to_stderr!("{}", visible_lines(message));
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -67,7 +76,7 @@ impl Progress {
 
     pub(crate) fn line(&self, message: &str) {
         if !self.quiet {
-            eprintln!("{}", visible_lines(message));
+            to_stderr!("{}", visible_lines(message));
         }
     }
 
@@ -79,7 +88,7 @@ impl Progress {
         }
         let message = visible_lines(message).into_owned();
         if !self.interactive {
-            eprintln!("{message} ...");
+            to_stderr!("{message} ...");
             return Task::plain(message, None);
         }
         let style = ProgressStyle::with_template("{spinner} {msg} {elapsed}")
@@ -102,7 +111,7 @@ impl Progress {
         }
         let message = visible_lines(message).into_owned();
         if !self.interactive {
-            eprintln!("{message}: {total} runs");
+            to_stderr!("{message}: {total} runs");
             return Task::plain(message, Some(total));
         }
         let style =
@@ -153,7 +162,7 @@ impl Task {
                 .map_or_else(String::new, |left| {
                     format!(", ETA {}", format_duration(left))
                 });
-            eprintln!("  {} [{}/{total}{left}]", visible_lines(detail), done.get());
+            to_stderr!("  {} [{}/{total}{left}]", visible_lines(detail), done.get());
         }
     }
 
@@ -162,7 +171,7 @@ impl Task {
             bar.finish_and_clear();
         }
         if let Some(plain) = self.plain {
-            eprintln!(
+            to_stderr!(
                 "{}: done in {}",
                 plain.message,
                 format_duration(plain.started.elapsed())
@@ -215,7 +224,7 @@ impl Status {
                 .get()
                 .is_none_or(|last| last.elapsed() >= STATUS_EVERY);
             if due || force {
-                eprintln!("{}", visible_lines(message));
+                to_stderr!("{}", visible_lines(message));
                 self.last_line.set(Some(std::time::Instant::now()));
             }
         }
