@@ -443,6 +443,57 @@ fn the_reader_skips_blank_lines_and_refuses_games_outside_the_schedule() {
     }
 }
 
+/// A merge of files short of the match's budget exits 3, so a CI job with a missing shard or
+/// an unfinished run fails; a last line with no newline (a game being written) is left out
+/// and said.
+#[test]
+fn a_merge_short_of_its_budget_is_not_a_finished_match() {
+    let repo = FakeRepo::new();
+    let merge = |path: &Path| repo.lab(&["match", "merge", &text(path), "--format", "json"]);
+    let whole = repo.path().join("whole.jsonl");
+    fs::write(&whole, sample_results()).unwrap();
+    let finished = merge(&whole);
+    assert_eq!(finished.code, 0, "{finished}");
+    assert!(!finished.stderr.contains("no newline"), "{finished}");
+
+    let torn = repo.path().join("torn.jsonl");
+    fs::write(&torn, sample_results().trim_end_matches('\n')).unwrap();
+    let merged = merge(&torn);
+    assert_eq!(merged.code, 3, "{merged}");
+    assert_eq!(merged.json()["games"], 3, "{merged}");
+    assert!(
+        merged
+            .stderr
+            .contains("torn.jsonl: its last line has no newline"),
+        "{merged}"
+    );
+    assert!(
+        merged.json()["verdict"]
+            .as_str()
+            .unwrap()
+            .contains("3 of 4 games played"),
+        "{merged}"
+    );
+
+    let header_only = repo.path().join("header.jsonl");
+    let header = sample_results().lines().next().unwrap();
+    fs::write(&header_only, format!("{header}\n")).unwrap();
+    let empty = merge(&header_only);
+    assert_eq!(empty.code, 3, "{empty}");
+    assert_eq!(empty.json()["games"], 0, "{empty}");
+
+    let no_newline = repo.path().join("no-newline.jsonl");
+    fs::write(&no_newline, header).unwrap();
+    let refused = merge(&no_newline);
+    assert_eq!(refused.code, 2, "{refused}");
+    assert!(
+        refused
+            .stderr
+            .contains("has no complete line (no newline in"),
+        "{refused}"
+    );
+}
+
 /// A results file of a real 4-game match, made once for the property tests.
 fn sample_results() -> &'static str {
     static SAMPLE: OnceLock<String> = OnceLock::new();

@@ -387,7 +387,8 @@ fn shards_pool_into_exactly_the_unsharded_counts() {
         assert_eq!(whole[key], merged_json[key], "{key}: {unsharded}\n{merged}");
     }
 
-    // A merge of some shards says how far the match got, not that it finished.
+    // A merge of some shards says how far the match got, not that it finished, and exits 3
+    // (no decision) so that a CI job missing a shard does not pass.
     let exported = repo.path().join("partial.json");
     let exported_markdown = repo.path().join("partial.md");
     let partial = repo.lab(&[
@@ -402,7 +403,7 @@ fn shards_pool_into_exactly_the_unsharded_counts() {
         "--export-markdown",
         exported_markdown.to_str().unwrap(),
     ]);
-    assert_eq!(partial.code, 0, "{partial}");
+    assert_eq!(partial.code, 3, "{partial}");
     let file: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&exported).unwrap()).unwrap();
     assert_eq!(file, partial.json(), "the export is the printed report");

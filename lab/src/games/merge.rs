@@ -19,7 +19,8 @@ pub(crate) fn merge(files: &[PathBuf], pgn: Option<&Path>) -> Result<MatchReport
     let mut games: Vec<GameRecord> = Vec::new();
     let mut owner: std::collections::HashMap<game::GameId, PathBuf> = Default::default();
     for file in files {
-        let (header, shard_games, _) = results::read(file)?;
+        let (header, shard_games, whole_lines) = results::read(file)?;
+        warn_of_a_torn_line(file, whole_lines);
         if let Some((first, base_header)) = &base {
             let changed = differences(&base_header.settings, &header.settings);
             if !changed.is_empty() {
@@ -96,5 +97,30 @@ pub(crate) fn merge(files: &[PathBuf], pgn: Option<&Path>) -> Result<MatchReport
             header.shard.count
         ));
     }
+    // Short of its budget with no decision, a match is not finished, whatever a played
+    // shard's own share may say: a missing shard or an unfinished run must not pass a CI job.
+    if report.exit_code == 0
+        && summary_stop == Stop::Budget
+        && (games.len() as u64) < header.settings.games
+    {
+        report.exit_code = UNFINISHED_EXIT;
+    }
     Ok(report)
+}
+
+/// The exit of a merge whose files hold fewer games than the match's budget and no SPRT
+/// decision: the code of a budget spent undecided, since neither says which engine is better.
+const UNFINISHED_EXIT: u8 = 3;
+
+/// A last line with no newline is a game being written when the file was read (a running
+/// match, a copy taken mid-write): the reader leaves it out, and the merge says so.
+fn warn_of_a_torn_line(file: &Path, whole_lines: u64) {
+    let length = std::fs::metadata(file).map_or(0, |meta| meta.len());
+    if length > whole_lines {
+        crate::progress::warning(&format!(
+            "warning: {}: its last line has no newline ({} bytes, a game still being written?): left out",
+            file.display(),
+            length - whole_lines
+        ));
+    }
 }

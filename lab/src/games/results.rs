@@ -440,7 +440,14 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<(Header, Vec<GameRecord>, u64)
                 path.display()
             )
         })?,
-        None => bail!("{} is empty: not a lab match results file", path.display()),
+        None if bytes.iter().all(u8::is_ascii_whitespace) => {
+            bail!("{} is empty: not a lab match results file", path.display())
+        }
+        None => bail!(
+            "{} has no complete line (no newline in {} bytes): not a lab match results file",
+            path.display(),
+            bytes.len()
+        ),
     };
     if header.kind != RESULTS_KIND || header.schema_version != RESULTS_SCHEMA_VERSION {
         bail!(
