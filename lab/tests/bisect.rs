@@ -160,3 +160,24 @@ fn a_pair_without_commits_between_or_an_unknown_revision_is_an_error() {
         assert!(run.stderr.contains(message), "{run}");
     }
 }
+
+#[test]
+fn bisecting_by_instructions_without_them_is_refused_before_any_build() {
+    let repo = FakeRepo::new();
+    repo.commit_constant("WORK_PER_NODE", "150");
+    let run = repo.lab(&[
+        "bisect",
+        "HEAD~1",
+        "HEAD",
+        "--metric",
+        "instructions",
+        "--no-instructions",
+    ]);
+    assert_eq!(run.code, 2, "{run}");
+    assert!(
+        run.stderr
+            .contains("--metric instructions bisects by callgrind's instruction counts"),
+        "{run}"
+    );
+    assert!(repo.cache_entries("bin").is_empty(), "{run}");
+}

@@ -69,7 +69,8 @@ fn one_engine_binary_on_both_sides_is_said_in_one_line_and_not_measured() {
         assert_eq!(json["verdict"], "no-change");
         assert_eq!(json["a"]["binary_key"], json["b"]["binary_key"]);
     }
-    // --force: an explicit A/A run, measured and said to be one.
+    // --force: an explicit A/A run, measured and said to be one. A loose threshold keeps the
+    // machine's noise (a loaded CI runner) out of the exit this checks.
     let run = repo.lab(&[
         "compare",
         "HEAD~1",
@@ -78,6 +79,8 @@ fn one_engine_binary_on_both_sides_is_said_in_one_line_and_not_measured() {
         "--rounds",
         ROUNDS,
         "--no-instructions",
+        "--threshold",
+        "1000",
     ]);
     assert_eq!(run.code, 0, "{run}");
     assert!(run.stdout.contains("signature (nodes)"), "{run}");

@@ -314,6 +314,12 @@ impl SparseHistogram {
     }
 }
 
+/// A file's `kind` as an error quotes it: at most 40 characters (the error's printer makes
+/// control characters visible).
+fn quoted_kind(kind: &str) -> String {
+    kind.chars().take(40).collect()
+}
+
 impl CalibrationFile {
     pub fn parse(text: &str, origin: &str) -> Result<CalibrationFile> {
         let value: serde_json::Value = serde_json::from_str(text)
@@ -327,10 +333,17 @@ impl CalibrationFile {
         if version != Some(SCHEMA_VERSION)
             || value.get("kind").and_then(|v| v.as_str()) != Some(KIND)
         {
-            bail!(
-                "{origin}: not a schema-{SCHEMA_VERSION} {KIND} file (schema_version {:?})",
-                version
-            );
+            let found = match (value.get("kind"), version) {
+                (Some(serde_json::Value::String(kind)), Some(version)) => {
+                    format!("kind `{}`, schema_version {version}", quoted_kind(kind))
+                }
+                (_, Some(version)) => format!("no kind, schema_version {version}"),
+                (Some(serde_json::Value::String(kind)), None) => {
+                    format!("kind `{}`, no schema_version", quoted_kind(kind))
+                }
+                _ => "neither a kind nor a schema_version".to_string(),
+            };
+            bail!("{origin}: not a schema-{SCHEMA_VERSION} {KIND} file ({found})");
         }
         let file: CalibrationFile = serde_json::from_value(value)
             .map_err(|e| anyhow::anyhow!("{origin}: malformed calibration file: {e}"))?;

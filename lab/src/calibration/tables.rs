@@ -323,7 +323,7 @@ fn king_rows(
     choice: &Choice,
 ) -> anyhow::Result<[[[i32; SIDE_BUCKETS]; DANGER_CLASSES]; 3]> {
     let by_class = king_histograms(file)
-        .with_context(|| format!("{origin} has no `king` histograms: run `calibrate residual`"))?;
+        .with_context(|| format!("{origin} has no `king` histograms: record them with `lab calibrate REV --modes residual`"))?;
     let mut rows = [[[0; SIDE_BUCKETS]; DANGER_CLASSES]; 3];
     for class in 0..DANGER_CLASSES {
         let pairs = &choice.king[class];
@@ -373,7 +373,7 @@ fn describe_king(choice: &Choice) -> String {
 pub fn render(file: &CalibrationFile, origin: &str, choice: &Choice) -> anyhow::Result<String> {
     let set = |name: &str| {
         file.histogram_set(name).with_context(|| {
-            format!("{origin} has no `{name}` histograms: run `calibrate residual`")
+            format!("{origin} has no `{name}` histograms: record them with `lab calibrate REV --modes residual`")
         })
     };
     let [king_lo, king_hi, king_p50] = king_rows(file, origin, choice)?;

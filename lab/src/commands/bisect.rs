@@ -1,7 +1,7 @@
 //! `lab bisect GOOD BAD --metric M`: the first commit whose metric moved beyond the threshold
 //! relative to GOOD, then that commit compared with its parent.
 
-use anyhow::Result;
+use anyhow::{bail, Result};
 
 use super::{plan, series_measure, settings};
 use crate::analysis::compare::Thresholds;
@@ -12,6 +12,12 @@ use crate::outcome::{Exit, Outcome};
 use crate::report::Report;
 
 pub(crate) fn run(lab: &Lab, args: &BisectArgs) -> Result<Outcome> {
+    if args.metric == MetricArg::Instructions && args.measure.run.no_instructions {
+        bail!(
+            "--metric instructions bisects by callgrind's instruction counts, which \
+             --no-instructions skips: drop one of the two"
+        );
+    }
     let session = lab.lock()?;
     let measure = series_measure(&args.measure);
     let metric = match args.metric {

@@ -61,6 +61,16 @@ fn keep_new_objects_in_memory(repo: &Repository) -> Result<()> {
     Ok(())
 }
 
+/// `unknown revision 'X': git's reason`; where libgit2 gives none (it says "no error" for a
+/// few forms, as `@{-1}` in a repository without that checkout history), a reason of ours.
+pub(crate) fn unknown_revision(spec: &str, error: &git2::Error) -> anyhow::Error {
+    let reason = match error.message().trim() {
+        "" | "no error" => "git cannot resolve it to an object in this repository",
+        message => message,
+    };
+    anyhow!("unknown revision '{spec}': {reason}")
+}
+
 pub fn resolve(repo: &Repository, spec: &str, paths: &LabPaths) -> Result<Revision> {
     if spec == WORKTREE {
         let tree = worktree_tree(repo, paths)?;
@@ -72,7 +82,7 @@ pub fn resolve(repo: &Repository, spec: &str, paths: &LabPaths) -> Result<Revisi
     }
     let object = repo
         .revparse_single(spec)
-        .map_err(|e| anyhow!("unknown revision '{spec}': {}", e.message()))?;
+        .map_err(|e| unknown_revision(spec, &e))?;
     let commit = object.peel_to_commit().ok().map(|c| c.id());
     let tree = object
         .peel_to_tree()

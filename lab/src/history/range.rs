@@ -65,7 +65,7 @@ pub(crate) fn commit_of(repo: &Repository, spec: &str) -> Result<Oid> {
     }
     let object = repo
         .revparse_single(spec)
-        .map_err(|e| anyhow!("unknown revision '{spec}': {}", e.message()))?;
+        .map_err(|e| crate::engine::revision::unknown_revision(spec, &e))?;
     let commit = object
         .peel_to_commit()
         .map_err(|_| anyhow!("revision '{spec}' does not name a commit"))?;

@@ -30,7 +30,7 @@ pub struct Replay {
 
 /// Said when a calibration file holds no samples.
 pub(crate) const NO_SAMPLES: &str = "no `samples` field: record the sampled evaluation calls with \
-     `lab calibrate REV --modes samples` (with `residual` too for --percentiles and --search)";
+     `lab calibrate REV --modes samples` (with `residual` too for percentile tables, --lo/--hi, and --search)";
 
 impl Replay {
     /// Reads a calibration file (checked as `lab tables` checks it) and its `samples` field.
