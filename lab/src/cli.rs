@@ -212,8 +212,9 @@ pub(crate) enum Command {
     #[command(after_help = BISECT_EXIT_CODES_HELP)]
     Bisect(BisectArgs),
     /// Draw the HTML report (docs/html-report.md) of a stored JSON report: the `--format json`
-    /// or `--export-json` output of compare, tiers, baseline check, match, calibrate or history,
-    /// or a calibration file (`lab calibrate --out`). Measures nothing.
+    /// or `--export-json` output of compare, tiers, baseline check, match, calibrate, history,
+    /// speed-elo, verdict or frontier, a calibration file (`lab calibrate --out`) or a stored
+    /// speed-Elo model. Measures nothing.
     Report(ReportArgs),
 }
 
@@ -663,7 +664,7 @@ pub(crate) struct ExportArgs {
     #[arg(long, value_name = "FILE")]
     pub(crate) export_markdown: Option<PathBuf>,
     /// Also write the report as one self-contained HTML page with plots (docs/html-report.md)
-    /// to FILE, atomically: compare, tiers, baseline check, match, calibrate and history.
+    /// to FILE, atomically.
     #[arg(long, value_name = "FILE")]
     pub(crate) export_html: Option<PathBuf>,
 }
