@@ -121,7 +121,7 @@ pub(crate) enum Command {
     #[command(after_help = EXIT_CODES_HELP)]
     Compare(CompareArgs),
     /// Measure one revision.
-    #[command(after_help = EXIT_CODES_HELP)]
+    #[command(after_help = EXIT_CODES_HELP, mut_arg("export_html", without_html))]
     Bench(BenchArgs),
     /// What the cheap eval tiers buy: one revision's binary with `--full-eval` (A) against
     /// the same binary with its tiers on (B), in paired ABBA rounds.
@@ -159,6 +159,7 @@ pub(crate) enum Command {
     /// `--search` picks the per-table, per-bucket percentiles that maximise the cheap exits
     /// while every exceeded rate's upper bound stays within --max-exceeded, and prints the
     /// `lab tables` command that writes them. Exit 0, or 2 on error.
+    #[command(mut_arg("export_html", without_html))]
     Tune(TuneArgs),
     /// Play games between two engines and say which is stronger: W/D/L, pentanomial, Elo and
     /// nElo with 95% CIs, LOS, and an SPRT that stops the match once it decides.
@@ -199,6 +200,7 @@ pub(crate) enum Command {
     /// `squall profile`, writes the SVG (default target/lab/profile/<REV>.svg) and folded stacks
     /// beside it, and prints the profile run time and the share of samples in the eval tiers,
     /// the fixed-cost checks, move generation and the search. Exit 0, or 2 on error.
+    #[command(mut_arg("export_html", without_html))]
     Profile(ProfileArgs),
     /// Measure each commit of a range A..B (first parents, oldest first) and print a table of
     /// signature, NPS, instructions per node and eval exits.
@@ -209,7 +211,7 @@ pub(crate) enum Command {
     History(HistoryArgs),
     /// Find the first commit after GOOD, up to BAD along first parents, whose metric moved
     /// beyond the threshold relative to GOOD (binary search), and compare it with its parent.
-    #[command(after_help = BISECT_EXIT_CODES_HELP)]
+    #[command(after_help = BISECT_EXIT_CODES_HELP, mut_arg("export_html", without_html))]
     Bisect(BisectArgs),
     /// Draw the HTML report (docs/html-report.md) of a stored JSON report: the `--format json`
     /// or `--export-json` output of compare, tiers, baseline check, match, calibrate, history,
@@ -406,6 +408,8 @@ pub(crate) struct BenchArgs {
 #[derive(Debug, Subcommand)]
 pub(crate) enum BaselineCommand {
     /// Measure a revision and store the figures as baselines/NAME.json.
+    // A baseline is the engine's own bench, so the positions options are refused here.
+    #[command(mut_arg("positions", |arg| arg.hide(true)), mut_arg("every", |arg| arg.hide(true)))]
     Save {
         name: String,
         /// Revision to measure.
@@ -443,6 +447,7 @@ pub(crate) enum BaselineCommand {
         output: OutputArgs,
     },
     /// Print a stored baseline.
+    #[command(mut_arg("export_html", without_html))]
     Show {
         name: String,
         #[command(flatten)]
@@ -484,7 +489,7 @@ pub(crate) struct MeasureArgs {
     pub(crate) run: BenchRunArgs,
     /// Bench these positions instead of the engine's built-in list: one FEN or EPD per line,
     /// or a .gz of such lines (a calibration pool works). Every line is checked first; a bad
-    /// one is reported with its number. Not for `baseline save`.
+    /// one is reported with its number.
     #[arg(long, value_name = "FILE")]
     pub(crate) positions: Option<PathBuf>,
     /// With --positions: bench every Nth position of the file (1: all of them).
@@ -648,10 +653,35 @@ pub(crate) fn parse_threshold(text: &str) -> Result<f64, String> {
 #[derive(Debug, Clone, Args)]
 pub(crate) struct OutputArgs {
     /// Report format.
-    #[arg(long, value_enum, default_value_t = Format::Terminal)]
+    #[arg(long, default_value = "terminal", value_parser = report_formats(false))]
     pub(crate) format: Format,
     #[command(flatten)]
     pub(crate) export: ExportArgs,
+}
+
+/// `--format`'s values. cutechess's and fastchess's lines are a match's only, so the help of
+/// every other command hides them (`commands::run` refuses them there).
+fn report_formats(match_lines: bool) -> clap::builder::ValueParser {
+    use clap::builder::TypedValueParser as _;
+    let values = Format::value_variants().iter().filter_map(|format| {
+        let match_only = matches!(format, Format::Cutechess | Format::Fastchess);
+        Some(format.to_possible_value()?.hide(match_only && !match_lines))
+    });
+    clap::builder::PossibleValuesParser::new(values)
+        .map(|name| Format::from_str(&name, false).expect("a value of Format"))
+        .into()
+}
+
+/// `--format` of `lab match` and `lab match merge`, the commands that print cutechess's and
+/// fastchess's lines.
+fn with_match_formats(arg: clap::Arg) -> clap::Arg {
+    arg.value_parser(report_formats(true))
+}
+
+/// `--export-html` hidden from the help of a command whose report has no page
+/// (`commands::run` refuses it there).
+fn without_html(arg: clap::Arg) -> clap::Arg {
+    arg.hide(true)
 }
 
 /// The report written to files as well as printed, so one measurement serves a person and CI.
@@ -872,7 +902,7 @@ pub(crate) struct MatchArgs {
 pub(crate) enum MatchCommand {
     /// Pool the results files of a sharded match (`--shard I/N --out FILE`) into the verdict an
     /// unsharded run of the same pairs gives. Shards of different matches are refused by name.
-    #[command(after_help = MATCH_EXIT_CODES_HELP)]
+    #[command(after_help = MATCH_EXIT_CODES_HELP, mut_arg("format", with_match_formats))]
     Merge {
         /// Results files written by `lab match ... --shard I/N --out FILE`.
         #[arg(required = true)]
@@ -886,6 +916,7 @@ pub(crate) enum MatchCommand {
 }
 
 #[derive(Debug, Clone, Args)]
+#[command(mut_arg("format", with_match_formats))]
 pub(crate) struct MatchPlayArgs {
     /// The base engine: a revision (anything git understands, or WORKTREE) or exe:PATH.
     /// Omitted when --engine-a gives it.
