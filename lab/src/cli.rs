@@ -23,10 +23,15 @@ Exit codes:
 
 pub(crate) const VERDICT_EXIT_CODES_HELP: &str = "\
 Exit codes:
-  0  H1 accepted: B's total Elo (speed + search) is at least elo1
-  1  H0 accepted: B's total Elo is below elo0
+  0  H1 accepted. Same signature: the speed's Elo X with σ from its 95% interval has
+     X − z(1−α)·σ ≥ elo0. Different signatures: the fixed-node games' LLR reached the upper
+     bound (the bounds less the lower end of the speed's Elo interval; --node-odds: as given)
+  1  H0 accepted. Same signature: X + z(1−β)·σ ≤ elo1. Different signatures: the games' LLR
+     reached the lower bound. With the same signature and both rules met, the sign of
+     2X − elo0 − elo1 chooses
   2  error (bad option, failed build, no speed-Elo model for this machine and clock, ...)
-  3  undecided within --max-rounds (same signature) or --max-games (games)
+  3  undecided within --max-rounds (same signature) or --max-games (games), or a decision
+     withheld because the games' own NPS contradicts the speed it rests on
 130  interrupted (SIGINT or SIGTERM) during the games: the verdict of the games so far, its
      exports written; --resume continues the games";
 
