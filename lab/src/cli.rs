@@ -808,8 +808,9 @@ pub(crate) struct HistArgs {
 }
 
 #[derive(Debug, Args)]
-// --lo and --hi are optional in `lab tune`, so `lab tables` asks for them here.
-#[command(group(clap::ArgGroup::new("residual_percentiles").args(["lo"]).required(true)))]
+// --lo and --hi are optional in `lab tune`, so `lab tables` asks for them here (hi first, so
+// that the usage line reads --lo --hi).
+#[command(mut_arg("hi", |arg| arg.required(true)), mut_arg("lo", |arg| arg.required(true)))]
 pub(crate) struct TablesArgs {
     /// A calibration file with residual histograms.
     pub(crate) file: PathBuf,
@@ -838,7 +839,7 @@ pub(crate) struct PercentileArgs {
     #[arg(long, requires = "lo")]
     pub(crate) king_hi: Option<f64>,
     /// Per-bucket override, [TABLE:]BUCKET=LO:HI (repeatable). TABLE is king (every danger
-    /// class), kingC (danger class C only: king0, king1), lazy, super-lazy or residual (both
+    /// class), kingC (danger class C only: king0, king1 or king2), lazy, super-lazy or residual (both
     /// residual tables; the default), e.g. 6=5:95, super-lazy:4=2:98, king:5=3:97, king1:5=1:99.
     #[arg(long = "bucket", value_name = "[TABLE:]B=LO:HI", requires = "lo")]
     pub(crate) buckets: Vec<String>,
