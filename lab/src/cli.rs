@@ -13,6 +13,16 @@ Exit codes:
      or, with an unchanged signature, instructions per node grew by --instr-threshold or more
   2  error (bad revision, failed build, crashed or non-deterministic engine, bad baseline, ...)";
 
+pub(crate) const TIERS_EXIT_CODES_HELP: &str = "\
+Exit codes:
+  0  neither rule of exit 1 holds: the tiers (B) do not make the engine slower than --full-eval (A)
+  1  the tiers make the engine slower: time per node grew significantly (95% CI excludes no
+     change) and beyond --threshold, or, where both ways search the same tree (an unchanged
+     signature, rare: the tiers change the search), instructions per node grew by
+     --instr-threshold or more
+  2  error (bad revision, failed build, crashed or non-deterministic engine, an engine without
+     eval tiers, ...)";
+
 pub(crate) const MATCH_EXIT_CODES_HELP: &str = "\
 Exit codes:
   0  SPRT accepted H1 (B is stronger by elo1 or more), or no --sprt and the match finished
@@ -135,7 +145,7 @@ pub(crate) enum Command {
     /// exits per tier and material bucket. The tiers change the search (QSearch futility reads
     /// their margins), so speed is compared per node. Exit 1 when the tiers make the engine
     /// significantly slower per node than the full evaluation alone.
-    #[command(after_help = EXIT_CODES_HELP)]
+    #[command(after_help = TIERS_EXIT_CODES_HELP)]
     Tiers(TiersArgs),
     /// Save, check or show a stored baseline (baselines/NAME.json).
     Baseline {
