@@ -236,6 +236,9 @@ pub(crate) enum Command {
 }
 
 #[derive(Debug, Args)]
+#[command(mut_arg("rounds", |arg| arg.help(
+    "NPS runs per commit, after one discarded warm-up run; the table shows their median"
+)))]
 pub(crate) struct HistoryArgs {
     /// The commits after A up to and including B (an empty end is HEAD), on B's first-parent line.
     pub(crate) range: String,
@@ -260,6 +263,11 @@ pub(crate) struct HistoryArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(mut_arg("rounds", |arg| arg.help(
+    "ABBA rounds of each `--metric nps` probe (GOOD measured again beside it) and of the closing \
+     `lab compare` of the commit found with its parent; probes of the other metrics run twice, \
+     for the signature check"
+)))]
 pub(crate) struct BisectArgs {
     /// A commit without the regression.
     pub(crate) good: String,
@@ -286,13 +294,10 @@ pub(crate) enum MetricArg {
 }
 
 /// Measurement options of `history` and `bisect` (no --positions: a series benches the
-/// engine's own list); the help of three options speaks of commits and probes.
+/// engine's own list); the help of two options speaks of commits, and each command gives
+/// --rounds its own.
 #[derive(Debug, Clone, Args)]
 #[command(
-    mut_arg("rounds", |arg| arg.help(
-        "NPS runs per commit (for `bisect --metric nps`, ABBA rounds per probe; the other \
-         metrics' probes run twice, for the signature check)"
-    )),
     mut_arg("instr_depth", |arg| arg.help(
         "Bench depth of the callgrind run (a run at depth 1 is subtracted as start-up work)"
     )),
