@@ -13,6 +13,18 @@ Exit codes:
      or, with an unchanged signature, instructions per node grew by --instr-threshold or more
   2  error (bad revision, failed build, crashed or non-deterministic engine, bad baseline, ...)";
 
+/// `lab --help`'s: compare's, and the codes only the games (match, verdict) give.
+pub(crate) const LAB_EXIT_CODES_HELP: &str = "\
+Exit codes (each command's own: lab COMMAND --help):
+  0  no regression; match and verdict: H1 accepted (or a match without --sprt finished)
+  1  regression: the slowdown is significant (95% CI excludes no change) and beyond --threshold,
+     or, with an unchanged signature, instructions per node grew by --instr-threshold or more;
+     match and verdict: H0 accepted
+  2  error (bad revision, failed build, crashed or non-deterministic engine, bad baseline, ...)
+  3  match and match merge: the game budget spent without an SPRT decision; verdict: undecided
+130  interrupted (SIGINT or SIGTERM): child processes ended; match and verdict first report the
+     games so far (--resume plays the rest)";
+
 pub(crate) const TIERS_EXIT_CODES_HELP: &str = "\
 Exit codes:
   0  neither rule of exit 1 holds: the tiers (B) do not make the engine slower than --full-eval (A)
@@ -111,7 +123,7 @@ fn with_negative_numbers(command: clap::Command) -> clap::Command {
 /// target/lab/, runs `squall bench --json` and reports the node signature, NPS with a
 /// confidence interval over rounds, callgrind instruction counts and eval-exit rates.
 #[derive(Debug, Parser)]
-#[command(name = "lab", version, after_help = EXIT_CODES_HELP)]
+#[command(name = "lab", version, after_help = LAB_EXIT_CODES_HELP)]
 pub struct Cli {
     /// Repository to operate on (default: discovered from the current directory).
     #[arg(long, global = true, value_name = "PATH", help_heading = GLOBAL_OPTIONS)]
