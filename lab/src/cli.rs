@@ -25,6 +25,13 @@ Exit codes (each command's own: lab COMMAND --help):
 130  interrupted (SIGINT or SIGTERM): child processes ended; match and verdict first report the
      games so far (--resume plays the rest)";
 
+pub(crate) const BENCH_EXIT_CODES_HELP: &str = "\
+Exit codes:
+  0  measured (with --check-commit, the signature is the commit message's `Bench: N`)
+  1  --check-commit: the signature differs from the commit message's `Bench: N`
+  2  error (bad revision, failed build, crashed or non-deterministic engine, with --check-commit
+     a message without `Bench: N` or a REV that is not a commit, ...)";
+
 pub(crate) const TIERS_EXIT_CODES_HELP: &str = "\
 Exit codes:
   0  neither rule of exit 1 holds: the tiers (B) do not make the engine slower than --full-eval (A)
@@ -148,7 +155,7 @@ pub(crate) enum Command {
     #[command(after_help = EXIT_CODES_HELP)]
     Compare(CompareArgs),
     /// Measure one revision.
-    #[command(after_help = EXIT_CODES_HELP, mut_arg("export_html", without_html))]
+    #[command(after_help = BENCH_EXIT_CODES_HELP, mut_arg("export_html", without_html))]
     Bench(BenchArgs),
     /// What the cheap eval tiers buy: one revision's binary with `--full-eval` (A) against
     /// the same binary with its tiers on (B), in paired ABBA rounds.
