@@ -13,6 +13,35 @@ Exit codes:
      or, with an unchanged signature, instructions per node grew by --instr-threshold or more
   2  error (bad revision, failed build, crashed or non-deterministic engine, bad baseline, ...)";
 
+/// `lab --help`'s: compare's, and the codes only the games (match, verdict) give.
+pub(crate) const LAB_EXIT_CODES_HELP: &str = "\
+Exit codes (each command's own: lab COMMAND --help):
+  0  no regression; match and verdict: H1 accepted (or a match without --sprt finished)
+  1  regression: the slowdown is significant (95% CI excludes no change) and beyond --threshold,
+     or, with an unchanged signature, instructions per node grew by --instr-threshold or more;
+     match and verdict: H0 accepted
+  2  error (bad revision, failed build, crashed or non-deterministic engine, bad baseline, ...)
+  3  match and match merge: the game budget spent without an SPRT decision; verdict: undecided
+130  interrupted (SIGINT or SIGTERM): child processes ended; match and verdict first report the
+     games so far (--resume plays the rest)";
+
+pub(crate) const BENCH_EXIT_CODES_HELP: &str = "\
+Exit codes:
+  0  measured (with --check-commit, the signature is the commit message's `Bench: N`)
+  1  --check-commit: the signature differs from the commit message's `Bench: N`
+  2  error (bad revision, failed build, crashed or non-deterministic engine, with --check-commit
+     a message without `Bench: N` or a REV that is not a commit, ...)";
+
+pub(crate) const TIERS_EXIT_CODES_HELP: &str = "\
+Exit codes:
+  0  neither rule of exit 1 holds: the tiers (B) do not make the engine slower than --full-eval (A)
+  1  the tiers make the engine slower: time per node grew significantly (95% CI excludes no
+     change) and beyond --threshold, or, where both ways search the same tree (an unchanged
+     signature, rare: the tiers change the search), instructions per node grew by
+     --instr-threshold or more
+  2  error (bad revision, failed build, crashed or non-deterministic engine, an engine without
+     eval tiers, ...)";
+
 pub(crate) const MATCH_EXIT_CODES_HELP: &str = "\
 Exit codes:
   0  SPRT accepted H1 (B is stronger by elo1 or more), or no --sprt and the match finished
@@ -24,10 +53,15 @@ Exit codes:
 
 pub(crate) const VERDICT_EXIT_CODES_HELP: &str = "\
 Exit codes:
-  0  H1 accepted: B's total Elo (speed + search) is at least elo1
-  1  H0 accepted: B's total Elo is below elo0
+  0  H1 accepted. Same signature: the speed's Elo X with σ from its 95% interval has
+     X − z(1−α)·σ ≥ elo0. Different signatures: the fixed-node games' LLR reached the upper
+     bound (the bounds less the lower end of the speed's Elo interval; --node-odds: as given)
+  1  H0 accepted. Same signature: X + z(1−β)·σ ≤ elo1. Different signatures: the games' LLR
+     reached the lower bound. With the same signature and both rules met, the sign of
+     2X − elo0 − elo1 chooses
   2  error (bad option, failed build, no speed-Elo model for this machine and clock, ...)
-  3  undecided within --max-rounds (same signature) or --max-games (games)
+  3  undecided within --max-rounds (same signature) or --max-games (games), or a decision
+     withheld because the games' own NPS contradicts the speed it rests on
 130  interrupted (SIGINT or SIGTERM) during the games: the verdict of the games so far, its
      exports written; --resume continues the games";
 
@@ -97,7 +131,7 @@ fn with_negative_numbers(command: clap::Command) -> clap::Command {
 /// target/lab/, runs `squall bench --json` and reports the node signature, NPS with a
 /// confidence interval over rounds, callgrind instruction counts and eval-exit rates.
 #[derive(Debug, Parser)]
-#[command(name = "lab", version, after_help = EXIT_CODES_HELP)]
+#[command(name = "lab", version, after_help = LAB_EXIT_CODES_HELP)]
 pub struct Cli {
     /// Repository to operate on (default: discovered from the current directory).
     #[arg(long, global = true, value_name = "PATH", help_heading = GLOBAL_OPTIONS)]
@@ -122,7 +156,7 @@ pub(crate) enum Command {
     #[command(after_help = EXIT_CODES_HELP)]
     Compare(CompareArgs),
     /// Measure one revision.
-    #[command(after_help = EXIT_CODES_HELP)]
+    #[command(after_help = BENCH_EXIT_CODES_HELP, mut_arg("export_html", without_html))]
     Bench(BenchArgs),
     /// What the cheap eval tiers buy: one revision's binary with `--full-eval` (A) against
     /// the same binary with its tiers on (B), in paired ABBA rounds.
@@ -131,7 +165,7 @@ pub(crate) enum Command {
     /// exits per tier and material bucket. The tiers change the search (QSearch futility reads
     /// their margins), so speed is compared per node. Exit 1 when the tiers make the engine
     /// significantly slower per node than the full evaluation alone.
-    #[command(after_help = EXIT_CODES_HELP)]
+    #[command(after_help = TIERS_EXIT_CODES_HELP)]
     Tiers(TiersArgs),
     /// Save, check or show a stored baseline (baselines/NAME.json).
     Baseline {
@@ -160,6 +194,7 @@ pub(crate) enum Command {
     /// `--search` picks the per-table, per-bucket percentiles that maximise the cheap exits
     /// while every exceeded rate's upper bound stays within --max-exceeded, and prints the
     /// `lab tables` command that writes them. Exit 0, or 2 on error.
+    #[command(mut_arg("export_html", without_html))]
     Tune(TuneArgs),
     /// Play games between two engines and say which is stronger: W/D/L, pentanomial, Elo and
     /// nElo with 95% CIs, LOS, and an SPRT that stops the match once it decides.
@@ -200,6 +235,7 @@ pub(crate) enum Command {
     /// `squall profile`, writes the SVG (default target/lab/profile/<REV>.svg) and folded stacks
     /// beside it, and prints the profile run time and the share of samples in the eval tiers,
     /// the fixed-cost checks, move generation and the search. Exit 0, or 2 on error.
+    #[command(mut_arg("export_html", without_html))]
     Profile(ProfileArgs),
     /// Measure each commit of a range A..B (first parents, oldest first) and print a table of
     /// signature, NPS, instructions per node and eval exits.
@@ -210,15 +246,19 @@ pub(crate) enum Command {
     History(HistoryArgs),
     /// Find the first commit after GOOD, up to BAD along first parents, whose metric moved
     /// beyond the threshold relative to GOOD (binary search), and compare it with its parent.
-    #[command(after_help = BISECT_EXIT_CODES_HELP)]
+    #[command(after_help = BISECT_EXIT_CODES_HELP, mut_arg("export_html", without_html))]
     Bisect(BisectArgs),
     /// Draw the HTML report (docs/html-report.md) of a stored JSON report: the `--format json`
-    /// or `--export-json` output of compare, tiers, baseline check, match, calibrate or history,
-    /// or a calibration file (`lab calibrate --out`). Measures nothing.
+    /// or `--export-json` output of compare, tiers, baseline check, match, calibrate, history,
+    /// speed-elo, verdict or frontier, a calibration file (`lab calibrate --out`) or a stored
+    /// speed-Elo model. Measures nothing.
     Report(ReportArgs),
 }
 
 #[derive(Debug, Args)]
+#[command(mut_arg("rounds", |arg| arg.help(
+    "NPS runs per commit, after one discarded warm-up run; the table shows their median"
+)))]
 pub(crate) struct HistoryArgs {
     /// The commits after A up to and including B (an empty end is HEAD), on B's first-parent line.
     pub(crate) range: String,
@@ -243,6 +283,11 @@ pub(crate) struct HistoryArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(mut_arg("rounds", |arg| arg.help(
+    "ABBA rounds of each `--metric nps` probe (GOOD measured again beside it) and of the closing \
+     `lab compare` of the commit found with its parent; probes of the other metrics run twice, \
+     for the signature check"
+)))]
 pub(crate) struct BisectArgs {
     /// A commit without the regression.
     pub(crate) good: String,
@@ -269,13 +314,10 @@ pub(crate) enum MetricArg {
 }
 
 /// Measurement options of `history` and `bisect` (no --positions: a series benches the
-/// engine's own list); the help of three options speaks of commits and probes.
+/// engine's own list); the help of two options speaks of commits, and each command gives
+/// --rounds its own.
 #[derive(Debug, Clone, Args)]
 #[command(
-    mut_arg("rounds", |arg| arg.help(
-        "NPS runs per commit (for `bisect --metric nps`, ABBA rounds per probe; the other \
-         metrics' probes run twice, for the signature check)"
-    )),
     mut_arg("instr_depth", |arg| arg.help(
         "Bench depth of the callgrind run (a run at depth 1 is subtracted as start-up work)"
     )),
@@ -406,6 +448,8 @@ pub(crate) struct BenchArgs {
 #[derive(Debug, Subcommand)]
 pub(crate) enum BaselineCommand {
     /// Measure a revision and store the figures as baselines/NAME.json.
+    // A baseline is the engine's own bench, so the positions options are refused here.
+    #[command(mut_arg("positions", |arg| arg.hide(true)), mut_arg("every", |arg| arg.hide(true)))]
     Save {
         name: String,
         /// Revision to measure.
@@ -443,6 +487,7 @@ pub(crate) enum BaselineCommand {
         output: OutputArgs,
     },
     /// Print a stored baseline.
+    #[command(mut_arg("export_html", without_html))]
     Show {
         name: String,
         #[command(flatten)]
@@ -484,7 +529,7 @@ pub(crate) struct MeasureArgs {
     pub(crate) run: BenchRunArgs,
     /// Bench these positions instead of the engine's built-in list: one FEN or EPD per line,
     /// or a .gz of such lines (a calibration pool works). Every line is checked first; a bad
-    /// one is reported with its number. Not for `baseline save`.
+    /// one is reported with its number.
     #[arg(long, value_name = "FILE")]
     pub(crate) positions: Option<PathBuf>,
     /// With --positions: bench every Nth position of the file (1: all of them).
@@ -657,10 +702,35 @@ pub(crate) fn parse_threshold(text: &str) -> Result<f64, String> {
 #[derive(Debug, Clone, Args)]
 pub(crate) struct OutputArgs {
     /// Report format.
-    #[arg(long, value_enum, default_value_t = Format::Terminal)]
+    #[arg(long, default_value = "terminal", value_parser = report_formats(false))]
     pub(crate) format: Format,
     #[command(flatten)]
     pub(crate) export: ExportArgs,
+}
+
+/// `--format`'s values. cutechess's and fastchess's lines are a match's only, so the help of
+/// every other command hides them (`commands::run` refuses them there).
+fn report_formats(match_lines: bool) -> clap::builder::ValueParser {
+    use clap::builder::TypedValueParser as _;
+    let values = Format::value_variants().iter().filter_map(|format| {
+        let match_only = matches!(format, Format::Cutechess | Format::Fastchess);
+        Some(format.to_possible_value()?.hide(match_only && !match_lines))
+    });
+    clap::builder::PossibleValuesParser::new(values)
+        .map(|name| Format::from_str(&name, false).expect("a value of Format"))
+        .into()
+}
+
+/// `--format` of `lab match` and `lab match merge`, the commands that print cutechess's and
+/// fastchess's lines.
+fn with_match_formats(arg: clap::Arg) -> clap::Arg {
+    arg.value_parser(report_formats(true))
+}
+
+/// `--export-html` hidden from the help of a command whose report has no page
+/// (`commands::run` refuses it there).
+fn without_html(arg: clap::Arg) -> clap::Arg {
+    arg.hide(true)
 }
 
 /// The report written to files as well as printed, so one measurement serves a person and CI.
@@ -673,7 +743,7 @@ pub(crate) struct ExportArgs {
     #[arg(long, value_name = "FILE")]
     pub(crate) export_markdown: Option<PathBuf>,
     /// Also write the report as one self-contained HTML page with plots (docs/html-report.md)
-    /// to FILE, atomically: compare, tiers, baseline check, match, calibrate and history.
+    /// to FILE, atomically.
     #[arg(long, value_name = "FILE")]
     pub(crate) export_html: Option<PathBuf>,
 }
@@ -782,8 +852,9 @@ pub(crate) struct HistArgs {
 }
 
 #[derive(Debug, Args)]
-// --lo and --hi are optional in `lab tune`, so `lab tables` asks for them here.
-#[command(group(clap::ArgGroup::new("residual_percentiles").args(["lo"]).required(true)))]
+// --lo and --hi are optional in `lab tune`, so `lab tables` asks for them here (hi first, so
+// that the usage line reads --lo --hi).
+#[command(mut_arg("hi", |arg| arg.required(true)), mut_arg("lo", |arg| arg.required(true)))]
 pub(crate) struct TablesArgs {
     /// A calibration file with residual histograms.
     pub(crate) file: PathBuf,
@@ -812,7 +883,7 @@ pub(crate) struct PercentileArgs {
     #[arg(long, requires = "lo")]
     pub(crate) king_hi: Option<f64>,
     /// Per-bucket override, [TABLE:]BUCKET=LO:HI (repeatable). TABLE is king (every danger
-    /// class), kingC (danger class C only: king0, king1), lazy, super-lazy or residual (both
+    /// class), kingC (danger class C only: king0, king1 or king2), lazy, super-lazy or residual (both
     /// residual tables; the default), e.g. 6=5:95, super-lazy:4=2:98, king:5=3:97, king1:5=1:99.
     #[arg(long = "bucket", value_name = "[TABLE:]B=LO:HI", requires = "lo")]
     pub(crate) buckets: Vec<String>,
@@ -881,7 +952,7 @@ pub(crate) struct MatchArgs {
 pub(crate) enum MatchCommand {
     /// Pool the results files of a sharded match (`--shard I/N --out FILE`) into the verdict an
     /// unsharded run of the same pairs gives. Shards of different matches are refused by name.
-    #[command(after_help = MATCH_EXIT_CODES_HELP)]
+    #[command(after_help = MATCH_EXIT_CODES_HELP, mut_arg("format", with_match_formats))]
     Merge {
         /// Results files written by `lab match ... --shard I/N --out FILE`.
         #[arg(required = true)]
@@ -895,6 +966,7 @@ pub(crate) enum MatchCommand {
 }
 
 #[derive(Debug, Clone, Args)]
+#[command(mut_arg("format", with_match_formats))]
 pub(crate) struct MatchPlayArgs {
     /// The base engine: a revision (anything git understands, or WORKTREE) or exe:PATH.
     /// Omitted when --engine-a gives it.

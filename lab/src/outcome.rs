@@ -19,16 +19,18 @@ impl Outcome {
     }
 }
 
-/// The documented exit codes other than 2 (errors): `lab --help` and `lab match --help`.
+/// The documented exit codes other than 2 (errors): `lab --help`, `lab match --help` and
+/// `lab verdict --help`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Exit {
-    /// 0: no regression; for a match, H1 accepted or the match finished without an SPRT.
+    /// 0: no regression; for a match, H1 accepted or the match finished without an SPRT; for a
+    /// verdict, H1 accepted.
     Clean,
-    /// 1: a regression; for a match, H0 accepted.
+    /// 1: a regression; for a match or a verdict, H0 accepted.
     Regression,
-    /// 3: a match spent its game budget without an SPRT decision.
+    /// 3: a match spent its game budget without an SPRT decision, or a verdict is undecided.
     Undecided,
-    /// 130: a match interrupted by SIGINT or SIGTERM, reported with the games it had.
+    /// 130: a match or a verdict interrupted by SIGINT or SIGTERM, reported with the games it had.
     Interrupted,
 }
 

@@ -62,7 +62,8 @@ fn global_options_are_listed_apart_from_a_commands_own() {
 }
 
 /// The options `history` and `bisect` share with `compare` are one definition; the three whose
-/// meaning differs for a series keep their own help, and the series has no `--positions`.
+/// meaning differs for a series keep their own help (--rounds one for each command), and the
+/// series has no `--positions`.
 #[test]
 fn shared_measurement_options_keep_each_commands_help() {
     let wide = |args: &[&str]| {
@@ -84,11 +85,22 @@ fn shared_measurement_options_keep_each_commands_help() {
     ] {
         assert!(compare.contains(own), "compare: {own:?}\n{compare}");
     }
-    for series in ["history", "bisect"] {
+    let rounds = [
+        (
+            "history",
+            "NPS runs per commit, after one discarded warm-up run; the table shows their median",
+        ),
+        (
+            "bisect",
+            "ABBA rounds of each `--metric nps` probe (GOOD measured again beside it) and of the \
+             closing `lab compare` of the commit found with its parent; probes of the other \
+             metrics run twice, for the signature check",
+        ),
+    ];
+    for (series, rounds) in rounds {
         let help = wide(&[series, "--help"]);
         for own in [
-            "NPS runs per commit (for `bisect --metric nps`, ABBA rounds per probe; the other \
-             metrics' probes run twice, for the signature check)",
+            rounds,
             "Bench depth of the callgrind run (a run at depth 1 is subtracted as start-up work)",
             "Seconds a single bench run may take before it is killed (callgrind gets 20 times as \
              long)",

@@ -22,7 +22,11 @@ pub(crate) fn render_bench(bench: &BenchOutput, style: Style) -> String {
     };
     let mut out = format!(
         "{title}{}\n\n{}",
-        describe_settings(&bench.settings, bench.revision.depth),
+        describe_settings(
+            &bench.settings,
+            bench.revision.depth,
+            bench.revision.instructions.measured
+        ),
         render_side(&bench.revision, style)
     );
     if let Some(check) = &bench.commit_bench {
@@ -34,7 +38,11 @@ pub(crate) fn render_bench(bench: &BenchOutput, style: Style) -> String {
 /// `lab baseline show NAME`: the stored revision, where and how it was measured, its figures.
 pub(crate) fn render_baseline(baseline: &BaselineOutput, style: Style) -> String {
     let rustc = baseline.toolchain.rustc.lines().next().unwrap_or_default();
-    let settings = describe_settings(&baseline.settings, baseline.revision.depth);
+    let settings = describe_settings(
+        &baseline.settings,
+        baseline.revision.depth,
+        baseline.revision.instructions.measured,
+    );
     let machine = describe_machine(&baseline.machine);
     let head = match style {
         Style::Terminal => format!(

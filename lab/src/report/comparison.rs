@@ -113,7 +113,8 @@ pub(crate) fn render(comparison: &Comparison, style: Style) -> String {
 
 /// Who was compared with whom under which settings; in markdown the verdict too.
 fn title(comparison: &Comparison, style: Style) -> String {
-    let settings = describe_settings(&comparison.settings, comparison.b.depth);
+    let instructions = comparison.a.instructions.measured || comparison.b.instructions.measured;
+    let settings = describe_settings(&comparison.settings, comparison.b.depth, instructions);
     match style {
         Style::Terminal => format!(
             "lab {}: A = {}  B = {}\n{settings}\n\n",

@@ -336,8 +336,14 @@ pub(crate) fn describe_machine(machine: &Machine) -> String {
     )
 }
 
-/// `measured_depth` is what the engine reported, which tells the depth when it chose its default.
-pub(crate) fn describe_settings(settings: &Settings, measured_depth: Option<u32>) -> String {
+/// `measured_depth` is what the engine reported, which tells the depth when it chose its default;
+/// `instructions`, whether any instruction count was taken (none with `--no-instructions` or
+/// without valgrind, when the callgrind depth would mislead).
+pub(crate) fn describe_settings(
+    settings: &Settings,
+    measured_depth: Option<u32>,
+    instructions: bool,
+) -> String {
     let depth = match (settings.depth, measured_depth) {
         (Some(depth), _) => depth.to_string(),
         (None, Some(measured)) => format!("{measured} (engine default)"),
@@ -351,8 +357,13 @@ pub(crate) fn describe_settings(settings: &Settings, measured_depth: Option<u32>
         Some(p) => format!(", positions: {} ({})", p.file, p.count),
         None => String::new(),
     };
+    let instructions = if instructions {
+        format!("instructions at depth {}", settings.instr_depth)
+    } else {
+        "no instructions".to_string()
+    };
     format!(
-        "depth {depth}, {} rounds, instructions at depth {}{positions}",
-        settings.rounds, settings.instr_depth
+        "depth {depth}, {} rounds, {instructions}{positions}",
+        settings.rounds
     )
 }
