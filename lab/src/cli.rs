@@ -21,9 +21,11 @@ Exit codes (each command's own: lab COMMAND --help):
      or, with an unchanged signature, instructions per node grew by --instr-threshold or more;
      match and verdict: H0 accepted
   2  error (bad revision, failed build, crashed or non-deterministic engine, bad baseline, ...)
-  3  match and match merge: the game budget spent without an SPRT decision; verdict: undecided
+  3  match and match merge: the game budget spent without an SPRT decision (merge: also files
+     short of the budget); verdict: undecided
 130  interrupted (SIGINT or SIGTERM): child processes ended; match and verdict first report the
-     games so far (--resume plays the rest)";
+     games so far (--resume plays the rest)
+141  standard output closed before the report was written (its reader ended first)";
 
 pub(crate) const BENCH_EXIT_CODES_HELP: &str = "\
 Exit codes:
@@ -672,8 +674,6 @@ pub(crate) struct VerdictArgs {
     pub(crate) instr_threshold: f64,
 }
 
-/// A threshold in percent: finite and not negative (NaN or infinity would switch the verdict
-/// off without a word).
 /// The longest `--timeout`: a week. Longer is no limit at all, and the deadline (now plus the
 /// timeout, twenty times it under callgrind) must stay a time the clock can hold.
 const MAX_TIMEOUT_SECONDS: u64 = 7 * 24 * 3600;
@@ -683,6 +683,8 @@ fn timeout_seconds() -> clap::builder::RangedU64ValueParser<u64> {
     clap::value_parser!(u64).range(1..=MAX_TIMEOUT_SECONDS)
 }
 
+/// A threshold in percent: finite and not negative (NaN or infinity would switch the verdict
+/// off without a word).
 pub(crate) fn parse_threshold(text: &str) -> Result<f64, String> {
     let value: f64 = text
         .trim()

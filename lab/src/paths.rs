@@ -98,20 +98,44 @@ const MAX_LINKS_FOLLOWED: usize = 40;
 /// Where a write to an output path lands.
 #[derive(Debug, PartialEq)]
 enum WriteTarget {
-    /// A device, FIFO or socket (`/dev/stdout`, a named pipe): written as it stands, since
-    /// renaming a file over it would replace the device with that file.
+    /// A device, FIFO or open stream (`/dev/stdout`, a named pipe, `>(cmd)`): appended to as
+    /// it stands, since renaming a file over it would replace the device, or cut off the file
+    /// a shell opened as the lab's standard output.
     InPlace(PathBuf),
     /// A regular file, or none yet: replaced whole through a temporary sibling. A symbolic
     /// link's target is replaced, not the link.
     Replace(PathBuf),
 }
 
+/// `/dev/stdout`, `/dev/fd/N`, `/proc/self/fd/N`: names of a stream the process already has
+/// open. Their links (`pipe:[N]`, or the file a shell redirected) are the kernel's, not paths
+/// to rename over.
+fn names_an_open_stream(path: &Path) -> bool {
+    let parts: Vec<_> = path.components().map(|part| part.as_os_str()).collect();
+    let part = |index: usize, name: &str| parts.get(index).is_some_and(|part| *part == name);
+    let rooted = path.has_root();
+    rooted
+        && ((part(1, "dev") && (part(2, "stdout") || part(2, "stderr") || part(2, "fd")))
+            || (part(1, "proc") && part(3, "fd")))
+}
+
 fn write_target(path: &Path) -> Result<WriteTarget> {
+    if names_an_open_stream(path) {
+        return match fs::metadata(path) {
+            Ok(meta) if meta.is_dir() => {
+                bail!("{} is a directory, not a file to write", path.display())
+            }
+            _ => Ok(WriteTarget::InPlace(path.to_path_buf())),
+        };
+    }
     let mut path = path.to_path_buf();
     for _ in 0..MAX_LINKS_FOLLOWED {
         let link = match fs::symlink_metadata(&path) {
-            Ok(meta) if meta.file_type().is_symlink() => fs::read_link(&path)
-                .with_context(|| format!("reading the link {}", path.display()))?,
+            Ok(meta) if meta.file_type().is_symlink() => {
+                refuse_a_planted_link(&path, &meta)?;
+                fs::read_link(&path)
+                    .with_context(|| format!("reading the link {}", path.display()))?
+            }
             Ok(meta) if meta.is_dir() => {
                 bail!("{} is a directory, not a file to write", path.display())
             }
@@ -134,11 +158,38 @@ fn write_target(path: &Path) -> Result<WriteTarget> {
             Some(dir) if link.is_relative() => dir.join(link),
             _ => link,
         };
+        if names_an_open_stream(&path) {
+            return Ok(WriteTarget::InPlace(path));
+        }
     }
     bail!(
         "{} is a chain of more than {MAX_LINKS_FOLLOWED} symbolic links (a loop?)",
         path.display()
     )
+}
+
+/// The rule of Linux's `fs.protected_symlinks`, which following a link by hand would bypass:
+/// in a sticky, world-writable directory (`/tmp`) a link is followed only when its owner is
+/// the directory's or this process's, so no other user's planted link redirects a write.
+fn refuse_a_planted_link(link: &Path, meta: &fs::Metadata) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    const STICKY_AND_WORLD_WRITABLE: u32 = 0o1002;
+    let Ok(dir) = fs::metadata(parent_dir(link)) else {
+        return Ok(());
+    };
+    if dir.permissions().mode() & STICKY_AND_WORLD_WRITABLE != STICKY_AND_WORLD_WRITABLE
+        || meta.uid() == dir.uid()
+    {
+        return Ok(());
+    }
+    // /proc/self belongs to the process's effective user.
+    match fs::metadata("/proc/self") {
+        Ok(own) if own.uid() == meta.uid() => Ok(()),
+        _ => bail!(
+            "{} is another user's symbolic link in a shared directory: not followed",
+            link.display()
+        ),
+    }
 }
 
 /// The directory a new file at `path` goes into, which may not exist yet.
@@ -157,8 +208,23 @@ pub(crate) fn check_writable(path: &Path) -> Result<()> {
         return Ok(());
     };
     let mut dir = parent_dir(&file);
-    while !dir.exists() {
-        dir = parent_dir(dir);
+    while fs::metadata(dir).is_err() {
+        if fs::symlink_metadata(dir).is_ok() {
+            bail!(
+                "cannot write {}: {} is a dangling symbolic link",
+                path.display(),
+                dir.display()
+            );
+        }
+        let parent = parent_dir(dir);
+        if parent == dir {
+            bail!(
+                "cannot write {}: {} cannot be looked up",
+                path.display(),
+                dir.display()
+            );
+        }
+        dir = parent;
     }
     if !dir.is_dir() {
         bail!(
@@ -176,11 +242,11 @@ pub(crate) fn check_writable(path: &Path) -> Result<()> {
 }
 
 /// Refuses an output of measured data (a pool, a book, a calibration file) that would replace
-/// an existing file: such a file took minutes or hours to make, and other files may name it.
-/// A device or FIFO is not a file to lose and is let through.
+/// an existing file, before the work: such a file took minutes or hours to make, and other
+/// files may name it. [`write_new`] holds to it at the end. A device or FIFO is let through.
 pub(crate) fn refuse_existing(flag: &str, path: &Path) -> Result<()> {
     if let WriteTarget::Replace(file) = write_target(path)? {
-        if file.exists() {
+        if fs::symlink_metadata(&file).is_ok() {
             bail!(
                 "{flag} {} already exists: remove it or choose another {flag}",
                 path.display()
@@ -190,16 +256,34 @@ pub(crate) fn refuse_existing(flag: &str, path: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Whether a write may replace a file already there.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Existing {
+    Replace,
+    Refuse,
+}
+
 /// Writes `contents` through a temporary sibling and a rename (tempfile's `persist`), so
-/// readers never see half a file, creating the parent directory; a device or FIFO is written
-/// in place. Used by baselines, calibration files, pools, exports and `lab tables --apply`.
+/// readers never see half a file, creating the parent directory; a device or stream is
+/// appended to in place. A replaced file keeps its permissions. Used by baselines, stores,
+/// exports and `lab tables --apply`.
 pub(crate) fn write_atomically(path: &Path, contents: &[u8]) -> Result<()> {
+    write_whole(path, contents, Existing::Replace)
+}
+
+/// [`write_atomically`] for measured data: a file that appeared at `path` since
+/// [`refuse_existing`] checked (another run with the same `--out`) is not replaced.
+pub(crate) fn write_new(path: &Path, contents: &[u8]) -> Result<()> {
+    write_whole(path, contents, Existing::Refuse)
+}
+
+fn write_whole(path: &Path, contents: &[u8], existing: Existing) -> Result<()> {
     use std::io::Write;
     let file = match write_target(path)? {
-        WriteTarget::InPlace(device) => {
+        WriteTarget::InPlace(stream) => {
             let written = fs::OpenOptions::new()
-                .write(true)
-                .open(&device)
+                .append(true)
+                .open(&stream)
                 .and_then(|mut out| out.write_all(contents).and_then(|()| out.flush()));
             return written.with_context(|| format!("writing {}", path.display()));
         }
@@ -211,6 +295,7 @@ pub(crate) fn write_atomically(path: &Path, contents: &[u8]) -> Result<()> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
+    let kept_permissions = fs::metadata(&file).ok().map(|meta| meta.permissions());
     let written = (|| -> std::io::Result<()> {
         // A hidden sibling with a random name, so the rename stays on one file system and two
         // writers (threads or processes) never share it; dropped unpersisted, it is removed.
@@ -219,12 +304,24 @@ pub(crate) fn write_atomically(path: &Path, contents: &[u8]) -> Result<()> {
             .suffix(".tmp")
             .permissions(ordinary_file_permissions())
             .tempfile_in(dir)?;
+        if let Some(permissions) = &kept_permissions {
+            temporary.as_file().set_permissions(permissions.clone())?;
+        }
         temporary.write_all(contents)?;
         temporary.as_file().sync_all()?;
-        temporary.persist(&file).map_err(|error| error.error)?;
-        Ok(())
+        match existing {
+            Existing::Replace => temporary.persist(&file).map(drop),
+            Existing::Refuse => temporary.persist_noclobber(&file).map(drop),
+        }
+        .map_err(|error| error.error)
     })();
-    written.with_context(|| format!("writing {}", path.display()))
+    match written {
+        Err(error) if existing == Existing::Refuse && error.kind() == std::io::ErrorKind::AlreadyExists => bail!(
+            "{} was created by another run while this one worked: it is kept, and this run's result is not written",
+            path.display()
+        ),
+        written => written.with_context(|| format!("writing {}", path.display())),
+    }
 }
 
 /// What `File::create` gives (0666 less the umask): tempfile's own default, 0600, would hide
@@ -557,7 +654,8 @@ mod tests {
             eprintln!("mkfifo not available: the FIFO half is skipped");
             return;
         }
-        let reader = {
+        let (sender, received) = std::sync::mpsc::channel();
+        {
             let fifo = fifo.clone();
             std::thread::spawn(move || {
                 let mut text = String::new();
@@ -565,16 +663,65 @@ mod tests {
                     .unwrap()
                     .read_to_string(&mut text)
                     .unwrap();
-                text
-            })
-        };
+                let _ = sender.send(text);
+            });
+        }
         check_writable(&fifo).unwrap();
         write_atomically(&fifo, b"through the pipe").unwrap();
-        assert_eq!(reader.join().unwrap(), "through the pipe");
         assert!(
             !fs::metadata(&fifo).unwrap().is_file(),
             "the FIFO was replaced"
         );
+        // A write that missed the FIFO leaves its reader waiting: a bounded wait fails instead.
+        let text = received.recv_timeout(std::time::Duration::from_secs(20));
+        assert_eq!(text.as_deref(), Ok("through the pipe"));
+    }
+
+    #[test]
+    fn measured_data_is_never_replaced_and_a_dangling_directory_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let pool = dir.path().join("pool.epd");
+        refuse_existing("--out", &pool).unwrap();
+        write_new(&pool, b"first").unwrap();
+        let refused = refuse_existing("--out", &pool).unwrap_err();
+        assert!(refused.to_string().contains("already exists"), "{refused}");
+        // Another run's file, made after this run's check: kept.
+        let refused = write_new(&pool, b"second").unwrap_err();
+        assert!(
+            refused.to_string().contains("created by another run"),
+            "{refused}"
+        );
+        assert_eq!(fs::read_to_string(&pool).unwrap(), "first");
+
+        let dangling = dir.path().join("gone");
+        std::os::unix::fs::symlink("nowhere", &dangling).unwrap();
+        let refused = check_writable(&dangling.join("pool.epd")).unwrap_err();
+        assert!(
+            refused.to_string().contains("dangling symbolic link"),
+            "{refused}"
+        );
+    }
+
+    #[test]
+    fn only_the_names_of_open_streams_are_streams() {
+        for stream in [
+            "/dev/stdout",
+            "/dev/stderr",
+            "/dev/fd/1",
+            "/proc/self/fd/1",
+            "/proc/42/fd/3",
+        ] {
+            assert!(names_an_open_stream(Path::new(stream)), "{stream}");
+        }
+        for file in [
+            "/dev/shm/pool.epd",
+            "/devel/x",
+            "dev/stdout",
+            "/proc/self/status",
+            "/tmp/fd/1",
+        ] {
+            assert!(!names_an_open_stream(Path::new(file)), "{file}");
+        }
     }
 
     #[test]
@@ -607,6 +754,10 @@ mod tests {
         write_atomically(&atomic, b"x").unwrap();
         let mode = |path: &Path| fs::metadata(path).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode(&atomic), mode(&created));
+        // A file replaced keeps the permissions its owner gave it.
+        fs::set_permissions(&atomic, fs::Permissions::from_mode(0o600)).unwrap();
+        write_atomically(&atomic, b"y").unwrap();
+        assert_eq!(mode(&atomic), 0o600);
     }
 
     #[test]

@@ -43,8 +43,9 @@ fn is_gzip(path: &Path) -> bool {
     path.extension().is_some_and(|e| e == "gz")
 }
 
-/// Writes a pool atomically, gzip-compressed when the name ends in `.gz`. The gzip header
-/// carries no timestamp or name, so the same pool gives the same bytes.
+/// Writes a new pool atomically, gzip-compressed when the name ends in `.gz`, never replacing
+/// a file (`paths::write_new`). The gzip header carries no timestamp or name, so the same pool
+/// gives the same bytes.
 pub fn write_pool(path: &Path, text: &str) -> Result<()> {
     let bytes = if is_gzip(path) {
         let mut encoder = flate2::GzBuilder::new()
@@ -55,7 +56,7 @@ pub fn write_pool(path: &Path, text: &str) -> Result<()> {
     } else {
         text.as_bytes().to_vec()
     };
-    crate::paths::write_atomically(path, &bytes)
+    crate::paths::write_new(path, &bytes)
 }
 
 /// Reads a pool (`.epd` or `.epd.gz`): one FEN or EPD per line, `#` comments and blank lines

@@ -306,7 +306,7 @@ fn help_documents_the_exit_codes() {
     let run = repo.lab(&["--help"]);
     assert_eq!(run.code, 0, "{run}");
     assert!(
-        run.stdout.contains("Exit codes:") && run.stdout.contains("1  regression"),
+        run.stdout.contains("Exit codes") && run.stdout.contains("1  regression"),
         "{run}"
     );
 }

@@ -48,7 +48,8 @@ fn a_page_written_into_a_fifo_goes_through_it() {
     let dir = tempfile::tempdir().unwrap();
     let fifo = dir.path().join("page.fifo");
     common::mkfifo(&fifo);
-    let reader = {
+    let (sender, received) = std::sync::mpsc::channel();
+    {
         let fifo = fifo.clone();
         std::thread::spawn(move || {
             let mut page = String::new();
@@ -56,16 +57,49 @@ fn a_page_written_into_a_fifo_goes_through_it() {
                 .unwrap()
                 .read_to_string(&mut page)
                 .unwrap();
-            page
-        })
-    };
+            let _ = sender.send(page);
+        });
+    }
     let run = common::LabRun::from(report_to(&fifo).output().unwrap());
     assert_eq!(run.code, 0, "{run}");
-    assert!(reader.join().unwrap().starts_with("<!DOCTYPE html>"));
     assert!(
         !fs::metadata(&fifo).unwrap().is_file(),
         "the FIFO was replaced"
     );
+    // A page that missed the FIFO leaves its reader waiting: a bounded wait fails instead.
+    let page = received
+        .recv_timeout(std::time::Duration::from_secs(20))
+        .expect("the page came through the FIFO");
+    assert!(page.starts_with("<!DOCTYPE html>"));
+}
+
+/// `--out /dev/stdout` with standard output redirected to a file (`>> "$GITHUB_STEP_SUMMARY"`):
+/// the page is appended to the stream, the file is not replaced by a rename.
+#[test]
+fn a_page_written_to_dev_stdout_is_appended_to_the_redirected_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let summary = dir.path().join("summary.md");
+    fs::write(&summary, "earlier step\n").unwrap();
+    let appended = fs::OpenOptions::new().append(true).open(&summary).unwrap();
+    let output = report_to(Path::new("/dev/stdout"))
+        .stdout(appended)
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let written = fs::read_to_string(&summary).unwrap();
+    assert!(
+        written.starts_with("earlier step\n<!DOCTYPE html>"),
+        "{written}"
+    );
+
+    let piped = report_to(Path::new("/dev/stdout")).output().unwrap();
+    assert_eq!(piped.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&piped.stdout).starts_with("<!DOCTYPE html>"));
 }
 
 #[test]

@@ -20,7 +20,7 @@ use crate::engine::build::build_engine;
 use crate::engine::revision::Revision;
 use crate::engine::snapshot::materialize;
 use crate::machine::Provenance;
-use crate::paths::{write_atomically, LabPaths};
+use crate::paths::{write_atomically, write_new, LabPaths};
 use crate::progress::Progress;
 
 /// The cargo feature that compiles the engine's samplers in.
@@ -29,6 +29,11 @@ pub(crate) const FEATURE: &str = "calibrate";
 /// Writes a calibration file atomically as pretty JSON, arrays of scalars on one line.
 pub(crate) fn save(path: &Path, file: &CalibrationFile) -> Result<()> {
     write_atomically(path, to_json_text(file)?.as_bytes())
+}
+
+/// [`save`] to a user's `--out`, which never replaces a file (`paths::write_new`).
+pub(crate) fn save_new(path: &Path, file: &CalibrationFile) -> Result<()> {
+    write_new(path, to_json_text(file)?.as_bytes())
 }
 
 /// The calibration of one revision, ready to report.
@@ -90,8 +95,17 @@ pub(crate) fn calibrate_revision(
     });
     // The samples' positions are pool indices, checked against the record just set.
     file.validate()?;
-    let path = out.map_or_else(|| results.join("calibration.json"), Path::to_path_buf);
-    save(&path, &file)?;
+    let path = match out {
+        Some(out) => {
+            save_new(out, &file)?;
+            out.to_path_buf()
+        }
+        None => {
+            let path = results.join("calibration.json");
+            save(&path, &file)?;
+            path
+        }
+    };
     progress.line(&format!("wrote {}", path.display()));
     Ok(Calibrated {
         file,

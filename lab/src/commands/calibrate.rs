@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Result};
 use squall::calibrate::Sampling;
 
-use crate::calibration::calibrate::{calibrate_revision, default_results_dir, run_settings, save};
+use crate::calibration::calibrate::{
+    calibrate_revision, default_results_dir, run_settings, save_new,
+};
 use crate::calibration::merge::merge_shards;
 use crate::calibration::summary::DEFAULT_PERCENTILE;
 use crate::calibration::CalibrationFile;
@@ -100,7 +102,7 @@ fn merge(lab: &Lab, files: &[PathBuf], out: Option<&Path>) -> Result<Outcome> {
     }
     let merged = merge_shards(&loaded)?;
     if let Some(out) = out {
-        save(out, &merged)?;
+        save_new(out, &merged)?;
         lab.progress().line(&format!("wrote {}", out.display()));
     }
     let origin = format!("{} merged files", files.len());

@@ -19,8 +19,9 @@ pub(crate) fn merge(files: &[PathBuf], pgn: Option<&Path>) -> Result<MatchReport
     let mut games: Vec<GameRecord> = Vec::new();
     let mut owner: std::collections::HashMap<game::GameId, PathBuf> = Default::default();
     for file in files {
-        let (header, shard_games, whole_lines) = results::read(file)?;
-        warn_of_a_torn_line(file, whole_lines);
+        let bytes = crate::input::read_bytes(file, crate::input::RESULTS)?;
+        let (header, shard_games, whole_len) = results::parse(&bytes, file)?;
+        warn_of_a_torn_line(file, bytes.len() as u64 - whole_len);
         if let Some((first, base_header)) = &base {
             let changed = differences(&base_header.settings, &header.settings);
             if !changed.is_empty() {
@@ -114,13 +115,11 @@ const UNFINISHED_EXIT: u8 = 3;
 
 /// A last line with no newline is a game being written when the file was read (a running
 /// match, a copy taken mid-write): the reader leaves it out, and the merge says so.
-fn warn_of_a_torn_line(file: &Path, whole_lines: u64) {
-    let length = std::fs::metadata(file).map_or(0, |meta| meta.len());
-    if length > whole_lines {
+fn warn_of_a_torn_line(file: &Path, torn_len: u64) {
+    if torn_len > 0 {
         crate::progress::warning(&format!(
-            "warning: {}: its last line has no newline ({} bytes, a game still being written?): left out",
+            "warning: {}: its last line has no newline ({torn_len} bytes, a game still being written?): left out",
             file.display(),
-            length - whole_lines
         ));
     }
 }
