@@ -117,7 +117,7 @@ impl Ranged for TickedAxis {
     type ValueType = f64;
 
     fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
-        self.range.map(value, limit)
+        self.range.map(&within_reach(*value, &self.range), limit)
     }
 
     fn key_points<Hint: KeyPointHint>(&self, hint: Hint) -> Vec<f64> {
@@ -131,6 +131,47 @@ impl Ranged for TickedAxis {
     fn range(&self) -> std::ops::Range<f64> {
         self.range.range()
     }
+}
+
+/// `value`, or where it leaves the axis by more than the axis's own span, that far out: the
+/// plot clips it there all the same, and plotters' pixel arithmetic (i32) overflows for the
+/// absurd figures a JSON may hold (1e308).
+fn within_reach(value: f64, range: &RangedCoordf64) -> f64 {
+    let std::ops::Range { start, end } = range.range();
+    let span = (end - start).abs();
+    let (low, high) = (start.min(end) - span, start.max(end) + span);
+    if value.is_nan() {
+        low
+    } else {
+        value.clamp(low, high)
+    }
+}
+
+/// A float value axis with plotters' own ticks whose far-off values are drawn within reach
+/// ([`within_reach`]).
+#[derive(Clone)]
+pub(crate) struct ValueAxis(RangedCoordf64);
+
+impl Ranged for ValueAxis {
+    type FormatOption = DefaultFormatting;
+    type ValueType = f64;
+
+    fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
+        self.0.map(&within_reach(*value, &self.0), limit)
+    }
+
+    fn key_points<Hint: KeyPointHint>(&self, hint: Hint) -> Vec<f64> {
+        self.0.key_points(hint)
+    }
+
+    fn range(&self) -> std::ops::Range<f64> {
+        self.0.range()
+    }
+}
+
+/// `range` as a [`ValueAxis`].
+pub(crate) fn value_axis(range: std::ops::Range<f64>) -> ValueAxis {
+    ValueAxis(range.into())
 }
 
 /// `range` ticked at `ticks` (those inside it).

@@ -94,6 +94,49 @@ mod tests {
     use crate::report::html::matches::over_games::points_of;
     use crate::report::html::plot::{count, test_footer};
 
+    /// Absurd figures (a JSON may hold 1e308) are drawn within reach of the frame, where the
+    /// plot clips them, on their own side: unclamped, plotters' pixel arithmetic overflows (a
+    /// panic with overflow checks, else a pixel wrapped to the other edge).
+    #[test]
+    fn absurd_figures_are_drawn_within_reach_of_the_frame() {
+        let points = [(2.0, 1e308), (4.0, -1e308), (6.0, f64::MAX)];
+        let test = Test {
+            lower: -1e308,
+            upper: 1e308,
+            hypotheses: "[0, 5] logistic".to_string(),
+            decision: "no decision",
+        };
+        let svg = draw(&points, &test, &test_footer()).unwrap();
+        // Each bound's line and the LLR's, besides their legend swatches.
+        for colour in ["#2CA02C", "#D62728", "#FF7F0E"] {
+            assert_eq!(
+                count(&svg, &format!("stroke=\"{colour}\"")),
+                2,
+                "{colour}: {svg}"
+            );
+        }
+        let line = svg
+            .split("<polyline")
+            .find(|part| part.contains("stroke=\"#FF7F0E\""))
+            .unwrap();
+        assert_eq!(points_of(line), 3);
+        let coordinates: Vec<f64> = line
+            .split("points=\"")
+            .nth(1)
+            .and_then(|rest| rest.split('"').next())
+            .unwrap()
+            .split([' ', ','])
+            .filter_map(|number| number.parse().ok())
+            .collect();
+        assert!(
+            coordinates.iter().all(|c| c.abs() < 10_000.0),
+            "{coordinates:?}"
+        );
+        // Up, down, up: unclamped, the wrapped pixel put -1e308 at the top as well.
+        let ys = [coordinates[1], coordinates[3], coordinates[5]];
+        assert!(ys[1] > ys[0] && ys[2] == ys[0], "{coordinates:?}");
+    }
+
     #[test]
     fn the_line_runs_between_both_bounds_to_the_marked_decision() {
         let points: Vec<(f64, f64)> = (1..=40)

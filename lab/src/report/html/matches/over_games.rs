@@ -2,16 +2,16 @@
 //! horizontal reference lines and the legend.
 
 use anyhow::Result;
-use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use crate::report::html::plot::{
-    count_ticks, plot_error, ticked, with_legend_room, TickedAxis, FONT, TEXT,
+    count_ticks, plot_error, ticked, value_axis, with_legend_room, TickedAxis, ValueAxis, FONT,
+    TEXT,
 };
 
 pub(crate) type GamesChart<'a, 'b> =
-    ChartContext<'a, SVGBackend<'b>, Cartesian2d<TickedAxis, RangedCoordf64>>;
+    ChartContext<'a, SVGBackend<'b>, Cartesian2d<TickedAxis, ValueAxis>>;
 
 /// The x axis ends a little past the last game, so the final point is not on the frame.
 pub(crate) fn x_end(games: f64) -> f64 {
@@ -43,7 +43,7 @@ pub(crate) fn chart<'a, 'b>(
                 ),
                 count_ticks(games, 10),
             ),
-            y.0..y.1,
+            value_axis(y.0..y.1),
         )
         .map_err(plot_error)?;
     chart
