@@ -256,6 +256,13 @@ pub(crate) fn refuse_existing(flag: &str, path: &Path) -> Result<()> {
     Ok(())
 }
 
+/// The checks before the work of an output of measured data: it names no existing file
+/// ([`refuse_existing`]) and can be written ([`check_writable`]).
+pub(crate) fn check_new_output(flag: &str, path: &Path) -> Result<()> {
+    refuse_existing(flag, path)?;
+    check_writable(path).with_context(|| format!("{flag} {}", path.display()))
+}
+
 /// Whether a write may replace a file already there.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Existing {
@@ -721,6 +728,55 @@ mod tests {
             "/tmp/fd/1",
         ] {
             assert!(!names_an_open_stream(Path::new(file)), "{file}");
+        }
+    }
+
+    proptest::proptest! {
+        /// A chain of links, each relative or absolute, some through a subdirectory, ends at
+        /// one file: a write through its first link lands there whole, every link stays a
+        /// link, and nothing else appears.
+        #[test]
+        fn a_write_through_a_chain_of_links_lands_at_its_end(
+            hops in proptest::collection::vec((proptest::bool::ANY, proptest::bool::ANY), 1..6),
+            end_exists in proptest::bool::ANY,
+        ) {
+            let dir = tempfile::tempdir().unwrap();
+            fs::create_dir(dir.path().join("sub")).unwrap();
+            let end = dir.path().join("end.json");
+            if end_exists {
+                fs::write(&end, "old").unwrap();
+            }
+            // Link i is in `sub/` or the top directory and names link i + 1 (the last, end.json).
+            let place = |index: usize, in_sub: bool| {
+                let name = format!("link-{index}");
+                if in_sub { dir.path().join("sub").join(name) } else { dir.path().join(name) }
+            };
+            let links: Vec<PathBuf> =
+                hops.iter().enumerate().map(|(index, &(in_sub, _))| place(index, in_sub)).collect();
+            for (index, &(_, relative)) in hops.iter().enumerate() {
+                let next = links.get(index + 1).unwrap_or(&end);
+                let target = if relative {
+                    let from_sub = links[index].parent() != Some(dir.path());
+                    let to_sub = next.parent() != Some(dir.path());
+                    let name = PathBuf::from(next.file_name().unwrap());
+                    match (from_sub, to_sub) {
+                        (false, false) | (true, true) => name,
+                        (false, true) => Path::new("sub").join(name),
+                        (true, false) => Path::new("..").join(name),
+                    }
+                } else {
+                    next.clone()
+                };
+                std::os::unix::fs::symlink(&target, &links[index]).unwrap();
+            }
+            write_atomically(&links[0], b"through").unwrap();
+            proptest::prop_assert_eq!(fs::read_to_string(&end).unwrap(), "through");
+            for link in &links {
+                proptest::prop_assert!(fs::symlink_metadata(link).unwrap().file_type().is_symlink());
+            }
+            let entries = fs::read_dir(dir.path()).unwrap().count()
+                + fs::read_dir(dir.path().join("sub")).unwrap().count();
+            proptest::prop_assert_eq!(entries, links.len() + 2);
         }
     }
 

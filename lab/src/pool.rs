@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::positions::{write_pool, SplitMix};
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use rayon::prelude::*;
 use squall::movegen::{legal_moves, noisy_moves};
 use squall::search::{see_ge, Limits, Searcher, Silent};
@@ -242,8 +242,7 @@ pub fn check_output(out: &Path) -> Result<()> {
     if out.is_dir() {
         bail!("--out {shown} is a directory; give the pool file's name, e.g. {shown}/pool.epd.gz");
     }
-    crate::paths::refuse_existing("--out", out)?;
-    crate::paths::check_writable(out).with_context(|| format!("--out {shown}"))
+    crate::paths::check_new_output("--out", out)
 }
 
 /// What `lab pool generate` wrote.

@@ -29,7 +29,7 @@ pub(crate) fn run(lab: &Lab, args: &CalibrateArgs) -> Result<Outcome> {
 
 fn calibrate(lab: &Lab, args: &CalibrateRunArgs) -> Result<Outcome> {
     if let Some(out) = &args.out {
-        check_output(out)?;
+        crate::paths::check_new_output("--out", out)?;
     }
     let session = lab.lock()?;
     session.engine().require(ProtocolFeature::Calibration)?;
@@ -71,16 +71,9 @@ fn calibrate(lab: &Lab, args: &CalibrateRunArgs) -> Result<Outcome> {
     ))))
 }
 
-/// A calibration file given by `--out` is refused before the work when it exists (a
-/// calibration is never replaced) or cannot be written.
-fn check_output(out: &Path) -> Result<()> {
-    crate::paths::refuse_existing("--out", out)?;
-    crate::paths::check_writable(out)
-}
-
 fn merge(lab: &Lab, files: &[PathBuf], out: Option<&Path>) -> Result<Outcome> {
     if let Some(out) = out {
-        check_output(out)?;
+        crate::paths::check_new_output("--out", out)?;
     }
     let mut loaded = Vec::new();
     for (i, path) in files.iter().enumerate() {
