@@ -2,6 +2,8 @@
 
 use std::path::PathBuf;
 
+use crate::games::rules::{DEFAULT_DRAW_ADJ, DEFAULT_RESIGN_ADJ};
+
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 pub use crate::report::Format;
@@ -78,20 +80,14 @@ Exit codes:
 pub(crate) const DEFAULT_THRESHOLD_PCT: f64 = 1.0;
 /// Default of `--instr-threshold`: the smallest change of instructions per node, in percent.
 pub(crate) const DEFAULT_INSTR_THRESHOLD_PCT: f64 = 0.5;
-/// Default of `lab match --draw-adj`, and of `lab verdict --draw-adj` for fresh games: a draw
-/// from move 32 after 8 moves each within 10 cp.
-pub(crate) const DEFAULT_DRAW_ADJ: &str = "movenumber=32,movecount=8,score=10";
-/// Default of `lab match --resign-adj`, and of `lab verdict --resign-adj` for fresh games: a
-/// loss after 3 moves of one side at -400 cp or worse.
-pub(crate) const DEFAULT_RESIGN_ADJ: &str = "movecount=3,score=400";
 /// Default of `lab verdict --max-games`.
 pub(crate) const DEFAULT_MAX_GAMES: u64 = 20_000;
 /// Default of `lab speed-elo --games` (per odds).
 pub(crate) const DEFAULT_GAMES_PER_ODDS: u64 = 400;
 /// Default of `baseline check --threshold`. Stored runs are not paired in time with fresh ones,
-/// so the machine's drift between the two sessions is in the ratio and not in its interval: on
-/// the 2-core VM the lab is developed on, an unchanged binary measured 3.9% to 9.8% slower per
-/// node than its baseline saved hours before. asv's `--factor` (1.1) makes a like allowance.
+/// so the machine's drift between the two sittings is in the ratio and not in its interval: on
+/// a small VM an unchanged binary can measure up to about 10% slower per node than its
+/// baseline saved hours before. asv's `--factor` (1.1) makes a like allowance.
 pub(crate) const DEFAULT_BASELINE_THRESHOLD_PCT: f64 = 15.0;
 
 /// The heading of the options every command takes, listed apart from the command's own.

@@ -245,8 +245,23 @@ pub(crate) fn excerpt(text: &str, max_chars: usize) -> std::borrow::Cow<'_, str>
     std::borrow::Cow::Owned(format!("{kept}…"))
 }
 
+/// How many characters of a commit or tree id a reader is shown.
+pub(crate) const SHORT_COMMIT_CHARS: usize = 10;
+/// How many characters of a build's cache key a reader is shown.
+pub(crate) const SHORT_KEY_CHARS: usize = 12;
+
+/// A commit or tree id as a reader is shown it: its first `SHORT_COMMIT_CHARS` characters.
+pub(crate) fn short_commit(id: &str) -> &str {
+    prefix_chars(id, SHORT_COMMIT_CHARS)
+}
+
+/// A build's cache key as a reader is shown it: its first `SHORT_KEY_CHARS` characters.
+pub(crate) fn short_key(key: &str) -> &str {
+    prefix_chars(key, SHORT_KEY_CHARS)
+}
+
 /// The first `max_chars` characters of `text`, cut on a character boundary, without a mark:
-/// for identifiers shortened by design (a commit's first ten hex digits).
+/// for identifiers shortened by design (`short_commit`, `short_key`).
 pub(crate) fn prefix_chars(text: &str, max_chars: usize) -> &str {
     match text.char_indices().nth(max_chars) {
         None => text,

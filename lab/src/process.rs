@@ -26,6 +26,10 @@ pub(crate) const OUTPUT_TAIL_BYTES: usize = 1 << 20;
 pub(crate) const READ_OUTPUT_BYTES: usize = 256 << 20;
 /// Characters of one line that an error's tail of output shows.
 const TAIL_LINE_CHARS: usize = 500;
+/// Lines of a failed child's stderr quoted in the lab's error.
+pub(crate) const ERROR_TAIL_LINES: usize = 20;
+/// Lines of a failed build's output quoted in the lab's error: a compiler's error runs longer.
+pub(crate) const FAILED_BUILD_TAIL_LINES: usize = 30;
 
 pub(crate) struct Finished {
     pub(crate) status: ExitStatus,
@@ -96,7 +100,7 @@ fn run(mut command: Command, timeout: Duration, what: &str, keep_stdout: Keep) -
             "{what} did not finish within {} s and was killed with every process it started \
              (a hang?){}",
             timeout.as_secs(),
-            tail_section(&stderr.take().unwrap_or_default(), 20)
+            tail_section(&stderr.take().unwrap_or_default(), ERROR_TAIL_LINES)
         );
     }
     // The process has exited but is not reaped yet, so its group id cannot be reused while the
@@ -116,7 +120,7 @@ fn run(mut command: Command, timeout: Duration, what: &str, keep_stdout: Keep) -
             "{what} printed more than {} MiB on stdout, more than the lab reads ({}){}",
             READ_OUTPUT_BYTES >> 20,
             describe_status(status),
-            tail_section(&stderr, 20)
+            tail_section(&stderr, ERROR_TAIL_LINES)
         );
     };
     Ok(Finished {
@@ -280,7 +284,7 @@ pub(crate) fn require_success(finished: &Finished, what: &str) -> Result<()> {
     Err(anyhow!(
         "{what} failed ({}){}",
         describe_status(finished.status),
-        tail_section(&finished.stderr, 20)
+        tail_section(&finished.stderr, ERROR_TAIL_LINES)
     ))
 }
 
@@ -527,7 +531,7 @@ mod tests {
         assert!(finished.stdout.ends_with(b"aaa\nlast-out\n"));
         assert_eq!(finished.stderr.len(), OUTPUT_TAIL_BYTES);
         assert!(finished.stderr.ends_with(b"bbb\nlast-err\n"));
-        let tail = tail_section(&finished.stderr, 20);
+        let tail = tail_section(&finished.stderr, ERROR_TAIL_LINES);
         assert!(tail.len() < 2 * TAIL_LINE_CHARS, "{}", tail.len());
     }
 

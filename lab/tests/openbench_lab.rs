@@ -1115,10 +1115,10 @@ fn a_resume_after_the_base_moved_names_the_verdict_it_could_continue() {
     common::speed_elo::store_stand_in_model(repo.path());
     let git = git2::Repository::open(repo.path()).unwrap();
     let first_base = git.revparse_single("HEAD~1").unwrap().id().to_string();
-    let first_base = &first_base[..12];
+    let first_base = &first_base[..10];
     // B, HEAD at first and HEAD~1 once the base moves: the command names its commit.
     let b = git.revparse_single("HEAD").unwrap().id().to_string();
-    let b = &b[..12];
+    let b = &b[..10];
     let verdict = |a: &'static str, b: &'static str, games: &'static str, resume: bool| {
         let mut args = verdict_args(games, &["--nodes", "2000", "--format", "json"]);
         args[1] = a;

@@ -27,10 +27,12 @@ use crate::analysis::compare::{Comparison, PositionsSetting, Settings, Threshold
 use crate::analysis::measure::Plan;
 use crate::cli::{
     BaselineCommand, CalibrateCommand, Cli, Command, ExportArgs, Format, MatchCommand, MeasureArgs,
-    OutputArgs, SeriesMeasureArgs, VerdictArgs, DEFAULT_DRAW_ADJ, DEFAULT_RESIGN_ADJ,
+    OutputArgs, SeriesMeasureArgs, VerdictArgs,
 };
 use crate::engine::adapter::{bench_dir, ProtocolFeature};
-use crate::games::rules::{AdjudicationRules, DrawAdjudication, ResignAdjudication};
+use crate::games::rules::{
+    AdjudicationRules, DrawAdjudication, ResignAdjudication, DEFAULT_DRAW_ADJ, DEFAULT_RESIGN_ADJ,
+};
 use crate::lab::{Lab, Session};
 use crate::outcome::{Exit, Outcome};
 use crate::paths::NamedPath;

@@ -7,7 +7,7 @@ use crate::cli::{SpeedEloArgs, DEFAULT_GAMES_PER_ODDS};
 use crate::games::rules::{Limit, RulesKept};
 use crate::games::{self, GameBudget, MatchOptions, Resume};
 use crate::history::store::machine_id;
-use crate::input::excerpt;
+use crate::input::short_key;
 use crate::lab::Lab;
 use crate::machine::Machine;
 use crate::outcome::Outcome;
@@ -104,8 +104,8 @@ pub(crate) fn run(lab: &Lab, args: &SpeedEloArgs) -> Result<Outcome> {
                 "odds {odds} played another engine than the first odds (binary {} against {}): \
                  {rev} changed during the fit (WORKTREE edited?), so its points are not of one \
                  engine; no model. Fit a commit",
-                excerpt(&report.engines[0].binary, 12),
-                excerpt(&first.binary, 12)
+                short_key(&report.engines[0].binary),
+                short_key(&first.binary)
             );
         }
     }

@@ -312,7 +312,7 @@ impl EngineAdapter for OpenBenchAdapter {
             self.engine.name,
             revision.short_name(),
             built.origin(),
-            &built.key[..12]
+            crate::input::short_key(&built.key)
         ));
         Ok(built)
     }

@@ -12,12 +12,10 @@ use super::revision::{entry_id, Revision};
 use super::snapshot::{materialize, source_dir};
 use crate::machine::{rustc_version, rustflags};
 use crate::paths::{remove_if_exists, temp_sibling, LabPaths};
-use crate::process::{describe_status, run_keeping_tails, tail_section};
+use crate::process::{describe_status, run_keeping_tails, tail_section, FAILED_BUILD_TAIL_LINES};
 use crate::progress::Progress;
 
 const ENGINE_PACKAGE: &str = "squall";
-/// Lines of cargo's output shown when a build fails.
-const FAILED_BUILD_TAIL: usize = 30;
 /// Generous: a cold release build with fat LTO on two busy cores takes minutes.
 const BUILD_TIMEOUT: Duration = Duration::from_secs(3600);
 
@@ -120,7 +118,7 @@ pub(crate) fn build_engine_with_rustflags(
     progress.line(&format!(
         "{what}: {} {}",
         binary.origin(),
-        &binary.key[..12]
+        crate::input::short_key(&binary.key)
     ));
     Ok(binary)
 }
@@ -296,7 +294,7 @@ fn run_cargo_build(
         bail!(
             "cargo build --release -p {ENGINE_PACKAGE} failed ({}){}",
             describe_status(finished.status),
-            tail_section(&output, FAILED_BUILD_TAIL)
+            tail_section(&output, FAILED_BUILD_TAIL_LINES)
         );
     }
     Ok(())

@@ -23,7 +23,7 @@ use crate::engine::config::OpenBenchEngine;
 use crate::engine::revision::{check_tree_entries, Revision};
 use crate::engine::snapshot::write_new_file;
 use crate::paths::{remove_if_exists, LabPaths};
-use crate::process::{run_keeping_tails, run_with_timeout, tail_section};
+use crate::process::{run_keeping_tails, run_with_timeout, tail_section, FAILED_BUILD_TAIL_LINES};
 use crate::progress::Progress;
 
 /// The plain, relative file name the build is asked to produce (`{exe}`). Relative, so
@@ -67,8 +67,6 @@ pub(crate) const GIT_ENVIRONMENT: &[&str] = &[
     "GIT_NAMESPACE",
     "GIT_PREFIX",
 ];
-/// Lines of the build's output shown when it fails.
-const FAILED_BUILD_TAIL: usize = 30;
 /// How long a compiler may take to say its version.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(60);
 /// Changes whenever the meaning of the key changes, so old entries are never reused.
@@ -101,9 +99,11 @@ pub fn build_openbench_engine(
     let binary_dir = paths.binaries.join(&key);
     let what = format!("{} of {}", engine.name, revision.short_name());
     cached_or_build(&binary_dir, &engine.name, &what, key, progress, |key| {
-        let snapshot = paths
-            .scratch
-            .join(format!("build-{}-{}", &key[..12], unique()));
+        let snapshot = paths.scratch.join(format!(
+            "build-{}-{}",
+            crate::input::short_key(key),
+            unique()
+        ));
         remove_if_exists(&snapshot)?;
         let built = write_git_snapshot(repo, revision, &snapshot)
             .with_context(|| {
@@ -446,7 +446,7 @@ fn run_build(
             "{doing} failed ({}): `{script}` in {}{}",
             exit_status(finished.status),
             engine.build_dir_display(),
-            tail_section(&output, FAILED_BUILD_TAIL)
+            tail_section(&output, FAILED_BUILD_TAIL_LINES)
         );
     }
     let exe = build_dir.join(EXE_NAME);

@@ -25,8 +25,16 @@ pub struct Revision {
 impl Revision {
     pub(crate) fn short_name(&self) -> String {
         match self.commit {
-            Some(commit) => format!("{} ({})", self.spec, &commit.to_string()[..10]),
-            None => format!("{} (tree {})", self.spec, &self.tree.to_string()[..10]),
+            Some(commit) => format!(
+                "{} ({})",
+                self.spec,
+                crate::input::short_commit(&commit.to_string())
+            ),
+            None => format!(
+                "{} (tree {})",
+                self.spec,
+                crate::input::short_commit(&self.tree.to_string())
+            ),
         }
     }
 }

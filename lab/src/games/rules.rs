@@ -301,10 +301,12 @@ impl RulesKept {
     }
 }
 
-#[cfg(test)]
-pub(crate) const DEFAULT_DRAW_ADJUDICATION: &str = "movenumber=32,movecount=8,score=10";
-#[cfg(test)]
-pub(crate) const DEFAULT_RESIGN_ADJUDICATION: &str = "movecount=3,score=400";
+/// Default of `lab match --draw-adj`, and of `lab verdict --draw-adj` for fresh games: a draw
+/// from move 32 after 8 moves each within 10 cp.
+pub(crate) const DEFAULT_DRAW_ADJ: &str = "movenumber=32,movecount=8,score=10";
+/// Default of `lab match --resign-adj`, and of `lab verdict --resign-adj` for fresh games: a
+/// loss after 3 moves of one side at -400 cp or worse.
+pub(crate) const DEFAULT_RESIGN_ADJ: &str = "movecount=3,score=400";
 
 /// The values an adjudication rule's move number, move count or score may take.
 const RULE_VALUES: std::ops::RangeInclusive<i64> = 1..=100_000;
@@ -615,7 +617,7 @@ mod tests {
     #[test]
     fn adjudication_specs_parse_and_none_turns_them_off() {
         assert_eq!(
-            DrawAdjudication::parse(DEFAULT_DRAW_ADJUDICATION).unwrap(),
+            DrawAdjudication::parse(DEFAULT_DRAW_ADJ).unwrap(),
             Some(DrawAdjudication {
                 move_number: 32,
                 move_count: 8,
@@ -623,7 +625,7 @@ mod tests {
             })
         );
         assert_eq!(
-            ResignAdjudication::parse(DEFAULT_RESIGN_ADJUDICATION).unwrap(),
+            ResignAdjudication::parse(DEFAULT_RESIGN_ADJ).unwrap(),
             Some(ResignAdjudication {
                 move_count: 3,
                 score: 400
@@ -631,12 +633,12 @@ mod tests {
         );
         assert_eq!(DrawAdjudication::parse("none").unwrap(), None);
         let rules = AdjudicationRules {
-            draw: DrawAdjudication::parse(DEFAULT_DRAW_ADJUDICATION).unwrap(),
-            resign: ResignAdjudication::parse(DEFAULT_RESIGN_ADJUDICATION).unwrap(),
+            draw: DrawAdjudication::parse(DEFAULT_DRAW_ADJ).unwrap(),
+            resign: ResignAdjudication::parse(DEFAULT_RESIGN_ADJ).unwrap(),
         };
         assert_eq!(
             rules.words(),
-            format!("draw {DEFAULT_DRAW_ADJUDICATION} and resign {DEFAULT_RESIGN_ADJUDICATION}")
+            format!("draw {DEFAULT_DRAW_ADJ} and resign {DEFAULT_RESIGN_ADJ}")
         );
         let resign_only = AdjudicationRules {
             draw: None,

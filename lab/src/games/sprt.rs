@@ -196,8 +196,8 @@ impl Estimate {
 }
 
 /// Pairs below which no report prints an Elo interval or a LOS: the pair variance of a few
-/// pairs is too unstable to be read as a result (an A/A match after 4 pairs gave an interval
-/// of -188.5 to -1.7 Elo).
+/// pairs is too unstable to be read as a result (an A/A match's interval after 4 pairs can
+/// miss zero by a hundred Elo).
 pub(crate) const MIN_PAIRS_FOR_ESTIMATES: u64 = 10;
 
 /// Whether the Elo intervals and the LOS of these pairs are not yet estimates: fewer than

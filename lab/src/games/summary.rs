@@ -110,18 +110,20 @@ const MIN_NPS_RUNS: usize = 10;
 /// freedom: 3.18) would be more of the interval than the games are.
 pub(crate) const MIN_NPS_SITTINGS: usize = 5;
 
+/// The t quantile's probability for a two-sided 95% interval.
+const T_95_PROBABILITY: f64 = 0.975;
+
 /// B's NPS over A's in the games: the geometric mean over the games of B's NPS over A's in
 /// each. The two engines search in turn in one game, so what loads the machine meanwhile loads
 /// both alike and cancels in the game's ratio. What does not cancel is a drift in how the
-/// machine treats the two binaries over hours (a 4,000-game verdict on a 2-core VM saw B's cost
-/// move between about 1% and 0.1% for stretches of hundreds of games, idle or not): neighbouring
+/// machine treats the two binaries over hours (docs/strength.md measures one): neighbouring
 /// games then share their error, which the game-by-game interval takes for independent. So the
 /// interval is the widest of the game-by-game one (normal, over the mean log ratio), the one
 /// from the spread of the mean log ratios of [`NPS_RATIO_RUNS`] runs of consecutive games
 /// (Student's t), and, when every game records its sitting and there are
 /// [`MIN_NPS_SITTINGS`] of them, the one with each sitting's games as a cluster: without a
 /// drift they agree; the runs hold a drift shorter than a run, the sittings one that lasts as
-/// long as a sitting (the same verdict's sittings of over 400 games differed by 1 point).
+/// long as a sitting.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub(crate) struct NpsRatioInGames {
     #[serde(flatten)]
@@ -279,7 +281,7 @@ fn t_half_width(variance: f64, n: usize) -> f64 {
     if n < 2 {
         return 0.0;
     }
-    stats::student_t_quantile(0.975, (n - 1) as f64) * (variance / n as f64).sqrt()
+    stats::student_t_quantile(T_95_PROBABILITY, (n - 1) as f64) * (variance / n as f64).sqrt()
 }
 
 /// Each sitting's games' log ratios, in the order of the sitting's first game; `None` when a
@@ -356,7 +358,7 @@ fn sittings_half_width(
         .sum();
     let standard_error = (g / (g - 1.0) * sum_of_squares).sqrt() / n as f64;
     Some((
-        stats::student_t_quantile(0.975, g - 1.0) * standard_error,
+        stats::student_t_quantile(T_95_PROBABILITY, g - 1.0) * standard_error,
         clusters,
     ))
 }

@@ -23,7 +23,7 @@ use crate::engine::build::EngineBinary;
 use crate::engine::revision::{resolve, Revision};
 use crate::lab::Session;
 use crate::machine::{Machine, Toolchain};
-use crate::progress::Progress;
+use crate::progress::{self, Progress};
 use crate::schema::{Kind, LAB_JSON_SCHEMA_VERSION};
 use crate::side::Side;
 use range::CommitInfo;
@@ -353,7 +353,7 @@ impl Points {
                             "{} is the engine binary of {} ({}): sharing its measurement",
                             commit.short,
                             commits[source].short,
-                            crate::input::prefix_chars(&binary.key, 12)
+                            crate::input::short_key(&binary.key)
                         ));
                         // Stored under this commit too, so a later run neither builds nor
                         // measures it.
@@ -579,19 +579,12 @@ pub(crate) fn last_line(error: &str) -> &str {
         .unwrap_or("")
 }
 
-/// `, ETA 1m 20s` once a commit has been measured: the mean time per commit so far times the
+/// `, ETA 1m20s` once a commit has been measured: the mean time per commit so far times the
 /// commits left.
 fn eta(elapsed: Duration, done: usize, total: usize) -> String {
-    if done == 0 {
-        return String::new();
-    }
-    let left = elapsed.as_secs_f64() / done as f64 * (total - done) as f64;
-    let seconds = left.round() as u64;
-    if seconds >= 60 {
-        format!(", ETA {}m {:02}s", seconds / 60, seconds % 60)
-    } else {
-        format!(", ETA {seconds}s")
-    }
+    progress::eta(elapsed, done as u64, total as u64)
+        .map(|left| format!(", ETA {}", progress::format_duration(left)))
+        .unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -602,6 +595,6 @@ mod tests {
     fn eta_extrapolates_the_mean_commit() {
         assert_eq!(eta(Duration::from_secs(10), 0, 5), "");
         assert_eq!(eta(Duration::from_secs(10), 2, 5), ", ETA 15s");
-        assert_eq!(eta(Duration::from_secs(100), 1, 3), ", ETA 3m 20s");
+        assert_eq!(eta(Duration::from_secs(100), 1, 3), ", ETA 3m20s");
     }
 }

@@ -30,7 +30,7 @@ impl CommitInfo {
             crate::calendar::civil_from_days(commit.time().seconds().div_euclid(86_400));
         let id = oid.to_string();
         Ok(Self {
-            short: id.chars().take(10).collect(),
+            short: crate::input::short_commit(&id).to_string(),
             id,
             date: format!("{year:04}-{month:02}-{day:02}"),
             subject: commit.summary().unwrap_or_default().trim().to_string(),
@@ -90,7 +90,7 @@ pub(crate) fn first_parent_range(repo: &Repository, from: Oid, to: Oid) -> Resul
 /// is not on it: a bisection judges every commit of the path against `good`.
 pub(crate) fn first_parent_path(repo: &Repository, good: Oid, bad: Oid) -> Result<Vec<Oid>> {
     let path = first_parent_range(repo, good, bad)?;
-    let short = |oid: Oid| oid.to_string()[..10].to_string();
+    let short = |oid: Oid| crate::input::short_commit(&oid.to_string()).to_string();
     let (good_short, bad_short) = (short(good), short(bad));
     let Some(oldest) = path.first() else {
         bail!("nothing to bisect: BAD {bad_short} is GOOD {good_short} or one of its ancestors");

@@ -36,7 +36,7 @@ use inferno::collapse::Collapse;
 use serde::Serialize;
 
 use crate::paths::write_atomically;
-use crate::process::{describe_status, run_with_timeout, tail_section};
+use crate::process::{describe_status, run_with_timeout, tail_section, ERROR_TAIL_LINES};
 
 /// The sampling event: a software timer, available where hardware counters are not.
 pub(crate) const PERF_EVENT: &str = "cpu-clock";
@@ -94,7 +94,7 @@ pub struct PerfRequest {
 }
 
 impl PerfRequest {
-    /// A request with defaults: 999 Hz, frame pointers, a 10-minute timeout, the top 30
+    /// A request with defaults: 997 Hz (`lab profile`'s default), frame pointers, a 10-minute timeout, the top 30
     /// functions, run in the current directory, folded stacks next to the SVG (`.folded`).
     pub fn new(binary: impl Into<PathBuf>, args: &[&str], svg: impl Into<PathBuf>) -> PerfRequest {
         let svg = svg.into();
@@ -102,7 +102,7 @@ impl PerfRequest {
             binary: binary.into(),
             args: args.iter().map(OsString::from).collect(),
             working_dir: PathBuf::from("."),
-            frequency_hz: 999,
+            frequency_hz: 997,
             timeout: Duration::from_secs(600),
             call_graph: CallGraph::FramePointer,
             folded: svg.with_extension("folded"),
@@ -314,13 +314,13 @@ pub fn record(request: &PerfRequest) -> Result<PerfProfile> {
             "{engine} failed under `perf record` ({}): the engine exited with this status, or \
              perf could not start it{}",
             describe_status(recorded.status),
-            tail_section(&without_perf_notes(&recorded.stderr), 20)
+            tail_section(&without_perf_notes(&recorded.stderr), ERROR_TAIL_LINES)
         );
     }
     if !data.is_file() {
         bail!(
             "`perf record` of {engine} wrote no data file{}",
-            tail_section(&recorded.stderr, 20)
+            tail_section(&recorded.stderr, ERROR_TAIL_LINES)
         );
     }
 
@@ -335,7 +335,7 @@ pub fn record(request: &PerfRequest) -> Result<PerfProfile> {
         bail!(
             "`perf script` failed ({}){}",
             describe_status(scripted.status),
-            tail_section(&scripted.stderr, 20)
+            tail_section(&scripted.stderr, ERROR_TAIL_LINES)
         );
     }
 

@@ -202,7 +202,7 @@ pub(super) fn profile_one(
         run_time_s: elapsed.as_secs_f64(),
         engine_profile_time_ms: field("Profile time:"),
         // The sampled span is the bench: "Profile time" also holds building the report
-        // (symbolising, after the last sample), which made the rate look ~6% low at depth 11.
+        // (symbolising, after the last sample), which would read the rate low (~6% at depth 11).
         effective_hz: field("Search time:")
             .or_else(|| field("Profile time:"))
             .filter(|ms| *ms > 0)

@@ -53,15 +53,6 @@ impl CalibrationReport {
     }
 }
 
-/// A section's title: a line above its table in the terminal, a heading in markdown, where a
-/// line directly above a table would run into it.
-fn heading(text: &str, style: Style) -> String {
-    match style {
-        Style::Terminal => format!("\n{text}\n"),
-        Style::Markdown => format!("\n#### {text}\n\n"),
-    }
-}
-
 fn pct_label(p: f64) -> String {
     format!("p{p}")
 }
@@ -140,7 +131,7 @@ pub fn percentile_section(
         }
         text.push_str(&format!(
             "{}{}\n",
-            heading(&heading_text, style),
+            style.table_heading(&heading_text),
             t.render(style)
         ));
     }
@@ -191,17 +182,19 @@ fn flags(t: &Tally) -> String {
 fn safety_tiers(safety: Option<&MarginSafety>) -> Option<[(&'static str, &[Tally]); 2]> {
     let safety = safety?;
     Some([
-        ("super-lazy", &safety.super_lazy.by_material_bucket),
-        ("lazy", &safety.lazy.by_material_bucket),
+        (
+            Tier::SuperLazy.name(),
+            &safety.super_lazy.by_material_bucket,
+        ),
+        (Tier::Lazy.name(), &safety.lazy.by_material_bucket),
     ])
 }
 
 pub(crate) fn margin_safety_section(file: &CalibrationFile, style: Style) -> Option<String> {
     let tiers = safety_tiers(file.margin_safety.as_ref())?;
-    let mut text = heading(
+    let mut text = style.table_heading(
         "Margin safety: exits the full evaluation contradicts (exceeded / exits), Wilson 95% \
          interval, distinct positions, largest single position's share of the exits",
-        style,
     );
     for (name, tallies) in tiers {
         let mut t = Table::new([
@@ -256,13 +249,15 @@ pub(crate) fn margin_safety_section(file: &CalibrationFile, style: Style) -> Opt
 pub(crate) fn danger_class_section(file: &CalibrationFile, style: Style) -> Option<String> {
     let safety = file.margin_safety.as_ref()?;
     let tiers = [
-        ("super-lazy", safety.super_lazy.by_danger_class.as_ref()?),
-        ("lazy", safety.lazy.by_danger_class.as_ref()?),
+        (
+            Tier::SuperLazy.name(),
+            safety.super_lazy.by_danger_class.as_ref()?,
+        ),
+        (Tier::Lazy.name(), safety.lazy.by_danger_class.as_ref()?),
     ];
-    let mut text = heading(
+    let mut text = style.table_heading(
         "Margin safety by the danger class of the king each exit bet on (the side to move's \
          for a fail high, the opponent's for a fail low): exceeded / exits, Wilson 95% interval",
-        style,
     );
     for (name, rows) in tiers {
         let classes = rows.first().map_or(0, Vec::len);
@@ -328,10 +323,7 @@ pub(crate) fn exit_rate_section(file: &CalibrationFile, style: Style) -> String 
     }
     format!(
         "{}{}\n",
-        heading(
-            "Exit rate per tier and material bucket (share of eval calls)",
-            style
-        ),
+        style.table_heading("Exit rate per tier and material bucket (share of eval calls)"),
         t.render(style)
     )
 }
@@ -376,10 +368,9 @@ pub(crate) fn futility_section(
     }
     Some(format!(
         "{}{}\n",
-        heading(
+        style.table_heading(
             "QSearch futility: recommended FUTILITY_BASE_MARGIN_BY_SOURCE \
-             (engine/src/eval/margins.rs) per source tier",
-            style
+             (engine/src/eval/margins.rs) per source tier"
         ),
         t.render(style)
     ))
@@ -420,13 +411,10 @@ pub(crate) fn samples_section(file: &CalibrationFile, style: Style) -> Option<St
     Some(format!(
         "{}{}
 ",
-        heading(
-            &format!(
-                "Replay samples per material bucket (at most {} each, seed {})",
-                samples.capacity, samples.seed
-            ),
-            style
-        ),
+        style.table_heading(&format!(
+            "Replay samples per material bucket (at most {} each, seed {})",
+            samples.capacity, samples.seed
+        )),
         t.render(style)
     ))
 }
@@ -470,21 +458,17 @@ pub fn full_report(report: &CalibrationReport, style: Style) -> String {
 pub fn compare_section(calibration: &CalibrationComparison, style: Style) -> String {
     let (a, b) = (&calibration.a, &calibration.b);
     let percentile = calibration.percentile;
-    let mut text = heading(
-        &format!(
-            "Calibration (depth {}, {} positions): A = {}, B = {}",
-            calibration.depth, calibration.positions, a.revision, b.revision
-        ),
-        style,
-    );
+    let mut text = style.table_heading(&format!(
+        "Calibration (depth {}, {} positions): A = {}, B = {}",
+        calibration.depth, calibration.positions, a.revision, b.revision
+    ));
     if let (Some(ta), Some(tb)) = (
         safety_tiers(a.margin_safety.as_ref()),
         safety_tiers(b.margin_safety.as_ref()),
     ) {
-        text.push_str(&heading(
-            "Exceeded rate per tier and material bucket, Wilson 95% interval",
-            style,
-        ));
+        text.push_str(
+            &style.table_heading("Exceeded rate per tier and material bucket, Wilson 95% interval"),
+        );
         let mut t = Table::new([
             "tier",
             "bucket",
@@ -509,10 +493,9 @@ pub fn compare_section(calibration: &CalibrationComparison, style: Style) -> Str
         }
         text.push_str(&format!("{}\n", t.render(style)));
     }
-    text.push_str(&heading(
-        "Exit rate per tier and material bucket (share of eval calls)",
-        style,
-    ));
+    text.push_str(
+        &style.table_heading("Exit rate per tier and material bucket (share of eval calls)"),
+    );
     let mut t = Table::new([
         "bucket",
         "A super-lazy",
@@ -567,10 +550,9 @@ pub fn compare_section(calibration: &CalibrationComparison, style: Style) -> Str
                     .map_or("unknown".to_string(), |c| c[tier].to_string()),
             ]);
         }
-        text.push_str(&heading(
-            "QSearch futility margins (FUTILITY_BASE_MARGIN_BY_SOURCE)",
-            style,
-        ));
+        text.push_str(
+            &style.table_heading("QSearch futility margins (FUTILITY_BASE_MARGIN_BY_SOURCE)"),
+        );
         text.push_str(&format!("{}\n", t.render(style)));
     }
     // Markdown joins consecutive lines into one paragraph: a blank line keeps them apart.

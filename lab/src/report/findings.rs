@@ -88,7 +88,7 @@ impl fmt::Display for Note {
                 f,
                 "A/A run (--force): A and B are one engine binary ({}), so any change is the \
                  machine's noise.",
-                crate::input::prefix_chars(binary_key, 12)
+                crate::input::short_key(binary_key)
             ),
             Note::SameBinaryNodeRatio { a_nodes, b_nodes } => write!(
                 f,

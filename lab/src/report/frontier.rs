@@ -55,11 +55,7 @@ fn ratio_pct(ratio: &Interval) -> String {
 /// `spec (commit's first ten)`.
 pub(crate) fn revision(engine: &EngineId) -> String {
     match &engine.commit {
-        Some(commit) => format!(
-            "{} ({})",
-            engine.spec,
-            crate::input::prefix_chars(commit, 10)
-        ),
+        Some(commit) => format!("{} ({})", engine.spec, crate::input::short_commit(commit)),
         None => engine.spec.clone(),
     }
 }

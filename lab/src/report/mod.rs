@@ -70,14 +70,14 @@ impl CommitBench {
         if self.matches {
             format!(
                 "commit bench: {} states Bench: {}, the signature measured: {} (match)",
-                &self.commit[..self.commit.len().min(12)],
+                crate::input::short_commit(&self.commit),
                 self.stated,
                 self.measured
             )
         } else {
             format!(
                 "commit bench MISMATCH: {} states Bench: {}, but the signature measured is {}",
-                &self.commit[..self.commit.len().min(12)],
+                crate::input::short_commit(&self.commit),
                 self.stated,
                 self.measured
             )
@@ -120,7 +120,7 @@ pub(crate) fn same_binary_line(output: &SameBinaryOutput, style: Style) -> Strin
         format!(
             "{} ({})",
             style.code(&revision.spec),
-            crate::input::prefix_chars(id, 10)
+            crate::input::short_commit(id)
         )
     };
     same_binary_sentence(&name(&output.a), &name(&output.b), &output.binary_key)
@@ -131,7 +131,7 @@ pub(crate) fn same_binary_sentence(a: &str, b: &str, binary_key: &str) -> String
     format!(
         "A = {a} and B = {b} resolve to the same engine binary {}: not measured (exit 0; \
          --force measures them as an A/A run).",
-        crate::input::prefix_chars(binary_key, 12)
+        crate::input::short_key(binary_key)
     )
 }
 
@@ -318,7 +318,7 @@ pub(crate) fn describe_revision(side: &SideSummary) -> String {
         .commit
         .as_deref()
         .unwrap_or(&side.revision.tree);
-    let short = crate::input::prefix_chars(id, 10);
+    let short = crate::input::short_commit(id);
     format!("{} ({short})", side.revision.spec)
 }
 

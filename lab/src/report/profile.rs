@@ -38,7 +38,7 @@ fn rows(output: &ProfileOutput) -> Table {
 
 fn describe_run(label: &str, run: &ProfileRun) -> String {
     let commit = run.commit.as_deref().map_or(String::new(), |c| {
-        format!(" ({})", crate::input::prefix_chars(c, 10))
+        format!(" ({})", crate::input::short_commit(c))
     });
     format!(
         "{label}{}{commit}: profile run time {:.2} s (engine: {} ms), {} samples by {} at {} ({} Hz requested), {} nodes\n  flamegraph: {}\n  folded stacks: {}",

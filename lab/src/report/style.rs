@@ -49,6 +49,15 @@ impl Style {
         }
     }
 
+    /// A table's title: a line of its own above it on a terminal; in markdown a heading, since
+    /// a line directly above a table would run into it.
+    pub(crate) fn table_heading(self, text: &str) -> String {
+        match self {
+            Style::Terminal => format!("\n{text}\n"),
+            Style::Markdown => format!("\n#### {text}\n\n"),
+        }
+    }
+
     /// A problem with the measurement, shown before any figure.
     pub(crate) fn warning(self, text: &str) -> String {
         match self {

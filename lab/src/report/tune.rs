@@ -9,6 +9,7 @@ use super::thousands;
 use crate::tune::predict::{BucketPrediction, Rate, TierPrediction};
 use crate::tune::search::SearchResult;
 use crate::tune::{TuneReport, TuneSearch};
+use squall::tier::Tier;
 
 /// `rate% [low, high]`, or `-` without trials.
 fn rate(rate: Option<Rate>, decimals: usize) -> String {
@@ -28,13 +29,6 @@ fn rate(rate: Option<Rate>, decimals: usize) -> String {
 
 fn pct(fraction: f64) -> String {
     format!("{:.2}%", 100.0 * fraction)
-}
-
-fn heading(text: &str, style: Style) -> String {
-    match style {
-        Style::Terminal => format!("\n{text}\n"),
-        Style::Markdown => format!("\n#### {text}\n\n"),
-    }
 }
 
 const TIER_HEADER: [&str; 9] = [
@@ -94,10 +88,7 @@ fn tier_tables(report: &TuneReport, style: Style) -> String {
                 thousands(prediction.by_material_bucket.iter().map(|b| b.calls).sum()),
                 overall,
             )]);
-        out.push_str(&heading(
-            &format!("Predicted {} exits", overall.tier),
-            style,
-        ));
+        out.push_str(&style.table_heading(&format!("Predicted {} exits", overall.tier)));
         out.push_str(&Table::new(TIER_HEADER).with_rows(rows).render(style));
         if style == Style::Terminal {
             out.push('\n');
@@ -118,10 +109,8 @@ fn search_table(report: &TuneReport, style: Style) -> String {
             full,
         ]
     });
-    let mut out = heading(
-        "Predicted exits by search (bench-weighted; share of the search's calls)",
-        style,
-    );
+    let mut out = style
+        .table_heading("Predicted exits by search (bench-weighted; share of the search's calls)");
     out.push_str(
         &Table::new([
             "search",
@@ -193,34 +182,31 @@ fn choice_table(result: &SearchResult, style: Style) -> String {
             .map(|(class, pairs)| row(&format!("king{class}"), pairs))
             .collect(),
     };
-    rows.push(row("lazy", &result.lazy));
-    rows.push(row("super-lazy", &result.super_lazy));
+    rows.push(row(Tier::Lazy.name(), &result.lazy));
+    rows.push(row(Tier::SuperLazy.name(), &result.super_lazy));
     Table::new(header).with_rows(rows).render(style)
 }
 
 fn search_section(search: &TuneSearch, style: Style) -> String {
     let result = &search.result;
     let grid = &result.low_percentile_grid;
-    let mut out = heading(
-        &format!(
-            "Search: greedy over symmetric pairs p{}/p{} .. p{}/p{}, every exceeded upper bound \
+    let mut out = style.table_heading(&format!(
+        "Search: greedy over symmetric pairs p{}/p{} .. p{}/p{}, every exceeded upper bound \
              <= {}%; kept: the run under {}%; steps: {} (the frontier: cheap-exit share against \
              the worst bound)",
-            grid[0],
-            100.0 - grid[0],
-            grid[grid.len() - 1],
-            100.0 - grid[grid.len() - 1],
-            100.0 * result.max_exceeded,
-            fmt_percent_limit(result.greedy_limit),
-            result.steps
-        ),
-        style,
-    );
+        grid[0],
+        100.0 - grid[0],
+        grid[grid.len() - 1],
+        100.0 - grid[grid.len() - 1],
+        100.0 * result.max_exceeded,
+        fmt_percent_limit(result.greedy_limit),
+        result.steps
+    ));
     out.push_str(&frontier_table(result, style));
     if style == Style::Terminal {
         out.push('\n');
     }
-    out.push_str(&heading("Chosen percentiles", style));
+    out.push_str(&style.table_heading("Chosen percentiles"));
     out.push_str(&choice_table(result, style));
     let (code_open, code_close) = match style {
         Style::Terminal => ("", ""),
@@ -252,10 +238,9 @@ fn danger_class_table(report: &TuneReport, style: Style) -> String {
     } else {
         String::new()
     };
-    out += &heading(
+    out += &style.table_heading(
         "Predicted exits by the danger class of the king they bet on (the side to move's for a \
          fail high, the opponent's for a fail low; sampled calls, not weighted)",
-        style,
     );
     out.push_str(
         &Table::new([

@@ -59,13 +59,6 @@ fn per_doubling(k: &Estimate) -> String {
     )
 }
 
-fn heading(text: &str, style: Style) -> String {
-    match style {
-        Style::Terminal => format!("{text}\n"),
-        Style::Markdown => format!("### {text}\n\n"),
-    }
-}
-
 /// The speed term as it was measured: paired NPS with its interval, or an exact instruction
 /// ratio.
 fn speed_row(report: &VerdictReport) -> [String; 2] {
@@ -117,19 +110,16 @@ pub(crate) fn render_verdict(report: &VerdictReport, style: Style) -> String {
             commit.get(..10).unwrap_or(commit)
         )
     };
-    let mut out = heading(
-        &format!(
-            "lab verdict: A = {}  B = {}  at {}, SPRT elo0 {:+} elo1 {:+} (alpha {}, beta {})",
-            side(&c.a),
-            side(&c.b),
-            report.tc,
-            report.sprt.elo0,
-            report.sprt.elo1,
-            report.sprt.alpha,
-            report.sprt.beta
-        ),
-        style,
-    );
+    let mut out = style.heading(&format!(
+        "lab verdict: A = {}  B = {}  at {}, SPRT elo0 {:+} elo1 {:+} (alpha {}, beta {})",
+        side(&c.a),
+        side(&c.b),
+        report.tc,
+        report.sprt.elo0,
+        report.sprt.elo1,
+        report.sprt.alpha,
+        report.sprt.beta
+    ));
     out.push('\n');
     let signature = if c.signature.changed {
         format!(
@@ -326,8 +316,7 @@ fn points_rows(k: &EloPerDoubling) -> Vec<[String; 4]> {
 pub(crate) fn render_speed_elo(report: &SpeedEloReport, style: Style) -> String {
     let mut out = String::new();
     for model in &report.models {
-        out.push_str(&heading(
-            &format!(
+        out.push_str(&style.heading(&format!(
                 "lab speed-elo: {} [{}] at {}, machine {} ({})",
                 model.engine.spec,
                 model
@@ -338,9 +327,7 @@ pub(crate) fn render_speed_elo(report: &SpeedEloReport, style: Style) -> String 
                 model.limit.pgn_time_control(),
                 model.machine_id,
                 model.date
-            ),
-            style,
-        ));
+            )));
         out.push('\n');
         out.push_str(
             &Table::new(["odds (B's clock)", "log2", "games", "Elo of B"])

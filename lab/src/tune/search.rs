@@ -20,7 +20,7 @@ use anyhow::{bail, Context, Result};
 use rayon::prelude::*;
 use serde::Serialize;
 use squall::calibrate::Histogram;
-use squall::tier::{DANGER_CLASSES, MATERIAL_BUCKETS, SIDE_BUCKETS};
+use squall::tier::{Tier, DANGER_CLASSES, MATERIAL_BUCKETS, SIDE_BUCKETS};
 
 use super::predict::{
     bucket_weights, cheap_share, count, worst_cell, Bounds, Counts, ExitTables, PairTables,
@@ -58,8 +58,8 @@ impl Table {
         match self {
             Table::King(_) if king_classes == 1 => "king".to_string(),
             Table::King(class) => format!("king{class}"),
-            Table::Lazy => "lazy".to_string(),
-            Table::SuperLazy => "super-lazy".to_string(),
+            Table::Lazy => Tier::Lazy.name().to_string(),
+            Table::SuperLazy => Tier::SuperLazy.name().to_string(),
         }
     }
 }

@@ -327,8 +327,8 @@ fn describe(engine: &EngineId) -> String {
     format!(
         "{} ({}, binary {})",
         excerpt(&engine.spec, 80),
-        excerpt(commit, 12),
-        excerpt(&engine.binary_key, 12)
+        crate::input::short_commit(commit),
+        crate::input::short_key(&engine.binary_key)
     )
 }
 

@@ -33,7 +33,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::analysis::compare::{Comparison, SpeedEloEstimate};
 use crate::games::rules::Limit;
-use crate::games::sprt::{Estimate, Sprt, SprtDecision};
+use crate::games::sprt::{Estimate, Sprt, SprtDecision, Z_95};
 use crate::games::summary::WiderNpsInterval;
 use crate::games::MatchReport;
 use crate::paths::LabPaths;
@@ -42,9 +42,6 @@ use crate::schema::Kind;
 /// Moves a clock's base time is spread over for the typical time of one move: the node budget
 /// of a fixed-node verdict is NPS × (base / this + increment).
 pub(crate) const TYPICAL_MOVES_PER_CLOCK: u64 = 40;
-
-/// The two-sided 95% normal quantile.
-const Z_95: f64 = 1.959_963_984_540_054;
 
 /// The typical thinking time of one move under `limit`, in milliseconds; `None` for limits
 /// without a clock.
@@ -61,8 +58,8 @@ pub(crate) fn typical_move_ms(limit: &Limit) -> Option<f64> {
 
 /// The games of A against itself at the verdict's clock that measure how long A thinks per
 /// move there, for the games' node budget: four openings, both colours. The mean follows the
-/// games' lengths (four games timed squall at 128 and 160 ms a move at 5+0.05), and the budget
-/// is kept once measured, so eight are worth their two minutes at 5+0.05.
+/// games' lengths (squall's mean time a move differs by a quarter between games at 5+0.05),
+/// and the budget is kept once measured, so eight are worth their two minutes at 5+0.05.
 pub(crate) const CLOCK_PROBE_GAMES: u64 = 8;
 
 /// The nodes per move that match `limit` for an engine searching `nps` nodes per second; at
@@ -297,7 +294,8 @@ pub(crate) enum GamesAt {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub(crate) enum BudgetFrom {
-    /// A's fastest bench NPS × the clock's typical time per move (`base / 40 + inc`). Reports
+    /// A's fastest bench NPS × the clock's typical time per move (`base /`
+    /// [`TYPICAL_MOVES_PER_CLOCK`] `+ inc`). Reports
     /// from before the choice existed were budgeted so, and a verdict whose clock games
     /// measured no time is.
     #[default]

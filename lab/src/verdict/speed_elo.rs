@@ -12,10 +12,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::games::sprt::Estimate;
-
-/// The two-sided 95% normal quantile.
-const Z_95: f64 = 1.959_963_984_540_054;
+use crate::games::sprt::{Estimate, Z_95};
 
 /// One time-odds match: B had `odds` times A's clock.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]

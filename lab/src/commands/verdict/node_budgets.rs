@@ -14,13 +14,12 @@ use crate::games::rules::{AdjudicationRules, Limit};
 use crate::games::summary::SearchInGames;
 use crate::games::{self, GameBudget, MatchOptions};
 use crate::history::store::machine_id;
-use crate::input::excerpt;
 use crate::machine::Machine;
 use crate::paths::LabPaths;
 use crate::verdict::budgets::{self, StoredBudget};
 use crate::verdict::{
     node_budget, node_odds_budget, nodes_in, typical_move_ms, BudgetFrom, BudgetStore, ClockProbe,
-    GamesAt, CLOCK_PROBE_GAMES,
+    GamesAt, CLOCK_PROBE_GAMES, TYPICAL_MOVES_PER_CLOCK,
 };
 
 /// The games' node budgets, where they came from, and the earlier games they continue.
@@ -192,10 +191,10 @@ fn clock_games_budget(run: &Run, nps: f64, binary: &str, paths: &LabPaths) -> Re
     }
     let probe = clock_probe(run)?;
     let Some(nodes) = nodes_in(nps, probe.mean_time_ms) else {
-        progress.line(
+        progress.line(&format!(
             "the clock games timed no move: the budget takes the clock's typical move \
-             (base/40 + inc) instead",
-        );
+             (base/{TYPICAL_MOVES_PER_CLOCK} + inc) instead"
+        ));
         let nodes = node_budget(nps, &options.limit)
             .with_context(|| format!("A's measured NPS {nps} gives no node budget"))?;
         return Ok(ABudget {
@@ -360,7 +359,7 @@ fn nothing_to_resume(
     args: &VerdictCommandArgs,
     options: &Options,
 ) -> String {
-    let short = |text: &str| excerpt(text, 12).into_owned();
+    let short = crate::input::short_key;
     let mut conditions = vec![match options.games_at {
         GamesAt::EqualNodes => "at equal nodes".to_string(),
         GamesAt::NodeOdds => "at node odds".to_string(),
@@ -428,8 +427,9 @@ fn resume_command(base: &str, args: &VerdictCommandArgs, options: &Options) -> S
     command
 }
 
-/// A commit id as a command takes it, its first 12 hex digits; `None` for anything else.
+/// A commit id as a command takes it, shortened as the lab shows commits; `None` for anything
+/// else.
 fn commit_prefix(revision: &str) -> Option<&str> {
     let is_commit = revision.len() == 40 && revision.bytes().all(|b| b.is_ascii_hexdigit());
-    is_commit.then(|| &revision[..12])
+    is_commit.then(|| crate::input::short_commit(revision))
 }

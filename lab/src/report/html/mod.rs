@@ -153,7 +153,7 @@ fn same_binary_page(value: &serde_json::Value) -> String {
         format!(
             "{} ({})",
             text(side, "spec"),
-            crate::input::prefix_chars(&id, 10)
+            crate::input::short_commit(&id)
         )
     };
     let line = super::same_binary_sentence(

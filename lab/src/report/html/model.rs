@@ -198,7 +198,7 @@ impl Side {
             .commit
             .as_deref()
             .unwrap_or(&self.revision.tree);
-        let short = crate::input::prefix_chars(id, 7);
+        let short = crate::input::short_commit(id);
         format!("{} ({short})", self.revision.spec)
     }
 }

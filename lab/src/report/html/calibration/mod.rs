@@ -26,7 +26,7 @@ pub(crate) fn page(value: &serde_json::Value) -> Result<String> {
             format!(
                 "{} (tree {})",
                 lab.revision,
-                crate::input::prefix_chars(&lab.tree, 10)
+                crate::input::short_commit(&lab.tree)
             )
         },
     );

@@ -179,7 +179,7 @@ struct VerdictDoc {
 
 fn revision_name(revision: &Revision) -> String {
     match &revision.commit {
-        Some(commit) => format!("{} ({})", revision.spec, commit.get(..10).unwrap_or(commit)),
+        Some(commit) => format!("{} ({})", revision.spec, crate::input::short_commit(commit)),
         None => revision.spec.clone(),
     }
 }
