@@ -56,7 +56,7 @@ impl MoveList {
 }
 
 /// Where a push onto a full list goes: nowhere. Cold and out of line, so the generator's loops
-/// keep the layout they had with a plain index.
+/// keep the layout of a plain indexed store.
 #[cold]
 #[inline(never)]
 fn list_full() {}

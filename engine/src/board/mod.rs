@@ -31,6 +31,13 @@ pub mod castle {
 /// (2N 2B 2R Q) is 3175, i.e. an army scaler of 31.
 pub const ARMY_VALUE: [i32; 6] = [100, 300, 300, 500, 975, 0];
 
+/// A knight's or a bishop's `ARMY_VALUE`: the non-pawn material of a lone minor piece.
+pub const MINOR_VALUE: i32 = ARMY_VALUE[PieceType::Knight.index()];
+/// A rook's `ARMY_VALUE`.
+pub const ROOK_VALUE: i32 = ARMY_VALUE[PieceType::Rook.index()];
+// `MINOR_VALUE` stands for either minor piece.
+const _: () = assert!(ARMY_VALUE[PieceType::Bishop.index()] == MINOR_VALUE);
+
 /// `ARMY_VALUE` without the pawn: what a piece adds to `Material::non_pawn`.
 const NON_PAWN_VALUE: [i16; 6] = [0, 300, 300, 500, 975, 0];
 

@@ -3,11 +3,22 @@
 //! `bare_king_either_side` in the lazy tier), so each is its own never-inlined function:
 //! profilers and instruction counts attribute their fixed cost by name.
 
-use crate::board::Board;
+use crate::board::{Board, MINOR_VALUE, ROOK_VALUE};
 use crate::types::{Bitboard, Color, PieceType};
 
 /// Scale applied to the full score, out of `SCALE_NORMAL`.
 pub const SCALE_NORMAL: i32 = 64;
+/// The scale when the stronger side has no pawns, more than a lone minor piece, and less than
+/// a rook more than the other side (KR v KB, KRB v KR).
+const PAWNLESS_SMALL_EDGE_SCALE: i32 = 12;
+/// The scale with opposite-coloured bishops as the only pieces and level pawns.
+const OPPOSITE_BISHOPS_SCALE: i32 = 16;
+/// With opposite-coloured bishops as the only pieces, the scale added per pawn of difference.
+const OPPOSITE_BISHOPS_SCALE_PER_PAWN: i32 = 8;
+/// The pawn difference `OPPOSITE_BISHOPS_SCALE_PER_PAWN` counts up to.
+const OPPOSITE_BISHOPS_MAX_PAWN_GAP: i32 = 3;
+/// The scale with opposite-coloured bishops and other pieces on the board.
+const OPPOSITE_BISHOPS_WITH_PIECES_SCALE: i32 = 44;
 
 /// A side with only its king left (a king with pawns is not bare). The lazy tier adds its
 /// mop-up term then.
@@ -36,7 +47,7 @@ pub fn drawish_scale(board: &Board) -> i32 {
     let pawns = [white.count(PieceType::Pawn), black.count(PieceType::Pawn)];
     // Every drawish pattern below needs a pawnless side, a lone minor piece, or a single
     // bishop on each side; most positions have none of these.
-    let lone_minor = white.non_pawn() == 300 || black.non_pawn() == 300;
+    let lone_minor = white.non_pawn() == MINOR_VALUE || black.non_pawn() == MINOR_VALUE;
     let single_bishops = white.count(PieceType::Bishop) == 1 && black.count(PieceType::Bishop) == 1;
     if pawns[0] > 0 && pawns[1] > 0 && !lone_minor && !single_bishops {
         return SCALE_NORMAL;
@@ -55,11 +66,15 @@ pub fn drawish_scale(board: &Board) -> i32 {
         }
         let strong_pawns = board.colored(strong, PieceType::Pawn);
         // Without pawns, an advantage of less than a rook rarely wins (KR v KB, KRB v KR).
-        if strong_pawns.is_empty() && s.non_pawn() - w.non_pawn() < 500 {
-            scale = scale.min(if s.non_pawn() <= 300 { 0 } else { 12 });
+        if strong_pawns.is_empty() && s.non_pawn() - w.non_pawn() < ROOK_VALUE {
+            scale = scale.min(if s.non_pawn() <= MINOR_VALUE {
+                0
+            } else {
+                PAWNLESS_SMALL_EDGE_SCALE
+            });
         }
         // Bishop and rook pawns on one file whose queening square the bishop cannot cover.
-        if s.non_pawn() == 300
+        if s.non_pawn() == MINOR_VALUE
             && s.count(PieceType::Bishop) == 1
             && wrong_bishop_rook_pawn(board, strong)
         {
@@ -67,12 +82,13 @@ pub fn drawish_scale(board: &Board) -> i32 {
         }
     }
     if opposite_bishops(board) {
-        let only_bishops = white.non_pawn() == 300 && black.non_pawn() == 300;
+        let only_bishops = white.non_pawn() == MINOR_VALUE && black.non_pawn() == MINOR_VALUE;
         let pawn_gap = (pawns[0] as i32 - pawns[1] as i32).abs();
         scale = scale.min(if only_bishops {
-            16 + 8 * pawn_gap.min(3)
+            OPPOSITE_BISHOPS_SCALE
+                + OPPOSITE_BISHOPS_SCALE_PER_PAWN * pawn_gap.min(OPPOSITE_BISHOPS_MAX_PAWN_GAP)
         } else {
-            44
+            OPPOSITE_BISHOPS_WITH_PIECES_SCALE
         });
     }
     scale

@@ -39,6 +39,10 @@ const THREAT_BY_MINOR: S = S(28, 24);
 const THREAT_BY_ROOK: S = S(24, 30);
 const HANGING: S = S(-12, -10);
 const TEMPO: S = S(12, 6);
+/// A passed pawn whose stop square is occupied, per rank it stands beyond its third.
+const PASSER_BLOCKED: S = S(-4, -8);
+/// A passed pawn with no enemy piece on its path, per rank it stands beyond its third.
+const PASSER_FREE_PATH: S = S(3, 7);
 
 /// King-attack weight of each piece type that reaches the enemy king zone.
 const ATTACK_WEIGHT: [i32; 6] = [0, 3, 3, 4, 6, 0];
@@ -47,8 +51,14 @@ const ZONE_SQUARE_ATTACKED: i32 = 2;
 /// Weight of a safe check by each piece type (counted once per type, not per square).
 const SAFE_CHECK_WEIGHT: [i32; 6] = [0, 8, 5, 8, 7, 0];
 const WEAK_ZONE_SQUARE: i32 = 1;
-/// Share of the attack kept by number of attackers (out of 100).
+/// Share of the attack kept by number of attackers (out of `ATTACKER_SCALE_FULL`).
 const ATTACKER_SCALE: [i32; 8] = [0, 15, 55, 80, 95, 100, 100, 100];
+/// The whole attack kept: the denominator of `ATTACKER_SCALE`.
+const ATTACKER_SCALE_FULL: i32 = 100;
+/// King danger (middlegame cp) is the scaled square of the attack units divided by this.
+const KING_DANGER_DIVISOR: i32 = 6;
+/// The endgame part of the king danger is the middlegame part divided by this.
+const KING_DANGER_ENDGAME_DIVISOR: i32 = 8;
 const MAX_KING_DANGER: i32 = 300;
 
 /// Attack maps built in one pass over the pieces, shared by every full-tier term.
@@ -238,10 +248,11 @@ fn king_safety(board: &Board, color: Color, info: &AttackInfo) -> S {
     // Without a queen the attack rarely mates: count half of it.
     let scale = ATTACKER_SCALE[info.king_attackers[them].min(7)] / if has_queen { 1 } else { 2 };
     // Attackers and safe checks count once per piece (type), not per square, and the danger is
-    // capped at 3 pawns. Per-square counting with a 6-pawn cap gave the king term a tail that
-    // no O(1) margin could bound: it caused most wrong middlegame lazy exits in calibration.
-    let danger = (units * units * scale / 100 / 6).min(MAX_KING_DANGER);
-    S(-danger, -danger / 8)
+    // capped at 3 pawns: that keeps the king term's tail within what an O(1) margin can bound,
+    // so the cheap tiers' middlegame exits stay sound.
+    let danger =
+        (units * units * scale / ATTACKER_SCALE_FULL / KING_DANGER_DIVISOR).min(MAX_KING_DANGER);
+    S(-danger, -danger / KING_DANGER_ENDGAME_DIVISOR)
 }
 
 fn king_zone(board: &Board, color: Color) -> Bitboard {
@@ -318,11 +329,11 @@ fn passed_pawn_terms(board: &Board, color: Color, passed: Bitboard) -> S {
         let weight = (sq.relative_rank(white) as i32 - 2).max(0);
         let stop = sq.offset(if white { 8 } else { -8 });
         if board.occupied().has(stop) {
-            score -= S(4 * weight, 8 * weight);
+            score += PASSER_BLOCKED * weight;
         } else if (passed_span(color, sq) & Bitboard::file(sq.file() as usize) & enemy_pieces)
             .is_empty()
         {
-            score += S(3 * weight, 7 * weight);
+            score += PASSER_FREE_PATH * weight;
         }
     }
     score

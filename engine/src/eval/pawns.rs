@@ -30,6 +30,14 @@ const SHELTER_PAWN: S = S(14, 0);
 /// An enemy pawn on those files, by its distance in ranks from our back rank (7 - its rank).
 const STORM_PAWN: [i32; 8] = [0, 0, 0, -4, -10, -16, 0, 0];
 const OPEN_FILE_NEAR_KING: S = S(-16, 0);
+/// Passer race (endgame, per rank the passer stands beyond its third): bonus per square between
+/// the enemy king and the passer's stop square.
+const PASSER_RACE_ENEMY_KING: i32 = 5;
+/// Passer race (endgame, per rank the passer stands beyond its third): penalty per square
+/// between our own king and the passer's stop square.
+const PASSER_RACE_OWN_KING: i32 = 2;
+/// A passer the enemy king cannot catch, against a side with no pieces.
+const UNSTOPPABLE_PASSER: S = S(0, 400);
 /// Per safe central square behind our pawns, times the number of our pieces / 4.
 const SPACE: i32 = 2;
 /// `PawnEntry::shelter_king` before the shelter of that side is first computed.
@@ -272,8 +280,8 @@ fn side_pawns(board: &Board, color: Color) -> (S, Bitboard) {
 /// The race between passed pawns and kings: king proximity to each passer's stop square and
 /// the square rule against a side with no pieces. It depends on the kings and the side to
 /// move, so it is computed per call, not cached in the pawn hash. Part of the lazy tier: in
-/// pawn endings these terms decide the game, and leaving them to the full tier made the lazy
-/// exits there unsound.
+/// pawn endings these terms decide the game, and without them the lazy exits there would be
+/// unsound.
 #[inline(always)]
 pub fn passer_race(board: &Board, color: Color, passed: Bitboard) -> S {
     let white = color.is_white();
@@ -289,7 +297,9 @@ pub fn passer_race(board: &Board, color: Color, passed: Bitboard) -> S {
         let stop = sq.offset(if white { 8 } else { -8 });
         score += S(
             0,
-            weight * (5 * stop.distance(enemy_king) - 2 * stop.distance(own_king)),
+            weight
+                * (PASSER_RACE_ENEMY_KING * stop.distance(enemy_king)
+                    - PASSER_RACE_OWN_KING * stop.distance(own_king)),
         );
         if !enemy_has_pieces {
             let promote = Square::from_file_rank(sq.file(), if white { 7 } else { 0 });
@@ -301,9 +311,6 @@ pub fn passer_race(board: &Board, color: Color, passed: Bitboard) -> S {
     }
     score
 }
-
-/// A passer the enemy king cannot catch, against a side with no pieces.
-const UNSTOPPABLE_PASSER: S = S(0, 400);
 
 #[cfg(test)]
 mod tests {

@@ -11,7 +11,7 @@ pub mod tt;
 
 pub use see::see_ge;
 
-use crate::board::Board;
+use crate::board::{Board, ROOK_VALUE};
 use crate::counters::Counters;
 use crate::eval::{margins::FUTILITY_BASE_MARGIN_BY_SOURCE, Evaluator};
 use crate::movegen;
@@ -45,12 +45,33 @@ const FRONTIER_FUTILITY_MAX_DEPTH: i32 = 2;
 const NULL_MOVE_MIN_DEPTH: i32 = 3;
 /// Null move only with at least a rook's worth of pieces (non-pawn material, cp): with a lone
 /// minor piece zugzwang is common, and passing is then no lower bound.
-const NULL_MOVE_MIN_NON_PAWN: i32 = 500;
+const NULL_MOVE_MIN_NON_PAWN: i32 = ROOK_VALUE;
 /// Plies the null move's search is reduced by, beyond the move itself, at any depth.
 const NULL_MOVE_BASE_REDUCTION: i32 = 3;
 /// One more ply of null-move reduction per this many plies of depth: a deep node's pass is
 /// refuted as surely by a shallower search.
 const NULL_MOVE_DEPTH_PER_EXTRA_REDUCTION: i32 = 4;
+/// Late-move reduction at depth d for the move at index i: `LMR_BASE + ln d · ln i /
+/// LMR_DIVISOR` plies, truncated.
+const LMR_BASE: f64 = 0.75;
+/// See `LMR_BASE`: the larger, the gentler the reduction grows with depth and move index.
+const LMR_DIVISOR: f64 = 2.25;
+/// Late moves are reduced from this depth up: nearer the horizon a reduction leaves too little.
+const LMR_MIN_DEPTH: i32 = 3;
+/// The first move a PV node reduces, by index in move order.
+const LMR_MIN_MOVE_INDEX_PV: usize = 3;
+/// The first move a non-PV node reduces, by index in move order.
+const LMR_MIN_MOVE_INDEX_NON_PV: usize = 2;
+/// Half-width of the first aspiration window around the previous iteration's score (cp); it
+/// doubles after each fail.
+const ASPIRATION_DELTA: i32 = 25;
+/// Aspiration windows from this depth up; shallower iterations search the full window.
+const ASPIRATION_MIN_DEPTH: i32 = 5;
+/// The largest history bonus (or malus) of one cutoff: depth² up to this.
+const HISTORY_BONUS_MAX: i32 = 400;
+/// The stop flag and the hard deadline are polled once per this many nodes (a power of two).
+const CLOCK_POLL_NODES: u64 = 1024;
+const _: () = assert!(CLOCK_POLL_NODES.is_power_of_two());
 
 /// The clock of the side to move.
 #[derive(Clone, Copy, Debug, Default)]
@@ -174,7 +195,7 @@ impl Searcher {
         let mut reductions = Box::new([[0u8; 64]; 64]);
         for (depth, row) in reductions.iter_mut().enumerate().skip(1) {
             for (index, r) in row.iter_mut().enumerate().skip(1) {
-                *r = (0.75 + (depth as f64).ln() * (index as f64).ln() / 2.25) as u8;
+                *r = (LMR_BASE + (depth as f64).ln() * (index as f64).ln() / LMR_DIVISOR) as u8;
             }
         }
         Searcher {
@@ -299,8 +320,9 @@ impl Searcher {
     }
 
     fn aspiration(&mut self, board: &Board, depth: i32, previous: i32, stop: &AtomicBool) -> i32 {
-        let mut delta = 25;
-        let (mut alpha, mut beta) = if depth >= 5 && previous.abs() < MATE_BOUND {
+        let mut delta = ASPIRATION_DELTA;
+        let windowed = depth >= ASPIRATION_MIN_DEPTH && previous.abs() < MATE_BOUND;
+        let (mut alpha, mut beta) = if windowed {
             (previous - delta, previous + delta)
         } else {
             (-INFINITY, INFINITY)
@@ -323,7 +345,7 @@ impl Searcher {
 
     #[inline]
     fn should_stop(&mut self, stop: &AtomicBool) -> bool {
-        let poll = self.counters.nodes & 1023 == 0;
+        let poll = self.counters.nodes & (CLOCK_POLL_NODES - 1) == 0;
         if poll
             && (stop.load(Ordering::Relaxed)
                 || self
@@ -518,8 +540,8 @@ impl Searcher {
             child.play(mv);
             let gives_check = child.in_check();
             // Futility at the frontier: a quiet, non-checking move cannot lift a hopeless
-            // static eval. The picker holds most such moves back unpicked (a third of the
-            // moves the bench used to pick and play); castling still reaches this test.
+            // static eval. The picker holds most such moves back unpicked; castling still
+            // reaches this test.
             if frontier_futile && quiet && !gives_check && index > 0 && best_score > -MATE_BOUND {
                 continue;
             }
@@ -532,11 +554,16 @@ impl Searcher {
                 score = -self.negamax(&child, new_depth, -beta, -alpha, ply + 1, pv_node, stop);
             } else {
                 let mut reduction = 0;
-                if depth >= 3
+                let lmr_min_index = if pv_node {
+                    LMR_MIN_MOVE_INDEX_PV
+                } else {
+                    LMR_MIN_MOVE_INDEX_NON_PV
+                };
+                if depth >= LMR_MIN_DEPTH
                     && quiet
                     && !in_check
                     && !gives_check
-                    && index >= if pv_node { 3 } else { 2 }
+                    && index >= lmr_min_index
                 {
                     reduction = self.reductions[depth.min(63) as usize][index.min(63)] as i32;
                     if pv_node {
@@ -636,7 +663,7 @@ impl Searcher {
             self.killers[ply][1] = self.killers[ply][0];
             self.killers[ply][0] = mv;
         }
-        let bonus = (depth * depth).min(400);
+        let bonus = (depth * depth).min(HISTORY_BONUS_MAX);
         let history = &mut self.history[side];
         let mut update = |m: Move, delta: i32| {
             let entry = &mut history[m.from().index()][m.to().index()];

@@ -2,7 +2,7 @@
 //!
 //! Clearing bumps a generation number instead of wiping memory: an entry of an older
 //! generation reads exactly like an empty one. The bench clears before every position, and a
-//! 16 MB wipe per position used to cost more instructions than a shallow bench itself.
+//! 16 MB wipe per position would cost more instructions than a shallow bench itself.
 
 use crate::huge_table::HugeTable;
 use crate::types::Move;
