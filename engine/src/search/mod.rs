@@ -62,6 +62,15 @@ const LMR_MIN_DEPTH: i32 = 3;
 const LMR_MIN_MOVE_INDEX_PV: usize = 3;
 /// The first move a non-PV node reduces, by index in move order.
 const LMR_MIN_MOVE_INDEX_NON_PV: usize = 2;
+/// The first move a node reduces: tested last in the reduction's condition, so that a node
+/// that reduces nothing pays nothing for the choice.
+const fn lmr_min_move_index(pv_node: bool) -> usize {
+    if pv_node {
+        LMR_MIN_MOVE_INDEX_PV
+    } else {
+        LMR_MIN_MOVE_INDEX_NON_PV
+    }
+}
 /// Half-width of the first aspiration window around the previous iteration's score (cp); it
 /// doubles after each fail.
 const ASPIRATION_DELTA: i32 = 25;
@@ -554,16 +563,11 @@ impl Searcher {
                 score = -self.negamax(&child, new_depth, -beta, -alpha, ply + 1, pv_node, stop);
             } else {
                 let mut reduction = 0;
-                let lmr_min_index = if pv_node {
-                    LMR_MIN_MOVE_INDEX_PV
-                } else {
-                    LMR_MIN_MOVE_INDEX_NON_PV
-                };
                 if depth >= LMR_MIN_DEPTH
                     && quiet
                     && !in_check
                     && !gives_check
-                    && index >= lmr_min_index
+                    && index >= lmr_min_move_index(pv_node)
                 {
                     reduction = self.reductions[depth.min(63) as usize][index.min(63)] as i32;
                     if pv_node {
