@@ -2,9 +2,10 @@
 //! is stale, and the two sides of `lab compare --calibrate` side by side.
 
 use serde::Serialize;
+use squall::calibrate::stats::{wilson_interval, Z95};
 use squall::tier::Tier;
 
-use super::data::{CalibrationFile, ExitRate, MarginSafety};
+use super::data::{CalibrationFile, ExitRate, MarginSafety, Tally};
 
 /// The default percentile spread of `lab hist` and the calibration report.
 pub(crate) const SPREAD: [f64; 7] = [2.0, 5.0, 10.0, 50.0, 90.0, 95.0, 98.0];
@@ -18,6 +19,29 @@ pub(crate) const TARGET_UPPER: f64 = 0.01;
 /// flagged as resting on too little evidence.
 pub(crate) const MIN_POSITIONS: u64 = 30;
 pub(crate) const MAX_SHARE: f64 = 0.10;
+
+/// Why a margin-safety tally's rate is doubtful; all false for a tally without exits.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct TallyDoubts {
+    /// The exceeded rate's Wilson upper bound is above [`TARGET_UPPER`].
+    pub(crate) upper_above_target: bool,
+    /// Fewer than [`MIN_POSITIONS`] distinct positions.
+    pub(crate) few_positions: bool,
+    /// One position holds more than [`MAX_SHARE`] of the exits.
+    pub(crate) one_position_dominates: bool,
+}
+
+pub(crate) fn tally_doubts(tally: &Tally) -> TallyDoubts {
+    if tally.exits == 0 {
+        return TallyDoubts::default();
+    }
+    let (_, upper) = wilson_interval(tally.exceeded, tally.exits, Z95);
+    TallyDoubts {
+        upper_above_target: upper > TARGET_UPPER,
+        few_positions: tally.positions < MIN_POSITIONS,
+        one_position_dominates: tally.max_from_one_position as f64 > MAX_SHARE * tally.exits as f64,
+    }
+}
 
 /// Histogram sets: name in the file, title, what the row index is.
 pub(crate) const SETS: [(&str, &str, &str); 4] = [

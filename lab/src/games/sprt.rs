@@ -89,6 +89,17 @@ impl Wdl {
             .saturating_add(self.losses)
     }
 
+    /// B's points: a win counts one, a draw a half.
+    pub(crate) fn points(&self) -> f64 {
+        self.wins as f64 + self.draws as f64 / 2.0
+    }
+
+    /// B's points per game; `None` before the first game.
+    pub(crate) fn score(&self) -> Option<f64> {
+        let games = self.games();
+        (games > 0).then(|| self.points() / games as f64)
+    }
+
     #[cfg(test)]
     pub(crate) fn merge(&mut self, other: &Wdl) {
         self.wins = self.wins.saturating_add(other.wins);

@@ -14,8 +14,8 @@ use crate::calibration::data::{CalibrationFile, ExitRate, MarginSafety, Tally};
 use crate::calibration::figures::sum_tallies;
 use crate::calibration::margins_source::{BEGIN_MARKER, END_MARKER};
 use crate::calibration::summary::{
-    futility_recommendation, relative_change, CalibrationComparison, MAX_SHARE, MIN_POSITIONS,
-    SETS, SPREAD, STALE_FRACTION, TARGET_UPPER,
+    futility_recommendation, relative_change, tally_doubts, CalibrationComparison, SETS, SPREAD,
+    STALE_FRACTION, TARGET_UPPER,
 };
 
 /// `lab calibrate` and `lab calibrate merge`: one calibration file, reported in full.
@@ -162,19 +162,16 @@ pub fn rate_with_interval(successes: u64, n: u64, decimals: usize) -> String {
 }
 
 fn flags(t: &Tally) -> String {
-    if t.exits == 0 {
-        return String::new();
-    }
+    let doubts = tally_doubts(t);
     let mut flags = Vec::new();
-    let (_, hi) = wilson_interval(t.exceeded, t.exits, Z95);
-    if hi > TARGET_UPPER {
-        flags.push("upper > 1%");
+    if doubts.upper_above_target {
+        flags.push(format!("upper > {}%", 100.0 * TARGET_UPPER));
     }
-    if t.positions < MIN_POSITIONS {
-        flags.push("few positions");
+    if doubts.few_positions {
+        flags.push("few positions".to_string());
     }
-    if t.max_from_one_position as f64 > MAX_SHARE * t.exits as f64 {
-        flags.push("one position dominates");
+    if doubts.one_position_dominates {
+        flags.push("one position dominates".to_string());
     }
     flags.join(", ")
 }

@@ -27,11 +27,7 @@ fn lines(names: [&str; 2], summary: &Summary) -> String {
     let (a, b) = (name(names[0]), name(names[1]));
     let wdl = summary.wdl;
     let games = wdl.games();
-    let score = if games == 0 {
-        f64::NAN
-    } else {
-        (2 * wdl.wins + wdl.draws) as f64 / (2 * games) as f64
-    };
+    let score = wdl.score().unwrap_or(f64::NAN);
     let mut text = format!(
         "Score of {b} vs {a}: {} - {} - {}  [{score:.3}] {games}\n",
         wdl.wins, wdl.losses, wdl.draws

@@ -65,8 +65,8 @@ fn figures(summary: &Summary) -> String {
     let pairs = summary.pairs as f64;
     let draw_ratio = p[2] as f64 / pairs * 100.0;
     let pairs_ratio = (p[3] + p[4]) as f64 / (p[0] + p[1]) as f64;
-    let points = wdl.wins as f64 + wdl.draws as f64 / 2.0;
-    let points_ratio = points / games as f64 * 100.0;
+    let points = wdl.points();
+    let points_ratio = wdl.score().map_or(f64::NAN, |score| score * 100.0);
     let won_and_lost = summary.won_and_lost_pairs;
     let wl_dd_ratio = won_and_lost as f64 / p[2].saturating_sub(won_and_lost) as f64;
     let mut text = format!(
