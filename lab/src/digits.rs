@@ -1,6 +1,19 @@
 //! How the lab writes a count for a reader: digits grouped in thousands (`20,000`), an SPRT's
-//! Elo bounds to two decimals at most, and a decimal without its trailing zeros. A leaf, so the reports and the progress lines
-//! (which may not import the reports) write them alike.
+//! Elo bounds to two decimals at most, a decimal without its trailing zeros, and a duration
+//! (`4m10s`). A leaf, so the reports and the progress lines (which may not import the reports)
+//! write them alike.
+
+use std::time::Duration;
+
+/// `1h02m`, `4m10s`, `12s`.
+pub(crate) fn format_duration(duration: Duration) -> String {
+    let seconds = duration.as_secs();
+    match seconds {
+        0..60 => format!("{seconds}s"),
+        60..3600 => format!("{}m{:02}s", seconds / 60, seconds % 60),
+        _ => format!("{}h{:02}m", seconds / 3600, seconds % 3600 / 60),
+    }
+}
 
 /// `20000` as `20,000`.
 pub(crate) fn thousands(value: u64) -> String {
@@ -40,6 +53,14 @@ pub(crate) fn trim_fraction_zeros(digits: String) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn durations_read_at_a_glance() {
+        assert_eq!(format_duration(Duration::from_secs(12)), "12s");
+        assert_eq!(format_duration(Duration::from_secs(250)), "4m10s");
+        assert_eq!(format_duration(Duration::from_secs(3720)), "1h02m");
+        assert_eq!(format_duration(Duration::MAX), "5124095576030431h00m");
+    }
 
     #[test]
     fn elo_bounds_read_as_given_or_to_two_decimals() {

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
 
+use crate::digits::format_duration;
 use crate::report::sanitize::visible_lines;
 
 /// `eprintln!` that never panics: a diagnostic that cannot be written (stderr closed or on a
@@ -32,16 +33,6 @@ pub fn warning(message: &str) {
 pub struct Progress {
     interactive: bool,
     quiet: bool,
-}
-
-/// `1h02m`, `4m10s`, `12s`.
-pub(crate) fn format_duration(duration: Duration) -> String {
-    let seconds = duration.as_secs();
-    match seconds {
-        0..60 => format!("{seconds}s"),
-        60..3600 => format!("{}m{:02}s", seconds / 60, seconds % 60),
-        _ => format!("{}h{:02}m", seconds / 3600, seconds % 3600 / 60),
-    }
 }
 
 /// `steps` steps of `per_step` each, at most `Duration::MAX`: a step's time may come from a
@@ -249,7 +240,6 @@ mod tests {
         );
         assert_eq!(steps_time(Duration::MAX, 40_000), Duration::MAX);
         assert_eq!(steps_time(Duration::from_secs(5), 0), Duration::ZERO);
-        assert_eq!(format_duration(Duration::MAX), "5124095576030431h00m");
     }
 
     #[test]
@@ -259,12 +249,5 @@ mod tests {
         assert_eq!(eta(second * 10, 2, 12), Some(second * 50));
         assert_eq!(eta(second * 10, 12, 12), Some(Duration::ZERO));
         assert_eq!(eta(second * 10, 13, 12), Some(Duration::ZERO));
-    }
-
-    #[test]
-    fn durations_read_at_a_glance() {
-        assert_eq!(format_duration(Duration::from_secs(12)), "12s");
-        assert_eq!(format_duration(Duration::from_secs(250)), "4m10s");
-        assert_eq!(format_duration(Duration::from_secs(3720)), "1h02m");
     }
 }

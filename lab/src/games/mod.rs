@@ -47,7 +47,7 @@ use self::runner::{Arena, PgnFile, StatusScope, Stop};
 use self::sprt::{EloModel, Sprt, SprtDecision};
 use self::summary::{summarize, Summary};
 use self::trajectory::{trajectory, TrajectoryPoint};
-use crate::digits::thousands;
+use crate::digits::{format_duration, thousands};
 use crate::lab::Lab;
 use crate::machine::Provenance;
 use crate::paths::{refuse_aliases, same_file, NamedPath};
@@ -992,7 +992,6 @@ fn side_label(side: Side) -> &'static str {
 }
 
 pub(crate) use self::merge::merge;
-pub(crate) use crate::progress::format_duration;
 
 #[cfg(test)]
 mod tests {

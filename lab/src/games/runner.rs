@@ -421,7 +421,7 @@ fn status_line(summary: &Summary, total: u64, remaining: u64, per_game: Duration
         .filter(|&games| games < remaining);
     let games_left = to_decision.unwrap_or(remaining);
     let eta = crate::progress::steps_time(per_game, games_left);
-    line.push_str(&format!("  ETA {}", crate::games::format_duration(eta)));
+    line.push_str(&format!("  ETA {}", crate::digits::format_duration(eta)));
     if let Some(games) = to_decision {
         line.push_str(&format!(
             " (~{} more games expected to a decision)",

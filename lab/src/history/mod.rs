@@ -583,7 +583,7 @@ pub(crate) fn last_line(error: &str) -> &str {
 /// commits left.
 fn eta(elapsed: Duration, done: usize, total: usize) -> String {
     progress::eta(elapsed, done as u64, total as u64)
-        .map(|left| format!(", ETA {}", progress::format_duration(left)))
+        .map(|left| format!(", ETA {}", crate::digits::format_duration(left)))
         .unwrap_or_default()
 }
 

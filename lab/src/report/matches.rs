@@ -90,7 +90,7 @@ pub(crate) fn pace(games_to_decision: Option<u64>, games_per_minute: Option<f64>
                     .map(|time| {
                         format!(
                             " (about {} at {rate:.1} games/min)",
-                            crate::games::format_duration(time)
+                            crate::digits::format_duration(time)
                         )
                     })
             })
@@ -246,7 +246,7 @@ pub(crate) fn rows(report: &MatchReport) -> Vec<[String; 2]> {
             "time (this run)".to_string(),
             format!(
                 "{} at {rate:.1} games/min, concurrency {}",
-                crate::games::format_duration(std::time::Duration::from_secs_f64(elapsed)),
+                crate::digits::format_duration(std::time::Duration::from_secs_f64(elapsed)),
                 report.concurrency.unwrap_or(1)
             ),
         ]);
