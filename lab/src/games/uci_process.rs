@@ -20,6 +20,10 @@ use crate::process::{kill_group, spawn_in_group};
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long `quit` is given before the process group is killed.
 const QUIT_GRACE: Duration = Duration::from_millis(500);
+/// How long a closed pipe waits for its process to be reaped: the pipe closes a moment first.
+const REAP_GRACE: Duration = Duration::from_millis(200);
+/// How often an exit awaited within a grace is polled.
+const EXIT_POLL: Duration = Duration::from_millis(5);
 /// Lines of an engine's output kept for fault reports.
 const RECENT_LINES: usize = 8;
 /// Longest line an engine may write, its line end included. A longer line is a garbage fault
@@ -377,15 +381,24 @@ impl UciProcess {
     }
 
     fn exit_description(&mut self) -> String {
-        // The pipe closes a moment before the process is reaped.
-        let deadline = Instant::now() + Duration::from_millis(200);
-        while Instant::now() < deadline {
-            if let Ok(Some(status)) = self.child.try_wait() {
-                return format!("exited ({})", crate::process::describe_status(status));
-            }
-            thread::sleep(Duration::from_millis(5));
+        match self.exited_within(REAP_GRACE) {
+            Some(status) => format!("exited ({})", crate::process::describe_status(status)),
+            None => "closed its output".to_string(),
         }
-        "closed its output".to_string()
+    }
+
+    /// The process's exit status once it exits within `grace`; `None` while it still runs.
+    fn exited_within(&mut self, grace: Duration) -> Option<std::process::ExitStatus> {
+        let deadline = Instant::now() + grace;
+        loop {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Some(status);
+            }
+            if Instant::now() >= deadline {
+                return None;
+            }
+            thread::sleep(EXIT_POLL);
+        }
     }
 
     /// The engine's last lines of output (stdout and stderr), oldest first.
@@ -400,13 +413,7 @@ impl UciProcess {
 impl Drop for UciProcess {
     fn drop(&mut self) {
         let _ = self.send("quit");
-        let deadline = Instant::now() + QUIT_GRACE;
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                break;
-            }
-            thread::sleep(Duration::from_millis(5));
-        }
+        self.exited_within(QUIT_GRACE);
         kill_group(&mut self.child);
     }
 }
