@@ -6,7 +6,8 @@ use serde::{Deserialize, Serialize};
 use crate::analysis::functions::{compare_functions, FunctionsComparison, FunctionsWhy};
 use crate::analysis::measure::{EngineRecord, Instructions, Measured, Measurement, RevisionRecord};
 use crate::analysis::stats::{
-    classify, median, paired_ratios, round_ratio_interval, Estimate, Verdict, MIN_ROUNDS_FOR_CI,
+    classify, median, paired_ratios, round_ratio_interval, RatioInterval, Verdict,
+    MIN_ROUNDS_FOR_CI,
 };
 use crate::engine::adapter::WHOLE_BENCH;
 use crate::engine::bench::{EvalCounters, Exits, ExitsBySearch, SearchExits, TierCounts};
@@ -329,7 +330,7 @@ pub struct SpeedComparison {
     pub(crate) comparable: bool,
     pub(crate) pairing: Pairing,
     /// B/A time per node: above 1 means B is slower.
-    pub cost_ratio: Option<Estimate>,
+    pub cost_ratio: Option<RatioInterval>,
     /// Each round's median B/A time-per-node ratio, in round order: the sample `cost_ratio`'s
     /// interval is computed from (rounds without pairs left out).
     pub(crate) round_ratios: Vec<f64>,
