@@ -4,13 +4,15 @@
 use serde::{Deserialize, Serialize};
 
 use crate::analysis::functions::{compare_functions, FunctionsComparison, FunctionsWhy};
-use crate::analysis::measure::{EngineRecord, Instructions, Measured, Measurement, RevisionRecord};
+use crate::analysis::measure::{Instructions, Measured, Measurement, RevisionRecord};
 use crate::analysis::stats::{
     classify, median, paired_ratios, round_ratio_interval, RatioInterval, Verdict,
     MIN_ROUNDS_FOR_CI,
 };
 use crate::engine::adapter::WHOLE_BENCH;
-use crate::engine::bench::{EvalCounters, Exits, ExitsBySearch, SearchExits, TierCounts};
+use crate::engine::bench::{
+    EngineIdentity, EvalCounters, Exits, ExitsBySearch, SearchExits, TierCounts,
+};
 
 use crate::schema::{Kind, LAB_JSON_SCHEMA_VERSION};
 use crate::side::Side;
@@ -208,7 +210,7 @@ pub(crate) struct Figure {
 pub struct SideSummary {
     pub(crate) label: String,
     pub(crate) revision: RevisionRecord,
-    pub(crate) engine: EngineRecord,
+    pub(crate) engine: EngineIdentity,
     /// `None`: the engine's default bench, whose depth it does not report.
     pub(crate) depth: Option<u32>,
     pub(crate) signature: u64,

@@ -9,6 +9,7 @@ use squall::tier::{DANGER_CLASSES, MATERIAL_BUCKETS, SEARCH_KINDS, SIDE_BUCKETS}
 use std::collections::BTreeSet;
 
 use super::in_force::MarginsInForce;
+use crate::engine::bench::EngineIdentity;
 use crate::machine::Provenance;
 
 pub(crate) const SCHEMA_VERSION: u64 = 1;
@@ -20,13 +21,6 @@ pub const HISTOGRAM_LIMIT: i32 = 100_000;
 
 /// Buckets of the `qfutility_excess` set: one per futility source tier.
 pub(crate) const QFUTILITY_TIERS: usize = 3;
-
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct EngineInfo {
-    pub name: String,
-    pub version: String,
-    pub features: Vec<String>,
-}
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ExitRate {
@@ -209,7 +203,7 @@ pub struct Samples {
 pub struct CalibrationFile {
     pub schema_version: u64,
     pub kind: String,
-    pub engine: EngineInfo,
+    pub engine: EngineIdentity,
     pub depth: i32,
     pub hash_mb: u64,
     pub positions: u64,

@@ -15,7 +15,7 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use git2::Repository;
 
-use super::bench::{bench_args, parse_bench, EvalCounters};
+use super::bench::{bench_args, parse_bench, EngineIdentity, EvalCounters};
 use super::build::{build_engine, EngineBinary};
 use super::command_build::{build_openbench_engine, engine_definition};
 use super::config::{Engine, Format, LabConfig, OpenBenchEngine, DEPTH_PLACEHOLDER};
@@ -87,13 +87,6 @@ pub struct BenchResult {
     pub total_time_ns: u64,
     /// The eval tiers' exits (squall protocol only).
     pub eval: Option<EvalCounters>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct EngineIdentity {
-    pub(crate) name: String,
-    pub(crate) version: String,
-    pub(crate) features: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -229,11 +222,7 @@ impl EngineAdapter for SquallAdapter {
     ) -> Result<BenchResult> {
         let report = parse_bench(stdout)?;
         Ok(BenchResult {
-            engine: EngineIdentity {
-                name: report.engine.name,
-                version: report.engine.version,
-                features: report.engine.features,
-            },
+            engine: report.engine.into_identity(),
             depth: Some(report.depth),
             positions: report
                 .positions
