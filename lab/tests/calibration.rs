@@ -416,7 +416,7 @@ fn pool_is_stratified_deduplicated_and_deterministic() {
     for p in &first {
         let board = squall::Board::from_fen(&p.fen).unwrap();
         assert_eq!(squall::tier::material_bucket(&board), p.bucket);
-        assert_eq!(pool::classify(&board), p.kind);
+        assert_eq!(pool::position_kind(&board), p.kind);
     }
     let again = pool::generate(count, 5, |_, _| {});
     let text = pool::pool_text(&first, count, 5);
