@@ -89,7 +89,7 @@ pub(crate) const DEFAULT_MAX_GAMES: u64 = 20_000;
 /// Default of `lab speed-elo --games` (per odds).
 pub(crate) const DEFAULT_GAMES_PER_ODDS: u64 = 400;
 /// Default of `baseline check --threshold`. Stored runs are not paired in time with fresh ones,
-/// so the machine's drift between the two sessions is in the ratio and not in its interval: on
+/// so the machine's drift between the two sittings is in the ratio and not in its interval: on
 /// the 2-core VM the lab is developed on, an unchanged binary measured 3.9% to 9.8% slower per
 /// node than its baseline saved hours before. asv's `--factor` (1.1) makes a like allowance.
 pub(crate) const DEFAULT_BASELINE_THRESHOLD_PCT: f64 = 15.0;
@@ -477,7 +477,7 @@ pub(crate) enum BaselineCommand {
         #[arg(long, default_value_t = 300, value_parser = timeout_seconds())]
         timeout: u64,
         /// Smallest slowdown, in percent of time per node, that counts as a regression. Wider
-        /// than compare's: the stored runs come from another session, whose machine state
+        /// than compare's: the stored runs were measured at another time, in a machine state
         /// (load, frequency, neighbours on a VM) the interval cannot see. `lab compare` of the
         /// baseline's revision pairs both in time and judges smaller changes.
         #[arg(long, default_value_t = DEFAULT_BASELINE_THRESHOLD_PCT, value_parser = parse_threshold)]
