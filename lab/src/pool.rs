@@ -19,7 +19,7 @@ use std::sync::atomic::AtomicBool;
 
 pub(crate) const BUCKETS: usize = 8;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PositionKind {
     /// Not in check and no capture that wins material: the stand-pat world.
     Quiet,
