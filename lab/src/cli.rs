@@ -473,7 +473,7 @@ pub(crate) enum BaselineCommand {
         #[arg(long, default_value_t = 300, value_parser = timeout_seconds())]
         timeout: u64,
         /// Smallest slowdown, in percent of time per node, that counts as a regression. Wider
-        /// than compare's: the stored runs come from another session, whose machine state
+        /// than compare's: the stored runs were measured at another time, in a machine state
         /// (load, frequency, neighbours on a VM) the interval cannot see. `lab compare` of the
         /// baseline's revision pairs both in time and judges smaller changes.
         #[arg(long, default_value_t = DEFAULT_BASELINE_THRESHOLD_PCT, value_parser = parse_threshold)]

@@ -13,7 +13,7 @@ const MIB: u64 = 1 << 20;
 
 /// A kind of file the lab reads, with the most it reads of one (docs/lab-json.md, "Limits").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Limit {
+pub struct FileCap {
     /// What the file is, as messages name it ("baseline", "book").
     pub(crate) what: &'static str,
     /// The largest size read, in bytes; larger files are refused whole.
@@ -21,67 +21,67 @@ pub struct Limit {
 }
 
 /// One commit's measurement in the history store.
-pub const STORE_FILE: Limit = Limit {
+pub const STORE_FILE: FileCap = FileCap {
     what: "history store file",
     cap: 16 * MIB,
 };
 /// A saved baseline (`baselines/*.json`).
-pub const BASELINE: Limit = Limit {
+pub const BASELINE: FileCap = FileCap {
     what: "baseline",
     cap: 16 * MIB,
 };
 /// A calibration file; with replay samples it holds about 55 bytes a sample.
-pub(crate) const CALIBRATION: Limit = Limit {
+pub(crate) const CALIBRATION: FileCap = FileCap {
     what: "calibration file",
     cap: 512 * MIB,
 };
 /// An opening book (EPD or PGN), after decompression when gzipped.
-pub const BOOK: Limit = Limit {
+pub const BOOK: FileCap = FileCap {
     what: "book",
     cap: 256 * MIB,
 };
 /// A position pool or `--positions` file, after decompression when gzipped.
-pub(crate) const POOL: Limit = Limit {
+pub(crate) const POOL: FileCap = FileCap {
     what: "pool",
     cap: 256 * MIB,
 };
 /// A match's results file (one line a game).
-pub(crate) const RESULTS: Limit = Limit {
+pub(crate) const RESULTS: FileCap = FileCap {
     what: "results file",
     cap: 1024 * MIB,
 };
 /// A file of the working tree snapshotted for `WORKTREE` (source, or an engine's network).
-pub(crate) const WORKTREE_FILE: Limit = Limit {
+pub(crate) const WORKTREE_FILE: FileCap = FileCap {
     what: "working-tree file",
     cap: 1024 * MIB,
 };
 /// A `lab.toml` engine definition.
-pub(crate) const LAB_TOML: Limit = Limit {
+pub(crate) const LAB_TOML: FileCap = FileCap {
     what: "lab.toml",
     cap: MIB,
 };
 /// A Rust source file the lab reads or rewrites (the margin tables' `margins.rs`).
-pub(crate) const SOURCE: Limit = Limit {
+pub(crate) const SOURCE: FileCap = FileCap {
     what: "source file",
     cap: 16 * MIB,
 };
 /// An `exe:` engine binary, hashed to identify it in a match's settings.
-pub(crate) const ENGINE_BINARY: Limit = Limit {
+pub(crate) const ENGINE_BINARY: FileCap = FileCap {
     what: "engine binary",
     cap: 1024 * MIB,
 };
 /// A stored speed-Elo model (`target/lab/speed-elo/`).
-pub(crate) const SPEED_ELO_MODEL: Limit = Limit {
+pub(crate) const SPEED_ELO_MODEL: FileCap = FileCap {
     what: "speed-Elo model",
     cap: MIB,
 };
 /// A stored node budget (`target/lab/budgets/`).
-pub(crate) const NODE_BUDGET: Limit = Limit {
+pub(crate) const NODE_BUDGET: FileCap = FileCap {
     what: "node budget",
     cap: MIB,
 };
 /// A JSON report drawn by `lab report`.
-pub(crate) const REPORT: Limit = Limit {
+pub(crate) const REPORT: FileCap = FileCap {
     what: "JSON report",
     cap: 64 * MIB,
 };
@@ -91,7 +91,7 @@ pub(crate) const REPORT: Limit = Limit {
 #[derive(Debug)]
 pub(crate) struct InputError {
     pub(crate) path: PathBuf,
-    pub(crate) limit: Limit,
+    pub(crate) file_cap: FileCap,
     pub(crate) problem: Problem,
 }
 
@@ -101,7 +101,7 @@ pub(crate) enum Problem {
     NotFound,
     /// A directory, FIFO, socket or device: named by the text.
     NotRegular(&'static str),
-    /// Larger than the limit's cap.
+    /// Larger than its cap.
     TooLarge,
     /// Not UTF-8 where text was asked for.
     NotText,
@@ -116,7 +116,7 @@ impl InputError {
 
 impl fmt::Display for InputError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let Limit { what, cap } = self.limit;
+        let FileCap { what, cap } = self.file_cap;
         let path = self.path.display();
         match &self.problem {
             Problem::NotFound => write!(f, "cannot read the {what} {path}: no such file"),
@@ -146,14 +146,14 @@ pub(crate) fn size_text(bytes: u64) -> String {
     }
 }
 
-/// The whole of the regular file at `path`, if it is at most `limit.cap` bytes. Symbolic links
+/// The whole of the regular file at `path`, if it is at most `file_cap.cap` bytes. Symbolic links
 /// are followed; what is checked is the file actually opened (its handle's metadata), so a
 /// file swapped for a FIFO between the check and the read is still refused. Never blocks on a
 /// FIFO and never reads more than `cap + 1` bytes.
-pub(crate) fn read_bytes(path: &Path, limit: Limit) -> Result<Vec<u8>, InputError> {
+pub(crate) fn read_bytes(path: &Path, file_cap: FileCap) -> Result<Vec<u8>, InputError> {
     let fail = |problem| InputError {
         path: path.to_path_buf(),
-        limit,
+        file_cap,
         problem,
     };
     // Refused before opening: opening some devices has effects of its own.
@@ -174,18 +174,18 @@ pub(crate) fn read_bytes(path: &Path, limit: Limit) -> Result<Vec<u8>, InputErro
     if !metadata.is_file() {
         return Err(fail(Problem::NotRegular(kind_of(&metadata.file_type()))));
     }
-    if metadata.len() > limit.cap {
+    if metadata.len() > file_cap.cap {
         return Err(fail(Problem::TooLarge));
     }
-    read_capped(file, limit.cap).map_err(fail)
+    read_capped(file, file_cap.cap).map_err(fail)
 }
 
 /// [`read_bytes`] as UTF-8 text.
-pub(crate) fn read_text(path: &Path, limit: Limit) -> Result<String, InputError> {
-    let bytes = read_bytes(path, limit)?;
+pub(crate) fn read_text(path: &Path, file_cap: FileCap) -> Result<String, InputError> {
+    let bytes = read_bytes(path, file_cap)?;
     String::from_utf8(bytes).map_err(|_| InputError {
         path: path.to_path_buf(),
-        limit,
+        file_cap,
         problem: Problem::NotText,
     })
 }
@@ -287,20 +287,20 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let small = dir.path().join("small");
         std::fs::write(&small, "12345").unwrap();
-        let limit = Limit {
+        let file_cap = FileCap {
             what: "test file",
             cap: 5,
         };
-        assert_eq!(read_text(&small, limit).unwrap(), "12345");
-        let large = Limit { cap: 4, ..limit };
+        assert_eq!(read_text(&small, file_cap).unwrap(), "12345");
+        let large = FileCap { cap: 4, ..file_cap };
         let error = read_text(&small, large).unwrap_err();
         assert!(matches!(error.problem, Problem::TooLarge), "{error}");
         assert!(error.to_string().contains("4 bytes cap"), "{error}");
-        let error = read_text(dir.path(), limit).unwrap_err();
+        let error = read_text(dir.path(), file_cap).unwrap_err();
         assert!(error.to_string().contains("a directory"), "{error}");
-        let error = read_text(Path::new("/dev/zero"), limit).unwrap_err();
+        let error = read_text(Path::new("/dev/zero"), file_cap).unwrap_err();
         assert!(error.to_string().contains("a character device"), "{error}");
-        assert!(read_text(&dir.path().join("absent"), limit)
+        assert!(read_text(&dir.path().join("absent"), file_cap)
             .unwrap_err()
             .is_not_found());
         let error = read_capped(&b"123456"[..], 5).unwrap_err();

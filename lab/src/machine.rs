@@ -83,7 +83,7 @@ fn selected_mode(modes: &str) -> String {
 }
 
 /// Whether figures measured in one setting can be judged against another's.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug)]
 pub(crate) struct Comparability {
     /// NPS: same CPU, cores, kernel, THP mode, governor and toolchain (as far as recorded).
     pub(crate) nps: bool,

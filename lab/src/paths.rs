@@ -96,7 +96,7 @@ pub(crate) fn remove_if_exists(path: &Path) -> Result<()> {
 const MAX_LINKS_FOLLOWED: usize = 40;
 
 /// Where a write to an output path lands.
-#[derive(Debug, PartialEq)]
+#[derive(Debug)]
 enum WriteTarget {
     /// A device, FIFO or open stream (`/dev/stdout`, a named pipe, `>(cmd)`): appended to as
     /// it stands, since renaming a file over it would replace the device, or cut off the file

@@ -19,19 +19,19 @@ use std::sync::atomic::AtomicBool;
 
 pub(crate) const BUCKETS: usize = 8;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Kind {
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PositionKind {
     /// Not in check and no capture that wins material: the stand-pat world.
     Quiet,
     /// In check, or a capture or promotion that SEE says wins material.
     Tactical,
 }
 
-impl Kind {
+impl PositionKind {
     pub(crate) fn name(self) -> &'static str {
         match self {
-            Kind::Quiet => "quiet",
-            Kind::Tactical => "tactical",
+            PositionKind::Quiet => "quiet",
+            PositionKind::Tactical => "tactical",
         }
     }
 }
@@ -40,7 +40,7 @@ impl Kind {
 pub struct PoolPosition {
     pub fen: String,
     pub bucket: usize,
-    pub kind: Kind,
+    pub kind: PositionKind,
 }
 
 impl PoolPosition {
@@ -55,11 +55,11 @@ impl PoolPosition {
     }
 }
 
-pub fn classify(board: &Board) -> Kind {
+pub fn position_kind(board: &Board) -> PositionKind {
     if board.in_check() || noisy_moves(board).iter().any(|&mv| see_ge(board, mv, 1)) {
-        Kind::Tactical
+        PositionKind::Tactical
     } else {
-        Kind::Quiet
+        PositionKind::Quiet
     }
 }
 
@@ -164,7 +164,7 @@ pub fn generate(
                 continue;
             }
             let bucket = material_bucket(&board);
-            let kind = classify(&board);
+            let kind = position_kind(&board);
             let slot = &mut candidates[bucket * 2 + kind as usize];
             // Keep a surplus so the final draw is a sample, not the first positions found.
             if slot.len() < per_stratum * 3 {
@@ -422,8 +422,8 @@ pub fn pool_text(positions: &[PoolPosition], count: usize, seed: u64) -> String 
     for (bucket, c) in counts.iter().enumerate() {
         text.push_str(&format!(
             "# bucket {bucket}: quiet {} tactical {}\n",
-            c[Kind::Quiet as usize],
-            c[Kind::Tactical as usize]
+            c[PositionKind::Quiet as usize],
+            c[PositionKind::Tactical as usize]
         ));
     }
     for p in positions {
@@ -488,8 +488,8 @@ mod tests {
         };
         let mut candidates = Vec::new();
         for b in 0..BUCKETS {
-            candidates.push(make(b, Kind::Quiet, if b == 0 { 2 } else { 50 }));
-            candidates.push(make(b, Kind::Tactical, 50));
+            candidates.push(make(b, PositionKind::Quiet, if b == 0 { 2 } else { 50 }));
+            candidates.push(make(b, PositionKind::Tactical, 50));
         }
         let pool = select(candidates, 160, 1);
         assert_eq!(pool.len(), 160);

@@ -7,24 +7,24 @@ use std::path::Path;
 
 use anyhow::{bail, Result};
 
-use crate::input::{Limit, Problem};
+use crate::input::{FileCap, Problem};
 
 /// The lab's seeded generator: the engine's SplitMix64, whose sequence does not change between
 /// versions as a crate's RNG algorithm might.
 pub use squall::calibrate::SplitMix;
 
-/// A text file, decompressed when its name ends in `.gz`, read as `limit` allows (a regular
+/// A text file, decompressed when its name ends in `.gz`, read as `file_cap` allows (a regular
 /// file, at most its cap before and after decompression; see [`crate::input`]).
-pub(crate) fn read_text(path: &Path, limit: Limit) -> Result<String> {
-    let raw = crate::input::read_bytes(path, limit)?;
-    let what = limit.what;
+pub(crate) fn read_text(path: &Path, file_cap: FileCap) -> Result<String> {
+    let raw = crate::input::read_bytes(path, file_cap)?;
+    let what = file_cap.what;
     let bytes = if is_gzip(path) {
-        crate::input::read_capped(flate2::read::GzDecoder::new(&raw[..]), limit.cap).map_err(
+        crate::input::read_capped(flate2::read::GzDecoder::new(&raw[..]), file_cap.cap).map_err(
             |problem| match problem {
                 Problem::TooLarge => anyhow::anyhow!(
                     "{what} {} is larger than the {} cap on a {what} once decompressed",
                     path.display(),
-                    crate::input::size_text(limit.cap)
+                    crate::input::size_text(file_cap.cap)
                 ),
                 _ => anyhow::anyhow!(
                     "{what} {} is not valid gzip-compressed text",

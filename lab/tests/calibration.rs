@@ -12,8 +12,8 @@ use squall::calibrate::stats::{wilson_interval, Z95};
 use squall::calibrate::Histogram;
 use squall::tier::DANGER_CLASSES;
 use squall_lab::calibration::data::{
-    CalibrationFile, ExitRate, Histograms, MarginSafety, Sample, Samples as ReplaySamples,
-    ShardProvenance, SparseHistogram, Tally, TierSafety,
+    CalibrationFile, ExitRate, Histograms, MarginSafety, SampleRow, SampleRows, ShardProvenance,
+    SparseHistogram, Tally, TierSafety,
 };
 use squall_lab::calibration::merge::{merge_samples, merge_shards};
 use squall_lab::calibration::{margins_source, tables};
@@ -416,7 +416,7 @@ fn pool_is_stratified_deduplicated_and_deterministic() {
     for p in &first {
         let board = squall::Board::from_fen(&p.fen).unwrap();
         assert_eq!(squall::tier::material_bucket(&board), p.bucket);
-        assert_eq!(pool::classify(&board), p.kind);
+        assert_eq!(pool::position_kind(&board), p.kind);
     }
     let again = pool::generate(count, 5, |_, _| {});
     let text = pool::pool_text(&first, count, 5);
@@ -1064,7 +1064,7 @@ fn with_replay_samples(mut f: CalibrationFile, index: u64, capacity: u64) -> Cal
         .iter()
         .map(|&calls| {
             (0..calls.min(capacity))
-                .map(|_| Sample {
+                .map(|_| SampleRow {
                     position: (3 * rng.below(10) as u64 + index - 1) as u32,
                     search: rng.below(2) as u8,
                     my_bucket: rng.below(8) as u8,
@@ -1082,7 +1082,7 @@ fn with_replay_samples(mut f: CalibrationFile, index: u64, capacity: u64) -> Cal
         })
         .collect();
     f.modes.push("samples".to_string());
-    f.samples = Some(ReplaySamples {
+    f.samples = Some(SampleRows {
         capacity,
         seed: 1,
         seen,
@@ -1105,7 +1105,7 @@ fn merged_samples_are_a_sample_of_both_shards_with_the_calls_summed() {
         assert_eq!(samples.seen[bucket], sa.seen[bucket] + sb.seen[bucket]);
         let kept = &samples.by_material_bucket[bucket];
         assert_eq!(kept.len(), 100, "the capacity, as each shard's");
-        let from = |s: &ReplaySamples| {
+        let from = |s: &SampleRows| {
             kept.iter()
                 .filter(|x| s.by_material_bucket[bucket].contains(x))
                 .count()
@@ -1143,12 +1143,12 @@ fn merged_samples_are_a_sample_of_both_shards_with_the_calls_summed() {
 fn merged_samples_draw_each_run_by_its_share_of_the_calls() {
     // Run a made 1,000 calls and b 3,000; each kept 100. A uniform sample of the 4,000 holds
     // a's calls a quarter of the time; a merge that drew by kept samples would hold half.
-    let run = |seed: u64, first: u32, seen: u64| ReplaySamples {
+    let run = |seed: u64, first: u32, seen: u64| SampleRows {
         capacity: 100,
         seed,
         seen: vec![seen],
         by_material_bucket: vec![(0..100)
-            .map(|i| Sample {
+            .map(|i| SampleRow {
                 position: first + i,
                 search: 0,
                 my_bucket: 0,
@@ -1204,7 +1204,7 @@ fn samples_out_of_range_are_refused_with_one_line() {
     let dir = tempfile::tempdir().unwrap();
     let good = sampled_shard(1);
     CalibrationFile::parse(&serde_json::to_string(&good).unwrap(), "good").unwrap();
-    fn first(f: &mut CalibrationFile) -> &mut Sample {
+    fn first(f: &mut CalibrationFile) -> &mut SampleRow {
         &mut f.samples.as_mut().unwrap().by_material_bucket[2][5]
     }
     for (change, message) in [

@@ -10,7 +10,7 @@ use std::process::{Command, Output};
 use std::collections::BTreeSet;
 
 use serde_json::Value;
-use squall_lab::calibration::data::{CalibrationFile, Sample};
+use squall_lab::calibration::data::{CalibrationFile, SampleRow};
 use squall_lab::engine::build::build_engine;
 use squall_lab::engine::revision::{open_repository, resolve};
 use squall_lab::paths::LabPaths;
@@ -321,7 +321,7 @@ fn compare_calibrate_puts_its_section_into_the_one_json_document() {
 /// The tier a replay sample exits in under the margin tables of this workspace, as the
 /// engine's `evaluate` decides: super-lazy unless a pawn race is possible, then lazy, else
 /// full.
-fn predicted_tier(s: &Sample) -> usize {
+fn predicted_tier(s: &SampleRow) -> usize {
     use squall::eval::margins;
     let pair = margins::Pair {
         my_bucket: usize::from(s.my_bucket),

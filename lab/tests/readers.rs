@@ -7,13 +7,13 @@ use serde_json::{json, Value};
 
 use squall_lab::analysis::compare::{compare, summarize, Criteria, Settings, Thresholds};
 use squall_lab::analysis::measure::{
-    check_report, EngineRecord, InstructionCount, Instructions, Measured, Measurement,
-    PositionRecord, RevisionRecord,
+    check_report, InstructionCount, Instructions, Measured, Measurement, PositionRecord,
+    RevisionRecord,
 };
 use squall_lab::baseline::{self, Baseline, BaselineSettings, BASELINE_SCHEMA_VERSION};
 use squall_lab::cli::Format;
 use squall_lab::engine::adapter::{BenchRequest, BenchResult, EngineAdapter, SquallAdapter};
-use squall_lab::engine::bench::{parse_bench, EvalCounters, Exits};
+use squall_lab::engine::bench::{parse_bench, EngineIdentity, EvalCounters, Exits};
 use squall_lab::machine::{Machine, Toolchain};
 use squall_lab::report::{render, BaselineOutput, Report};
 use squall_lab::schema::Kind;
@@ -389,7 +389,7 @@ fn valid_baseline() -> impl Strategy<Value = Baseline> {
                     },
                     measurement: Measurement {
                         revision,
-                        engine: EngineRecord {
+                        engine: EngineIdentity {
                             name: "squall".to_string(),
                             version: "0.1.0".to_string(),
                             features,

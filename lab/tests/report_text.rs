@@ -11,10 +11,10 @@ use serde_json::{json, Value};
 
 use squall_lab::analysis::compare::{compare, Criteria, Settings, Thresholds};
 use squall_lab::analysis::measure::{
-    EngineRecord, Instructions, Measured, Measurement, PositionRecord, RevisionRecord,
+    Instructions, Measured, Measurement, PositionRecord, RevisionRecord,
 };
 use squall_lab::cli::Format;
-use squall_lab::engine::bench::{EvalCounters, Exits};
+use squall_lab::engine::bench::{EngineIdentity, EvalCounters, Exits};
 use squall_lab::report::html::from_json;
 use squall_lab::report::{render, Report};
 use squall_lab::schema::Kind;
@@ -43,7 +43,7 @@ fn measurement(spec: &str, slowdown: u64) -> Measurement {
             binary_key: "fedcba9876543210fedcba9876543210fedcba98".to_string(),
             cached_build: false,
         },
-        engine: EngineRecord {
+        engine: EngineIdentity {
             name: "squall".to_string(),
             version: "0.1.0".to_string(),
             features: vec!["calibrate".to_string()],

@@ -159,7 +159,7 @@ fn the_search_finds_the_largest_safe_percentile() {
         .flatten()
         .chain(&result.super_lazy)
         .all(|p| *p == [0.5, 99.5]));
-    let (first, last) = (&result.frontier[0], result.frontier.last().unwrap());
+    let (first, last) = (&result.steps[0], result.steps.last().unwrap());
     assert!(first.change.is_none() && last.change.is_some());
     assert!(last.cheap_share > first.cheap_share);
     assert!(last.worst_exceeded_upper <= 0.01);

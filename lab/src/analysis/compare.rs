@@ -4,12 +4,15 @@
 use serde::{Deserialize, Serialize};
 
 use crate::analysis::functions::{compare_functions, FunctionsComparison, FunctionsWhy};
-use crate::analysis::measure::{EngineRecord, Instructions, Measured, Measurement, RevisionRecord};
+use crate::analysis::measure::{Instructions, Measured, Measurement, RevisionRecord};
 use crate::analysis::stats::{
-    classify, median, paired_ratios, round_ratio_interval, Estimate, Verdict, MIN_ROUNDS_FOR_CI,
+    classify, median, paired_ratios, round_ratio_interval, RatioInterval, Verdict,
+    MIN_ROUNDS_FOR_CI,
 };
 use crate::engine::adapter::WHOLE_BENCH;
-use crate::engine::bench::{EvalCounters, Exits, ExitsBySearch, SearchExits, TierCounts};
+use crate::engine::bench::{
+    EngineIdentity, EvalCounters, Exits, ExitsBySearch, SearchExits, TierCounts,
+};
 
 use crate::schema::{Kind, LAB_JSON_SCHEMA_VERSION};
 use crate::side::Side;
@@ -36,8 +39,8 @@ pub struct Criteria {
     /// True when A and B are one binary run two ways (`lab tiers`): their trees may differ by
     /// design, so the node ratio is a note and a changed signature no warning.
     pub same_binary: bool,
-    /// False when A's runs come from another session (a baseline): the machine's drift between
-    /// the sessions is in the speed ratio but not in its interval.
+    /// False when A's runs come from another sitting (a baseline): the machine's drift between
+    /// the sittings is in the speed ratio but not in its interval.
     pub paired_in_time: bool,
     /// Why NPS is not comparable (a baseline's machine or toolchain), one entry per setting.
     pub machine_differences: Vec<String>,
@@ -207,7 +210,7 @@ pub(crate) struct Figure {
 pub struct SideSummary {
     pub(crate) label: String,
     pub(crate) revision: RevisionRecord,
-    pub(crate) engine: EngineRecord,
+    pub(crate) engine: EngineIdentity,
     /// `None`: the engine's default bench, whose depth it does not report.
     pub(crate) depth: Option<u32>,
     pub(crate) signature: u64,
@@ -329,7 +332,7 @@ pub struct SpeedComparison {
     pub(crate) comparable: bool,
     pub(crate) pairing: Pairing,
     /// B/A time per node: above 1 means B is slower.
-    pub cost_ratio: Option<Estimate>,
+    pub cost_ratio: Option<RatioInterval>,
     /// Each round's median B/A time-per-node ratio, in round order: the sample `cost_ratio`'s
     /// interval is computed from (rounds without pairs left out).
     pub(crate) round_ratios: Vec<f64>,
@@ -570,8 +573,8 @@ pub(crate) enum Note {
     /// One binary run two ways (`lab tiers`): the node counts of both.
     SameBinaryNodeRatio { a_nodes: u64, b_nodes: u64 },
     /// A baseline's time per node moved with the same work: possibly the machine's drift
-    /// between sessions. `baseline` names the baseline's revision, `revision` the other.
-    SessionDrift {
+    /// between sittings. `baseline` names the baseline's revision, `revision` the other.
+    SittingDrift {
         change_pct: f64,
         baseline: String,
         revision: String,
@@ -764,7 +767,7 @@ fn figures(
     }
 }
 
-/// Runs from another session whose wall clock moved while the work per node did not: the move
+/// Runs from another sitting whose wall clock moved while the work per node did not: the move
 /// may be the machine's, and only a paired run can say.
 fn drift_note(
     a: &Measurement,
@@ -783,7 +786,7 @@ fn drift_note(
         Some(commit) => commit.get(..10).unwrap_or(commit),
         None => &a.revision.spec,
     };
-    Some(Note::SessionDrift {
+    Some(Note::SittingDrift {
         change_pct: (estimate.estimate - 1.0) * 100.0,
         baseline: baseline.to_string(),
         revision: b.revision.spec.clone(),
@@ -1102,7 +1105,7 @@ mod tests {
         comparison
             .notes
             .iter()
-            .any(|note| matches!(note, Note::SessionDrift { .. }))
+            .any(|note| matches!(note, Note::SittingDrift { .. }))
     }
 
     #[test]
@@ -1112,7 +1115,7 @@ mod tests {
         assert_eq!(drift.speed.verdict, Verdict::NoChange);
         assert!(drift_noted(&drift), "{:?}", drift.notes);
         assert!(
-            matches!(&drift.notes[0], Note::SessionDrift { revision, .. } if revision == "HEAD"),
+            matches!(&drift.notes[0], Note::SittingDrift { revision, .. } if revision == "HEAD"),
             "{:?}",
             drift.notes
         );

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use squall::tier::{MATERIAL_BUCKETS, SIDE_BUCKETS};
 
 use crate::engine::adapter::{run_bench, BenchRequest, BenchResult, EngineAdapter};
-use crate::engine::bench::EvalCounters;
+use crate::engine::bench::{EngineIdentity, EvalCounters};
 use crate::engine::build::EngineBinary;
 use crate::engine::callgrind::{
     find_valgrind, parse_functions, parse_total, Callgrind, CannotExecute, Detail, FunctionCosts,
@@ -94,7 +94,7 @@ impl Measured {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Measurement {
     pub revision: RevisionRecord,
-    pub engine: EngineRecord,
+    pub engine: EngineIdentity,
     /// `None`: the engine's default bench, whose depth it does not report (OpenBench format).
     pub depth: Option<u32>,
     /// Total bench nodes: identical on every run of a deterministic engine.
@@ -114,13 +114,6 @@ pub struct RevisionRecord {
     pub tree: String,
     pub binary_key: String,
     pub cached_build: bool,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct EngineRecord {
-    pub name: String,
-    pub version: String,
-    pub features: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -521,11 +514,7 @@ impl<'a> Runs<'a> {
                 binary_key: self.subject.binary.key.clone(),
                 cached_build: self.subject.binary.cached,
             },
-            engine: EngineRecord {
-                name: first.engine.name.clone(),
-                version: first.engine.version.clone(),
-                features: first.engine.features.clone(),
-            },
+            engine: first.engine.clone(),
             depth: first.depth,
             signature: first.total_nodes,
             positions: first

@@ -10,7 +10,7 @@ pub(crate) const MIN_ROUNDS_FOR_CI: usize = 4;
 
 /// A ratio estimated from rounds of paired measurements.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Estimate {
+pub struct RatioInterval {
     /// The point estimate the interval is centred on and the verdict reads: the geometric mean
     /// of the per-round median ratios.
     pub estimate: f64,
@@ -75,7 +75,7 @@ pub(crate) fn median(values: &[f64]) -> f64 {
 /// The interval is a Student-t interval of the mean log round ratio with `rounds - 1` degrees
 /// of freedom, exponentiated: honest with as few as a handful of rounds, where a bootstrap over
 /// the same rounds is too narrow.
-pub(crate) fn round_ratio_interval(rounds: &[Vec<f64>], confidence: f64) -> Estimate {
+pub(crate) fn round_ratio_interval(rounds: &[Vec<f64>], confidence: f64) -> RatioInterval {
     let logs: Vec<f64> = rounds
         .iter()
         .filter(|round| !round.is_empty())
@@ -92,7 +92,7 @@ pub(crate) fn round_ratio_interval(rounds: &[Vec<f64>], confidence: f64) -> Esti
     } else {
         (f64::NAN, f64::NAN)
     };
-    Estimate {
+    RatioInterval {
         estimate: mean.exp(),
         ci_low,
         ci_high,
@@ -106,7 +106,7 @@ pub(crate) fn round_ratio_interval(rounds: &[Vec<f64>], confidence: f64) -> Esti
 
 /// `estimate` is a ratio new/old of a cost (time per node): above 1 is slower. A verdict needs
 /// both a confidence interval excluding 1 and an estimate beyond the threshold.
-pub(crate) fn classify(estimate: &Estimate, threshold_pct: f64) -> Verdict {
+pub(crate) fn classify(estimate: &RatioInterval, threshold_pct: f64) -> Verdict {
     let threshold = threshold_pct / 100.0;
     if estimate.ci_low > 1.0 && estimate.estimate > 1.0 + threshold {
         Verdict::Regression
@@ -153,8 +153,8 @@ fn standard_t(df: f64) -> StudentsT {
 mod tests {
     use super::*;
 
-    fn estimate(value: f64, ci_low: f64, ci_high: f64) -> Estimate {
-        Estimate {
+    fn estimate(value: f64, ci_low: f64, ci_high: f64) -> RatioInterval {
+        RatioInterval {
             estimate: value,
             ci_low,
             ci_high,

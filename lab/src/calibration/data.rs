@@ -9,6 +9,7 @@ use squall::tier::{DANGER_CLASSES, MATERIAL_BUCKETS, SEARCH_KINDS, SIDE_BUCKETS}
 use std::collections::BTreeSet;
 
 use super::in_force::MarginsInForce;
+use crate::engine::bench::EngineIdentity;
 use crate::machine::Provenance;
 
 pub(crate) const SCHEMA_VERSION: u64 = 1;
@@ -20,13 +21,6 @@ pub const HISTOGRAM_LIMIT: i32 = 100_000;
 
 /// Buckets of the `qfutility_excess` set: one per futility source tier.
 pub(crate) const QFUTILITY_TIERS: usize = 3;
-
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct EngineInfo {
-    pub name: String,
-    pub version: String,
-    pub features: Vec<String>,
-}
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ExitRate {
@@ -92,7 +86,7 @@ pub struct MarginSafety {
 /// my_class, opp_class]`; files from engines without danger classes have the first ten
 /// (both classes 0).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Sample {
+pub struct SampleRow {
     /// Index of the searched position in the whole pool (the run's pool for a bare engine run).
     pub position: u32,
     /// `squall::tier::SearchKind as u8`: 0 main search, 1 quiescence.
@@ -118,7 +112,7 @@ const SAMPLE_FIELDS_WITHOUT_CLASSES: usize = 10;
 /// The fields of a sample's array with both kings' danger classes.
 const SAMPLE_FIELDS: usize = 12;
 
-impl Serialize for Sample {
+impl Serialize for SampleRow {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeTuple;
         let mut row = serializer.serialize_tuple(SAMPLE_FIELDS)?;
@@ -138,17 +132,17 @@ impl Serialize for Sample {
     }
 }
 
-impl<'de> Deserialize<'de> for Sample {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Sample, D::Error> {
-        deserializer.deserialize_seq(SampleVisitor)
+impl<'de> Deserialize<'de> for SampleRow {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<SampleRow, D::Error> {
+        deserializer.deserialize_seq(SampleRowVisitor)
     }
 }
 
 /// Reads a sample's array of 10 or 12 fields, refusing any other length.
-struct SampleVisitor;
+struct SampleRowVisitor;
 
-impl<'de> serde::de::Visitor<'de> for SampleVisitor {
-    type Value = Sample;
+impl<'de> serde::de::Visitor<'de> for SampleRowVisitor {
+    type Value = SampleRow;
 
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         write!(
@@ -157,7 +151,7 @@ impl<'de> serde::de::Visitor<'de> for SampleVisitor {
         )
     }
 
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Sample, A::Error> {
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<SampleRow, A::Error> {
         use serde::de::Error;
         let mut read = 0usize;
         macro_rules! field {
@@ -169,7 +163,7 @@ impl<'de> serde::de::Visitor<'de> for SampleVisitor {
                 value
             }};
         }
-        let mut sample = Sample {
+        let mut sample = SampleRow {
             position: field!(),
             search: field!(),
             my_bucket: field!(),
@@ -198,18 +192,18 @@ impl<'de> serde::de::Visitor<'de> for SampleVisitor {
 /// The replay samples: per material bucket, a uniform sample without replacement of the
 /// evaluation calls with cheap exits enabled, at most `capacity` of them, out of `seen`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Samples {
+pub struct SampleRows {
     pub capacity: u64,
     pub seed: u64,
     pub seen: Vec<u64>,
-    pub by_material_bucket: Vec<Vec<Sample>>,
+    pub by_material_bucket: Vec<Vec<SampleRow>>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CalibrationFile {
     pub schema_version: u64,
     pub kind: String,
-    pub engine: EngineInfo,
+    pub engine: EngineIdentity,
     pub depth: i32,
     pub hash_mb: u64,
     pub positions: u64,
@@ -221,7 +215,7 @@ pub struct CalibrationFile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub margin_safety: Option<MarginSafety>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub samples: Option<Samples>,
+    pub samples: Option<SampleRows>,
     /// Written by `lab calibrate`; what `lab calibrate merge` checks the shards against.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lab: Option<ShardProvenance>,
@@ -479,7 +473,7 @@ impl CalibrationFile {
     /// The replay samples: the engine's bucket counts, each reservoir as full as its calls
     /// allow, as many calls offered as the exit counts hold, every field in range, and every
     /// position one of the file's: in its shards of the pool, or in the run's own positions.
-    fn validate_samples(&self, samples: &Samples) -> Result<()> {
+    fn validate_samples(&self, samples: &SampleRows) -> Result<()> {
         if samples.capacity == 0 {
             bail!("samples.capacity: 0, expected at least 1");
         }

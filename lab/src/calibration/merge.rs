@@ -2,7 +2,8 @@
 //! checked, the replay samples' reservoirs resampled into a uniform sample of the union.
 
 use super::data::{
-    rows, CalibrationFile, Histograms, Samples, ShardProvenance, SparseHistogram, Tally, TierSafety,
+    rows, CalibrationFile, Histograms, SampleRows, ShardProvenance, SparseHistogram, Tally,
+    TierSafety,
 };
 use crate::machine::Provenance;
 use crate::positions::SplitMix;
@@ -366,7 +367,7 @@ fn merge_tier(a: &mut TierSafety, b: &TierSafety, field: &str) -> Result<()> {
 /// yet) / (all calls not drawn yet), without replacement, the call itself drawn uniformly
 /// from run i's sample. The draws are seeded by both runs' seeds and sizes, so a merge
 /// repeats exactly; `seen` adds up, and the merge keeps the first run's seed.
-pub fn merge_samples(a: &Samples, b: &Samples) -> Result<Samples> {
+pub fn merge_samples(a: &SampleRows, b: &SampleRows) -> Result<SampleRows> {
     if a.capacity != b.capacity {
         bail!(
             "cannot merge samples of capacity {} and {}",
@@ -380,14 +381,14 @@ pub fn merge_samples(a: &Samples, b: &Samples) -> Result<Samples> {
         b.by_material_bucket.len(),
         a.by_material_bucket.len(),
     )?;
-    let total = |s: &Samples| s.seen.iter().fold(0u64, |sum, &n| sum.wrapping_add(n));
+    let total = |s: &SampleRows| s.seen.iter().fold(0u64, |sum, &n| sum.wrapping_add(n));
     let mut rng = SplitMix::new(
         a.seed
             ^ b.seed.rotate_left(32)
             ^ total(a).wrapping_mul(SEED_MIX)
             ^ total(b).rotate_left(17),
     );
-    let mut merged = Samples {
+    let mut merged = SampleRows {
         capacity: a.capacity,
         seed: a.seed,
         seen: Vec::with_capacity(a.seen.len()),

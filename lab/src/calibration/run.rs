@@ -12,7 +12,7 @@ use std::thread;
 
 use anyhow::{anyhow, bail, Context, Result};
 
-use super::data::{CalibrationFile, Samples};
+use super::data::{CalibrationFile, SampleRows};
 use super::merge::merge_samples;
 use crate::paths::{remove_if_exists, write_atomically};
 use crate::positions::SplitMix;
@@ -187,7 +187,7 @@ pub(crate) fn run_pool(
     // The samples merge apart: their positions become pool indices, which only the whole
     // run's record (set by the caller) validates.
     let mut merged: Option<CalibrationFile> = None;
-    let mut samples: Option<Samples> = None;
+    let mut samples: Option<SampleRows> = None;
     for (job, out) in &outputs {
         let mut file = CalibrationFile::load(out)?;
         if let Some(mut chunk) = file.samples.take() {
@@ -210,7 +210,7 @@ pub(crate) fn run_pool(
     }
     remove_if_exists(work)?;
     let mut merged = merged.context("no calibration output")?;
-    merged.samples = samples.map(|samples| Samples {
+    merged.samples = samples.map(|samples| SampleRows {
         seed: settings.sampling.seed,
         ..samples
     });

@@ -15,10 +15,10 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use git2::Repository;
 
-use super::bench::{bench_args, parse_bench, EvalCounters};
+use super::bench::{bench_args, parse_bench, EngineIdentity, EvalCounters};
 use super::build::{build_engine, EngineBinary};
 use super::command_build::{build_openbench_engine, engine_definition};
-use super::config::{Engine, Format, LabConfig, OpenBenchEngine, DEPTH_PLACEHOLDER};
+use super::config::{BenchProtocol, Engine, LabConfig, OpenBenchEngine, DEPTH_PLACEHOLDER};
 use super::openbench::{bench_argv, parse_bench_output};
 use super::revision::Revision;
 use crate::paths::LabPaths;
@@ -90,13 +90,6 @@ pub struct BenchResult {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct EngineIdentity {
-    pub(crate) name: String,
-    pub(crate) version: String,
-    pub(crate) features: Vec<String>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PositionFigures {
     pub fen: String,
     pub nodes: u64,
@@ -108,7 +101,7 @@ pub trait EngineAdapter: fmt::Debug + Send + Sync {
     /// The engine's name (`[engine] name`).
     fn name(&self) -> &str;
 
-    fn format(&self) -> Format;
+    fn bench_protocol(&self) -> BenchProtocol;
 
     /// The engine of `revision`, from the cache or built now. `features` are cargo features
     /// (squall only).
@@ -196,8 +189,8 @@ impl EngineAdapter for SquallAdapter {
         super::config::SQUALL_NAME
     }
 
-    fn format(&self) -> Format {
-        Format::SquallJson
+    fn bench_protocol(&self) -> BenchProtocol {
+        BenchProtocol::SquallJson
     }
 
     fn build(
@@ -229,11 +222,7 @@ impl EngineAdapter for SquallAdapter {
     ) -> Result<BenchResult> {
         let report = parse_bench(stdout)?;
         Ok(BenchResult {
-            engine: EngineIdentity {
-                name: report.engine.name,
-                version: report.engine.version,
-                features: report.engine.features,
-            },
+            engine: report.engine.into_identity(),
             depth: Some(report.depth),
             positions: report
                 .positions
@@ -275,8 +264,8 @@ impl EngineAdapter for OpenBenchAdapter {
         &self.engine.name
     }
 
-    fn format(&self) -> Format {
-        Format::OpenBench
+    fn bench_protocol(&self) -> BenchProtocol {
+        BenchProtocol::OpenBench
     }
 
     fn build(

@@ -25,25 +25,47 @@ pub struct BenchReport {
         reason = "required: serde refuses a bench report without it"
     )]
     pub(crate) schema_version: u64,
-    pub(crate) engine: EngineInfo,
+    pub(crate) engine: ReportedEngine,
     pub(crate) depth: u32,
     pub(crate) positions: Vec<PositionResult>,
     pub(crate) totals: Totals,
     pub(crate) eval: EvalCounters,
 }
 
-#[derive(Debug, Clone, Deserialize)]
-pub struct EngineInfo {
+/// What an engine is: its name, version and cargo features, as its bench reports them. A
+/// measurement, a comparison's sides and a calibration file carry it as it is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EngineIdentity {
     pub name: String,
     pub version: String,
-    #[serde(default)]
     pub features: Vec<String>,
+}
+
+/// The `engine` object of a bench report: the engine's identity (a report without `features`
+/// has none) and the calibrated constants it was compiled with.
+#[derive(Debug, Clone, Deserialize)]
+pub(crate) struct ReportedEngine {
+    pub(crate) name: String,
+    pub(crate) version: String,
+    #[serde(default)]
+    pub(crate) features: Vec<String>,
     /// The margin tables compiled into the binary; `None` from revisions that predate the field.
     #[serde(default)]
     pub(crate) margin_tables: Option<MarginTables>,
     /// QSearch futility's base margins by stand-pat tier; `None` before the field.
     #[serde(default)]
     pub(crate) futility_base_margin_by_source: Option<[i32; TIERS]>,
+}
+
+impl ReportedEngine {
+    /// The engine's identity, without the constants.
+    pub(crate) fn into_identity(self) -> EngineIdentity {
+        EngineIdentity {
+            name: self.name,
+            version: self.version,
+            features: self.features,
+        }
+    }
 }
 
 /// One margin table as the engine reports it: its low, high and median entry per side bucket.
@@ -139,7 +161,7 @@ const CONSTANTS_BENCH_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// The `engine` object of a one-ply bench of `binary`: what it says about itself, with the
 /// calibrated constants it was compiled with where its protocol has them.
-pub(crate) fn reported_engine(binary: &Path) -> Result<EngineInfo> {
+pub(crate) fn reported_engine(binary: &Path) -> Result<ReportedEngine> {
     let mut command = Command::new(binary);
     command.args(bench_args(Some(1), false, None));
     let what = format!("the bench of {}", binary.display());

@@ -29,25 +29,25 @@ pub(crate) const SQUALL_NAME: &str = "squall";
 pub(crate) const SHELL_ONLY_CHARACTERS: &[char] =
     &['\'', '"', '\\', '$', '`', '|', '&', ';', '<', '>'];
 
-/// How the engine reports a bench.
+/// How the engine reports a bench: `format =` in `lab.toml`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
+pub enum BenchProtocol {
     /// Free text, read as OpenBench's client reads it (see [`crate::engine::openbench`]).
     OpenBench,
     /// `squall bench --json` (docs/bench-protocol.md).
     SquallJson,
 }
 
-impl Format {
+impl BenchProtocol {
     pub(crate) fn as_str(self) -> &'static str {
         match self {
-            Format::OpenBench => "openbench",
-            Format::SquallJson => "squall-json",
+            BenchProtocol::OpenBench => "openbench",
+            BenchProtocol::SquallJson => "squall-json",
         }
     }
 }
 
-impl fmt::Display for Format {
+impl fmt::Display for BenchProtocol {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
     }
@@ -74,10 +74,10 @@ impl Engine {
         }
     }
 
-    pub(crate) fn format(&self) -> Format {
+    pub(crate) fn bench_protocol(&self) -> BenchProtocol {
         match self {
-            Engine::Squall => Format::SquallJson,
-            Engine::OpenBench(_) => Format::OpenBench,
+            Engine::Squall => BenchProtocol::SquallJson,
+            Engine::OpenBench(_) => BenchProtocol::OpenBench,
         }
     }
 
@@ -184,11 +184,11 @@ pub(crate) fn parse(text: &str, file: &Path) -> Result<LabConfig> {
     let name_span = engine.name.span();
     let name = engine.name.into_inner();
     check_name(&name).map_err(|message| problem(name_span.clone(), message))?;
-    let format = match &engine.format {
-        None => Format::OpenBench,
+    let protocol = match &engine.format {
+        None => BenchProtocol::OpenBench,
         Some(format) => match format.get_ref().as_str() {
-            "openbench" => Format::OpenBench,
-            "squall-json" => Format::SquallJson,
+            "openbench" => BenchProtocol::OpenBench,
+            "squall-json" => BenchProtocol::SquallJson,
             other => {
                 return Err(problem(
                     format.span(),
@@ -199,8 +199,8 @@ pub(crate) fn parse(text: &str, file: &Path) -> Result<LabConfig> {
             }
         },
     };
-    let engine = match format {
-        Format::SquallJson => {
+    let engine = match protocol {
+        BenchProtocol::SquallJson => {
             // The lab builds squall-protocol engines itself (with the cargo features that
             // calibration and profiling need) and runs `bench --json` with its own arguments, so
             // a command here would be silently ignored: refuse it instead.
@@ -233,7 +233,7 @@ pub(crate) fn parse(text: &str, file: &Path) -> Result<LabConfig> {
             }
             Engine::Squall
         }
-        Format::OpenBench => {
+        BenchProtocol::OpenBench => {
             let build_dir = match &engine.build_dir {
                 None => PathBuf::new(),
                 Some(dir) => check_build_dir(dir.get_ref())
@@ -440,7 +440,7 @@ mod tests {
     fn squall_json_is_the_lab_s_own_squall() {
         let config = parse_text("[engine]\nname = \"squall\"\nformat = \"squall-json\"\n").unwrap();
         assert_eq!(config.engine, Engine::Squall);
-        assert_eq!(config.engine.format(), Format::SquallJson);
+        assert_eq!(config.engine.bench_protocol(), BenchProtocol::SquallJson);
         assert_eq!(
             config.source,
             ConfigSource::File(PathBuf::from("dir/lab.toml"))

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use anyhow::{bail, Context, Result};
 use git2::{ObjectType, Oid};
 
-use super::results::EngineIdentity;
+use super::results::Contestant;
 use super::rules::{Limit, SideLimits};
 use super::uci_process::{EngineSetup, UciProcess};
 use super::{SideSetup, EXE_PREFIX};
@@ -18,7 +18,7 @@ use crate::progress::Progress;
 
 /// Both engines, checked and ready to play.
 pub(super) struct Contestants {
-    pub(super) identities: [EngineIdentity; 2],
+    pub(super) identities: [Contestant; 2],
     pub(super) setups: [Arc<EngineSetup>; 2],
     /// Where the match files go: the lab's work directory, or the current directory for two
     /// `exe:` engines outside a repository.
@@ -179,7 +179,7 @@ fn preflight(
     options: &[(String, String)],
     (hash, limit): (Option<u32>, Limit),
     progress: &Progress,
-) -> Result<(EngineIdentity, EngineSetup)> {
+) -> Result<(Contestant, EngineSetup)> {
     let probe = EngineSetup {
         path: binary.path.clone(),
         args: side.args.clone(),
@@ -240,7 +240,7 @@ fn preflight(
         (None, None) => id_name,
     };
     Ok((
-        EngineIdentity {
+        Contestant {
             spec: spec.to_string(),
             name,
             binary: binary.id,

@@ -76,7 +76,7 @@ impl GameResult {
 }
 
 /// PGN Termination values (the standard's own words).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub(crate) enum Termination {
     Normal,

@@ -36,7 +36,7 @@ use self::contestants::Contestants;
 pub(crate) use self::game::Sitting;
 use self::game::{GameId, GameRecord, GameSettings};
 use self::results::{
-    schedule, EngineIdentity, Header, MatchSettings, MayDiffer, NpsScale, ResultsFile, Shard,
+    schedule, Contestant, Header, MatchSettings, MayDiffer, NpsScale, ResultsFile, Shard,
 };
 use self::rules::{
     describe_limits, AdjudicationRules, DrawAdjudication, Limit, ResignAdjudication, RulesKept,
@@ -64,7 +64,7 @@ pub struct MatchReport {
     pub(crate) schema_version: u32,
     pub(crate) kind: Kind,
     /// A, then B.
-    pub(crate) engines: [EngineIdentity; 2],
+    pub(crate) engines: [Contestant; 2],
     /// Both sides' limits in words: `tc 10+0.1`, or `A nodes 5,000, B tc 10+0.1`.
     pub(crate) tc: String,
     /// A's limit (the match's, when both sides share it).

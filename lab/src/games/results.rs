@@ -34,7 +34,7 @@ const MAX_NUMBERED_NAMES: u32 = 10_000;
 
 /// Who plays: enough to tell whether two results files played the same engines.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct EngineIdentity {
+pub(crate) struct Contestant {
     /// As given: a revision (`HEAD`, `WORKTREE`, a SHA) or `exe:PATH`.
     pub(crate) spec: String,
     /// The PGN name.
@@ -58,7 +58,7 @@ pub(crate) struct EngineIdentity {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct MatchSettings {
     /// A, then B.
-    pub(crate) engines: [EngineIdentity; 2],
+    pub(crate) engines: [Contestant; 2],
     /// A's limit, then B's; a file written before sides had limits of their own has one
     /// `limit`, read as both.
     #[serde(alias = "limit", deserialize_with = "one_or_per_side")]

@@ -20,7 +20,7 @@ use self::diff::{write_differential, DiffLabels};
 use self::perf::PerfRequest;
 use crate::engine::adapter::{BenchRequest, EngineAdapter};
 use crate::engine::build::EngineBinary;
-use crate::engine::config::Format;
+use crate::engine::config::BenchProtocol;
 use crate::engine::revision::{resolve, Revision};
 use crate::lab::Session;
 use crate::paths::LabPaths;
@@ -107,7 +107,7 @@ pub(crate) struct FrameDelta {
 pub(crate) fn run(session: &Session, options: &ProfileRequest) -> Result<ProfileOutput> {
     let (repo, paths, progress) = (session.repo(), session.paths(), session.progress());
     let engine = session.engine().as_ref();
-    let with_perf = engine.format() == Format::OpenBench;
+    let with_perf = engine.bench_protocol() == BenchProtocol::OpenBench;
     if with_perf {
         perf::perf_availability().map_err(|reason| {
             anyhow::anyhow!(

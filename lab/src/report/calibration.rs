@@ -392,7 +392,7 @@ pub(crate) fn samples_section(file: &CalibrationFile, style: Style) -> Option<St
         .enumerate()
     {
         let positions: std::collections::BTreeSet<u32> = kept.iter().map(|s| s.position).collect();
-        let count = |f: fn(&crate::calibration::data::Sample) -> bool| {
+        let count = |f: fn(&crate::calibration::data::SampleRow) -> bool| {
             kept.iter().filter(|s| f(s)).count() as u64
         };
         let n = kept.len() as u64;

@@ -14,7 +14,7 @@ use super::{
 };
 use crate::analysis::compare::{Comparison, Figure, FigureBasis, FigureKind, SideSummary};
 use crate::analysis::functions::FunctionsWhy;
-use crate::analysis::stats::{Estimate, Verdict};
+use crate::analysis::stats::{RatioInterval, Verdict};
 use crate::schema::Kind;
 
 /// The comparison: its title, what the reader must know first, the figures, the eval exits,
@@ -303,7 +303,7 @@ pub(crate) fn speed_line(comparison: &Comparison) -> String {
 
 /// `B/A time per node 1.0232 (95% CI 1.0013 – 1.0456, t over 6 rounds; 222 per-position
 /// pairs), paired NPS change -2.27%`
-fn paired_figures(comparison: &Comparison, ratio: &Estimate) -> String {
+fn paired_figures(comparison: &Comparison, ratio: &RatioInterval) -> String {
     let confidence = (ratio.confidence * 100.0).round();
     let interval = if ratio.ci_low.is_finite() && ratio.ci_high.is_finite() {
         format!(

@@ -13,7 +13,7 @@
 use super::sanitize::visible;
 use crate::digits::trim_fraction_zeros;
 use crate::games::book::BookIdentity;
-use crate::games::results::EngineIdentity;
+use crate::games::results::Contestant;
 use crate::games::rules::Limit;
 use crate::games::sprt::SprtDecision;
 use crate::games::summary::Summary;
@@ -151,7 +151,7 @@ fn per_side(b: String, a: String) -> String {
 }
 
 /// `1t`, `16MB`: the option's value and unit, or `NULL` when the engine was not given it.
-fn option(engine: &EngineIdentity, option: &str, unit: &str) -> String {
+fn option(engine: &Contestant, option: &str, unit: &str) -> String {
     engine
         .options
         .iter()
@@ -305,7 +305,7 @@ mod tests {
             Some("UHO_Lichess_4852_v1.epd")
         );
         assert_eq!(book_name(&book("books/")), None);
-        let engine = EngineIdentity {
+        let engine = Contestant {
             spec: "HEAD".into(),
             name: "squall".into(),
             binary: String::new(),

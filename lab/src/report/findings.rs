@@ -96,16 +96,16 @@ impl fmt::Display for Note {
                  {b_nodes} nodes, A {a_nodes} (node ratio {:.4}); speed is compared per node.",
                 *b_nodes as f64 / (*a_nodes).max(1) as f64
             ),
-            Note::SessionDrift {
+            Note::SittingDrift {
                 change_pct,
                 baseline,
                 revision,
             } => write!(
                 f,
                 "time per node moved {change_pct:+.2}% against the baseline with the same \
-                 signature and the same instructions per node: the baseline's runs come from \
-                 another session, and the machine's speed drifts between sessions (the interval \
-                 covers this session's rounds only); `lab compare {baseline} {revision}` \
+                 signature and the same instructions per node: the baseline's runs were \
+                 measured at another time, and the machine's speed drifts over time (the \
+                 interval covers this run's rounds only); `lab compare {baseline} {revision}` \
                  measures both in the same rounds."
             ),
             Note::Instructions { side, note } => {

@@ -4,7 +4,7 @@ use super::sanitize::code_span;
 use super::style::Style;
 use super::table::render_rows;
 use super::thousands;
-use crate::games::results::{EngineIdentity, Shard};
+use crate::games::results::{Contestant, Shard};
 use crate::games::sprt::{
     too_few_pairs, too_few_pairs_text, EloModel, Estimate, Pentanomial, SprtDecision,
 };
@@ -28,7 +28,7 @@ pub(crate) fn render(report: &MatchReport, style: Style) -> String {
 /// The opening line: who played whom under what. The engines' names are the engines' own
 /// words: in markdown they are code spans, shown literally.
 pub(crate) fn title(report: &MatchReport, style: Style) -> String {
-    let side = |label: &str, engine: &EngineIdentity| match style {
+    let side = |label: &str, engine: &Contestant| match style {
         Style::Terminal => format!("{label} = {} [{}]", engine.name, engine.spec),
         Style::Markdown => format!(
             "{label} = {} [{}]",

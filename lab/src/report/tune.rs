@@ -150,9 +150,9 @@ fn samples_line(report: &TuneReport) -> String {
     )
 }
 
-fn frontier_table(result: &SearchResult, style: Style) -> String {
+fn steps_table(result: &SearchResult, style: Style) -> String {
     Table::new(["step", "change", "cheap exits", "worst exceeded upper"])
-        .with_rows(result.frontier.iter().map(|p| {
+        .with_rows(result.steps.iter().map(|p| {
             [
                 p.step.to_string(),
                 p.change
@@ -200,9 +200,9 @@ fn search_section(search: &TuneSearch, style: Style) -> String {
         100.0 - grid[grid.len() - 1],
         100.0 * result.max_exceeded,
         fmt_percent_limit(result.greedy_limit),
-        result.steps
+        result.step_count
     ));
-    out.push_str(&frontier_table(result, style));
+    out.push_str(&steps_table(result, style));
     if style == Style::Terminal {
         out.push('\n');
     }

@@ -50,7 +50,7 @@ impl Samples {
     /// The samples of a checked calibration file (`CalibrationFile::from_value` validated the
     /// buckets, the bucket counts and the capacity); the scores are checked here: every bound
     /// and score within the engine's window `[-INFINITY, INFINITY]`, and alpha <= beta.
-    pub(crate) fn from_file(field: &data::Samples) -> Result<Samples> {
+    pub(crate) fn from_file(field: &data::SampleRows) -> Result<Samples> {
         let (Ok(seen), true) = (
             <[u64; MATERIAL_BUCKETS]>::try_from(field.seen.as_slice()),
             field.by_material_bucket.len() == MATERIAL_BUCKETS,
@@ -78,8 +78,8 @@ impl Samples {
     }
 
     /// The file's form of these samples (the inverse of [`Samples::from_file`]).
-    pub fn to_file(&self) -> data::Samples {
-        data::Samples {
+    pub fn to_file(&self) -> data::SampleRows {
+        data::SampleRows {
             capacity: self.capacity,
             seed: self.seed,
             seen: self.seen.to_vec(),
@@ -105,7 +105,7 @@ impl Samples {
 /// The scores of a sample as the engine can have them: each within `[-INFINITY, INFINITY]` (a
 /// search never widens its window beyond, and no evaluation leaves it), and alpha <= beta. The
 /// replay's exit test subtracts and adds margins to them, which stays within `i32` only then.
-fn check_scores(s: &data::Sample) -> std::result::Result<(), String> {
+fn check_scores(s: &data::SampleRow) -> std::result::Result<(), String> {
     for (name, value) in [
         ("alpha", s.alpha),
         ("beta", s.beta),
@@ -129,7 +129,7 @@ fn check_scores(s: &data::Sample) -> std::result::Result<(), String> {
 }
 
 impl Sample {
-    fn from_file(s: &data::Sample) -> Sample {
+    fn from_file(s: &data::SampleRow) -> Sample {
         Sample {
             position: s.position,
             search: SearchKind::ALL[usize::from(s.search)],
@@ -146,9 +146,9 @@ impl Sample {
         }
     }
 
-    fn to_file(self) -> data::Sample {
+    fn to_file(self) -> data::SampleRow {
         // Side buckets are below 8 and danger classes below DANGER_CLASSES: each fits a byte.
-        data::Sample {
+        data::SampleRow {
             position: self.position,
             search: self.search as u8,
             my_bucket: self.my_bucket as u8,
@@ -171,7 +171,7 @@ mod tests {
 
     #[test]
     fn the_typed_view_round_trips_the_file() {
-        let row = |position, search, race| data::Sample {
+        let row = |position, search, race| data::SampleRow {
             position,
             search,
             my_bucket: 2,
@@ -189,7 +189,7 @@ mod tests {
         by_material_bucket[0] = vec![row(4, 1, 1), row(5, 0, 0)];
         let mut seen = vec![0; MATERIAL_BUCKETS];
         seen[0] = 3;
-        let field = data::Samples {
+        let field = data::SampleRows {
             capacity: 2,
             seed: 7,
             seen,
@@ -204,7 +204,7 @@ mod tests {
         assert_eq!(samples.positions(), 2);
         assert_eq!(samples.to_file(), field);
 
-        let refused = |edit: fn(&mut data::Sample)| {
+        let refused = |edit: fn(&mut data::SampleRow)| {
             let mut bad = field.clone();
             edit(&mut bad.by_material_bucket[0][1]);
             format!("{:#}", Samples::from_file(&bad).unwrap_err())

@@ -39,8 +39,8 @@ pub(crate) const LOW_PERCENTILE_GRID: [f64; 14] = [
 /// headroom and the best result within the real limit is kept.
 pub const GREEDY_LIMIT_SHARES: [f64; 5] = [1.0, 0.95, 0.9, 0.85, 0.8];
 
-/// Frontier points a report shows: the first, the last and evenly spaced steps between.
-pub(crate) const FRONTIER_POINTS: usize = 12;
+/// Steps a report shows: the first, the last and evenly spaced steps between.
+pub(crate) const SHOWN_STEPS: usize = 12;
 
 /// A table the search chooses percentiles for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,7 +52,7 @@ enum Table {
 }
 
 impl Table {
-    /// Its name in the frontier's changes: `king` when the run has one danger class, else
+    /// Its name in the steps' changes: `king` when the run has one danger class, else
     /// `kingC`, as `lab tables --bucket` takes it.
     fn label(self, king_classes: usize) -> String {
         match self {
@@ -72,9 +72,10 @@ struct GridPoint {
     hi: i32,
 }
 
-/// The search's state after a step: cheap-exit share against the worst exceeded bound.
+/// The search's state after a step: cheap-exit share against the worst exceeded bound. Not a
+/// point of `lab frontier`, which compares margin levels by their Elo.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct FrontierPoint {
+pub struct SearchStep {
     pub(crate) step: usize,
     /// What the step changed (`lazy 3: p2/p98 -> p5/p95`); `None` at the start.
     pub change: Option<String>,
@@ -90,9 +91,12 @@ pub struct SearchResult {
     /// The limit of the greedy run whose result was kept (at most `max_exceeded`), a fraction.
     pub greedy_limit: f64,
     pub(crate) low_percentile_grid: Vec<f64>,
-    pub(crate) steps: usize,
+    /// Steps taken after the start.
+    #[serde(rename = "steps")]
+    pub(crate) step_count: usize,
     /// The start, thinned steps, and the end.
-    pub frontier: Vec<FrontierPoint>,
+    #[serde(rename = "frontier")]
+    pub steps: Vec<SearchStep>,
     /// `[lo, hi]` percentiles per side bucket of each table; the king table's per danger
     /// class (`DANGER_CLASSES` rows).
     pub king: Vec<[[f64; 2]; SIDE_BUCKETS]>,
@@ -220,7 +224,7 @@ pub fn search(
             Ok(result)
         })
         .collect();
-    let final_share = |r: &SearchResult| r.frontier.last().map_or(0.0, |p| p.cheap_share);
+    let final_share = |r: &SearchResult| r.steps.last().map_or(0.0, |p| p.cheap_share);
     // The first run is under the whole limit: when it cannot get within it, no smaller limit
     // can, and its error names the real limit. A smaller limit that fails is passed over.
     let mut runs = runs.into_iter();
@@ -275,7 +279,7 @@ fn greedy(
     let counts = total(&pair_counts);
     let mut current = cheap_share(&counts, weights);
     let mut current_worst = worst_cell(&counts).map_or(0.0, |cell| cell.upper);
-    let mut frontier = vec![FrontierPoint {
+    let mut steps = vec![SearchStep {
         step: 0,
         change: None,
         cheap_share: current,
@@ -312,7 +316,7 @@ fn greedy(
                         continue;
                     }
                     let share = cheap_share(&counts, weights);
-                    let step = Move {
+                    let trial = Move {
                         gain: if repairing {
                             current_worst - worst
                         } else {
@@ -326,33 +330,33 @@ fn greedy(
                         share,
                         worst,
                     };
-                    if step.gain > f64::EPSILON && best.as_ref().is_none_or(|m| step.beats(m)) {
-                        best = Some(step);
+                    if trial.gain > f64::EPSILON && best.as_ref().is_none_or(|m| trial.beats(m)) {
+                        best = Some(trial);
                     }
                 }
             }
         }
-        let Some(step) = best else {
+        let Some(taken) = best else {
             break;
         };
-        let (t, b) = (step.table, step.bucket);
+        let (t, b) = (taken.table, taken.bucket);
         let change = format!(
             "{} {b}: {} -> {}",
             tables[t].label(king_classes),
             label(options[t][b][state[t][b]].low_percentile),
-            label(options[t][b][step.option].low_percentile)
+            label(options[t][b][taken.option].low_percentile)
         );
-        state[t][b] = step.option;
-        for (p, c) in step.recounted {
+        state[t][b] = taken.option;
+        for (p, c) in taken.recounted {
             pair_counts[p] = c;
         }
-        current = step.share;
-        current_worst = step.worst;
-        frontier.push(FrontierPoint {
-            step: frontier.len(),
+        current = taken.share;
+        current_worst = taken.worst;
+        steps.push(SearchStep {
+            step: steps.len(),
             change: Some(change),
             cheap_share: current,
-            worst_exceeded_upper: step.worst,
+            worst_exceeded_upper: taken.worst,
         });
     }
     if current_worst > max_exceeded {
@@ -367,7 +371,7 @@ fn greedy(
             100.0 * max_exceeded
         );
     }
-    let steps = frontier.len() - 1;
+    let step_count = steps.len() - 1;
     let chosen = |t: usize| {
         std::array::from_fn(|b| {
             let low = options[t][b][state[t][b]].low_percentile;
@@ -378,8 +382,8 @@ fn greedy(
         max_exceeded,
         greedy_limit: max_exceeded,
         low_percentile_grid: LOW_PERCENTILE_GRID.to_vec(),
-        steps,
-        frontier: thin(frontier),
+        step_count,
+        steps: thin(steps),
         king: (0..DANGER_CLASSES)
             .map(|class| chosen(king_index(class)))
             .collect(),
@@ -475,14 +479,14 @@ pub(crate) const NEEDS_HISTOGRAMS: &str =
     "percentiles are read from the residual histograms of the \
      same run; record both with `lab calibrate REV --modes residual,samples`";
 
-/// At most [`FRONTIER_POINTS`] of the path: the first, the last, evenly spaced between.
-fn thin(points: Vec<FrontierPoint>) -> Vec<FrontierPoint> {
+/// At most [`SHOWN_STEPS`] of the path: the first, the last, evenly spaced between.
+fn thin(points: Vec<SearchStep>) -> Vec<SearchStep> {
     let n = points.len();
-    if n <= FRONTIER_POINTS {
+    if n <= SHOWN_STEPS {
         return points;
     }
-    let keep: Vec<usize> = (0..FRONTIER_POINTS)
-        .map(|i| i * (n - 1) / (FRONTIER_POINTS - 1))
+    let keep: Vec<usize> = (0..SHOWN_STEPS)
+        .map(|i| i * (n - 1) / (SHOWN_STEPS - 1))
         .collect();
     points
         .into_iter()
@@ -623,7 +627,7 @@ mod tests {
     #[test]
     fn thinning_keeps_both_ends() {
         let points: Vec<_> = (0..40)
-            .map(|step| FrontierPoint {
+            .map(|step| SearchStep {
                 step,
                 change: None,
                 cheap_share: 0.0,
@@ -631,10 +635,7 @@ mod tests {
             })
             .collect();
         let thinned = thin(points);
-        assert_eq!(thinned.len(), FRONTIER_POINTS);
-        assert_eq!(
-            (thinned[0].step, thinned[FRONTIER_POINTS - 1].step),
-            (0, 39)
-        );
+        assert_eq!(thinned.len(), SHOWN_STEPS);
+        assert_eq!((thinned[0].step, thinned[SHOWN_STEPS - 1].step), (0, 39));
     }
 }

@@ -43,7 +43,7 @@ pub struct StoredBudget {
 impl StoredFile for StoredBudget {
     const KIND: &'static str = NODE_BUDGET_KIND;
     const SCHEMA_VERSION: u32 = NODE_BUDGET_SCHEMA_VERSION;
-    const INPUT: crate::input::Limit = crate::input::NODE_BUDGET;
+    const INPUT: crate::input::FileCap = crate::input::NODE_BUDGET;
 
     fn kind(&self) -> (&str, u32) {
         (&self.kind, self.schema_version)

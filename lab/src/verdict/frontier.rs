@@ -360,9 +360,9 @@ struct SideDoc {
     revision: EngineId,
 }
 
-/// A JSON document of at most `limit`'s size.
-fn read_json(path: &Path, limit: crate::input::Limit) -> Result<serde_json::Value> {
-    let text = crate::input::read_text(path, limit)?;
+/// A JSON document of at most `file_cap`'s size.
+fn read_json(path: &Path, file_cap: crate::input::FileCap) -> Result<serde_json::Value> {
+    let text = crate::input::read_text(path, file_cap)?;
     serde_json::from_str(&text).with_context(|| format!("{}: not JSON", path.display()))
 }
 

@@ -49,7 +49,7 @@ pub struct SpeedEloModel {
 impl StoredFile for SpeedEloModel {
     const KIND: &'static str = SPEED_ELO_KIND;
     const SCHEMA_VERSION: u32 = SPEED_ELO_SCHEMA_VERSION;
-    const INPUT: crate::input::Limit = crate::input::SPEED_ELO_MODEL;
+    const INPUT: crate::input::FileCap = crate::input::SPEED_ELO_MODEL;
 
     fn kind(&self) -> (&str, u32) {
         (&self.kind, self.schema_version)

@@ -18,7 +18,7 @@ pub(crate) trait StoredFile: Serialize + DeserializeOwned {
     const KIND: &'static str;
     const SCHEMA_VERSION: u32;
     /// How much of one file is read, and what messages call it.
-    const INPUT: input::Limit;
+    const INPUT: input::FileCap;
 
     /// The file's own `kind` and `schema_version`.
     fn kind(&self) -> (&str, u32);
@@ -96,7 +96,7 @@ mod tests {
     impl StoredFile for Note {
         const KIND: &'static str = "lab-test-note";
         const SCHEMA_VERSION: u32 = 3;
-        const INPUT: input::Limit = input::Limit {
+        const INPUT: input::FileCap = input::FileCap {
             what: "test note",
             cap: 96,
         };

@@ -1,6 +1,7 @@
 //! A calibration file as `squall calibrate` writes it, for tests that build one by hand.
 
-use squall_lab::calibration::data::{CalibrationFile, EngineInfo, ExitRate};
+use squall_lab::calibration::data::{CalibrationFile, ExitRate};
+use squall_lab::engine::bench::EngineIdentity;
 
 /// A file of `positions` positions searched to `depth` with `modes`, its exits `exit_rate`; no
 /// histograms, margin safety, samples or provenance (set them with struct update syntax).
@@ -14,7 +15,7 @@ pub fn calibration_file(
     CalibrationFile {
         schema_version: 1,
         kind: "squall-calibration".to_string(),
-        engine: EngineInfo {
+        engine: EngineIdentity {
             name: "squall".to_string(),
             version: "0.1.0".to_string(),
             features: vec!["calibrate".to_string()],

@@ -10,8 +10,8 @@ use serde::Deserialize;
 pub(crate) struct Doc {
     pub(crate) kind: String,
     pub(crate) settings: Settings,
-    pub(crate) a: Side,
-    pub(crate) b: Side,
+    pub(crate) a: SideSummary,
+    pub(crate) b: SideSummary,
     pub(crate) speed: Speed,
     /// Absent in the JSON of a lab before the figures table was recorded.
     #[serde(default)]
@@ -28,7 +28,7 @@ pub(crate) struct Doc {
     #[serde(default)]
     pub(crate) functions: Option<Functions>,
     #[serde(default)]
-    pub(crate) measured: Option<Measured>,
+    pub(crate) measured: Option<ProvenanceDoc>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -60,8 +60,9 @@ pub(crate) struct SideInstructions {
     pub(crate) skipped_reason: Option<String>,
 }
 
+/// One revision's figures: what the page reads of an `analysis::compare::SideSummary`.
 #[derive(Debug, Deserialize)]
-pub(crate) struct Side {
+pub(crate) struct SideSummary {
     #[allow(dead_code, reason = "required: serde refuses a side without it")]
     pub(crate) label: String,
     pub(crate) revision: Revision,
@@ -149,8 +150,10 @@ pub(crate) struct Mover {
     pub(crate) self_delta_pct_of_total: f64,
 }
 
+/// When, on which host and on which machine: what the page reads of a `machine::Provenance`
+/// (a side's measurement, a match shard's start).
 #[derive(Debug, Deserialize)]
-pub(crate) struct Measured {
+pub(crate) struct ProvenanceDoc {
     pub(crate) measured_unix: u64,
     pub(crate) hostname: Option<String>,
     pub(crate) machine: Machine,
@@ -180,7 +183,7 @@ impl Doc {
     }
 }
 
-impl Side {
+impl SideSummary {
     /// The NPS runs that were measured, in round order, with their round numbers (from 1).
     pub(crate) fn rounds(&self) -> Vec<(usize, f64)> {
         self.nps

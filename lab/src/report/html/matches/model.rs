@@ -12,7 +12,7 @@ use crate::games::summary::{
     Alike, NpsRatioInGames, NpsRatioOfRun, NpsRatioOfSitting, SearchInGames, SprtState,
 };
 use crate::games::trajectory::TrajectoryPoint;
-use crate::report::html::model::Measured;
+use crate::report::html::model::ProvenanceDoc;
 
 #[derive(Debug, Deserialize)]
 pub(crate) struct MatchDoc {
@@ -38,7 +38,7 @@ pub(crate) struct MatchDoc {
     #[serde(default)]
     pub(crate) results_file: Option<String>,
     #[serde(default)]
-    pub(crate) measured: Option<Measured>,
+    pub(crate) measured: Option<ProvenanceDoc>,
     /// Of a merge: where and when each shard was started.
     #[serde(default)]
     pub(crate) shards_started: Vec<ShardStarted>,
@@ -71,7 +71,7 @@ pub(crate) struct MatchDoc {
 pub(crate) struct ShardStarted {
     pub(crate) shard: Shard,
     #[serde(flatten)]
-    pub(crate) started: Measured,
+    pub(crate) started: ProvenanceDoc,
 }
 
 #[derive(Debug, Deserialize)]

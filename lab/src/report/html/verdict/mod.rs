@@ -69,14 +69,14 @@ struct Revision {
 }
 
 #[derive(Deserialize)]
-struct Side {
+struct SideSummary {
     revision: Revision,
 }
 
 #[derive(Deserialize)]
 struct Comparison {
-    a: Side,
-    b: Side,
+    a: SideSummary,
+    b: SideSummary,
     #[serde(default)]
     verdict: String,
 }
