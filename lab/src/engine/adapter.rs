@@ -393,6 +393,25 @@ mod tests {
     }
 
     #[test]
+    fn only_squall_speaks_the_squall_protocol() {
+        let squall = adapter(&LabConfig::squall_default());
+        assert_eq!(squall.bench_protocol(), BenchProtocol::SquallJson);
+        assert!(squall.require(ProtocolFeature::EvalTiers).is_ok());
+        let other = openbench("{exe} bench");
+        assert_eq!(other.bench_protocol(), BenchProtocol::OpenBench);
+        let message = format!(
+            "{:#}",
+            other.require(ProtocolFeature::EvalTiers).unwrap_err()
+        );
+        assert!(
+            message.contains(ProtocolFeature::EvalTiers.describe()),
+            "{message}"
+        );
+        assert!(message.contains("'toy'"), "{message}");
+        assert!(message.contains("docs/lab-toml.md"), "{message}");
+    }
+
+    #[test]
     fn an_openbench_bench_is_one_whole_run_timed_by_the_engine_s_speed() {
         let result = openbench("{exe} bench")
             .read_bench(

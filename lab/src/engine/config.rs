@@ -64,38 +64,6 @@ pub enum Engine {
     OpenBench(OpenBenchEngine),
 }
 
-/// Read by the unit tests only: the lab dispatches on the adapter, not on these.
-#[cfg(test)]
-impl Engine {
-    pub(crate) fn name(&self) -> &str {
-        match self {
-            Engine::Squall => SQUALL_NAME,
-            Engine::OpenBench(engine) => &engine.name,
-        }
-    }
-
-    pub(crate) fn bench_protocol(&self) -> BenchProtocol {
-        match self {
-            Engine::Squall => BenchProtocol::SquallJson,
-            Engine::OpenBench(_) => BenchProtocol::OpenBench,
-        }
-    }
-
-    /// Fails naming `feature` (say "eval tier counters, for `lab tiers`") unless the engine
-    /// speaks the squall bench protocol, the only one that has it.
-    pub(crate) fn require_squall_protocol(&self, feature: &str) -> Result<()> {
-        match self {
-            Engine::Squall => Ok(()),
-            Engine::OpenBench(engine) => anyhow::bail!(
-                "{feature} needs the squall bench protocol (format = \"squall-json\", \
-                 docs/bench-protocol.md); the engine '{}' is configured with format = \
-                 \"openbench\", whose bench reports only nodes and nodes per second",
-                engine.name
-            ),
-        }
-    }
-}
-
 /// An engine with OpenBench's conventions: `build` run by `sh -c` in `build_dir` produces the
 /// file `{exe}`, and `bench` prints the node count and speed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -440,12 +408,10 @@ mod tests {
     fn squall_json_is_the_lab_s_own_squall() {
         let config = parse_text("[engine]\nname = \"squall\"\nformat = \"squall-json\"\n").unwrap();
         assert_eq!(config.engine, Engine::Squall);
-        assert_eq!(config.engine.bench_protocol(), BenchProtocol::SquallJson);
         assert_eq!(
             config.source,
             ConfigSource::File(PathBuf::from("dir/lab.toml"))
         );
-        assert!(config.engine.require_squall_protocol("x").is_ok());
 
         let message = error(
             "[engine]\nname = \"squall\"\nformat = \"squall-json\"\nbuild = \"make EXE={exe}\"\n",
@@ -458,23 +424,6 @@ mod tests {
         let message = error("[engine]\nformat = \"squall-json\"\nname = \"other\"\n");
         assert!(message.starts_with("dir/lab.toml:3:"), "{message}");
         assert!(message.contains("the name must be \"squall\""), "{message}");
-    }
-
-    #[test]
-    fn an_openbench_engine_names_the_missing_protocol_feature() {
-        let config = parse_text("[engine]\nname = \"myengine\"\n").unwrap();
-        let message = format!(
-            "{:#}",
-            config
-                .engine
-                .require_squall_protocol("eval tier counters (`lab tiers`)")
-                .unwrap_err()
-        );
-        assert!(
-            message.contains("eval tier counters (`lab tiers`)"),
-            "{message}"
-        );
-        assert!(message.contains("'myengine'"), "{message}");
     }
 
     #[test]
@@ -574,7 +523,10 @@ mod tests {
         assert!(message.contains("other.toml"), "{message}");
         std::fs::write(dir.path().join(CONFIG_FILE), "[engine]\nname = \"x\"\n").unwrap();
         let config = load(dir.path(), None).unwrap();
-        assert_eq!(config.engine.name(), "x");
+        assert!(
+            matches!(&config.engine, Engine::OpenBench(engine) if engine.name == "x"),
+            "{config:?}"
+        );
         assert_eq!(
             config.source,
             ConfigSource::File(dir.path().join(CONFIG_FILE))
