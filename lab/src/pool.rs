@@ -12,12 +12,29 @@ use anyhow::{bail, Result};
 use rayon::prelude::*;
 use squall::movegen::{legal_moves, noisy_moves};
 use squall::search::{see_ge, Limits, Searcher, Silent};
-use squall::tier::material_bucket;
+use squall::tier::{material_bucket, MATERIAL_BUCKETS};
 use squall::Board;
 use std::collections::HashSet;
 use std::sync::atomic::AtomicBool;
 
-pub(crate) const BUCKETS: usize = 8;
+/// The seed of a pool's or book's `index`-th draw: the run's seed mixed with the index by a
+/// 64-bit odd constant (SplitMix's), so neighbouring draws are unrelated.
+fn draw_seed(seed: u64, index: u64) -> u64 {
+    seed ^ index.wrapping_mul(0xA24B_AED4_963E_E407)
+}
+/// Self-play games played (in parallel) between two looks at the pool's strata or the book.
+const DRAWS_PER_BATCH: usize = 64;
+/// A pool keeps this many candidates per stratum for each it needs, so the final draw is a
+/// sample, not the first positions found.
+const CANDIDATES_PER_NEEDED: usize = 3;
+/// A pool gives up after `count / POSITIONS_PER_GAME_BUDGET` games (at least
+/// [`MIN_POOL_GAMES`]): enough that the rarest strata fill.
+const POSITIONS_PER_GAME_BUDGET: usize = 4;
+const MIN_POOL_GAMES: usize = 256;
+/// A book gives up after this many draws per opening asked for (at least
+/// [`MIN_BOOK_DRAWS`]): roughly a third of drawn openings are balanced.
+const BOOK_DRAWS_PER_OPENING: u64 = 20;
+const MIN_BOOK_DRAWS: u64 = 1000;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PositionKind {
@@ -130,8 +147,8 @@ fn repeated(history: &[u64], board: &Board) -> bool {
 }
 
 /// Counts per (material bucket, kind) of a pool.
-pub fn strata(positions: &[PoolPosition]) -> [[usize; 2]; BUCKETS] {
-    let mut counts = [[0; 2]; BUCKETS];
+pub fn strata(positions: &[PoolPosition]) -> [[usize; 2]; MATERIAL_BUCKETS] {
+    let mut counts = [[0; 2]; MATERIAL_BUCKETS];
     for p in positions {
         counts[p.bucket][p.kind as usize] += 1;
     }
@@ -145,17 +162,16 @@ pub fn generate(
     seed: u64,
     mut on_progress: impl FnMut(usize, usize),
 ) -> Vec<PoolPosition> {
-    let per_stratum = count.div_ceil(2 * BUCKETS);
-    let mut candidates: Vec<Vec<PoolPosition>> = vec![Vec::new(); 2 * BUCKETS];
+    let per_stratum = count.div_ceil(2 * MATERIAL_BUCKETS);
+    let mut candidates: Vec<Vec<PoolPosition>> = vec![Vec::new(); 2 * MATERIAL_BUCKETS];
     let mut seen = HashSet::new();
     let mut games = 0usize;
     let settings = GameSettings::default();
-    // Enough games that the rarest strata fill; stop early once all are full.
-    let batch = 64;
-    let max_games = (count / 4).max(256);
+    // Stop early once every stratum is full.
+    let max_games = (count / POSITIONS_PER_GAME_BUDGET).max(MIN_POOL_GAMES);
     while games < max_games {
-        let seeds: Vec<u64> = (games..games + batch)
-            .map(|g| seed ^ (g as u64).wrapping_mul(0xA24B_AED4_963E_E407))
+        let seeds: Vec<u64> = (games..games + DRAWS_PER_BATCH)
+            .map(|g| draw_seed(seed, g as u64))
             .collect();
         let played: Vec<Vec<Board>> = seeds.par_iter().map(|&s| play_game(s, settings)).collect();
         for board in played.into_iter().flatten() {
@@ -166,8 +182,7 @@ pub fn generate(
             let bucket = material_bucket(&board);
             let kind = position_kind(&board);
             let slot = &mut candidates[bucket * 2 + kind as usize];
-            // Keep a surplus so the final draw is a sample, not the first positions found.
-            if slot.len() < per_stratum * 3 {
+            if slot.len() < per_stratum * CANDIDATES_PER_NEEDED {
                 slot.push(PoolPosition {
                     fen: board.to_fen(),
                     bucket,
@@ -175,7 +190,7 @@ pub fn generate(
                 });
             }
         }
-        games += batch;
+        games += DRAWS_PER_BATCH;
         let total: usize = candidates.iter().map(|c| c.len().min(per_stratum)).sum();
         on_progress(games, total);
         if candidates.iter().all(|c| c.len() >= per_stratum * 2) {
@@ -253,7 +268,7 @@ pub(crate) struct PoolWritten {
     pub(crate) path: PathBuf,
     pub(crate) seconds: f64,
     /// `[quiet, tactical]` positions per material bucket.
-    pub(crate) strata: [[usize; 2]; BUCKETS],
+    pub(crate) strata: [[usize; 2]; MATERIAL_BUCKETS],
 }
 
 /// What `lab pool generate --book` wrote.
@@ -367,13 +382,14 @@ pub(crate) fn book_command(
     let mut seen = HashSet::new();
     let mut lines = Vec::with_capacity(count);
     let mut tried = 0u64;
-    let batch = 64u64;
-    // Roughly a third of the drawn openings are balanced; give up well past that.
-    let max_tries = (count as u64).saturating_mul(20).max(1000);
+    let batch = DRAWS_PER_BATCH as u64;
+    let max_tries = (count as u64)
+        .saturating_mul(BOOK_DRAWS_PER_OPENING)
+        .max(MIN_BOOK_DRAWS);
     while lines.len() < count && tried < max_tries {
         let openings: Vec<Option<(Board, i32)>> = (tried..tried + batch)
             .into_par_iter()
-            .map(|i| book_opening(seed ^ i.wrapping_mul(0xA24B_AED4_963E_E407)))
+            .map(|i| book_opening(draw_seed(seed, i)))
             .collect();
         tried += batch;
         for (board, score) in openings.into_iter().flatten() {
@@ -487,7 +503,7 @@ mod tests {
                 .collect::<Vec<_>>()
         };
         let mut candidates = Vec::new();
-        for b in 0..BUCKETS {
+        for b in 0..MATERIAL_BUCKETS {
             candidates.push(make(b, PositionKind::Quiet, if b == 0 { 2 } else { 50 }));
             candidates.push(make(b, PositionKind::Tactical, 50));
         }
