@@ -92,7 +92,7 @@ pub(crate) fn merge(files: &[PathBuf], pgn: Option<&Path>) -> Result<MatchReport
     report.pgn_file = pgn.map(|path| path.display().to_string());
     report.shards_started = started;
     if shards.len() as u32 != header.shard.count {
-        report.verdict.push_str(&format!(
+        report.conclusion.push_str(&format!(
             " (only {} of {} shards merged)",
             shards.len(),
             header.shard.count

@@ -81,7 +81,9 @@ pub struct MatchReport {
     pub(crate) summary: Summary,
     /// Why the games stopped: budget, sprt, faults.
     pub(crate) stopped_by: &'static str,
-    pub(crate) verdict: String,
+    /// How the match ended, in a sentence (its JSON key is `verdict`).
+    #[serde(rename = "verdict")]
+    pub(crate) conclusion: String,
     pub(crate) exit_code: u8,
     pub(crate) results_file: Option<String>,
     pub(crate) pgn_file: Option<String>,
@@ -551,14 +553,14 @@ impl Played<'_> {
             report.nps_scale = Some(scale);
         }
         if *stop == Stop::Interrupted {
-            report.verdict = format!(
+            report.conclusion = format!(
                 "interrupted after {} of {} games: --resume plays the rest",
                 recorded.len(),
                 settings.games
             );
             report.exit_code = crate::process::INTERRUPTED_EXIT;
         } else if shard != Shard::WHOLE {
-            report.verdict = format!(
+            report.conclusion = format!(
                 "shard {}/{} finished: pool the shards with `lab match merge` for the verdict",
                 shard.index, shard.count
             );
@@ -849,7 +851,7 @@ fn build_report(
     stop: &Stop,
 ) -> MatchReport {
     let summary = summarize(games, settings.sprt.as_ref());
-    let (verdict, exit_code) = match summary.sprt.as_ref().map(|state| state.result) {
+    let (conclusion, exit_code) = match summary.sprt.as_ref().map(|state| state.result) {
         Some(SprtDecision::AcceptH1) => ("SPRT accepted H1: B is stronger".to_string(), 0),
         Some(SprtDecision::AcceptH0) => {
             ("SPRT accepted H0: B is not stronger by elo1".to_string(), 1)
@@ -901,7 +903,7 @@ fn build_report(
             Stop::Faults { .. } | Stop::IgnoredLimit { .. } => "faults",
             Stop::Interrupted => "interrupted",
         },
-        verdict,
+        conclusion,
         exit_code,
         results_file: None,
         pgn_file: None,

@@ -347,7 +347,7 @@ pub(crate) fn footer(report: &MatchReport) -> String {
     }
     out.push_str(&format!(
         "Verdict: {} (exit {})\n",
-        report.verdict, report.exit_code
+        report.conclusion, report.exit_code
     ));
     out
 }

@@ -167,7 +167,7 @@ pub(crate) fn page(doc: &MatchDoc) -> Result<String> {
         .map(|[name, value]| fact(name, value))
         .collect();
     let closing = [
-        fact("verdict", &doc.verdict),
+        fact("verdict", &doc.conclusion),
         fact("machine", &machine),
         fact("date", &date),
     ];

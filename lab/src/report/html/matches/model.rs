@@ -33,7 +33,8 @@ pub(crate) struct MatchDoc {
     #[serde(default)]
     pub(crate) los: Option<f64>,
     pub(crate) sprt: Option<SprtState>,
-    pub(crate) verdict: String,
+    #[serde(rename = "verdict")]
+    pub(crate) conclusion: String,
     /// `None` for a merge.
     #[serde(default)]
     pub(crate) results_file: Option<String>,
