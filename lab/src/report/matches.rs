@@ -46,7 +46,7 @@ pub(crate) fn title(report: &MatchReport, style: Style) -> String {
         report.book.source,
         report.book.openings,
         report.seed,
-        thousands(report.games_budget),
+        thousands(report.max_games),
         report.adjudication.words(),
     )
 }

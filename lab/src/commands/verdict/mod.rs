@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use anyhow::{bail, Result};
 
-use self::node_budgets::budgets;
+use self::node_budgets::games_setup;
 use self::play::play;
 use self::speed::{speed_alone, speed_for_games, Speed, SpeedMeter};
 use super::{plan, settings};
@@ -24,7 +24,7 @@ use crate::cli::{
 use crate::games::rules::{AdjudicationRules, Limit, RulesKept};
 use crate::games::sprt::{EloModel, Estimate, Sprt, SprtDecision};
 use crate::games::summary::NpsRatioInGames;
-use crate::games::GameBudget;
+use crate::games::MaxGames;
 use crate::history::store::machine_id;
 use crate::lab::Lab;
 use crate::machine::Machine;
@@ -117,8 +117,8 @@ pub(crate) fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
 
     let tolerance = speed_tolerance(meter.model.map(|model| model.value), &options.sprt);
     let mut speed = speed_for_games(&run, speed, tolerance, &mut notes)?;
-    let budgets = budgets(&run, &speed, &paths)?;
-    let played = play(&run, &mut speed, &budgets, tolerance, &mut notes)?;
+    let setup = games_setup(&run, &speed, &paths)?;
+    let played = play(&run, &mut speed, &setup, tolerance, &mut notes)?;
     Ok(outcome(Settled {
         search: Some(played.search),
         search_elo: Some(played.search_elo),
@@ -133,7 +133,7 @@ pub(crate) fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
 struct Options {
     sprt: Sprt,
     limit: Limit,
-    max_games: GameBudget,
+    max_games: MaxGames,
     speed_from: SpeedSource,
     /// `--speed-from` was given: a source that cannot be read is then said (or refused), not
     /// passed over.
@@ -184,8 +184,8 @@ impl Options {
             Some(games) if !games.is_multiple_of(2) => {
                 bail!("--max-games {games}: a game pair is 2 games, so the budget must be even")
             }
-            Some(games) => GameBudget::Given(games),
-            None => GameBudget::Default(DEFAULT_MAX_GAMES),
+            Some(games) => MaxGames::Given(games),
+            None => MaxGames::Default(DEFAULT_MAX_GAMES),
         };
         // The games' own speed is the finest; node odds need one before the games.
         let speed_from = match args.speed_from {
