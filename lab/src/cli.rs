@@ -369,7 +369,7 @@ pub(crate) struct CompareArgs {
     #[command(flatten)]
     pub(crate) measure: MeasureArgs,
     #[command(flatten)]
-    pub(crate) verdict: VerdictArgs,
+    pub(crate) thresholds: ThresholdArgs,
     #[command(flatten)]
     pub(crate) output: OutputArgs,
     #[command(flatten)]
@@ -423,7 +423,7 @@ pub(crate) struct TiersArgs {
     #[command(flatten)]
     pub(crate) measure: MeasureArgs,
     #[command(flatten)]
-    pub(crate) verdict: VerdictArgs,
+    pub(crate) thresholds: ThresholdArgs,
     #[command(flatten)]
     pub(crate) output: OutputArgs,
 }
@@ -661,7 +661,7 @@ pub(crate) enum SpeedFromArg {
 }
 
 #[derive(Debug, Clone, Copy, Args)]
-pub(crate) struct VerdictArgs {
+pub(crate) struct ThresholdArgs {
     /// Smallest slowdown, in percent of time per node, that counts as a regression.
     #[arg(long, default_value_t = DEFAULT_THRESHOLD_PCT, value_parser = parse_threshold)]
     pub(crate) threshold: f64,

@@ -6,8 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::analysis::functions::{compare_functions, FunctionsComparison, FunctionsWhy};
 use crate::analysis::measure::{Instructions, Measured, Measurement, RevisionRecord};
 use crate::analysis::stats::{
-    classify, median, paired_ratios, round_ratio_interval, RatioInterval, Verdict,
-    MIN_ROUNDS_FOR_CI,
+    classify, median, paired_ratios, round_ratio_interval, Change, RatioInterval, MIN_ROUNDS_FOR_CI,
 };
 use crate::engine::adapter::WHOLE_BENCH;
 use crate::engine::bench::{
@@ -116,7 +115,8 @@ pub struct Comparison {
     pub(crate) figures: Vec<Figure>,
     /// `None` unless both engines report their eval exits (the squall protocol).
     pub(crate) eval_deltas: Option<EvalDeltas>,
-    pub(crate) verdict: Verdict,
+    #[serde(rename = "verdict")]
+    pub(crate) change: Change,
     pub regression: bool,
     pub(crate) warnings: Vec<Warning>,
     /// What the reader should know that is not a problem (`lab tiers`: the node ratio).
@@ -340,7 +340,8 @@ pub struct SpeedComparison {
     pub(crate) nps_ratio: Option<f64>,
     /// NPS change implied by the median cost ratio, in percent (negative: B is slower).
     pub(crate) nps_change_pct: Option<f64>,
-    pub(crate) verdict: Verdict,
+    #[serde(rename = "verdict")]
+    pub(crate) change: Change,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -350,7 +351,8 @@ pub(crate) struct InstructionsComparison {
     pub(crate) per_node_ratio: Option<f64>,
     pub(crate) per_node_change_pct: Option<f64>,
     pub(crate) flagged: bool,
-    pub(crate) verdict: Verdict,
+    #[serde(rename = "verdict")]
+    pub(crate) change: Change,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -604,7 +606,7 @@ pub fn compare(
         (Some(a), Some(b)) => Some(eval_deltas(a, b)),
         _ => None,
     };
-    let verdict = overall_verdict(speed.verdict, instructions.verdict);
+    let change = overall_change(speed.change, instructions.change);
     let notes = notes(a, b, &signature, &speed, &instructions, &criteria);
     let warnings = warnings(
         &signature,
@@ -625,8 +627,8 @@ pub fn compare(
         instructions,
         figures,
         eval_deltas,
-        verdict,
-        regression: verdict == Verdict::Regression,
+        change,
+        regression: change == Change::Regression,
         warnings,
         notes,
         functions: attribution,
@@ -856,9 +858,9 @@ fn compare_speed(
         .filter(|round| !round.is_empty())
         .map(|round| median(round))
         .collect();
-    let verdict = match (criteria.nps_comparable, &cost_ratio) {
+    let change = match (criteria.nps_comparable, &cost_ratio) {
         (true, Some(estimate)) => classify(estimate, thresholds.threshold_pct),
-        _ => Verdict::NoChange,
+        _ => Change::Insignificant,
     };
     SpeedComparison {
         comparable: criteria.nps_comparable,
@@ -867,7 +869,7 @@ fn compare_speed(
         cost_ratio,
         round_ratios,
         nps_ratio: Some(b_summary.nps.median / a_summary.nps.median),
-        verdict,
+        change,
     }
 }
 
@@ -897,26 +899,26 @@ fn compare_instructions(
         (Some(a), Some(b)) if totals.is_some() => Some(b / a),
         _ => None,
     };
-    let change = per_node_ratio.map(percent_change);
-    let flagged = change.is_some_and(|change| change.abs() >= thresholds.instr_threshold_pct);
+    let change_pct = per_node_ratio.map(percent_change);
+    let flagged = change_pct.is_some_and(|pct| pct.abs() >= thresholds.instr_threshold_pct);
     // Same search and same toolchain: extra instructions per node can only be extra work.
-    let verdict = match change {
-        Some(change) if flagged && !signature_changed && criteria.toolchain_comparable => {
-            if change > 0.0 {
-                Verdict::Regression
+    let change = match change_pct {
+        Some(pct) if flagged && !signature_changed && criteria.toolchain_comparable => {
+            if pct > 0.0 {
+                Change::Regression
             } else {
-                Verdict::Improvement
+                Change::Improvement
             }
         }
-        _ => Verdict::NoChange,
+        _ => Change::Insignificant,
     };
     InstructionsComparison {
         comparable: criteria.toolchain_comparable,
         total_ratio: totals,
         per_node_ratio,
-        per_node_change_pct: change,
+        per_node_change_pct: change_pct,
         flagged,
-        verdict,
+        change,
     }
 }
 
@@ -955,13 +957,13 @@ fn eval_deltas(a: &EvalSummary, b: &EvalSummary) -> EvalDeltas {
 }
 
 /// Any regression wins; otherwise any improvement is reported.
-fn overall_verdict(speed: Verdict, instructions: Verdict) -> Verdict {
-    if speed == Verdict::Regression || instructions == Verdict::Regression {
-        Verdict::Regression
-    } else if speed == Verdict::Improvement || instructions == Verdict::Improvement {
-        Verdict::Improvement
+fn overall_change(speed: Change, instructions: Change) -> Change {
+    if speed == Change::Regression || instructions == Change::Regression {
+        Change::Regression
+    } else if speed == Change::Improvement || instructions == Change::Improvement {
+        Change::Improvement
     } else {
-        Verdict::NoChange
+        Change::Insignificant
     }
 }
 
@@ -1112,7 +1114,7 @@ mod tests {
     fn a_baseline_check_tells_drift_from_regression() {
         // 8% slower with the same work: within the drift allowance, and said to be possible drift.
         let drift = check_against_slower(Kind::BaselineCheck, 1.08, false);
-        assert_eq!(drift.speed.verdict, Verdict::NoChange);
+        assert_eq!(drift.speed.change, Change::Insignificant);
         assert!(drift_noted(&drift), "{:?}", drift.notes);
         assert!(
             matches!(&drift.notes[0], Note::SittingDrift { revision, .. } if revision == "HEAD"),
@@ -1121,11 +1123,11 @@ mod tests {
         );
         // 25% slower: a regression even so, still with the note (the work per node is the same).
         let slow = check_against_slower(Kind::BaselineCheck, 1.25, false);
-        assert_eq!(slow.verdict, Verdict::Regression);
+        assert_eq!(slow.change, Change::Regression);
         assert!(drift_noted(&slow));
         // More instructions per node: real extra work, no drift note.
         let work = check_against_slower(Kind::BaselineCheck, 1.08, true);
-        assert_eq!(work.verdict, Verdict::Regression);
+        assert_eq!(work.change, Change::Regression);
         assert!(!drift_noted(&work), "{:?}", work.notes);
         // A paired compare measures both sides in the same rounds: no such note.
         assert!(!drift_noted(&check_against_slower(

@@ -29,12 +29,16 @@ pub struct RatioInterval {
     pub(crate) pair_median: f64,
 }
 
+/// What a comparison's figure (speed, instructions, or both) did beyond its threshold; the JSON
+/// keeps the key `verdict` for it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub(crate) enum Verdict {
+pub(crate) enum Change {
     Regression,
     Improvement,
-    NoChange,
+    /// No change beyond the threshold: `no-change` in JSON.
+    #[serde(rename = "no-change")]
+    Insignificant,
 }
 
 /// Ratios `b / a` of corresponding entries of each round's pair of measurements, one list per
@@ -106,14 +110,14 @@ pub(crate) fn round_ratio_interval(rounds: &[Vec<f64>], confidence: f64) -> Rati
 
 /// `estimate` is a ratio new/old of a cost (time per node): above 1 is slower. A verdict needs
 /// both a confidence interval excluding 1 and an estimate beyond the threshold.
-pub(crate) fn classify(estimate: &RatioInterval, threshold_pct: f64) -> Verdict {
+pub(crate) fn classify(estimate: &RatioInterval, threshold_pct: f64) -> Change {
     let threshold = threshold_pct / 100.0;
     if estimate.ci_low > 1.0 && estimate.estimate > 1.0 + threshold {
-        Verdict::Regression
+        Change::Regression
     } else if estimate.ci_high < 1.0 && estimate.estimate < 1.0 - threshold {
-        Verdict::Improvement
+        Change::Improvement
     } else {
-        Verdict::NoChange
+        Change::Insignificant
     }
 }
 
@@ -296,7 +300,7 @@ mod tests {
     fn one_round_has_no_interval() {
         let ci = round_ratio_interval(&[vec![1.2, 1.3]], 0.95);
         assert!(ci.ci_low.is_nan() && ci.ci_high.is_nan(), "{ci:?}");
-        assert_eq!(classify(&ci, 1.0), Verdict::NoChange);
+        assert_eq!(classify(&ci, 1.0), Change::Insignificant);
     }
 
     #[test]
@@ -340,37 +344,37 @@ mod tests {
         rounds.push((0..32).map(|_| 1.5 * (0.01 * rng.normal()).exp()).collect());
         let ci = round_ratio_interval(&rounds, 0.95);
         assert_eq!(ci.rounds, 4);
-        assert_eq!(classify(&ci, 1.0), Verdict::NoChange, "{ci:?}");
+        assert_eq!(classify(&ci, 1.0), Change::Insignificant, "{ci:?}");
     }
 
     #[test]
     fn consistent_rounds_of_a_three_percent_slowdown_are_a_regression() {
         let mut rng = Rng(10);
         let ci = round_ratio_interval(&simulated_rounds(&mut rng, 1.03, 6, 0.005), 0.95);
-        assert_eq!(classify(&ci, 1.0), Verdict::Regression, "{ci:?}");
+        assert_eq!(classify(&ci, 1.0), Change::Regression, "{ci:?}");
         let faster = round_ratio_interval(&simulated_rounds(&mut rng, 0.97, 6, 0.005), 0.95);
-        assert_eq!(classify(&faster, 1.0), Verdict::Improvement, "{faster:?}");
+        assert_eq!(classify(&faster, 1.0), Change::Improvement, "{faster:?}");
     }
 
     #[test]
     fn classify_needs_significance_and_size() {
         assert_eq!(
             classify(&estimate(1.05, 1.02, 1.08), 1.0),
-            Verdict::Regression
+            Change::Regression
         );
         // Significant but within the threshold.
         assert_eq!(
             classify(&estimate(1.005, 1.001, 1.009), 1.0),
-            Verdict::NoChange
+            Change::Insignificant
         );
         // Large but not significant.
         assert_eq!(
             classify(&estimate(1.05, 0.98, 1.12), 1.0),
-            Verdict::NoChange
+            Change::Insignificant
         );
         assert_eq!(
             classify(&estimate(0.95, 0.92, 0.98), 1.0),
-            Verdict::Improvement
+            Change::Improvement
         );
     }
 }

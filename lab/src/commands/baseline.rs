@@ -9,7 +9,7 @@ use super::{comparison_outcome, plan, settings, thresholds};
 use crate::analysis::compare::{compare, summarize, Criteria, Settings, Thresholds};
 use crate::analysis::measure::{measure_single, Measured, Subject};
 use crate::baseline::{self, Baseline, BaselineSettings};
-use crate::cli::{BaselineCommand, BenchRunArgs, MeasureArgs, VerdictArgs};
+use crate::cli::{BaselineCommand, BenchRunArgs, MeasureArgs, ThresholdArgs};
 use crate::engine::revision::resolve;
 use crate::lab::Lab;
 use crate::machine::{comparability, Machine, Toolchain};
@@ -38,7 +38,7 @@ pub(crate) fn run(lab: &Lab, action: &BaselineCommand) -> Result<Outcome> {
                 rounds: *rounds,
                 no_instructions: *no_instructions,
                 timeout: *timeout,
-                verdict: &VerdictArgs {
+                thresholds: &ThresholdArgs {
                     threshold: *threshold,
                     instr_threshold: *instr_threshold,
                 },
@@ -94,7 +94,7 @@ struct CheckRequest<'a> {
     rounds: Option<u32>,
     no_instructions: bool,
     timeout: u64,
-    verdict: &'a VerdictArgs,
+    thresholds: &'a ThresholdArgs,
 }
 
 fn check(lab: &Lab, request: &CheckRequest) -> Result<Outcome> {
@@ -137,7 +137,7 @@ fn check(lab: &Lab, request: &CheckRequest) -> Result<Outcome> {
     };
     let comparison = compare(
         Kind::BaselineCheck,
-        settings(&measure, thresholds(request.verdict), None),
+        settings(&measure, thresholds(request.thresholds), None),
         &stored_side,
         &measured,
         criteria,

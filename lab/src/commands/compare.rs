@@ -46,7 +46,7 @@ pub(crate) fn run(lab: &Lab, args: &CompareArgs) -> Result<Outcome> {
     )?;
     let mut comparison = compare(
         Kind::Compare,
-        settings(&args.measure, thresholds(&args.verdict), positions),
+        settings(&args.measure, thresholds(&args.thresholds), positions),
         &a_measured,
         &b_measured,
         Criteria::local(false),
@@ -126,7 +126,7 @@ fn same_binary(a: &Revision, b: &Revision, binary: &EngineBinary) -> Outcome {
         b: record(b),
         binary_key: binary.key.clone(),
         measured: false,
-        verdict: crate::analysis::stats::Verdict::NoChange,
+        change: crate::analysis::stats::Change::Insignificant,
         regression: false,
     })))
 }

@@ -10,7 +10,7 @@ use crate::games::results::Shard;
 use crate::games::rules::{DrawAdjudication, Limit, ResignAdjudication, SideLimits};
 use crate::games::sprt::{EloModel, Sprt};
 use crate::games::{
-    self, GameBudget, MatchOptions, MatchReport, Pace, Resume, RunnerConventions, SideSetup,
+    self, MatchOptions, MatchReport, MaxGames, Pace, Resume, RunnerConventions, SideSetup,
 };
 use crate::lab::Lab;
 use crate::outcome::{Exit, Outcome};
@@ -53,9 +53,9 @@ fn options(args: &MatchPlayArgs) -> Result<MatchOptions> {
         Some(games) if !games.is_multiple_of(2) => {
             bail!("--games {games}: a game pair is 2 games, so the budget must be even")
         }
-        Some(games) => GameBudget::Given(games),
-        None if sprt.is_some() => GameBudget::Default(DEFAULT_SPRT_GAMES),
-        None => GameBudget::Default(DEFAULT_GAMES),
+        Some(games) => MaxGames::Given(games),
+        None if sprt.is_some() => MaxGames::Default(DEFAULT_SPRT_GAMES),
+        None => MaxGames::Default(DEFAULT_GAMES),
     };
     let shard = args
         .shard

@@ -27,7 +27,7 @@ use crate::analysis::compare::{Comparison, PositionsSetting, Settings, Threshold
 use crate::analysis::measure::Plan;
 use crate::cli::{
     BaselineCommand, CalibrateCommand, Cli, Command, ExportArgs, Format, MatchCommand, MeasureArgs,
-    OutputArgs, SeriesMeasureArgs, VerdictArgs,
+    OutputArgs, SeriesMeasureArgs, ThresholdArgs,
 };
 use crate::engine::adapter::{bench_dir, ProtocolFeature};
 use crate::games::rules::{
@@ -305,10 +305,10 @@ fn series_measure(series: &SeriesMeasureArgs) -> MeasureArgs {
     }
 }
 
-fn thresholds(verdict: &VerdictArgs) -> Thresholds {
+fn thresholds(args: &ThresholdArgs) -> Thresholds {
     Thresholds {
-        threshold_pct: verdict.threshold,
-        instr_threshold_pct: verdict.instr_threshold,
+        threshold_pct: args.threshold,
+        instr_threshold_pct: args.instr_threshold,
     }
 }
 

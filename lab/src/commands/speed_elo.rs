@@ -5,7 +5,7 @@ use anyhow::{bail, Context, Result};
 
 use crate::cli::{SpeedEloArgs, DEFAULT_GAMES_PER_ODDS};
 use crate::games::rules::{Limit, RulesKept};
-use crate::games::{self, GameBudget, MatchOptions, Resume};
+use crate::games::{self, MatchOptions, MaxGames, Resume};
 use crate::history::store::machine_id;
 use crate::input::short_key;
 use crate::lab::Lab;
@@ -38,8 +38,8 @@ pub(crate) fn run(lab: &Lab, args: &SpeedEloArgs) -> Result<Outcome> {
         Some(games) if !games.is_multiple_of(2) => {
             bail!("--games {games}: a game pair is 2 games, so the budget must be even")
         }
-        Some(games) => GameBudget::Given(games),
-        None => GameBudget::Default(DEFAULT_GAMES_PER_ODDS),
+        Some(games) => MaxGames::Given(games),
+        None => MaxGames::Default(DEFAULT_GAMES_PER_ODDS),
     };
     // The rules of an odds not begun: as given (or the defaults), then the first odds' own, so
     // that a fit begun before the games were adjudicated goes on as it began.

@@ -35,7 +35,7 @@ pub(crate) fn run(lab: &Lab, args: &TiersArgs) -> Result<Outcome> {
     )?;
     let mut comparison = compare(
         Kind::Tiers,
-        settings(&args.measure, thresholds(&args.verdict), positions),
+        settings(&args.measure, thresholds(&args.thresholds), positions),
         &full_eval,
         &tiers,
         Criteria::local(true),

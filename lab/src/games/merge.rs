@@ -86,13 +86,13 @@ pub(crate) fn merge(files: &[PathBuf], pgn: Option<&Path>) -> Result<MatchReport
     }
     let summary_stop = match summarize(&games, header.settings.sprt.as_ref()).sprt {
         Some(state) if state.result != SprtDecision::Continue => Stop::Sprt(state.result),
-        _ => Stop::Budget,
+        _ => Stop::MaxGames,
     };
     let mut report = build_report(&header.settings, shards.clone(), &games, &summary_stop);
     report.pgn_file = pgn.map(|path| path.display().to_string());
     report.shards_started = started;
     if shards.len() as u32 != header.shard.count {
-        report.verdict.push_str(&format!(
+        report.conclusion.push_str(&format!(
             " (only {} of {} shards merged)",
             shards.len(),
             header.shard.count
@@ -101,7 +101,7 @@ pub(crate) fn merge(files: &[PathBuf], pgn: Option<&Path>) -> Result<MatchReport
     // Short of its budget with no decision, a match is not finished, whatever a played
     // shard's own share may say: a missing shard or an unfinished run must not pass a CI job.
     if report.exit_code == 0
-        && summary_stop == Stop::Budget
+        && summary_stop == Stop::MaxGames
         && (games.len() as u64) < header.settings.games
     {
         report.exit_code = UNFINISHED_EXIT;

@@ -73,22 +73,25 @@ pub struct MatchReport {
     pub(crate) limits: SideLimits,
     pub(crate) book: BookIdentity,
     pub(crate) seed: u64,
-    /// The budget of the whole match.
-    pub(crate) games_budget: u64,
+    /// The most games of the whole match (`--games`, `--max-games`); in JSON `games_budget`.
+    #[serde(rename = "games_budget")]
+    pub(crate) max_games: u64,
     /// Shards pooled into this report (`[1/1]` for an unsharded match).
     pub(crate) shards: Vec<Shard>,
     #[serde(flatten)]
     pub(crate) summary: Summary,
     /// Why the games stopped: budget, sprt, faults.
     pub(crate) stopped_by: &'static str,
-    pub(crate) verdict: String,
+    /// How the match ended, in a sentence (its JSON key is `verdict`).
+    #[serde(rename = "verdict")]
+    pub(crate) conclusion: String,
     pub(crate) exit_code: u8,
     pub(crate) results_file: Option<String>,
     pub(crate) pgn_file: Option<String>,
     pub(crate) concurrency: Option<usize>,
     pub(crate) elapsed_s: Option<f64>,
     pub(crate) games_per_minute: Option<f64>,
-    /// This run's own games and time, for a caller that plays its budget in steps; not in the
+    /// This run's own games and time, for a caller that plays its games in steps; not in the
     /// JSON, which has `elapsed_s` and `games_per_minute`.
     #[serde(skip)]
     pub(crate) pace: Pace,
@@ -154,25 +157,26 @@ pub(crate) enum Resume {
     Rebounded(PathBuf),
 }
 
-/// The game budget of a match: even, since each opening is a pair of games. Not part of what
-/// the games are (a pair's opening follows the seed and its index), so a resume may change it.
+/// The most games a match plays (`--games`; `--max-games` of `lab verdict`): even, since each
+/// opening is a pair of games. Not part of what the games are (a pair's opening follows the
+/// seed and its index), so a resume may change it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum GameBudget {
+pub(crate) enum MaxGames {
     /// Given on the command line: a resumed match takes it, raised to cover the pairs it has
-    /// recorded, so a budget below them plays out only an unfinished pair.
+    /// recorded, so a maximum below them plays out only an unfinished pair.
     Given(u64),
-    /// The command's default: a resumed match keeps its file's budget.
+    /// The command's default: a resumed match keeps its file's maximum.
     Default(u64),
 }
 
-impl GameBudget {
+impl MaxGames {
     pub(crate) fn games(self) -> u64 {
         match self {
-            GameBudget::Given(games) | GameBudget::Default(games) => games,
+            MaxGames::Given(games) | MaxGames::Default(games) => games,
         }
     }
 
-    /// The budget of a resumed match that recorded `recorded` and was started with `started`.
+    /// The most games of a resumed match that recorded `recorded` and was started with `started`.
     fn resumed(self, started: u64, recorded: &[GameRecord]) -> u64 {
         let scheduled = recorded
             .iter()
@@ -180,8 +184,8 @@ impl GameBudget {
             .max()
             .unwrap_or(0);
         match self {
-            GameBudget::Given(games) => games.max(scheduled),
-            GameBudget::Default(_) => started,
+            MaxGames::Given(games) => games.max(scheduled),
+            MaxGames::Default(_) => started,
         }
     }
 }
@@ -211,8 +215,8 @@ pub(crate) struct MatchOptions {
     pub(crate) resign: Option<ResignAdjudication>,
     pub(crate) sprt: Option<Sprt>,
     pub(crate) elo_model: EloModel,
-    /// The budget of the whole match.
-    pub(crate) games: GameBudget,
+    /// The most games of the whole match.
+    pub(crate) games: MaxGames,
     pub(crate) shard: Shard,
     pub(crate) book: Book,
     /// Seed of the opening order.
@@ -233,8 +237,8 @@ pub(crate) struct MatchOptions {
     /// On SIGINT or SIGTERM during the games, end them and report the games so far (exit 130)
     /// rather than exit at once: `lab match`, whose report is the games.
     pub(crate) report_on_interrupt: bool,
-    /// A run that plays its budget in steps (`lab verdict --speed-from games`): this run ends
-    /// once this many games are recorded. The results file keeps the whole budget, so any later
+    /// A run that plays its games in steps (`lab verdict --speed-from games`): this run ends
+    /// once this many games are recorded. The results file keeps the whole maximum, so any later
     /// `--resume` plays on to it, and the status line counts to it (its total and its ETA).
     pub(crate) pause_at: Option<u64>,
     /// The games this run's earlier steps played and the time they took, so that a step's
@@ -254,7 +258,7 @@ impl MatchOptions {
     pub(crate) fn self_play(
         engines: [String; 2],
         limits: SideLimits,
-        games: GameBudget,
+        games: MaxGames,
         concurrency: Option<u32>,
         exports: Vec<NamedPath>,
     ) -> Result<Self> {
@@ -371,7 +375,7 @@ pub(crate) fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
     } = match resumed {
         Some(path) => {
             let continued = Continued {
-                budget: games,
+                max_games: games,
                 shard,
                 may_differ,
                 scale_nps: scale_nps.is_some(),
@@ -551,14 +555,14 @@ impl Played<'_> {
             report.nps_scale = Some(scale);
         }
         if *stop == Stop::Interrupted {
-            report.verdict = format!(
+            report.conclusion = format!(
                 "interrupted after {} of {} games: --resume plays the rest",
                 recorded.len(),
                 settings.games
             );
             report.exit_code = crate::process::INTERRUPTED_EXIT;
         } else if shard != Shard::WHOLE {
-            report.verdict = format!(
+            report.conclusion = format!(
                 "shard {}/{} finished: pool the shards with `lab match merge` for the verdict",
                 shard.index, shard.count
             );
@@ -634,7 +638,7 @@ struct Opened {
 
 /// How a match continues an earlier results file.
 struct Continued {
-    budget: GameBudget,
+    max_games: MaxGames,
     shard: Shard,
     /// The settings that may differ from the file's; adjudication rules that may are the
     /// file's from then on.
@@ -645,7 +649,7 @@ struct Continued {
 
 impl Continued {
     /// Opens `path` if it was played with `settings` as this shard, and sets the settings'
-    /// budget to the resumed one. The header is rewritten when the budget changed, or the
+    /// most games to the resumed match's. The header is rewritten when that maximum changed, or the
     /// bounds this run judges at: the file then reads alone (`lab match merge`) as its last
     /// run judged it.
     fn open(
@@ -690,7 +694,7 @@ impl Continued {
             path.display(),
             thousands(games.len() as u64)
         ));
-        settings.games = self.budget.resumed(header.settings.games, &games);
+        settings.games = self.max_games.resumed(header.settings.games, &games);
         let kept = self.may_differ.rules_kept;
         if kept.draw || kept.resign {
             let recorded = header.settings.adjudication();
@@ -717,13 +721,13 @@ impl Continued {
         if rebounded {
             header.settings.sprt = settings.sprt;
         }
-        let budget_changed = settings.games != header.settings.games;
-        if budget_changed {
+        let max_games_changed = settings.games != header.settings.games;
+        if max_games_changed {
             progress.line(&format!(
                 "the budget is now {} games (it was {}{})",
                 thousands(settings.games),
                 thousands(header.settings.games),
-                if settings.games > self.budget.games() {
+                if settings.games > self.max_games.games() {
                     ", and the recorded pairs need this many"
                 } else {
                     ""
@@ -731,7 +735,7 @@ impl Continued {
             ));
             header.settings.games = settings.games;
         }
-        if rebounded || budget_changed {
+        if rebounded || max_games_changed {
             file.replace_header(&header)?;
         }
         Ok(Opened {
@@ -849,7 +853,7 @@ fn build_report(
     stop: &Stop,
 ) -> MatchReport {
     let summary = summarize(games, settings.sprt.as_ref());
-    let (verdict, exit_code) = match summary.sprt.as_ref().map(|state| state.result) {
+    let (conclusion, exit_code) = match summary.sprt.as_ref().map(|state| state.result) {
         Some(SprtDecision::AcceptH1) => ("SPRT accepted H1: B is stronger".to_string(), 0),
         Some(SprtDecision::AcceptH0) => {
             ("SPRT accepted H0: B is not stronger by elo1".to_string(), 1)
@@ -892,16 +896,16 @@ fn build_report(
         limits: settings.limits,
         book: settings.book.clone(),
         seed: settings.seed,
-        games_budget: settings.games,
+        max_games: settings.games,
         shards,
         summary,
         stopped_by: match stop {
-            Stop::Budget => "budget",
+            Stop::MaxGames => "budget",
             Stop::Sprt(_) => "sprt",
             Stop::Faults { .. } | Stop::IgnoredLimit { .. } => "faults",
             Stop::Interrupted => "interrupted",
         },
-        verdict,
+        conclusion,
         exit_code,
         results_file: None,
         pgn_file: None,
@@ -938,7 +942,7 @@ fn results_stem(specs: &[String; 2]) -> String {
     format!("{}-vs-{}", slug(&specs[0]), slug(&specs[1]))
 }
 
-/// The newest results file under `dir` played with `settings`, but for the budget, as shard
+/// The newest results file under `dir` played with `settings`, but for the most games, as shard
 /// `shard`.
 fn newest_match(
     dir: &Path,

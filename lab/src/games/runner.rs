@@ -48,8 +48,8 @@ pub(crate) struct Arena {
 /// Why the games stopped.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Stop {
-    /// Every scheduled game was played.
-    Budget,
+    /// Every scheduled game was played (`stopped_by` says "budget").
+    MaxGames,
     Sprt(SprtDecision),
     /// An engine lost `MAX_CONSECUTIVE_FAULTS` games in a row to faults; the last reason.
     Faults {
@@ -164,7 +164,7 @@ impl Pace {
 
 /// What the status line counts to and paces by beyond this run's own games.
 pub(crate) struct StatusScope {
-    /// The budget, when the run pauses before it.
+    /// The match's most games, when the run pauses before them.
     pub(crate) horizon: Option<u64>,
     /// Games played before this step that the ETA paces by too: the earlier steps of the same
     /// run, or a resumed match's last recorded games. A step's first games alone read slow
@@ -215,7 +215,7 @@ pub(crate) fn play(
         pairs.add(game);
     }
     let mut last_redraw: Option<Instant> = None;
-    let mut ending = Stop::Budget;
+    let mut ending = Stop::MaxGames;
     let mut failure = None;
     loop {
         let received = receiver.recv_timeout(INTERRUPT_POLL);
@@ -246,7 +246,7 @@ pub(crate) fn play(
             fault: Fault::IgnoredLimit { .. },
         }) = &game.fault
         {
-            if ending == Stop::Budget {
+            if ending == Stop::MaxGames {
                 stop.store(true, Ordering::Relaxed);
                 ending = Stop::IgnoredLimit {
                     side: *side,
@@ -261,7 +261,8 @@ pub(crate) fn play(
                 }
                 _ => consecutive_faults[side.index()] = 0,
             }
-            if consecutive_faults[side.index()] >= MAX_CONSECUTIVE_FAULTS && ending == Stop::Budget
+            if consecutive_faults[side.index()] >= MAX_CONSECUTIVE_FAULTS
+                && ending == Stop::MaxGames
             {
                 stop.store(true, Ordering::Relaxed);
                 ending = Stop::Faults {
@@ -274,13 +275,13 @@ pub(crate) fn play(
         games.push(game);
         if let (Some(test), true) = (sprt, completed_pair) {
             let decision = test.decide(test.llr(&pairs.pentanomial));
-            if decision != SprtDecision::Continue && ending == Stop::Budget {
+            if decision != SprtDecision::Continue && ending == Stop::MaxGames {
                 stop.store(true, Ordering::Relaxed);
                 ending = Stop::Sprt(decision);
             }
         }
         // The full summary walks every game: redraw the status at most every STATUS_REDRAW.
-        let last = games.len() as u64 == total || ending != Stop::Budget;
+        let last = games.len() as u64 == total || ending != Stop::MaxGames;
         if last || last_redraw.is_none_or(|at: Instant| at.elapsed() >= STATUS_REDRAW) {
             last_redraw = Some(Instant::now());
             let played = (games.len() - already) as u64;
@@ -310,7 +311,7 @@ pub(crate) fn play(
 
 fn stop_interrupted(stop: &AtomicBool, ending: &mut Stop) {
     stop.store(true, Ordering::Relaxed);
-    if *ending == Stop::Budget {
+    if *ending == Stop::MaxGames {
         *ending = Stop::Interrupted;
     }
 }

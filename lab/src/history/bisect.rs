@@ -14,7 +14,7 @@ use super::revision_of;
 use super::store::{tail, FAILURE_TAIL_BYTES};
 use crate::analysis::compare::{compare, percent_change, Comparison, Criteria, Settings};
 use crate::analysis::measure::{measure_pair, measure_single, Measured, Plan, Subject};
-use crate::analysis::stats::Verdict;
+use crate::analysis::stats::Change;
 use crate::engine::build::EngineBinary;
 use crate::engine::callgrind::find_valgrind;
 use crate::engine::revision::Revision;
@@ -325,7 +325,7 @@ impl<'a> Search<'a> {
                     value: ratio.map(|r| r.estimate),
                     change_pct: comparison.speed.nps_change_pct,
                     ci: ratio.map(|r| [r.ci_low, r.ci_high]),
-                    beyond: comparison.speed.verdict == Verdict::Regression,
+                    beyond: comparison.speed.change == Change::Regression,
                 }
             }
             Metric::Signature | Metric::Instructions => {

@@ -9,12 +9,12 @@ use super::eval_exits::{
 use super::style::Style;
 use super::table::render_rows;
 use super::{
-    describe_revision, describe_settings, functions, seconds, signed_pct, thousands, verdict_word,
+    change_word, describe_revision, describe_settings, functions, seconds, signed_pct, thousands,
     NO_EVAL_EXITS,
 };
 use crate::analysis::compare::{Comparison, Figure, FigureBasis, FigureKind, SideSummary};
 use crate::analysis::functions::FunctionsWhy;
-use crate::analysis::stats::{RatioInterval, Verdict};
+use crate::analysis::stats::{Change, RatioInterval};
 use crate::schema::Kind;
 
 /// The comparison: its title, what the reader must know first, the figures, the eval exits,
@@ -129,7 +129,7 @@ fn title(comparison: &Comparison, style: Style) -> String {
             style.code(&comparison.a.revision.spec),
             comparison.b.label,
             style.code(&comparison.b.revision.spec),
-            verdict_word(comparison.verdict),
+            change_word(comparison.change),
         ),
     }
 }
@@ -296,7 +296,7 @@ pub(crate) fn speed_line(comparison: &Comparison) -> String {
     format!(
         "Speed: {} → {} (threshold {}%)",
         paired_figures(comparison, &ratio),
-        verdict_word(speed.verdict),
+        change_word(speed.change),
         comparison.settings.thresholds.threshold_pct
     )
 }
@@ -364,7 +364,7 @@ pub(crate) fn instructions_line(comparison: &Comparison) -> String {
         threshold_pct: comparison.settings.thresholds.instr_threshold_pct,
         signature_changed: comparison.signature.changed,
         comparable: instructions.comparable,
-        verdict: instructions.verdict,
+        change: instructions.change,
         top_mover,
     })
 }
@@ -377,7 +377,7 @@ pub(crate) struct InstructionsFacts<'a> {
     pub(crate) threshold_pct: f64,
     pub(crate) signature_changed: bool,
     pub(crate) comparable: bool,
-    pub(crate) verdict: Verdict,
+    pub(crate) change: Change,
     /// The default attribution's first function with its change.
     pub(crate) top_mover: Option<String>,
 }
@@ -400,7 +400,7 @@ pub(crate) fn instructions_sentence(facts: &InstructionsFacts) -> String {
     } else if !facts.comparable {
         "not judged (different toolchain)"
     } else {
-        verdict_word(facts.verdict)
+        change_word(facts.change)
     };
     let attribution = facts
         .top_mover
@@ -414,10 +414,7 @@ pub(crate) fn instructions_sentence(facts: &InstructionsFacts) -> String {
 
 pub(crate) fn verdict_line(comparison: &Comparison) -> String {
     let code = if comparison.regression { 1 } else { 0 };
-    format!(
-        "Verdict: {} (exit {code})",
-        verdict_word(comparison.verdict)
-    )
+    format!("Verdict: {} (exit {code})", change_word(comparison.change))
 }
 
 #[cfg(test)]

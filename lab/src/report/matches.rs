@@ -46,7 +46,7 @@ pub(crate) fn title(report: &MatchReport, style: Style) -> String {
         report.book.source,
         report.book.openings,
         report.seed,
-        thousands(report.games_budget),
+        thousands(report.max_games),
         report.adjudication.words(),
     )
 }
@@ -347,7 +347,7 @@ pub(crate) fn footer(report: &MatchReport) -> String {
     }
     out.push_str(&format!(
         "Verdict: {} (exit {})\n",
-        report.verdict, report.exit_code
+        report.conclusion, report.exit_code
     ));
     out
 }

@@ -34,7 +34,7 @@ use serde::Serialize;
 
 use crate::analysis::compare::{Comparison, Settings, SideSummary};
 use crate::analysis::measure::RevisionRecord;
-use crate::analysis::stats::Verdict;
+use crate::analysis::stats::Change;
 pub(crate) use crate::digits::thousands;
 use crate::games::summary::WiderNpsInterval;
 use crate::machine::{Machine, Toolchain};
@@ -109,7 +109,8 @@ pub struct SameBinaryOutput {
     pub(crate) binary_key: String,
     /// Always false: `--force` measures them as a comparison (an A/A run) instead.
     pub(crate) measured: bool,
-    pub(crate) verdict: Verdict,
+    #[serde(rename = "verdict")]
+    pub(crate) change: Change,
     pub(crate) regression: bool,
 }
 
@@ -222,11 +223,11 @@ pub(crate) fn export_html(report: &Report, path: &Path) -> Result<()> {
     crate::paths::write_atomically(path, html::render(report)?.as_bytes())
 }
 
-pub(crate) fn verdict_word(verdict: Verdict) -> &'static str {
-    match verdict {
-        Verdict::Regression => "REGRESSION",
-        Verdict::Improvement => "improvement",
-        Verdict::NoChange => "no significant change",
+pub(crate) fn change_word(change: Change) -> &'static str {
+    match change {
+        Change::Regression => "REGRESSION",
+        Change::Improvement => "improvement",
+        Change::Insignificant => "no significant change",
     }
 }
 

@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use anyhow::{bail, Result};
 
-use self::node_budgets::budgets;
+use self::node_budgets::games_setup;
 use self::play::play;
 use self::speed::{speed_alone, speed_for_games, Speed, SpeedMeter};
 use super::{plan, settings};
@@ -24,7 +24,7 @@ use crate::cli::{
 use crate::games::rules::{AdjudicationRules, Limit, RulesKept};
 use crate::games::sprt::{EloModel, Estimate, Sprt, SprtDecision};
 use crate::games::summary::NpsRatioInGames;
-use crate::games::GameBudget;
+use crate::games::MaxGames;
 use crate::history::store::machine_id;
 use crate::lab::Lab;
 use crate::machine::Machine;
@@ -77,7 +77,7 @@ pub(crate) fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
         options: &options,
         meter: &meter,
     };
-    let settled = |speed: Speed, notes| Findings {
+    let settled = |speed: Speed, notes| Settled {
         limit: options.limit,
         sprt: options.sprt,
         comparison: speed.comparison,
@@ -107,7 +107,7 @@ pub(crate) fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
             ci_low: 0.0,
             ci_high: 0.0,
         };
-        return Ok(outcome(Findings {
+        return Ok(outcome(Settled {
             search_elo: Some(zero),
             llr: (llr, options.sprt.lower(), options.sprt.upper()),
             decision,
@@ -117,9 +117,9 @@ pub(crate) fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
 
     let tolerance = speed_tolerance(meter.model.map(|model| model.value), &options.sprt);
     let mut speed = speed_for_games(&run, speed, tolerance, &mut notes)?;
-    let budgets = budgets(&run, &speed, &paths)?;
-    let played = play(&run, &mut speed, &budgets, tolerance, &mut notes)?;
-    Ok(outcome(Findings {
+    let setup = games_setup(&run, &speed, &paths)?;
+    let played = play(&run, &mut speed, &setup, tolerance, &mut notes)?;
+    Ok(outcome(Settled {
         search: Some(played.search),
         search_elo: Some(played.search_elo),
         llr: played.llr,
@@ -133,7 +133,7 @@ pub(crate) fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
 struct Options {
     sprt: Sprt,
     limit: Limit,
-    max_games: GameBudget,
+    max_games: MaxGames,
     speed_from: SpeedSource,
     /// `--speed-from` was given: a source that cannot be read is then said (or refused), not
     /// passed over.
@@ -184,8 +184,8 @@ impl Options {
             Some(games) if !games.is_multiple_of(2) => {
                 bail!("--max-games {games}: a game pair is 2 games, so the budget must be even")
             }
-            Some(games) => GameBudget::Given(games),
-            None => GameBudget::Default(DEFAULT_MAX_GAMES),
+            Some(games) => MaxGames::Given(games),
+            None => MaxGames::Default(DEFAULT_MAX_GAMES),
         };
         // The games' own speed is the finest; node odds need one before the games.
         let speed_from = match args.speed_from {
@@ -277,8 +277,8 @@ struct Run<'a> {
     meter: &'a SpeedMeter<'a>,
 }
 
-/// What a verdict found, before it becomes the report.
-struct Findings {
+/// What a verdict settled, before it becomes the report: its figures, decision and notes.
+struct Settled {
     limit: Limit,
     sprt: Sprt,
     comparison: Comparison,
@@ -356,9 +356,9 @@ fn measure(
     Ok((comparison, paths.clone()))
 }
 
-fn outcome(verdict: Findings) -> Outcome {
-    let decision = match Decision::from_sprt(verdict.decision) {
-        Decision::Undecided if verdict.interrupted => Decision::Interrupted,
+fn outcome(settled: Settled) -> Outcome {
+    let decision = match Decision::from_sprt(settled.decision) {
+        Decision::Undecided if settled.interrupted => Decision::Interrupted,
         decision => decision,
     };
     let exit = match decision {
@@ -367,18 +367,18 @@ fn outcome(verdict: Findings) -> Outcome {
         Decision::Undecided => Exit::Undecided,
         Decision::Interrupted => Exit::Interrupted,
     };
-    let games = verdict
+    let games = settled
         .search
         .as_ref()
         .map_or(0, |search| search.games.summary.games);
-    let games_to_decision = verdict
+    let games_to_decision = settled
         .search
         .as_ref()
         .and_then(|search| search.games.summary.sprt.as_ref())
         .and_then(|sprt| sprt.games_to_decision);
-    let (llr, llr_lower, llr_upper) = verdict.llr;
-    let games_played = verdict.search.is_some();
-    let (search_elo, total_elo) = match (verdict.games_at, verdict.search_elo, verdict.speed_elo) {
+    let (llr, llr_lower, llr_upper) = settled.llr;
+    let games_played = settled.search.is_some();
+    let (search_elo, total_elo) = match (settled.games_at, settled.search_elo, settled.speed_elo) {
         (GamesAt::NodeOdds, Some(games), _) if games_played => (None, games),
         (_, Some(search), Some(speed)) => (Some(search), add(search, speed)),
         _ => unreachable!("the search's Elo is known, and without node odds so is the speed's"),
@@ -386,22 +386,22 @@ fn outcome(verdict: Findings) -> Outcome {
     let report = VerdictReport {
         schema_version: LAB_JSON_SCHEMA_VERSION,
         kind: Kind::Verdict,
-        limit: verdict.limit,
-        tc: verdict.limit.pgn_time_control(),
-        sprt: verdict.sprt,
-        comparison: Box::new(verdict.comparison),
-        games_at: verdict.games_at,
-        model: verdict.model,
-        speed_from: verdict.speed_from,
-        speed_ratio: verdict.speed_ratio,
-        speed_games: verdict.speed_in_games.map(|in_games| in_games.games),
-        speed_runs: verdict
+        limit: settled.limit,
+        tc: settled.limit.pgn_time_control(),
+        sprt: settled.sprt,
+        comparison: Box::new(settled.comparison),
+        games_at: settled.games_at,
+        model: settled.model,
+        speed_from: settled.speed_from,
+        speed_ratio: settled.speed_ratio,
+        speed_games: settled.speed_in_games.map(|in_games| in_games.games),
+        speed_runs: settled
             .speed_in_games
             .and_then(|in_games| in_games.runs_if_wider()),
-        speed_sittings: verdict
+        speed_sittings: settled
             .speed_in_games
             .and_then(|in_games| in_games.sittings_if_wider()),
-        speed_elo: verdict.speed_elo,
+        speed_elo: settled.speed_elo,
         search_elo,
         total_elo,
         llr,
@@ -409,11 +409,11 @@ fn outcome(verdict: Findings) -> Outcome {
         llr_upper,
         games,
         games_to_decision,
-        rounds: verdict.rounds,
-        search: verdict.search,
+        rounds: settled.rounds,
+        search: settled.search,
         decision,
-        wall_time_s: verdict.started.elapsed().as_secs_f64(),
-        notes: verdict.notes,
+        wall_time_s: settled.started.elapsed().as_secs_f64(),
+        notes: settled.notes,
     };
     Outcome {
         report: Report::Verdict(Box::new(report)),

@@ -12,7 +12,7 @@ use crate::digits::thousands;
 use crate::games::results::{self, Header, Shard};
 use crate::games::rules::{AdjudicationRules, Limit};
 use crate::games::summary::SearchInGames;
-use crate::games::{self, GameBudget, MatchOptions};
+use crate::games::{self, MatchOptions, MaxGames};
 use crate::history::store::machine_id;
 use crate::machine::Machine;
 use crate::paths::LabPaths;
@@ -22,8 +22,9 @@ use crate::verdict::{
     GamesAt, CLOCK_PROBE_GAMES, TYPICAL_MOVES_PER_CLOCK,
 };
 
-/// The games' node budgets, where they came from, and the earlier games they continue.
-pub(super) struct Budgets {
+/// How the games are set up: their node budgets and where they came from, and the earlier
+/// games they continue with those games' adjudication.
+pub(super) struct GamesSetup {
     pub(super) a: ABudget,
     pub(super) b: u64,
     /// The clock's typical move, the rule's other factor.
@@ -33,10 +34,10 @@ pub(super) struct Budgets {
     pub(super) adjudication: AdjudicationRules,
 }
 
-/// The games' budgets: an earlier verdict's with `--resume` (at `--nodes` if given), else
+/// The games' node budgets: an earlier verdict's with `--resume` (at `--nodes` if given), else
 /// `--nodes`, else the budget of A's clock games (stored, or played now and stored; see
 /// [`clock_games_budget`]). B's is A's, or at node odds A's times the speed ratio's lower end.
-pub(super) fn budgets(run: &Run, speed: &Speed, paths: &LabPaths) -> Result<Budgets> {
+pub(super) fn games_setup(run: &Run, speed: &Speed, paths: &LabPaths) -> Result<GamesSetup> {
     let Run {
         lab, args, options, ..
     } = *run;
@@ -66,7 +67,7 @@ pub(super) fn budgets(run: &Run, speed: &Speed, paths: &LabPaths) -> Result<Budg
             thousands(b),
             adjudication.words()
         ));
-        return Ok(Budgets {
+        return Ok(GamesSetup {
             a: ABudget {
                 nodes: a,
                 from: BudgetFrom::Resumed,
@@ -129,7 +130,7 @@ pub(super) fn budgets(run: &Run, speed: &Speed, paths: &LabPaths) -> Result<Budg
             thousands(earlier_b)
         ));
     }
-    Ok(Budgets {
+    Ok(GamesSetup {
         a: a_budget,
         b,
         move_ms,
@@ -243,7 +244,7 @@ fn clock_probe(run: &Run) -> Result<ClockProbe> {
     let games = MatchOptions::self_play(
         [args.a.clone(), args.a.clone()],
         [options.limit, options.limit],
-        GameBudget::Given(CLOCK_PROBE_GAMES),
+        MaxGames::Given(CLOCK_PROBE_GAMES),
         args.concurrency,
         crate::commands::export_paths(&args.output.export),
     )?;

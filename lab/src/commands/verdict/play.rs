@@ -5,14 +5,14 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
-use super::node_budgets::{budget_words, Budgets};
+use super::node_budgets::{budget_words, GamesSetup};
 use super::speed::Speed;
 use super::{Options, Run};
 use crate::cli::VerdictCommandArgs;
 use crate::games::rules::Limit;
 use crate::games::sprt::{Estimate, Sprt, SprtDecision};
 use crate::games::summary::{summarize, NpsRatioInGames, SprtState, MIN_GAMES_FOR_NPS_RATIO};
-use crate::games::{self, results, GameBudget, MatchOptions, MatchReport, Pace, Resume};
+use crate::games::{self, results, MatchOptions, MatchReport, MaxGames, Pace, Resume};
 use crate::verdict::{
     decision_rests_on_contradicted_speed, games_contradict_speed, shifted_sprt, GamesAt,
     SearchGames, SpeedSource, VerdictNote, GAMES_PER_SPEED_UPDATE,
@@ -34,17 +34,17 @@ pub(super) struct Played {
 pub(super) fn play(
     run: &Run,
     speed: &mut Speed,
-    budgets: &Budgets,
+    setup: &GamesSetup,
     tolerance: f64,
     notes: &mut Vec<VerdictNote>,
 ) -> Result<Played> {
     let Run {
         lab, args, options, ..
     } = *run;
-    let (nodes, b_nodes, sprt) = (budgets.a.nodes, budgets.b, options.sprt);
-    let budget = budget_words(&budgets.a, budgets.move_ms);
+    let (nodes, b_nodes, sprt) = (setup.a.nodes, setup.b, options.sprt);
+    let budget = budget_words(&setup.a, setup.move_ms);
     // Resumed games read their own speed before the first step, not after it.
-    let resumed_speed = match (&budgets.resumed, options.speed_from) {
+    let resumed_speed = match (&setup.resumed, options.speed_from) {
         (Some(path), SpeedSource::Games) => read_recorded_speed(run, speed, path)?,
         _ => None,
     };
@@ -55,7 +55,7 @@ pub(super) fn play(
                 "signatures differ: fixed-node SPRT at {} nodes per move ({budget}; \
                  adjudication {}), bounds [{:.2}, {:.2}] after the speed's {:+.2} Elo{}",
                 crate::digits::thousands(nodes),
-                budgets.adjudication.words(),
+                setup.adjudication.words(),
                 shifted.elo0,
                 shifted.elo1,
                 sprt.elo0 - shifted.elo0,
@@ -89,22 +89,22 @@ pub(super) fn play(
             crate::digits::thousands(nodes),
             crate::digits::thousands(b_nodes),
             speed.ratio.ci_low,
-            budgets.adjudication.words(),
+            setup.adjudication.words(),
             sprt.elo0,
             sprt.elo1
         )),
     }
     let report = if options.speed_from == SpeedSource::Games {
-        games_reading_their_speed(run, speed, budgets, resumed_speed, notes)?
+        games_reading_their_speed(run, speed, setup, resumed_speed, notes)?
     } else {
         games::run(
             lab,
             games_options(
                 args,
-                budgets,
+                setup,
                 games_sprt(options, speed),
                 options.max_games,
-                budgets.resumed.as_deref(),
+                setup.resumed.as_deref(),
             )?,
         )?
     };
@@ -164,12 +164,12 @@ pub(super) fn play(
     Ok(Played {
         search: SearchGames {
             nodes_per_move: nodes,
-            budget_from: budgets.a.from,
-            clock_probe: budgets.a.clock_probe,
-            budget_store: budgets.a.store.clone(),
+            budget_from: setup.a.from,
+            clock_probe: setup.a.clock_probe,
+            budget_store: setup.a.store.clone(),
             b_nodes_per_move: b_nodes,
-            nps: budgets.a.nps,
-            typical_move_ms: budgets.move_ms,
+            nps: setup.a.nps,
+            typical_move_ms: setup.move_ms,
             shifted_sprt: played_sprt,
             games: Box::new(report),
         },
@@ -190,29 +190,30 @@ fn games_sprt(options: &Options, speed: &Speed) -> Sprt {
     }
 }
 
-/// The fixed-node games at `budgets`, judged by `sprt`, `games` of them, continuing `resume`.
+/// The fixed-node games at `setup`'s node budgets, judged by `sprt`, `games` of them, continuing
+/// `resume`.
 fn games_options(
     args: &VerdictCommandArgs,
-    budgets: &Budgets,
+    setup: &GamesSetup,
     sprt: Sprt,
-    games: GameBudget,
+    games: MaxGames,
     resume: Option<&Path>,
 ) -> Result<MatchOptions> {
     let mut options = MatchOptions::self_play(
         [args.a.clone(), args.b.clone()],
         [
             Limit::Nodes {
-                nodes: budgets.a.nodes,
+                nodes: setup.a.nodes,
             },
-            Limit::Nodes { nodes: budgets.b },
+            Limit::Nodes { nodes: setup.b },
         ],
         games,
         args.concurrency,
         crate::commands::export_paths(&args.output.export),
     )?;
     options.sprt = Some(sprt);
-    options.draw = budgets.adjudication.draw;
-    options.resign = budgets.adjudication.resign;
+    options.draw = setup.adjudication.draw;
+    options.resign = setup.adjudication.resign;
     // A verdict's games take hours: an interrupt still gives the verdict of the games so far.
     options.report_on_interrupt = true;
     if let Some(path) = resume {
@@ -270,7 +271,7 @@ struct RecordedSpeed {
 fn games_reading_their_speed(
     run: &Run,
     speed: &mut Speed,
-    budgets: &Budgets,
+    setup: &GamesSetup,
     resumed_speed: Option<RecordedSpeed>,
     notes: &mut Vec<VerdictNote>,
 ) -> Result<MatchReport> {
@@ -280,14 +281,14 @@ fn games_reading_their_speed(
         options,
         meter,
     } = *run;
-    let mut resume = budgets.resumed.clone();
+    let mut resume = setup.resumed.clone();
     let mut pause_at = resumed_speed.map_or(0, |read| read.recorded) + GAMES_PER_SPEED_UPDATE;
     let mut earlier_steps = Pace::default();
     let sitting = games::Sitting::now();
     loop {
         let mut step = games_options(
             args,
-            budgets,
+            setup,
             games_sprt(options, speed),
             options.max_games,
             resume.as_deref(),
@@ -302,7 +303,7 @@ fn games_reading_their_speed(
         };
         let recorded = report.summary.games;
         // A resumed file may keep its own budget (no `--max-games`).
-        let total = report.games_budget;
+        let total = report.max_games;
         // Interrupted: judged once more, without a game, at the speed of every game played, so
         // that the speed, the bounds and the LLR reported are one reading (as a resume would
         // judge them before its first game).
@@ -343,7 +344,7 @@ fn games_reading_their_speed(
             notes.push(VerdictNote::GamesShowNoSpeed { games: recorded });
             let rest = games_options(
                 args,
-                budgets,
+                setup,
                 games_sprt(options, speed),
                 options.max_games,
                 report.results_file.as_deref().map(Path::new),

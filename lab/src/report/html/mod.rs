@@ -184,7 +184,7 @@ fn page(doc: &Doc) -> Result<String> {
         fact("date", &date),
         fact("speed", &speed_summary(doc)),
         fact("instructions", &instructions_summary(doc)),
-        fact("verdict", &doc.verdict),
+        fact("verdict", &doc.change),
     );
     html.push_str(&figures_table(doc));
     for (class, lines) in [("warning", &doc.warnings), ("note", &doc.notes)] {
@@ -391,7 +391,7 @@ fn speed_summary(doc: &Doc) -> String {
         _ => "no CI".to_string(),
     };
     let judged = if doc.speed.comparable {
-        doc.speed.verdict.clone()
+        doc.speed.change.clone()
     } else {
         "not comparable, not judged".to_string()
     };
@@ -458,7 +458,7 @@ fn instructions_summary(doc: &Doc) -> String {
             threshold_pct: doc.settings.instr_threshold_pct.unwrap_or(f64::NAN),
             signature_changed: doc.signature.as_ref().is_some_and(|s| s.changed),
             comparable: instructions.comparable,
-            verdict: instructions.verdict,
+            change: instructions.change,
             top_mover,
         });
     sentence

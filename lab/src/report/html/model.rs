@@ -20,7 +20,8 @@ pub(crate) struct Doc {
     pub(crate) instructions: Option<InstructionsDoc>,
     #[serde(default)]
     pub(crate) signature: Option<SignatureDoc>,
-    pub(crate) verdict: String,
+    #[serde(rename = "verdict")]
+    pub(crate) change: String,
     #[serde(default)]
     pub(crate) warnings: Vec<String>,
     #[serde(default)]
@@ -45,7 +46,8 @@ pub(crate) struct InstructionsDoc {
     pub(crate) comparable: bool,
     pub(crate) per_node_change_pct: Option<f64>,
     pub(crate) flagged: bool,
-    pub(crate) verdict: crate::analysis::stats::Verdict,
+    #[serde(rename = "verdict")]
+    pub(crate) change: crate::analysis::stats::Change,
 }
 
 #[derive(Debug, Deserialize)]
@@ -121,7 +123,8 @@ pub(crate) struct Speed {
     /// Absent in the JSON of a lab before it was recorded.
     #[serde(default)]
     pub(crate) round_ratios: Option<Vec<f64>>,
-    pub(crate) verdict: String,
+    #[serde(rename = "verdict")]
+    pub(crate) change: String,
 }
 
 #[derive(Debug, Deserialize)]

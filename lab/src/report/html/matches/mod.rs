@@ -139,7 +139,7 @@ pub(crate) fn page(doc: &MatchDoc) -> Result<String> {
             "games",
             &format!(
                 "{} of a budget of {} ({} complete pairs){shards}",
-                doc.games, doc.games_budget, doc.pairs
+                doc.games, doc.max_games, doc.pairs
             ),
         ),
         fact(
@@ -167,7 +167,7 @@ pub(crate) fn page(doc: &MatchDoc) -> Result<String> {
         .map(|[name, value]| fact(name, value))
         .collect();
     let closing = [
-        fact("verdict", &doc.verdict),
+        fact("verdict", &doc.conclusion),
         fact("machine", &machine),
         fact("date", &date),
     ];

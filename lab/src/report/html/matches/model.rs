@@ -21,7 +21,8 @@ pub(crate) struct MatchDoc {
     pub(crate) tc: String,
     pub(crate) book: MatchBook,
     pub(crate) seed: u64,
-    pub(crate) games_budget: u64,
+    #[serde(rename = "games_budget")]
+    pub(crate) max_games: u64,
     pub(crate) shards: Vec<Shard>,
     pub(crate) games: u64,
     pub(crate) pairs: u64,
@@ -33,7 +34,8 @@ pub(crate) struct MatchDoc {
     #[serde(default)]
     pub(crate) los: Option<f64>,
     pub(crate) sprt: Option<SprtState>,
-    pub(crate) verdict: String,
+    #[serde(rename = "verdict")]
+    pub(crate) conclusion: String,
     /// `None` for a merge.
     #[serde(default)]
     pub(crate) results_file: Option<String>,

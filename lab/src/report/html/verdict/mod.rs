@@ -77,8 +77,8 @@ struct SideSummary {
 struct Comparison {
     a: SideSummary,
     b: SideSummary,
-    #[serde(default)]
-    verdict: String,
+    #[serde(default, rename = "verdict")]
+    change: String,
 }
 
 #[derive(Deserialize)]
@@ -427,7 +427,7 @@ fn facts(doc: &VerdictDoc, node_odds: bool) -> Vec<String> {
                 )
             ),
         ),
-        fact("speed and instructions", &doc.comparison.verdict),
+        fact("speed and instructions", &doc.comparison.change),
         fact("wall time", &format!("{:.0} s", doc.wall_time_s)),
     ]
 }
