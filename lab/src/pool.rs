@@ -18,7 +18,7 @@ use std::collections::HashSet;
 use std::sync::atomic::AtomicBool;
 
 /// The seed of a pool's or book's `index`-th draw: the run's seed mixed with the index by a
-/// 64-bit odd constant (SplitMix's), so neighbouring draws are unrelated.
+/// 64-bit odd constant, so neighbouring draws are unrelated.
 fn draw_seed(seed: u64, index: u64) -> u64 {
     seed ^ index.wrapping_mul(0xA24B_AED4_963E_E407)
 }
@@ -27,9 +27,9 @@ const DRAWS_PER_BATCH: usize = 64;
 /// A pool keeps this many candidates per stratum for each it needs, so the final draw is a
 /// sample, not the first positions found.
 const CANDIDATES_PER_NEEDED: usize = 3;
-/// A pool gives up after `count / POSITIONS_PER_GAME_BUDGET` games (at least
+/// A pool gives up after `count / POSITIONS_ASKED_PER_GAME` games (at least
 /// [`MIN_POOL_GAMES`]): enough that the rarest strata fill.
-const POSITIONS_PER_GAME_BUDGET: usize = 4;
+const POSITIONS_ASKED_PER_GAME: usize = 4;
 const MIN_POOL_GAMES: usize = 256;
 /// A book gives up after this many draws per opening asked for (at least
 /// [`MIN_BOOK_DRAWS`]): roughly a third of drawn openings are balanced.
@@ -168,7 +168,7 @@ pub fn generate(
     let mut games = 0usize;
     let settings = GameSettings::default();
     // Stop early once every stratum is full.
-    let max_games = (count / POSITIONS_PER_GAME_BUDGET).max(MIN_POOL_GAMES);
+    let max_games = (count / POSITIONS_ASKED_PER_GAME).max(MIN_POOL_GAMES);
     while games < max_games {
         let seeds: Vec<u64> = (games..games + DRAWS_PER_BATCH)
             .map(|g| draw_seed(seed, g as u64))

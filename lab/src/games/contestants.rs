@@ -16,6 +16,11 @@ use crate::lab::{Lab, Session};
 use crate::paths::LabPaths;
 use crate::progress::Progress;
 
+/// Characters of a commit (or tree) id in an engine's PGN name. The name is recorded in results
+/// files and compared on `--resume` and `lab match merge`, so it stays 7 whatever the reports
+/// show.
+const PGN_NAME_ID_CHARS: usize = 7;
+
 /// Both engines, checked and ready to play.
 pub(super) struct Contestants {
     pub(super) identities: [Contestant; 2],
@@ -125,8 +130,8 @@ fn engine_binary(session: &Session, spec: &str, dir: Option<&Path>) -> Result<Bi
         id: binary.key,
         commit: revision.commit.map(|commit| commit.to_string()),
         short: Some(match revision.commit {
-            Some(commit) => commit.to_string()[..7].to_string(),
-            None => format!("{spec} {}", &revision.tree.to_string()[..7]),
+            Some(commit) => commit.to_string()[..PGN_NAME_ID_CHARS].to_string(),
+            None => format!("{spec} {}", &revision.tree.to_string()[..PGN_NAME_ID_CHARS]),
         }),
     })
 }

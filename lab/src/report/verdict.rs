@@ -107,7 +107,7 @@ pub(crate) fn render_verdict(report: &VerdictReport, style: Style) -> String {
         format!(
             "{} ({})",
             s.revision.spec,
-            commit.get(..10).unwrap_or(commit)
+            crate::input::short_commit(commit)
         )
     };
     let mut out = style.heading(&format!(
@@ -323,7 +323,7 @@ pub(crate) fn render_speed_elo(report: &SpeedEloReport, style: Style) -> String 
                     .engine
                     .commit
                     .as_deref()
-                    .map_or("exe", |c| c.get(..10).unwrap_or(c)),
+                    .map_or("exe", crate::input::short_commit),
                 model.limit.pgn_time_control(),
                 model.machine_id,
                 model.date
