@@ -94,8 +94,9 @@ pub struct PerfRequest {
 }
 
 impl PerfRequest {
-    /// A request with defaults: 997 Hz (`lab profile`'s default), frame pointers, a 10-minute timeout, the top 30
-    /// functions, run in the current directory, folded stacks next to the SVG (`.folded`).
+    /// A request with defaults: 997 Hz (`lab profile`'s default), frame pointers, a 10-minute
+    /// timeout, the top 30 functions, run in the current directory, folded stacks next to the
+    /// SVG (`.folded`).
     pub fn new(binary: impl Into<PathBuf>, args: &[&str], svg: impl Into<PathBuf>) -> PerfRequest {
         let svg = svg.into();
         PerfRequest {
