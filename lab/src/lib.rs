@@ -12,6 +12,7 @@ pub mod cli;
 pub mod commands;
 pub mod digits;
 pub mod engine;
+pub mod exit;
 pub mod games;
 pub mod history;
 pub mod input;

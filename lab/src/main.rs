@@ -2,7 +2,7 @@ use std::process::ExitCode;
 
 use squall_lab::commands;
 
-/// Exit codes, also listed in `lab --help`; the others come from [`squall_lab::outcome::Exit`].
+/// Exit codes, also listed in `lab --help`; the others come from [`squall_lab::exit::Exit`].
 const NO_REGRESSION: u8 = 0;
 const ERROR: u8 = 2;
 /// Standard output closed before the report was written (its reader, as `head`, ended): the

@@ -6,9 +6,10 @@ use anyhow::{bail, Result};
 use super::{plan, series_measure, settings};
 use crate::analysis::compare::Thresholds;
 use crate::cli::{BisectArgs, MetricArg, DEFAULT_INSTR_THRESHOLD_PCT, DEFAULT_THRESHOLD_PCT};
+use crate::exit::Exit;
 use crate::history::bisect::{bisect, BisectRequest, Metric};
 use crate::lab::Lab;
-use crate::outcome::{Exit, Outcome};
+use crate::outcome::Outcome;
 use crate::report::Report;
 
 pub(crate) fn run(lab: &Lab, args: &BisectArgs) -> Result<Outcome> {

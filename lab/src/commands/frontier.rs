@@ -6,7 +6,8 @@ use std::path::PathBuf;
 use anyhow::{bail, Result};
 
 use crate::cli::FrontierArgs;
-use crate::outcome::{Exit, Outcome};
+use crate::exit::Exit;
+use crate::outcome::Outcome;
 use crate::paths::NamedPath;
 use crate::report::Report;
 use crate::verdict::frontier::{frontier, PointInput, ReferenceInput, DEFAULT_REFERENCE_LABEL};

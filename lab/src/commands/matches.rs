@@ -13,7 +13,7 @@ use crate::games::{
     self, MatchOptions, MatchReport, MaxGames, Pace, Resume, RunnerConventions, SideSetup,
 };
 use crate::lab::Lab;
-use crate::outcome::{Exit, Outcome};
+use crate::outcome::Outcome;
 use crate::paths::NamedPath;
 use crate::report::Report;
 
@@ -349,15 +349,9 @@ fn parse_uci_options(specs: &[String], flag: &str) -> Result<Vec<(String, String
 }
 
 fn outcome(report: MatchReport) -> Outcome {
-    let exit = match report.exit_code {
-        0 => Exit::Clean,
-        1 => Exit::Regression,
-        crate::process::INTERRUPTED_EXIT => Exit::Interrupted,
-        _ => Exit::Undecided,
-    };
     Outcome {
+        exit: report.conclusion.exit(),
         report: Report::Match(Box::new(report)),
-        exit,
     }
 }
 

@@ -30,11 +30,12 @@ use crate::cli::{
     OutputArgs, SeriesMeasureArgs, ThresholdArgs,
 };
 use crate::engine::adapter::{bench_dir, ProtocolFeature};
+use crate::exit::Exit;
 use crate::games::rules::{
     AdjudicationRules, DrawAdjudication, ResignAdjudication, DEFAULT_DRAW_ADJ, DEFAULT_RESIGN_ADJ,
 };
 use crate::lab::{Lab, Session};
-use crate::outcome::{Exit, Outcome};
+use crate::outcome::Outcome;
 use crate::paths::NamedPath;
 use crate::progress::Progress;
 use crate::report::{export, render, Report};

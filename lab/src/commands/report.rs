@@ -4,7 +4,8 @@
 use anyhow::{Context, Result};
 
 use crate::cli::ReportArgs;
-use crate::outcome::{Exit, Outcome};
+use crate::exit::Exit;
+use crate::outcome::Outcome;
 use crate::report::Report;
 
 pub(crate) fn run(args: &ReportArgs) -> Result<Outcome> {

@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Result};
 
+use super::conclusion::MergedShards;
 use super::game::GameRecord;
 use super::results::{differences, Header, Shard};
 use super::runner::Stop;
@@ -91,27 +92,12 @@ pub(crate) fn merge(files: &[PathBuf], pgn: Option<&Path>) -> Result<MatchReport
     let mut report = build_report(&header.settings, shards.clone(), &games, &summary_stop);
     report.pgn_file = pgn.map(|path| path.display().to_string());
     report.shards_started = started;
-    if shards.len() as u32 != header.shard.count {
-        report.conclusion.push_str(&format!(
-            " (only {} of {} shards merged)",
-            shards.len(),
-            header.shard.count
-        ));
-    }
-    // Short of its budget with no decision, a match is not finished, whatever a played
-    // shard's own share may say: a missing shard or an unfinished run must not pass a CI job.
-    if report.exit_code == 0
-        && summary_stop == Stop::MaxGames
-        && (games.len() as u64) < header.settings.games
-    {
-        report.exit_code = UNFINISHED_EXIT;
-    }
+    report.conclusion.merged = Some(MergedShards {
+        merged: shards.len() as u32,
+        count: header.shard.count,
+    });
     Ok(report)
 }
-
-/// The exit of a merge whose files hold fewer games than the match's budget and no SPRT
-/// decision: the code of a budget spent undecided, since neither says which engine is better.
-const UNFINISHED_EXIT: u8 = 3;
 
 /// A last line with no newline is a game being written when the file was read (a running
 /// match, a copy taken mid-write): the reader leaves it out, and the merge says so.

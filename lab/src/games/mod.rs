@@ -10,6 +10,7 @@
 //! of one match.
 
 pub mod book;
+pub(crate) mod conclusion;
 mod contestants;
 pub(crate) mod game;
 mod merge;
@@ -32,6 +33,7 @@ use anyhow::{bail, Result};
 use serde::Serialize;
 
 use self::book::{shuffled_order, Book, BookIdentity};
+use self::conclusion::{Conclusion, Ending};
 use self::contestants::Contestants;
 pub(crate) use self::game::Sitting;
 use self::game::{GameId, GameRecord, GameSettings};
@@ -82,10 +84,9 @@ pub struct MatchReport {
     pub(crate) summary: Summary,
     /// Why the games stopped: budget, sprt, faults.
     pub(crate) stopped_by: &'static str,
-    /// How the match ended, in a sentence (its JSON key is `verdict`).
-    #[serde(rename = "verdict")]
-    pub(crate) conclusion: String,
-    pub(crate) exit_code: u8,
+    /// How the match ended: in the JSON, `verdict` (a sentence) and `exit_code`.
+    #[serde(flatten)]
+    pub(crate) conclusion: Conclusion,
     pub(crate) results_file: Option<String>,
     pub(crate) pgn_file: Option<String>,
     pub(crate) concurrency: Option<usize>,
@@ -555,18 +556,12 @@ impl Played<'_> {
             report.nps_scale = Some(scale);
         }
         if *stop == Stop::Interrupted {
-            report.conclusion = format!(
-                "interrupted after {} of {} games: --resume plays the rest",
-                recorded.len(),
-                settings.games
-            );
-            report.exit_code = crate::process::INTERRUPTED_EXIT;
+            report.conclusion = Conclusion::played(Ending::Interrupted {
+                played: recorded.len() as u64,
+                max_games: settings.games,
+            });
         } else if shard != Shard::WHOLE {
-            report.conclusion = format!(
-                "shard {}/{} finished: pool the shards with `lab match merge` for the verdict",
-                shard.index, shard.count
-            );
-            report.exit_code = 0;
+            report.conclusion = Conclusion::played(Ending::ShardFinished { shard });
         }
         report
     }
@@ -853,32 +848,16 @@ fn build_report(
     stop: &Stop,
 ) -> MatchReport {
     let summary = summarize(games, settings.sprt.as_ref());
-    let (conclusion, exit_code) = match summary.sprt.as_ref().map(|state| state.result) {
-        Some(SprtDecision::AcceptH1) => ("SPRT accepted H1: B is stronger".to_string(), 0),
-        Some(SprtDecision::AcceptH0) => {
-            ("SPRT accepted H0: B is not stronger by elo1".to_string(), 1)
-        }
-        Some(SprtDecision::Continue) if games.len() as u64 >= settings.games => {
-            ("no SPRT decision: the game budget is spent".to_string(), 3)
-        }
-        // An interrupted match, a shard's share or a merge of some shards: say how far it got.
-        Some(SprtDecision::Continue) => (
-            format!(
-                "no SPRT decision after {} of {} games",
-                thousands(games.len() as u64),
-                thousands(settings.games)
-            ),
-            3,
-        ),
-        None if games.len() as u64 >= settings.games => ("match finished".to_string(), 0),
-        None => (
-            format!(
-                "{} of {} games played",
-                thousands(games.len() as u64),
-                thousands(settings.games)
-            ),
-            0,
-        ),
+    let played = games.len() as u64;
+    let max_games = settings.games;
+    let ending = match summary.sprt.as_ref().map(|state| state.result) {
+        Some(SprtDecision::AcceptH1) => Ending::AcceptedH1,
+        Some(SprtDecision::AcceptH0) => Ending::AcceptedH0,
+        Some(SprtDecision::Continue) if played >= max_games => Ending::BudgetSpent,
+        // An interrupted match, a shard's share or a merge of some shards: how far it got.
+        Some(SprtDecision::Continue) => Ending::Undecided { played, max_games },
+        None if played >= max_games => Ending::Finished,
+        None => Ending::Played { played, max_games },
     };
     let mut tc = describe_limits(&settings.limits);
     if let Some(reference) = settings.scale_nps {
@@ -905,8 +884,7 @@ fn build_report(
             Stop::Faults { .. } | Stop::IgnoredLimit { .. } => "faults",
             Stop::Interrupted => "interrupted",
         },
-        conclusion,
-        exit_code,
+        conclusion: Conclusion::played(ending),
         results_file: None,
         pgn_file: None,
         concurrency: None,

@@ -1,9 +1,12 @@
 //! The rows of a match report, built once; terminal and markdown lay them out.
 
+use serde::ser::{Serialize, SerializeMap, Serializer};
+
 use super::sanitize::code_span;
 use super::style::Style;
 use super::table::render_rows;
 use super::thousands;
+use crate::games::conclusion::{Conclusion, Ending};
 use crate::games::results::{Contestant, Shard};
 use crate::games::sprt::{
     too_few_pairs, too_few_pairs_text, EloModel, Estimate, Pentanomial, SprtDecision,
@@ -347,14 +350,91 @@ pub(crate) fn footer(report: &MatchReport) -> String {
     }
     out.push_str(&format!(
         "Verdict: {} (exit {})\n",
-        report.conclusion, report.exit_code
+        sentence(&report.conclusion),
+        report.conclusion.exit().code()
     ));
     out
+}
+
+/// How the match ended, in a sentence: the footer's verdict and the JSON's `verdict`.
+pub(crate) fn sentence(conclusion: &Conclusion) -> String {
+    let mut sentence = match conclusion.ending {
+        Ending::AcceptedH1 => "SPRT accepted H1: B is stronger".to_string(),
+        Ending::AcceptedH0 => "SPRT accepted H0: B is not stronger by elo1".to_string(),
+        Ending::BudgetSpent => "no SPRT decision: the game budget is spent".to_string(),
+        Ending::Undecided { played, max_games } => format!(
+            "no SPRT decision after {} of {} games",
+            thousands(played),
+            thousands(max_games)
+        ),
+        Ending::Finished => "match finished".to_string(),
+        Ending::Played { played, max_games } => format!(
+            "{} of {} games played",
+            thousands(played),
+            thousands(max_games)
+        ),
+        Ending::Interrupted { played, max_games } => format!(
+            "interrupted after {} of {} games: --resume plays the rest",
+            thousands(played),
+            thousands(max_games)
+        ),
+        Ending::ShardFinished { shard } => format!(
+            "shard {}/{} finished: pool the shards with `lab match merge` for the verdict",
+            shard.index, shard.count
+        ),
+    };
+    if let Some(merged) = conclusion.merged.filter(|merged| !merged.all()) {
+        sentence.push_str(&format!(
+            " (only {} of {} shards merged)",
+            merged.merged, merged.count
+        ));
+    }
+    sentence
+}
+
+/// The JSON's `verdict` (the sentence) and `exit_code`, flattened into the match report.
+impl Serialize for Conclusion {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(2))?;
+        map.serialize_entry("verdict", &sentence(self))?;
+        map.serialize_entry("exit_code", &self.exit().code())?;
+        map.end()
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::games::conclusion::MergedShards;
+
+    #[test]
+    fn a_conclusion_is_its_sentence_and_exit_code_in_the_json() {
+        let conclusion = Conclusion {
+            ending: Ending::Played {
+                played: 3,
+                max_games: 4,
+            },
+            merged: Some(MergedShards {
+                merged: 2,
+                count: 4,
+            }),
+        };
+        assert_eq!(
+            serde_json::to_value(conclusion).unwrap(),
+            serde_json::json!({
+                "verdict": "3 of 4 games played (only 2 of 4 shards merged)",
+                "exit_code": 3
+            })
+        );
+        let interrupted = Conclusion::played(Ending::Interrupted {
+            played: 12_000,
+            max_games: 40_000,
+        });
+        assert_eq!(
+            sentence(&interrupted),
+            "interrupted after 12,000 of 40,000 games: --resume plays the rest"
+        );
+    }
 
     #[test]
     fn the_sittings_row_names_the_slowest_and_the_fastest_sitting_for_b() {

@@ -21,6 +21,7 @@ use crate::cli::{
     SpeedFromArg, VerdictCommandArgs, DEFAULT_INSTR_THRESHOLD_PCT, DEFAULT_MAX_GAMES,
     DEFAULT_THRESHOLD_PCT,
 };
+use crate::exit::Exit;
 use crate::games::rules::{AdjudicationRules, Limit, RulesKept};
 use crate::games::sprt::{EloModel, Estimate, Sprt, SprtDecision};
 use crate::games::summary::NpsRatioInGames;
@@ -28,7 +29,7 @@ use crate::games::MaxGames;
 use crate::history::store::machine_id;
 use crate::lab::Lab;
 use crate::machine::Machine;
-use crate::outcome::{Exit, Outcome};
+use crate::outcome::Outcome;
 use crate::paths::LabPaths;
 use crate::report::Report;
 use crate::schema::{Kind, LAB_JSON_SCHEMA_VERSION};

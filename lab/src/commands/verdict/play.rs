@@ -9,6 +9,7 @@ use super::node_budgets::{budget_words, GamesSetup};
 use super::speed::Speed;
 use super::{Options, Run};
 use crate::cli::VerdictCommandArgs;
+use crate::exit::Exit;
 use crate::games::rules::Limit;
 use crate::games::sprt::{Estimate, Sprt, SprtDecision};
 use crate::games::summary::{summarize, NpsRatioInGames, SprtState, MIN_GAMES_FOR_NPS_RATIO};
@@ -109,7 +110,7 @@ pub(super) fn play(
         )?
     };
     let played_sprt = games_sprt(options, speed);
-    let interrupted = report.exit_code == crate::process::INTERRUPTED_EXIT;
+    let interrupted = report.conclusion.exit() == Exit::Interrupted;
     let alike = report.summary.alike;
     if alike.in_every_pair() {
         bail!(
@@ -307,7 +308,7 @@ fn games_reading_their_speed(
         // Interrupted: judged once more, without a game, at the speed of every game played, so
         // that the speed, the bounds and the LLR reported are one reading (as a resume would
         // judge them before its first game).
-        if report.exit_code == crate::process::INTERRUPTED_EXIT {
+        if report.conclusion.exit() == Exit::Interrupted {
             let mut report = report;
             if let Some(in_games) = report.summary.nps_ratio_in_games {
                 speed.read_from_games(meter, &in_games)?;
