@@ -33,15 +33,20 @@ pub struct BaselineSettings {
 }
 
 pub(crate) fn baseline_path(paths: &LabPaths, name: &str) -> Result<PathBuf> {
-    let valid = !name.is_empty()
-        && !name.starts_with('.')
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
-    if !valid {
+    if !valid_name(name) {
         bail!("invalid baseline name '{name}': use letters, digits, '-', '_' and '.'");
     }
     Ok(paths.baselines.join(format!("{name}.json")))
+}
+
+/// A name `baseline save` takes: letters, digits, `-`, `_` and `.`, not starting with a dot. A
+/// stored file is held to it too, since reports print the name among their own words.
+fn valid_name(name: &str) -> bool {
+    !name.is_empty()
+        && !name.starts_with('.')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
 }
 
 pub fn load(path: &Path) -> Result<Baseline> {
@@ -85,8 +90,11 @@ impl Baseline {
             field: field.to_string(),
             problem,
         };
-        if self.name.is_empty() {
-            return Err(invalid("name", "empty".to_string()));
+        if !valid_name(&self.name) {
+            return Err(invalid(
+                "name",
+                "not a name `baseline save` takes (letters, digits, '-', '_' and '.')".to_string(),
+            ));
         }
         if self.machine.cores == 0 {
             return Err(invalid("machine.cores", "0 cores".to_string()));

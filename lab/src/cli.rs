@@ -48,7 +48,8 @@ Exit codes:
 
 pub(crate) const MATCH_EXIT_CODES_HELP: &str = "\
 Exit codes:
-  0  SPRT accepted H1 (B is stronger by elo1 or more), or no --sprt and the match finished
+  0  SPRT accepted H1 (B is stronger by elo1 or more), or no --sprt and the match finished,
+     or a shard (--shard) played its share (the SPRT is judged by `match merge`)
   1  SPRT accepted H0 (B is not stronger by elo1)
   2  error (bad option or book, failed build, an engine that faults game after game, ...)
   3  the game budget was spent without an SPRT decision; of `match merge`, also: its files hold

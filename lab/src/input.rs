@@ -80,6 +80,16 @@ pub(crate) const NODE_BUDGET: FileCap = FileCap {
     what: "node budget",
     cap: MIB,
 };
+/// One process's callgrind output: its profile has a line per function and call edge.
+pub(crate) const CALLGRIND_OUTPUT: FileCap = FileCap {
+    what: "callgrind output",
+    cap: 256 * MIB,
+};
+/// A record the lab wrote beside a cached build (the binary's digest).
+pub(crate) const CACHE_RECORD: FileCap = FileCap {
+    what: "build cache record",
+    cap: MIB,
+};
 /// A JSON report drawn by `lab report`.
 pub(crate) const REPORT: FileCap = FileCap {
     what: "JSON report",
@@ -111,6 +121,10 @@ pub(crate) enum Problem {
 impl InputError {
     pub(crate) fn is_not_found(&self) -> bool {
         matches!(self.problem, Problem::NotFound)
+    }
+
+    pub(crate) fn is_too_large(&self) -> bool {
+        matches!(self.problem, Problem::TooLarge)
     }
 }
 

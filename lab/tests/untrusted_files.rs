@@ -215,6 +215,46 @@ fn lab_report_of_a_fifo_or_device_exits_2_and_writes_nothing() {
     }
 }
 
+#[test]
+fn lab_report_reads_a_calibration_as_large_as_calibrations_are_read_and_no_other_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("page.html");
+    let padding = " ".repeat(65 << 20);
+    let padded = |name: &str, kind: &str| {
+        let path = dir.path().join(name);
+        fs::write(
+            &path,
+            format!("{{\"kind\":\"{kind}\",{padding}\"schema_version\":1}}"),
+        )
+        .unwrap();
+        path
+    };
+    let compare = padded("compare.json", "compare");
+    let (code, stderr) = lab(&[
+        "report",
+        compare.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("only a calibration may be larger (up to 512 MiB)"),
+        "{stderr}"
+    );
+    let calibration = padded("calibration.json", "squall-calibration");
+    let (code, stderr) = lab(&[
+        "report",
+        calibration.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    // Read whole, then refused for what it lacks, not for its size.
+    assert_eq!(code, 2, "{stderr}");
+    assert!(!stderr.contains("larger"), "{stderr}");
+    assert!(stderr.contains("cannot draw"), "{stderr}");
+    assert!(!out.exists());
+}
+
 fn book_error(name: &str, text: &str) -> String {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join(name);

@@ -19,6 +19,7 @@ use crate::engine::bench::reported_engine;
 use crate::engine::build::build_engine;
 use crate::engine::revision::Revision;
 use crate::engine::snapshot::materialize;
+use crate::input::{read_text, SOURCE};
 use crate::machine::Provenance;
 use crate::paths::{write_atomically, write_new, LabPaths};
 use crate::progress::Progress;
@@ -257,7 +258,8 @@ const OLD_FUTILITY_FILE: &str = "engine/src/search/mod.rs";
 /// it: the marked block of `margins.rs`, else the `const` line where revisions before the block
 /// held it kept it.
 pub(crate) fn futility_margins_from_source(sources: &Path) -> Option<[i32; 3]> {
-    let in_block = std::fs::read_to_string(sources.join(MARGINS_FILE))
+    // The tree is the revision's own: a symlink to a device or a huge file reads as no block.
+    let in_block = read_text(&sources.join(MARGINS_FILE), SOURCE)
         .ok()
         .and_then(|source| {
             const_values(marked_block(&source)?, "FUTILITY_BASE_MARGIN_BY_SOURCE")?
@@ -265,7 +267,7 @@ pub(crate) fn futility_margins_from_source(sources: &Path) -> Option<[i32; 3]> {
                 .ok()
         });
     in_block.or_else(|| {
-        parse_futility_margins(&std::fs::read_to_string(sources.join(OLD_FUTILITY_FILE)).ok()?)
+        parse_futility_margins(&read_text(&sources.join(OLD_FUTILITY_FILE), SOURCE).ok()?)
     })
 }
 

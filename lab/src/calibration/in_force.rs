@@ -13,6 +13,7 @@ use squall::tier::{DANGER_CLASSES, SIDE_BUCKETS};
 
 use super::margins_source::{const_rows, marked_block, MARGINS_FILE};
 use crate::engine::bench::{MarginTable, MarginTables};
+use crate::input::{read_text, SOURCE};
 
 /// Percentile pairs, one per side bucket.
 pub(crate) type Percentiles = [[f64; 2]; SIDE_BUCKETS];
@@ -98,7 +99,8 @@ pub(crate) fn margins_in_force(
     sources: Option<&Path>,
 ) -> Option<MarginsInForce> {
     let block = sources
-        .and_then(|s| std::fs::read_to_string(s.join(MARGINS_FILE)).ok())
+        // The tree is the revision's own: a symlink to a device or a huge file reads as no block.
+        .and_then(|s| read_text(&s.join(MARGINS_FILE), SOURCE).ok())
         .and_then(|source| parse_margins(&source));
     let Some(reported) = reported else {
         return block;

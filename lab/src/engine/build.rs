@@ -10,6 +10,7 @@ use git2::{ObjectType, Oid, Repository};
 
 use super::revision::{entry_id, Revision};
 use super::snapshot::{materialize, source_dir};
+use crate::input::{read_text, CACHE_RECORD};
 use crate::machine::{rustc_version, rustflags};
 use crate::paths::{remove_if_exists, temp_sibling, LabPaths};
 use crate::process::{describe_status, run_keeping_tails, tail_section, FAILED_BUILD_TAIL_LINES};
@@ -208,7 +209,7 @@ pub(crate) fn digest(path: &Path) -> Result<String> {
 /// Whether the cache entry `binary_dir` still holds the binary `name` that was installed there:
 /// the binary's digest matches the one recorded at installation. The problem otherwise.
 pub(crate) fn check_cached(binary_dir: &Path, name: &str) -> std::result::Result<(), String> {
-    let recorded = fs::read_to_string(binary_dir.join(DIGEST_FILE))
+    let recorded = read_text(&binary_dir.join(DIGEST_FILE), CACHE_RECORD)
         .map_err(|_| "has no recorded digest".to_string())?;
     let binary = binary_dir.join(name);
     if !binary.is_file() {

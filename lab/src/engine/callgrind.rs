@@ -18,6 +18,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use serde::Serialize;
 
 use super::adapter::show_command;
+use crate::input::{read_text, CALLGRIND_OUTPUT};
 use crate::paths::remove_if_exists;
 use crate::process::{require_success, run_with_timeout, Finished};
 
@@ -190,8 +191,8 @@ impl Callgrind<'_> {
         require_success(&finished, &what)?;
         let mut outputs = Vec::new();
         for path in self.outputs()? {
-            let contents = std::fs::read_to_string(&path)
-                .with_context(|| format!("reading callgrind output {}", path.display()))?;
+            // The engine's processes write these, with `--trace-children` as many as it starts.
+            let contents = read_text(&path, CALLGRIND_OUTPUT)?;
             let command = contents
                 .lines()
                 .take(HEADER_LINES)

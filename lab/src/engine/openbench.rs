@@ -131,6 +131,9 @@ fn find_figure<'a>(line: &'a [u8], patterns: &[Pattern]) -> Option<&'a str> {
     for start in 0..line.len() {
         for pattern in patterns {
             let digits = match *pattern {
+                // Inside a run of digits a number matches only if the whole run does, which
+                // was tried at its first digit: skipping the rest keeps a long run linear.
+                Pattern::NumberThen(_) if start > 0 && line[start - 1].is_ascii_digit() => None,
                 Pattern::NumberThen(word) => {
                     let digits = digit_run(line, start);
                     (!digits.is_empty())
@@ -418,6 +421,20 @@ speed 70 nps
         assert!(message.contains("bench takes no depth"), "{message}");
         let relative = bench_argv("{exe} bench", Path::new("rel/engine"), None).unwrap();
         assert!(Path::new(&relative[0]).is_absolute(), "{relative:?}");
+    }
+
+    #[test]
+    fn a_long_run_of_digits_is_read_once_and_a_number_is_its_whole_run() {
+        // Quadratic in the run's length if every digit began a new try: hours at megabytes.
+        let output = format!("Bench: 5 nodes 10 nps\n{}\n", "7".repeat(1 << 20));
+        assert_eq!(figures(&output), BenchFigures { nodes: 5, nps: 10 });
+        assert_eq!(
+            figures("x123456 nodes 789 nps"),
+            BenchFigures {
+                nodes: 123456,
+                nps: 789
+            }
+        );
     }
 
     proptest! {

@@ -82,7 +82,8 @@ pub(crate) fn render(game: &PgnGame) -> String {
             tokens.push(format!("{{{}}}", clean_comment(comment)));
         }
         if black {
-            number += 1;
+            // A book may start at any fullmove number up to u32's largest.
+            number = number.saturating_add(1);
         }
         black = !black;
     }

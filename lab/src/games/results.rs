@@ -101,6 +101,20 @@ pub(crate) struct NpsScale {
     pub(crate) factor: f64,
 }
 
+impl NpsScale {
+    /// The scaling of `reference_nps` against `measured_nps`.
+    pub(crate) fn new(reference_nps: u64, measured_nps: u64) -> Result<NpsScale> {
+        if reference_nps == 0 || measured_nps == 0 {
+            bail!("--scale-nps: a speed of 0 nodes per second scales nothing");
+        }
+        Ok(NpsScale {
+            reference_nps,
+            measured_nps,
+            factor: reference_nps as f64 / measured_nps as f64,
+        })
+    }
+}
+
 /// Shard I of N plays the pairs whose index is I-1 modulo N.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct Shard {
@@ -466,6 +480,34 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<(Header, Vec<GameRecord>, u64)
             shard.count
         );
     }
+    // The clocks a resume plays are scaled by this factor: it must be the one the settings ask
+    // for, from two real speeds.
+    if let Some(scale) = header.nps_scale {
+        if header.settings.scale_nps != Some(scale.reference_nps) {
+            bail!(
+                "{}: the header scales the clocks to {} NPS, but its settings ask for {}",
+                path.display(),
+                scale.reference_nps,
+                header
+                    .settings
+                    .scale_nps
+                    .map_or("no scaling".to_string(), |nps| format!("{nps} NPS"))
+            );
+        }
+        let expected = NpsScale::new(scale.reference_nps, scale.measured_nps)
+            .with_context(|| format!("{}: the header's clock scaling", path.display()))?;
+        // JSON carries the factor to within a rounding of its last digit.
+        let close = (scale.factor - expected.factor).abs() <= expected.factor * 1e-12;
+        if !close {
+            bail!(
+                "{}: the header's clock factor {} is not {} NPS over {} NPS",
+                path.display(),
+                scale.factor,
+                scale.reference_nps,
+                scale.measured_nps
+            );
+        }
+    }
     let pairs = header.settings.games / 2;
     let mut games: Vec<GameRecord> = Vec::new();
     let mut seen = BTreeMap::new();
@@ -693,6 +735,46 @@ mod tests {
         let line = serde_json::to_string(&Header::new(today.clone(), Shard::WHOLE, None)).unwrap();
         let back: Header = serde_json::from_str(&line).unwrap();
         assert!(differences(&back.settings, &today).is_empty());
+    }
+
+    /// A header's clock scaling is what a resume plays by: one its settings do not ask for, or a
+    /// factor that is not the ratio of its speeds, is refused.
+    #[test]
+    fn a_header_scales_the_clocks_only_as_its_settings_and_speeds_say() {
+        let old: Header = serde_json::from_str(ONE_LIMIT_HEADER).unwrap();
+        let mut settings = old.settings.clone();
+        settings.scale_nps = Some(1_000_000);
+        let read = |header: &Header| {
+            let line = format!("{}\n", serde_json::to_string(header).unwrap());
+            parse(line.as_bytes(), Path::new("r.jsonl")).map(|(header, _, _)| header)
+        };
+        let scaled = NpsScale::new(1_000_000, 800_000).unwrap();
+        let good = Header::new(settings.clone(), Shard::WHOLE, Some(scaled));
+        assert_eq!(read(&good).unwrap().nps_scale, Some(scaled));
+        let tiny = NpsScale {
+            factor: 1e-9,
+            ..scaled
+        };
+        let error = read(&Header::new(settings.clone(), Shard::WHOLE, Some(tiny))).unwrap_err();
+        assert!(
+            format!("{error:#}").contains("is not 1000000 NPS over 800000 NPS"),
+            "{error:#}"
+        );
+        let zero = NpsScale {
+            measured_nps: 0,
+            ..scaled
+        };
+        let error = read(&Header::new(settings, Shard::WHOLE, Some(zero))).unwrap_err();
+        assert!(
+            format!("{error:#}").contains("a speed of 0 nodes per second"),
+            "{error:#}"
+        );
+        let unasked = Header::new(old.settings.clone(), Shard::WHOLE, Some(scaled));
+        let error = read(&unasked).unwrap_err();
+        assert!(
+            format!("{error:#}").contains("but its settings ask for no scaling"),
+            "{error:#}"
+        );
     }
 
     /// A verdict resumes the games of the same binaries whatever they were called and with

@@ -391,7 +391,8 @@ impl Score {
     pub(crate) fn centipawns(self) -> i32 {
         const MATE_AS_CP: i32 = 100_000;
         match self {
-            Score::Centipawns(cp) => cp,
+            // An engine's number, clamped: `i32::MIN` has no absolute value.
+            Score::Centipawns(cp) => cp.clamp(-MATE_AS_CP, MATE_AS_CP),
             Score::Mate(n) if n > 0 => MATE_AS_CP,
             Score::Mate(_) => -MATE_AS_CP,
         }
@@ -511,6 +512,19 @@ mod tests {
                 rules == none
             );
         }
+    }
+
+    #[test]
+    fn an_engine_s_extreme_scores_count_as_mates_not_as_draws() {
+        assert_eq!(
+            Score::Centipawns(i32::MIN).centipawns(),
+            Score::Mate(-1).centipawns()
+        );
+        assert_eq!(
+            Score::Centipawns(i32::MAX).centipawns(),
+            Score::Mate(3).centipawns()
+        );
+        assert_eq!(Score::Centipawns(-42).centipawns(), -42);
     }
 
     #[test]

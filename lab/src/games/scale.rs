@@ -63,19 +63,7 @@ pub(crate) fn measure(
     }
     let total: u128 = figures.iter().map(|(_, nps)| u128::from(*nps)).sum();
     let measured_nps = (total / figures.len() as u128) as u64;
-    factor(reference_nps, measured_nps)
-}
-
-/// The scaling of `reference_nps` against `measured_nps`.
-pub(crate) fn factor(reference_nps: u64, measured_nps: u64) -> Result<NpsScale> {
-    if reference_nps == 0 || measured_nps == 0 {
-        bail!("--scale-nps: a speed of 0 nodes per second scales nothing");
-    }
-    Ok(NpsScale {
-        reference_nps,
-        measured_nps,
-        factor: reference_nps as f64 / measured_nps as f64,
-    })
+    NpsScale::new(reference_nps, measured_nps)
 }
 
 fn bench_once(binary: &Path, dir: Option<&Path>) -> Result<(u64, u64)> {
@@ -167,9 +155,9 @@ mod tests {
 
     #[test]
     fn the_factor_is_the_reference_over_the_measured_speed() {
-        let scale = factor(1_000_000, 500_000).unwrap();
+        let scale = NpsScale::new(1_000_000, 500_000).unwrap();
         assert_eq!(scale.factor, 2.0);
-        assert!(factor(0, 5).is_err());
-        assert!(factor(5, 0).is_err());
+        assert!(NpsScale::new(0, 5).is_err());
+        assert!(NpsScale::new(5, 0).is_err());
     }
 }

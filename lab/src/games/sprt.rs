@@ -371,13 +371,41 @@ fn normal_cdf(x: f64) -> f64 {
 /// A sequential probability ratio test of H0: Elo = `elo0` against H1: Elo = `elo1`, in the
 /// Elo `model`, with error rates `alpha` (accepting H1 under H0) and `beta` (accepting H0
 /// under H1).
+///
+/// Read from a file (a results header, a stored report) it is checked as `new` checks flags:
+/// bounds out of order or error rates of 0.9 would decide a match of no games.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "SprtFields")]
 pub(crate) struct Sprt {
     pub(crate) elo0: f64,
     pub(crate) elo1: f64,
     pub(crate) alpha: f64,
     pub(crate) beta: f64,
     pub(crate) model: EloModel,
+}
+
+/// An [`Sprt`] as a file writes it, before [`Sprt::new`]'s checks.
+#[derive(Deserialize)]
+struct SprtFields {
+    elo0: f64,
+    elo1: f64,
+    alpha: f64,
+    beta: f64,
+    model: EloModel,
+}
+
+impl TryFrom<SprtFields> for Sprt {
+    type Error = String;
+
+    fn try_from(fields: SprtFields) -> Result<Sprt, String> {
+        Sprt::new(
+            fields.elo0,
+            fields.elo1,
+            fields.alpha,
+            fields.beta,
+            fields.model,
+        )
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -1183,6 +1211,19 @@ mod tests {
     }
 
     // ---- Parsing and bookkeeping ----
+
+    #[test]
+    fn an_sprt_read_from_a_file_is_checked_as_flags_are() {
+        let read = |json: &str| serde_json::from_str::<Sprt>(json).map_err(|e| e.to_string());
+        let good = read(r#"{"elo0":0,"elo1":5,"alpha":0.05,"beta":0.05,"model":"logistic"}"#);
+        assert_eq!(good.unwrap().elo1, 5.0);
+        let loose = read(r#"{"elo0":0,"elo1":5,"alpha":0.9,"beta":0.9,"model":"logistic"}"#);
+        assert!(loose
+            .unwrap_err()
+            .contains("alpha must lie strictly between 0 and 0.5"));
+        let swapped = read(r#"{"elo0":5,"elo1":0,"alpha":0.05,"beta":0.05,"model":"normalized"}"#);
+        assert!(swapped.unwrap_err().contains("elo0 must be less than elo1"));
+    }
 
     #[test]
     fn parse_accepts_documented_forms() {

@@ -498,8 +498,9 @@ pub(crate) fn summarize(games: &[GameRecord], sprt: Option<&Sprt>) -> Summary {
             }
         }
         overhead_ns = overhead_ns.saturating_add(game.lab_overhead_ns);
-        overhead_moves += game.lab_overhead_moves;
-        plies += game.plies as u64;
+        // Read from a results file: a record's numbers may be anything.
+        overhead_moves = overhead_moves.saturating_add(game.lab_overhead_moves);
+        plies = plies.saturating_add(game.plies as u64);
     }
     let mut pentanomial = Pentanomial::default();
     let mut won_and_lost_pairs = 0;

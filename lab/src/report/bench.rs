@@ -51,9 +51,11 @@ pub(crate) fn render_baseline(baseline: &BaselineOutput, style: Style) -> String
             describe_revision(&baseline.revision),
         ),
         Style::Markdown => format!(
-            "## baseline {}: {}\n\nmachine: {machine}; toolchain: {rustc}; {settings}",
+            "## baseline {}: {}\n\nmachine: {}; toolchain: {}; {settings}",
             style.code(&baseline.name),
             style.code(&baseline.revision.revision.spec),
+            style.prose(&machine),
+            style.prose(rustc),
         ),
     };
     format!("{head}\n\n{}", render_side(&baseline.revision, style))

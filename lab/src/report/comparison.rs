@@ -125,9 +125,9 @@ fn title(comparison: &Comparison, style: Style) -> String {
         Style::Markdown => format!(
             "## lab {}: {} {} → {} {} — {}\n\n{settings}\n\n",
             comparison.kind,
-            comparison.a.label,
+            style.prose(&comparison.a.label),
             style.code(&comparison.a.revision.spec),
-            comparison.b.label,
+            style.prose(&comparison.b.label),
             style.code(&comparison.b.revision.spec),
             change_word(comparison.change),
         ),

@@ -46,7 +46,7 @@ pub(crate) fn title(report: &MatchReport, style: Style) -> String {
         side("A", &report.engines[0]),
         side("B", &report.engines[1]),
         report.tc,
-        report.book.source,
+        style.code(&report.book.source),
         report.book.openings,
         report.seed,
         thousands(report.max_games),

@@ -73,6 +73,59 @@ pub(crate) fn markdown_cell(text: &str) -> String {
     out
 }
 
+/// A markdown paragraph the lab wrote with outside text in it (a warning naming a stored CPU
+/// model): its code spans kept as CommonMark reads them (a backtick run closed by the next run
+/// of the same length), and outside them every character that could start raw HTML, a link,
+/// an entity or emphasis backslash-escaped, which renders it as itself. Control characters
+/// are shown as by [`visible`].
+pub(crate) fn markdown_prose(text: &str) -> String {
+    let text = visible(text);
+    let chars: Vec<char> = text.chars().collect();
+    let run_at = |at: usize| chars[at..].iter().take_while(|&&c| c == '`').count();
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut at = 0;
+    while at < chars.len() {
+        let c = chars[at];
+        if c == '`' {
+            let run = run_at(at);
+            let mut close = at + run;
+            let mut closed = None;
+            while close < chars.len() {
+                if chars[close] == '`' {
+                    let length = run_at(close);
+                    if length == run {
+                        closed = Some(close);
+                        break;
+                    }
+                    close += length;
+                } else {
+                    close += 1;
+                }
+            }
+            match closed {
+                Some(close) => {
+                    out.extend(&chars[at..close + run]);
+                    at = close + run;
+                }
+                // Backticks no run closes are literal text.
+                None => {
+                    for _ in 0..run {
+                        out.push_str("\\`");
+                    }
+                    at += run;
+                }
+            }
+            continue;
+        }
+        if matches!(c, '\\' | '<' | '>' | '&' | '[' | ']' | '*' | '_' | '|') {
+            out.push('\\');
+        }
+        out.push(c);
+        at += 1;
+    }
+    out
+}
+
 /// `text` as a markdown code span outside a table: shown literally, whatever markdown or HTML
 /// it holds. The fence is one backtick longer than the longest run inside, and padded with a
 /// space when the text starts or ends with a backtick, as CommonMark requires.
@@ -114,6 +167,20 @@ pub(crate) fn visible_json(value: &serde_json::Value) -> serde_json::Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn prose_keeps_the_lab_s_code_spans_and_shows_outside_markup_as_itself() {
+        assert_eq!(
+            markdown_prose("run `lab compare a b` on <img src=x> & [click](y)"),
+            "run `lab compare a b` on \\<img src=x\\> \\& \\[click\\](y)"
+        );
+        // An unclosed backtick is literal: what follows it is still escaped.
+        assert_eq!(markdown_prose("a ` <b>"), "a \\` \\<b\\>");
+        // A run closes only at a run of its own length.
+        assert_eq!(markdown_prose("``a`<b>``"), "``a`<b>``");
+        assert_eq!(markdown_prose("cpu_model *x*"), "cpu\\_model \\*x\\*");
+        assert_eq!(markdown_prose("esc \u{1b}[0m"), "esc \\\\x1b\\[0m");
+    }
 
     #[test]
     fn control_characters_are_shown_not_sent() {

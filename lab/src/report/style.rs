@@ -3,7 +3,7 @@
 //! paragraphs, headings, call-outs and a block a reader may fold away. A section is one function
 //! over a `Style`; what it says is the same in both.
 
-use super::sanitize::code_span;
+use super::sanitize::{code_span, markdown_prose};
 
 /// How a report is laid out as text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,6 +22,15 @@ impl Style {
         match self {
             Style::Terminal => text.to_string(),
             Style::Markdown => code_span(text),
+        }
+    }
+
+    /// Outside text within the lab's own words (a stored date, a baseline's CPU model): as it
+    /// is on a terminal, with markdown's markup characters escaped in markdown.
+    pub(crate) fn prose(self, text: &str) -> String {
+        match self {
+            Style::Terminal => text.to_string(),
+            Style::Markdown => markdown_prose(text),
         }
     }
 
@@ -62,7 +71,8 @@ impl Style {
     pub(crate) fn warning(self, text: &str) -> String {
         match self {
             Style::Terminal => format!("!! WARNING: {text}\n"),
-            Style::Markdown => format!("> **Warning:** {text}\n\n"),
+            // A warning may quote a stored file (a baseline's CPU model).
+            Style::Markdown => format!("> **Warning:** {}\n\n", markdown_prose(text)),
         }
     }
 
@@ -70,7 +80,7 @@ impl Style {
     pub(crate) fn note(self, text: &str) -> String {
         match self {
             Style::Terminal => format!("note: {text}\n"),
-            Style::Markdown => format!("> **Note:** {text}\n\n"),
+            Style::Markdown => format!("> **Note:** {}\n\n", markdown_prose(text)),
         }
     }
 
@@ -83,5 +93,22 @@ impl Style {
                 format!("\n<details><summary>{summary}</summary>\n\n{body}\n</details>\n\n")
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markdown_call_outs_show_a_stored_file_s_markup_as_text() {
+        let warning = Style::Markdown.warning("CPU: <img src=x> (baseline) vs [a](b)");
+        assert!(
+            warning.contains(r"CPU: \<img src=x\> (baseline) vs \[a\](b)"),
+            "{warning}"
+        );
+        let note = Style::Markdown.note("run `lab compare <a> b`");
+        assert!(note.contains("run `lab compare <a> b`"), "{note}");
+        assert_eq!(Style::Terminal.prose("<b>"), "<b>");
     }
 }

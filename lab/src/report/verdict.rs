@@ -318,15 +318,15 @@ pub(crate) fn render_speed_elo(report: &SpeedEloReport, style: Style) -> String 
     for model in &report.models {
         out.push_str(&style.heading(&format!(
                 "lab speed-elo: {} [{}] at {}, machine {} ({})",
-                model.engine.spec,
+                style.code(&model.engine.spec),
                 model
                     .engine
                     .commit
                     .as_deref()
                     .map_or("exe", crate::input::short_commit),
                 model.limit.pgn_time_control(),
-                model.machine_id,
-                model.date
+                style.prose(&model.machine_id),
+                style.prose(&model.date)
             )));
         out.push('\n');
         out.push_str(

@@ -436,7 +436,7 @@ fn failed_table(html: &mut String, failed: &[Failed]) {
         let _ = writeln!(
             html,
             "<tr><td>{}</td><td>{}</td><td class=\"date\">{}</td><td class=\"subject\">{}</td><td>{}{}</td><td><pre>{}</pre></td></tr>",
-            failure.position + 1,
+            failure.position.saturating_add(1),
             escape(&failure.commit.short),
             escape(&failure.commit.date),
             escape(&failure.commit.subject),
