@@ -39,7 +39,17 @@ pub const ROOK_VALUE: i32 = ARMY_VALUE[PieceType::Rook.index()];
 const _: () = assert!(ARMY_VALUE[PieceType::Bishop.index()] == MINOR_VALUE);
 
 /// `ARMY_VALUE` without the pawn: what a piece adds to `Material::non_pawn`.
-const NON_PAWN_VALUE: [i16; 6] = [0, 300, 300, 500, 975, 0];
+const NON_PAWN_VALUE: [i16; 6] = non_pawn_values();
+
+const fn non_pawn_values() -> [i16; 6] {
+    let mut values = [0; 6];
+    let mut piece = PieceType::Knight.index();
+    while piece < values.len() {
+        values[piece] = ARMY_VALUE[piece] as i16;
+        piece += 1;
+    }
+    values
+}
 
 /// Which piece keys also go into the pawn key (branch-free update).
 const PAWN_KEY_MASK: [u64; 6] = [!0, 0, 0, 0, 0, 0];

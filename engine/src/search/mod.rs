@@ -71,6 +71,10 @@ const fn lmr_min_move_index(pv_node: bool) -> usize {
         LMR_MIN_MOVE_INDEX_NON_PV
     }
 }
+/// Plies a PV node reduces a late move less: the PV's moves are the ones the score rests on.
+const LMR_PV_RELIEF: i32 = 1;
+/// Plies a killer move is reduced less: it refuted a sibling, so it is likelier to matter here.
+const LMR_KILLER_RELIEF: i32 = 1;
 /// Half-width of the first aspiration window around the previous iteration's score (cp); it
 /// doubles after each fail.
 const ASPIRATION_DELTA: i32 = 25;
@@ -571,10 +575,10 @@ impl Searcher {
                 {
                     reduction = self.reductions[depth.min(63) as usize][index.min(63)] as i32;
                     if pv_node {
-                        reduction -= 1;
+                        reduction -= LMR_PV_RELIEF;
                     }
                     if mv == self.killers[ply][0] || mv == self.killers[ply][1] {
-                        reduction -= 1;
+                        reduction -= LMR_KILLER_RELIEF;
                     }
                     reduction = reduction.clamp(0, new_depth - 1);
                 }
