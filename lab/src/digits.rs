@@ -15,6 +15,16 @@ pub(crate) fn format_duration(duration: Duration) -> String {
     }
 }
 
+/// A signed decimal to `decimals` places, `+1.5` or `-0.3`. A value that rounds to zero is
+/// `+0.0`, never `-0.0`: a sign the reader would take for a direction the figure does not have.
+pub(crate) fn signed(value: f64, decimals: usize) -> String {
+    let text = format!("{value:+.decimals$}");
+    match text.strip_prefix('-') {
+        Some(digits) if digits.bytes().all(|b| b == b'0' || b == b'.') => format!("+{digits}"),
+        _ => text,
+    }
+}
+
 /// `20000` as `20,000`.
 pub(crate) fn thousands(value: u64) -> String {
     let digits = value.to_string();
@@ -53,6 +63,16 @@ pub(crate) fn trim_fraction_zeros(digits: String) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_signed_figure_that_rounds_to_zero_has_no_minus() {
+        assert_eq!(signed(-1.0e-7, 1), "+0.0");
+        assert_eq!(signed(-0.0, 2), "+0.00");
+        assert_eq!(signed(-0.05, 1), "-0.1");
+        assert_eq!(signed(-0.04, 1), "+0.0");
+        assert_eq!(signed(3.25, 0), "+3");
+        assert_eq!(signed(-12.34, 1), "-12.3");
+    }
 
     #[test]
     fn durations_read_at_a_glance() {

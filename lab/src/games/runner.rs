@@ -403,8 +403,8 @@ fn status_line(summary: &Summary, total: u64, remaining: u64, per_game: Duration
         ));
     } else if let Some(elo) = summary.elo {
         line.push_str(&format!(
-            "  Elo {:+.1} ± {:.1} (n={})",
-            elo.in_tenths().value,
+            "  Elo {} ± {:.1} (n={})",
+            crate::digits::signed(elo.in_tenths().value, 1),
             elo.half_width(),
             summary.pairs
         ));

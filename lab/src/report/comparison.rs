@@ -9,8 +9,8 @@ use super::eval_exits::{
 use super::style::Style;
 use super::table::render_rows;
 use super::{
-    change_word, describe_revision, describe_settings, functions, seconds, signed_pct, thousands,
-    NO_EVAL_EXITS,
+    change_word, describe_revision, describe_settings, functions, seconds, signed, signed_pct,
+    thousands, NO_EVAL_EXITS,
 };
 use crate::analysis::compare::{Comparison, Figure, FigureBasis, FigureKind, SideSummary};
 use crate::analysis::functions::FunctionsWhy;
@@ -267,13 +267,13 @@ pub(crate) fn speed_elo_line(comparison: &Comparison) -> Option<String> {
         "; a model of another engine tree"
     };
     Some(format!(
-        "Speed in Elo: {} NPS ≈ {:+.1} Elo at {} (95% CI {:+.1} to {:+.1}; model of {}, {} games, \
+        "Speed in Elo: {} NPS ≈ {} Elo at {} (95% CI {} to {}; model of {}, {} games, \
          {:.1} Elo per doubling{other_tree})",
         signed_pct((elo.speed_ratio - 1.0) * 100.0),
-        elo.value + 0.0,
+        signed(elo.value, 1),
         elo.tc,
-        elo.ci_low + 0.0,
-        elo.ci_high + 0.0,
+        signed(elo.ci_low, 1),
+        signed(elo.ci_high, 1),
         elo.model_of,
         thousands(elo.games),
         elo.elo_per_doubling

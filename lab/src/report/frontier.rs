@@ -27,7 +27,7 @@ pub(crate) const COLUMNS: [&str; 11] = [
 fn signed(value: Option<f64>, decimals: usize) -> String {
     value.map_or_else(
         || "unbounded".to_string(),
-        |v| format!("{:+.decimals$}", v + 0.0),
+        |v| crate::digits::signed(v, decimals),
     )
 }
 

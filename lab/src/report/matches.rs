@@ -5,7 +5,7 @@ use serde::ser::{Serialize, SerializeMap, Serializer};
 use super::sanitize::code_span;
 use super::style::Style;
 use super::table::render_rows;
-use super::thousands;
+use super::{signed, thousands};
 use crate::games::conclusion::{Conclusion, Ending};
 use crate::games::results::{Contestant, Shard};
 use crate::games::sprt::{
@@ -112,7 +112,10 @@ pub(crate) fn estimate(value: Option<Estimate>, pentanomial: &Pentanomial) -> St
     if too_few_pairs(pentanomial) {
         let interval = too_few_pairs_text(pairs);
         return match value {
-            Some(estimate) => format!("{:+.1}, interval: {interval}", estimate.in_tenths().value),
+            Some(estimate) => format!(
+                "{}, interval: {interval}",
+                signed(estimate.in_tenths().value, 1)
+            ),
             None => interval,
         };
     }
@@ -120,11 +123,11 @@ pub(crate) fn estimate(value: Option<Estimate>, pentanomial: &Pentanomial) -> St
         Some(estimate) => {
             let rounded = estimate.in_tenths();
             format!(
-                "{:+.1} ± {:.1} (95% CI {:+.1} to {:+.1}, {})",
-                rounded.value,
+                "{} ± {:.1} (95% CI {} to {}, {})",
+                signed(rounded.value, 1),
                 estimate.half_width(),
-                rounded.ci_low,
-                rounded.ci_high,
+                signed(rounded.ci_low, 1),
+                signed(rounded.ci_high, 1),
                 n_pairs(pairs)
             )
         }

@@ -35,7 +35,7 @@ use serde::Serialize;
 use crate::analysis::compare::{Comparison, Settings, SideSummary};
 use crate::analysis::measure::RevisionRecord;
 use crate::analysis::stats::Change;
-pub(crate) use crate::digits::thousands;
+pub(crate) use crate::digits::{signed, thousands};
 use crate::games::summary::WiderNpsInterval;
 use crate::machine::{Machine, Toolchain};
 use crate::schema::Kind;
@@ -261,9 +261,7 @@ fn optional_float(value: Option<f64>) -> String {
 /// A signed percentage at two decimals; a value that rounds to zero prints as +0.00%, never
 /// -0.00%.
 pub(crate) fn signed_pct(value: f64) -> String {
-    let rounded = (value * 100.0).round() / 100.0;
-    let value = if rounded == 0.0 { 0.0 } else { value };
-    format!("{value:+.2}%")
+    format!("{}%", signed(value, 2))
 }
 
 /// A ratio as the signed percent change it is, `+25.07%`.
@@ -297,7 +295,7 @@ pub(crate) fn nps_interval_words(wider: Option<WiderNpsInterval>) -> String {
 }
 
 fn signed_pp(value: f64) -> String {
-    format!("{value:+.2} pp")
+    format!("{} pp", signed(value, 2))
 }
 
 fn pct(fraction: f64) -> String {

@@ -5,7 +5,7 @@
 use super::comparison::paired_rounds_line;
 use super::style::Style;
 use super::table::Table;
-use super::thousands;
+use super::{signed, thousands};
 use crate::games::sprt::Estimate;
 use crate::verdict::speed_elo::EloPerDoubling;
 use crate::verdict::{
@@ -15,17 +15,12 @@ use crate::verdict::{
 /// `+4.3 ± 11.2 (95% CI -6.9 to +15.5)`; an unbounded side prints as such.
 /// An Elo with its 95% interval: `-3.7 ± 6.4 (95% CI -10.1 to +2.7)`.
 pub(crate) fn estimate(e: Estimate) -> String {
-    let e = Estimate {
-        value: e.value + 0.0,
-        ci_low: e.ci_low + 0.0,
-        ci_high: e.ci_high + 0.0,
-    };
     format!(
-        "{:+.1} ± {:.1} (95% CI {:+.1} to {:+.1})",
-        e.value,
+        "{} ± {:.1} (95% CI {} to {})",
+        signed(e.value, 1),
         (e.ci_high - e.ci_low) / 2.0,
-        e.ci_low,
-        e.ci_high
+        signed(e.ci_low, 1),
+        signed(e.ci_high, 1)
     )
 }
 
@@ -255,15 +250,16 @@ fn games_rows(report: &VerdictReport, search: &SearchGames) -> Vec<[String; 2]> 
         &search.games.summary.nps_ratio_by_sitting,
     ));
     let bounds = format!(
-        "elo0 {:+.2}, elo1 {:+.2}",
-        search.shifted_sprt.elo0, search.shifted_sprt.elo1
+        "elo0 {}, elo1 {}",
+        signed(search.shifted_sprt.elo0, 2),
+        signed(search.shifted_sprt.elo1, 2)
     );
     rows.push([
         "games' SPRT bounds".to_string(),
         match (report.games_at, report.speed_elo) {
             (GamesAt::EqualNodes, Some(speed)) => format!(
-                "{bounds} (shifted by the speed's 95% lower bound {:+.2})",
-                speed.ci_low
+                "{bounds} (shifted by the speed's 95% lower bound {})",
+                signed(speed.ci_low, 2)
             ),
             _ => format!("{bounds} (as given: the games' Elo is the total)"),
         },

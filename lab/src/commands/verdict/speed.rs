@@ -6,6 +6,7 @@ use anyhow::{Context, Result};
 use super::{measure, Run};
 use crate::analysis::compare::Comparison;
 use crate::cli::VerdictCommandArgs;
+use crate::digits::signed;
 use crate::games::sprt::{Estimate, SprtDecision};
 use crate::games::summary::NpsRatioInGames;
 use crate::lab::Lab;
@@ -128,8 +129,10 @@ pub(super) fn speed_alone(run: &Run, mut speed: Speed) -> Result<(Speed, f64, Sp
         let rounds = (speed.rounds * 2).min(args.max_rounds);
         let elo = elo_of(&speed);
         lab.progress().line(&format!(
-            "speed Elo {:+.1} (95% CI {:+.1} to {:+.1}) is undecided: measuring again with {rounds} rounds",
-            elo.value, elo.ci_low, elo.ci_high
+            "speed Elo {} (95% CI {} to {}) is undecided: measuring again with {rounds} rounds",
+            signed(elo.value, 1),
+            signed(elo.ci_low, 1),
+            signed(elo.ci_high, 1)
         ));
         speed = speed.again(lab, args, meter, rounds)?;
         (llr, decision) = speed_decision(&elo_of(&speed), &options.sprt);

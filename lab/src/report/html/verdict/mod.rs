@@ -11,7 +11,7 @@ use anyhow::{Context, Result};
 use serde::Deserialize;
 
 use crate::calendar::utc_minute;
-use crate::digits::thousands;
+use crate::digits::{signed, thousands};
 use crate::games::rules::AdjudicationRules;
 use crate::games::summary::{NpsRatioInGames, NpsRatioOfRun, NpsRatioOfSitting, SearchInGames};
 use crate::report::html::matches::{llr, speed_runs};
@@ -34,8 +34,7 @@ impl Estimate {
     }
 
     fn text(&self) -> String {
-        let number =
-            |v: Option<f64>| v.map_or_else(|| "unbounded".to_string(), |v| format!("{v:+.1}"));
+        let number = |v: Option<f64>| v.map_or_else(|| "unbounded".to_string(), |v| signed(v, 1));
         format!(
             "{} (95% CI {} to {})",
             number(self.value),
