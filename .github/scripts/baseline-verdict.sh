@@ -4,8 +4,10 @@
 # nothing regressed. It never passes silently:
 # - the baseline's NPS comes from the machine that saved it; on another machine (a GitHub
 #   runner, usually) speed is shown but not judged, and the summary says so;
-# - instructions per node and the node signature are judged on any machine with the pinned
-#   toolchain (rust-toolchain.toml); when they cannot be judged either, the job fails.
+# - instructions per node are judged on any machine with the pinned toolchain
+#   (rust-toolchain.toml) while the search is the baseline's (same node signature); a changed
+#   search is not a cost per node, so they are shown but not judged, as the lab does. When
+#   neither speed nor instructions can be judged, the job fails.
 # Usage: baseline-verdict.sh REPORT.json REPORT.md LAB_EXIT_CODE
 set -euo pipefail
 json=$1 markdown=$2 code=$3
@@ -23,6 +25,7 @@ speed_comparable=$(field '.speed.comparable')
 instructions_comparable=$(field '.instructions.comparable')
 per_node=$(field '.instructions.per_node_ratio')
 signature_comparable=$(field '.signature.comparable')
+signature_changed=$(field '.signature.changed')
 
 judged=()
 instructions_judged=false
@@ -33,13 +36,21 @@ else
     "$(field '[.warnings[] | select(startswith("NPS is not comparable"))][0] // "the baseline was measured elsewhere."')" \
     "Judging instructions only; save a baseline on this machine class to judge speed (docs/ci.md)."
 fi
-if [ "$signature_comparable" = true ]; then judged+=("node signature"); fi
-if [ "$instructions_comparable" = true ] && [ "$per_node" != null ]; then
+if [ "$signature_comparable" = true ] && [ "$signature_changed" != true ]; then
+  judged+=("node signature (unchanged)")
+fi
+if [ "$instructions_comparable" != true ]; then
+  echo "- **Instructions were not judged**: the toolchain differs from the baseline's."
+elif [ "$per_node" = null ]; then
+  echo "- **Instructions were not judged**: callgrind did not run."
+elif [ "$signature_changed" = true ]; then
+  echo "- **Instructions were not judged**: the search changed (bench signature" \
+    "$(field '.signature.a') → $(field '.signature.b') nodes), so instructions per node are not" \
+    "the same work. Judge the change with \`lab verdict\` (docs/verdict.md) and save the" \
+    "baseline again."
+else
   judged+=("instructions per node")
   instructions_judged=true
-else
-  echo "- **Instructions were not judged**: $( [ "$instructions_comparable" = true ] \
-    && echo "callgrind did not run" || echo "the toolchain differs from the baseline's")."
 fi
 
 if [ "$speed_comparable" != true ] && [ "$instructions_judged" != true ]; then

@@ -53,7 +53,9 @@ Exit codes:
   1  SPRT accepted H0 (B is not stronger by elo1)
   2  error (bad option or book, failed build, an engine that faults game after game, ...)
   3  the game budget was spent without an SPRT decision; of `match merge`, also: its files hold
-     fewer games than the budget and no decision (a shard missing, a match not finished)
+     fewer games than the budget and no decision (a shard missing, a match not finished); of a
+     match, also: the games in play when the LLR crossed a bound brought it back (every
+     recorded game counts; --resume plays on)
   130  interrupted (Ctrl-C, SIGTERM): the report of the games so far; --resume plays the rest";
 
 pub(crate) const VERDICT_EXIT_CODES_HELP: &str = "\

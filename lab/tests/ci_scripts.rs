@@ -53,7 +53,7 @@ fn the_baseline_judgement_never_passes_having_judged_nothing() {
     assert_eq!(code, check.code, "{out}");
     assert!(out.starts_with("(the markdown report)"), "{out}");
     assert!(
-        out.contains("Judged: NPS, node signature, instructions per node."),
+        out.contains("Judged: NPS, node signature (unchanged), instructions per node."),
         "{out}"
     );
 
@@ -70,9 +70,21 @@ fn the_baseline_judgement_never_passes_having_judged_nothing() {
         "{out}"
     );
     assert!(
-        out.contains("Judged: node signature, instructions per node."),
+        out.contains("Judged: node signature (unchanged), instructions per node."),
         "{out}"
     );
+
+    // A changed search on another machine: instructions are shown, not judged (the lab does
+    // not judge them either), so nothing was judged and the job fails saying why.
+    let mut searched_anew = elsewhere.clone();
+    searched_anew["signature"]["changed"] = true.into();
+    searched_anew["signature"]["b"] = 12_345.into();
+    let (code, out) = judge(&searched_anew, dir.path(), 0);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("the search changed (bench signature"), "{out}");
+    assert!(out.contains("→ 12345 nodes"), "{out}");
+    assert!(out.contains("neither speed nor instructions"), "{out}");
+    assert!(!out.contains("Judged:"), "{out}");
 
     // And a toolchain that differs too: nothing judged, so the job fails.
     let mut nothing = elsewhere.clone();

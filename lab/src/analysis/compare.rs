@@ -140,7 +140,7 @@ pub struct Comparison {
 }
 
 /// What a speed change is worth in Elo under a stored speed-Elo model.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SpeedEloEstimate {
     pub value: f64,
     pub ci_low: f64,
@@ -956,6 +956,51 @@ fn eval_deltas(a: &EvalSummary, b: &EvalSummary) -> EvalDeltas {
     }
 }
 
+impl Comparison {
+    /// This comparison's timings with `first`'s instruction counts, for a verdict that measures
+    /// the speed again with more rounds but counts instructions once (they are exact): every
+    /// part that reads the counts (the judgement, each side's count, their figures, notes and
+    /// warnings, the function movers) is `first`'s, and the overall change follows from both.
+    pub(crate) fn with_instructions_of(mut self, first: &Comparison) -> Comparison {
+        let of_instructions = |kind: FigureKind| {
+            matches!(
+                kind,
+                FigureKind::Instructions | FigureKind::InstructionsPerNode
+            )
+        };
+        self.instructions = first.instructions.clone();
+        self.a.instructions = first.a.instructions.clone();
+        self.b.instructions = first.b.instructions.clone();
+        for figure in &mut self.figures {
+            if let Some(counted) = first
+                .figures
+                .iter()
+                .find(|counted| of_instructions(counted.figure) && counted.figure == figure.figure)
+            {
+                *figure = counted.clone();
+            }
+        }
+        self.notes
+            .retain(|note| !matches!(note, Note::Instructions { .. }));
+        self.notes.extend(
+            first
+                .notes
+                .iter()
+                .filter(|note| matches!(note, Note::Instructions { .. }))
+                .cloned(),
+        );
+        self.warnings
+            .retain(|warning| *warning != Warning::InstructionDepthsDiffer);
+        if first.warnings.contains(&Warning::InstructionDepthsDiffer) {
+            self.warnings.push(Warning::InstructionDepthsDiffer);
+        }
+        self.functions = first.functions.clone();
+        self.change = overall_change(self.speed.change, self.instructions.change);
+        self.regression = self.change == Change::Regression;
+        self
+    }
+}
+
 /// Any regression wins; otherwise any improvement is reported.
 fn overall_change(speed: Change, instructions: Change) -> Change {
     if speed == Change::Regression || instructions == Change::Regression {
@@ -1101,6 +1146,29 @@ mod tests {
                 ..Criteria::local(false)
             },
         )
+    }
+
+    #[test]
+    fn timings_measured_again_keep_the_first_count_and_its_judgement() {
+        let first = check_against_slower(Kind::Compare, 1.0, true);
+        assert_eq!(first.instructions.change, Change::Regression);
+        let again = check_against_slower(Kind::Compare, 1.0, false);
+        assert_eq!(again.change, Change::Insignificant);
+        let joined = again.with_instructions_of(&first);
+        assert_eq!(joined.change, Change::Regression);
+        assert!(joined.regression);
+        let per_node = |comparison: &Comparison| {
+            comparison
+                .figures
+                .iter()
+                .find(|figure| figure.figure == FigureKind::InstructionsPerNode)
+                .cloned()
+        };
+        assert_eq!(per_node(&joined), per_node(&first));
+        assert_eq!(
+            joined.b.instructions.per_node,
+            first.b.instructions.per_node
+        );
     }
 
     fn drift_noted(comparison: &Comparison) -> bool {

@@ -12,7 +12,9 @@ use super::{
     change_word, describe_revision, describe_settings, functions, seconds, signed, signed_pct,
     thousands, NO_EVAL_EXITS,
 };
-use crate::analysis::compare::{Comparison, Figure, FigureBasis, FigureKind, SideSummary};
+use crate::analysis::compare::{
+    Comparison, Figure, FigureBasis, FigureKind, SideSummary, SpeedEloEstimate,
+};
 use crate::analysis::functions::FunctionsWhy;
 use crate::analysis::stats::{Change, RatioInterval};
 use crate::schema::Kind;
@@ -20,6 +22,18 @@ use crate::schema::Kind;
 /// The comparison: its title, what the reader must know first, the figures, the eval exits,
 /// the function movers, the verdict and, with `--calibrate`, both calibrations.
 pub(crate) fn render(comparison: &Comparison, style: Style) -> String {
+    render_as(comparison, style, Verdict::WithExit)
+}
+
+/// How a comparison's verdict line ends: with the lab's exit code when the comparison is the
+/// report, without when it is one step inside another (a bisection), whose own exit stands.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Verdict {
+    WithExit,
+    OfAStep,
+}
+
+pub(crate) fn render_as(comparison: &Comparison, style: Style, verdict: Verdict) -> String {
     let mut out = title(comparison, style);
     for warning in &comparison.warnings {
         out.push_str(&style.warning(&warning.to_string()));
@@ -104,7 +118,11 @@ pub(crate) fn render(comparison: &Comparison, style: Style) -> String {
     if style == Style::Terminal {
         out.push('\n');
     }
-    out.push_str(&format!("{}\n", style.emphasis(&verdict_line(comparison))));
+    let line = match verdict {
+        Verdict::WithExit => verdict_line(comparison),
+        Verdict::OfAStep => format!("Verdict of this step: {}", change_word(comparison.change)),
+    };
+    out.push_str(&format!("{}\n", style.emphasis(&line)));
     if let Some(calibration) = &comparison.calibration {
         out.push_str(&super::calibration::compare_section(calibration, style));
     }
@@ -261,13 +279,19 @@ pub(crate) const NOT_COMPARABLE: &str = "not comparable";
 /// when a speed-Elo model was found.
 pub(crate) fn speed_elo_line(comparison: &Comparison) -> Option<String> {
     let elo = comparison.speed_elo.as_ref()?;
+    Some(format!("Speed in Elo: {}", speed_elo_words(elo)))
+}
+
+/// `+2.10% NPS ≈ +2.1 Elo at 2+0.02 (95% CI …)`: the terminal's line and the page's fact
+/// alike.
+pub(crate) fn speed_elo_words(elo: &SpeedEloEstimate) -> String {
     let other_tree = if elo.same_binary {
         ""
     } else {
         "; a model of another engine tree"
     };
-    Some(format!(
-        "Speed in Elo: {} NPS ≈ {} Elo at {} (95% CI {} to {}; model of {}, {} games, \
+    format!(
+        "{} NPS ≈ {} Elo at {} (95% CI {} to {}; model of {}, {} games, \
          {:.1} Elo per doubling{other_tree})",
         signed_pct((elo.speed_ratio - 1.0) * 100.0),
         signed(elo.value, 1),
@@ -277,7 +301,7 @@ pub(crate) fn speed_elo_line(comparison: &Comparison) -> Option<String> {
         elo.model_of,
         thousands(elo.games),
         elo.elo_per_doubling
-    ))
+    )
 }
 
 /// The interval's sample size is the rounds: every pair of a round shares its machine state.

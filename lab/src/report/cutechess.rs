@@ -4,8 +4,8 @@
 //!
 //! The engine under test comes first, as OpenBench passes its dev engine first: the score, the
 //! Elo and the SPRT are B's, as in the lab's own report. The Elo, its interval and the LOS are
-//! the lab's pentanomial figures; where they do not exist yet (fewer than two pairs, or a
-//! zero-width interval) the line says `nan`, as cutechess-cli does for an undefined figure,
+//! the lab's pentanomial figures; where the lab's other formats withhold them (too few pairs)
+//! or they do not exist (a zero-width interval) the line says `nan`, as cutechess-cli does for an undefined figure,
 //! so no scraper reads a number the games cannot support.
 
 use super::sanitize::visible;
@@ -32,9 +32,10 @@ fn lines(names: [&str; 2], summary: &Summary) -> String {
         "Score of {b} vs {a}: {} - {} - {}  [{score:.3}] {games}\n",
         wdl.wins, wdl.losses, wdl.draws
     );
+    // The figures every other format withholds below the lab's least pairs read `nan` here too.
     let elo = summary
         .elo
-        .filter(|elo| summary.pairs >= 2 && elo.half_width() > 0.0);
+        .filter(|elo| !summary.too_few_pairs && elo.half_width() > 0.0);
     let (diff, margin) = elo.map_or((f64::NAN, f64::NAN), |elo| (elo.value, elo.half_width()));
     let los = match elo {
         Some(_) => summary.los.map_or(f64::NAN, |los| los * 100.0),
@@ -150,6 +151,18 @@ mod tests {
             "Score of B vs A: 2 - 0 - 0  [1.000] 2\n\
              Elo difference: nan +/- nan, LOS: nan %, DrawRatio: 0.0 %\n\
              Finished match\n"
+        );
+    }
+
+    #[test]
+    fn an_interval_the_other_formats_withhold_for_too_few_pairs_is_nan_here_too() {
+        let mut summary = decided_sample();
+        summary.too_few_pairs = true;
+        summary.sprt = None;
+        let text = lines(["A", "B"], &summary);
+        assert!(
+            text.contains("Elo difference: nan +/- nan, LOS: nan %"),
+            "{text}"
         );
     }
 

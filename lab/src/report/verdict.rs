@@ -12,9 +12,12 @@ use crate::verdict::{
     BudgetFrom, Decision, GamesAt, SearchGames, SpeedEloReport, SpeedSource, VerdictReport,
 };
 
-/// `+4.3 ± 11.2 (95% CI -6.9 to +15.5)`; an unbounded side prints as such.
-/// An Elo with its 95% interval: `-3.7 ± 6.4 (95% CI -10.1 to +2.7)`.
+/// An Elo with its 95% interval: `-3.7 ± 6.4 (95% CI -10.1 to +2.7)`; `unbounded` when the
+/// verdict could not bound it (the JSON's null).
 pub(crate) fn estimate(e: Estimate) -> String {
+    if ![e.value, e.ci_low, e.ci_high].iter().all(|x| x.is_finite()) {
+        return "unbounded".to_string();
+    }
     format!(
         "{} ± {:.1} (95% CI {} to {})",
         signed(e.value, 1),
@@ -176,7 +179,13 @@ pub(crate) fn render_verdict(report: &VerdictReport, style: Style) -> String {
         estimate(report.total_elo),
     ]);
     rows.push([
-        "LLR".to_string(),
+        // With no games the decision is the speed's fixed-sample test, not this LLR.
+        if report.search.is_none() {
+            "LLR (for reference: no games, decided by the speed's interval)"
+        } else {
+            "LLR"
+        }
+        .to_string(),
         format!(
             "{:.2} (bounds {:.2}, {:.2}){}",
             report.llr,

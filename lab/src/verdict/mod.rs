@@ -8,9 +8,11 @@
 //!
 //! The rules, stated once (docs/verdict.md says the same):
 //! - **Same signature**: the same tree, so no games. The speed's Elo `X ± σ` (σ read from its
-//!   95% interval) is judged as an SPRT on a normal observation would judge it:
-//!   `LLR = (elo1 - elo0)·(2X - elo0 - elo1) / (2σ²)` against Wald's bounds at α and β. An
-//!   undecided LLR asks for more rounds.
+//!   95% interval) is judged as one normal observation by a fixed-sample test at the SPRT's
+//!   error rates ([`speed_decision`]): H1 when `X - z(1-α)·σ ≥ elo0`, H0 when
+//!   `X + z(1-β)·σ ≤ elo1`. Neither asks for more rounds. The normal GSPRT's LLR is reported
+//!   beside it, for reference only: one observation's LLR cannot reach Wald's bounds while σ
+//!   is wide.
 //! - **Different signatures**: a fixed-node SPRT between A and B, at a node budget matching the
 //!   time control, whose bounds are shifted by the speed's Elo: B's total is `search + speed`,
 //!   so `total ≥ elo1` is `search ≥ elo1 - speed`. The shift is the lower end of the speed's

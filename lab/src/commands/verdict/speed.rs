@@ -104,10 +104,12 @@ impl Speed {
         meter: &SpeedMeter,
         rounds: u32,
     ) -> Result<Speed> {
-        let instructions = self.comparison.instructions;
-        let (mut comparison, _) = measure(lab, args, rounds, false)?;
-        comparison.instructions = instructions;
-        Speed::of(comparison, meter, rounds)
+        let (comparison, _) = measure(lab, args, rounds, false)?;
+        Speed::of(
+            comparison.with_instructions_of(&self.comparison),
+            meter,
+            rounds,
+        )
     }
 }
 

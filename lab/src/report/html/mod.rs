@@ -177,12 +177,16 @@ fn page(doc: &Doc) -> Result<String> {
     let mut html = head(&format!("lab {}: A = {a_name}, B = {b_name}", doc.kind));
     let _ = write!(
         html,
-        "<table class=\"facts\">\n{}{}{}{}{}{}{}</table>\n",
+        "<table class=\"facts\">\n{}{}{}{}{}{}{}{}</table>\n",
         fact("A", &format!("{a_name}, {} engine", doc.a.engine.name)),
         fact("B", &format!("{b_name}, {} engine", doc.b.engine.name)),
         fact("machine", &machine),
         fact("date", &date),
         fact("speed", &speed_summary(doc)),
+        doc.speed_elo.as_ref().map_or_else(String::new, |elo| fact(
+            "speed in Elo",
+            &super::comparison::speed_elo_words(elo)
+        )),
         fact("instructions", &instructions_summary(doc)),
         fact("verdict", &doc.change),
     );
@@ -569,6 +573,25 @@ mod tests {
             "{shown}"
         );
         assert!(STYLE.contains("svg.plot{display:block;width:100%;height:auto}"));
+    }
+
+    #[test]
+    fn a_comparison_page_says_the_speed_in_elo_the_terminal_says() {
+        let mut report: serde_json::Value =
+            serde_json::from_str(include_str!("../../../tests/golden/compare_local.json")).unwrap();
+        let elo = serde_json::json!({
+            "value": 2.1, "ci_low": 1.1, "ci_high": 3.2, "speed_ratio": 1.021, "tc": "2+0.02",
+            "elo_per_doubling": 70.3, "model_of": "1a2b3c4d5e", "same_binary": true, "games": 800
+        });
+        report["speed_elo"] = elo.clone();
+        let page = from_json(&report).unwrap();
+        let estimate = serde_json::from_value(elo).unwrap();
+        let words = escape(&crate::report::comparison::speed_elo_words(&estimate));
+        assert!(
+            words.contains("+2.10% NPS ≈ +2.1 Elo at 2+0.02 (95% CI +1.1 to +3.2"),
+            "{words}"
+        );
+        assert!(page.contains(&words), "the page lacks: {words}");
     }
 
     #[test]

@@ -30,6 +30,9 @@ pub(crate) struct Doc {
     pub(crate) functions: Option<Functions>,
     #[serde(default)]
     pub(crate) measured: Option<ProvenanceDoc>,
+    /// What the speed is worth in Elo, when a model was found (`compare`, `tiers`).
+    #[serde(default)]
+    pub(crate) speed_elo: Option<crate::analysis::compare::SpeedEloEstimate>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -11,7 +11,7 @@ use anyhow::{Context, Result};
 use serde::Deserialize;
 
 use crate::calendar::utc_minute;
-use crate::digits::{signed, thousands};
+use crate::digits::{elo_bound, signed, thousands};
 use crate::games::rules::AdjudicationRules;
 use crate::games::summary::{NpsRatioInGames, NpsRatioOfRun, NpsRatioOfSitting, SearchInGames};
 use crate::report::html::matches::{llr, speed_runs};
@@ -76,8 +76,6 @@ struct SideSummary {
 struct Comparison {
     a: SideSummary,
     b: SideSummary,
-    #[serde(default, rename = "verdict")]
-    change: String,
 }
 
 #[derive(Deserialize)]
@@ -406,12 +404,20 @@ fn facts(doc: &VerdictDoc, node_odds: bool) -> Vec<String> {
         fact(
             "bounds",
             &format!(
-                "elo0 {:+.1}, elo1 {:+.1}, alpha {}, beta {}",
-                doc.sprt.elo0, doc.sprt.elo1, doc.sprt.alpha, doc.sprt.beta
+                "elo0 {}, elo1 {}, alpha {}, beta {}",
+                elo_bound(doc.sprt.elo0),
+                elo_bound(doc.sprt.elo1),
+                doc.sprt.alpha,
+                doc.sprt.beta
             ),
         ),
         fact(
-            "LLR",
+            // With no games the decision is the speed's fixed-sample test, not this LLR.
+            if doc.search.is_none() {
+                "LLR (for reference: no games, decided by the speed's interval)"
+            } else {
+                "LLR"
+            },
             &format!(
                 "{} (bounds {:.2}, {:.2}){}",
                 doc.llr
@@ -426,7 +432,6 @@ fn facts(doc: &VerdictDoc, node_odds: bool) -> Vec<String> {
                 )
             ),
         ),
-        fact("speed and instructions", &doc.comparison.change),
         fact("wall time", &format!("{:.0} s", doc.wall_time_s)),
     ]
 }
