@@ -17,13 +17,13 @@ use anyhow::{Context, Result};
 use serde::Serialize;
 
 use self::diff::{write_differential, DiffLabels};
-use self::perf::PerfRequest;
+use self::perf::{FoldedStack, PerfRequest};
 use crate::engine::adapter::{BenchRequest, EngineAdapter};
 use crate::engine::build::EngineBinary;
 use crate::engine::config::BenchProtocol;
 use crate::engine::revision::{resolve, Revision};
 use crate::lab::Session;
-use crate::paths::LabPaths;
+use crate::paths::{check_writable, LabPaths};
 use crate::progress::Progress;
 use crate::schema::{Kind, LAB_JSON_SCHEMA_VERSION};
 
@@ -124,13 +124,13 @@ pub(crate) fn run(session: &Session, options: &ProfileRequest) -> Result<Profile
         }
     };
     // `frames`: B of `--vs` under perf reports A's functions, so the rows align.
-    let profile = |revision: &Revision, binary: &EngineBinary, svg: &Path, frames| {
+    let profile = |revision: &Revision, binary: &EngineBinary, files: &RunFiles, frames| {
         if with_perf {
             perf_one(
-                engine, revision, binary, svg, options, paths, progress, frames,
+                engine, revision, binary, files, options, paths, progress, frames,
             )
         } else {
-            pprof::profile_one(revision, binary, svg, options, progress)
+            pprof::profile_one(revision, binary, files, options, paths, progress)
         }
     };
     let a = resolve(repo, &options.rev, paths)?;
@@ -138,37 +138,50 @@ pub(crate) fn run(session: &Session, options: &ProfileRequest) -> Result<Profile
         Some(spec) => Some(resolve(repo, spec, paths)?),
         None => None,
     };
-    let a_binary = build(&a)?;
-    let b_binary = b.as_ref().map(build).transpose()?;
     let a_svg = options.out.clone().unwrap_or_else(|| {
         paths
             .root
             .join("profile")
             .join(format!("{}.svg", file_stem(&a.spec)))
     });
-    let a_run = profile(&a, &a_binary, &a_svg, None)?;
-    let b_run = match (&b, &b_binary) {
-        (Some(b), Some(binary)) => {
+    let a_files = RunFiles::beside(a_svg);
+    let b_files = b
+        .as_ref()
+        .map(|b| RunFiles::beside(vs_svg(&a_files.svg, &a, b)));
+    let diff = b_files.as_ref().map(|b| diff_svg(&a_files.svg, &b.svg));
+    // The engine no longer opens these itself: an unwritable one fails here, before the builds.
+    for path in [&a_files.svg, &a_files.folded]
+        .into_iter()
+        .chain(b_files.iter().flat_map(|b| [&b.svg, &b.folded]))
+        .chain(&diff)
+    {
+        check_writable(path)?;
+    }
+    let a_binary = build(&a)?;
+    let b_binary = b.as_ref().map(build).transpose()?;
+    let (a_run, a_stacks) = profile(&a, &a_binary, &a_files, None)?;
+    let b_run = match (&b, &b_binary, &b_files) {
+        (Some(b), Some(binary), Some(b_files)) => {
             let names: Vec<String> = a_run.frames.iter().map(|f| f.frame.clone()).collect();
-            Some(profile(b, binary, &vs_svg(&a_svg, &a, b), Some(&names))?)
+            Some(profile(b, binary, b_files, Some(&names))?)
         }
         _ => None,
     };
-    let deltas_pp = b_run.as_ref().map(|b| frame_deltas(&a_run, b));
-    let diff_svg = match &b_run {
-        Some(b_run) => {
-            let svg = diff_svg(&a_svg, &b_run.svg);
+    let deltas_pp = b_run.as_ref().map(|(b, _)| frame_deltas(&a_run, b));
+    let diff_svg = match (&b_run, &diff) {
+        (Some((b_run, b_stacks)), Some(svg)) => {
             let labels = DiffLabels {
                 a: &a_run.spec,
                 b: &b_run.spec,
                 sampler: b_run.sampler,
             };
-            write_differential(&a_run.folded, &b_run.folded, &svg, &labels)?;
+            write_differential(&a_stacks, b_stacks, svg, &labels)?;
             progress.line(&format!("differential flamegraph → {}", svg.display()));
-            Some(svg)
+            Some(svg.clone())
         }
-        None => None,
+        _ => None,
     };
+    let b_run = b_run.map(|(run, _)| run);
     Ok(ProfileOutput {
         schema_version: LAB_JSON_SCHEMA_VERSION,
         kind: Kind::Profile,
@@ -177,6 +190,23 @@ pub(crate) fn run(session: &Session, options: &ProfileRequest) -> Result<Profile
         deltas_pp,
         diff_svg,
     })
+}
+
+/// The files one profiled run writes.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct RunFiles {
+    pub(crate) svg: PathBuf,
+    pub(crate) folded: PathBuf,
+}
+
+impl RunFiles {
+    /// `svg` and its folded stacks beside it.
+    fn beside(svg: PathBuf) -> RunFiles {
+        RunFiles {
+            folded: svg.with_extension("folded"),
+            svg,
+        }
+    }
 }
 
 /// Where `--vs`'s flamegraph goes: beside A's, named by B's spec (`-vs` when both are one).
@@ -235,15 +265,12 @@ fn perf_one(
     engine: &dyn EngineAdapter,
     revision: &Revision,
     binary: &EngineBinary,
-    svg: &Path,
+    files: &RunFiles,
     options: &ProfileRequest,
     paths: &LabPaths,
     progress: &Progress,
     frames: Option<&[String]>,
-) -> Result<ProfileRun> {
-    if let Some(dir) = svg.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    }
+) -> Result<(ProfileRun, Vec<FoldedStack>)> {
     let command = engine.bench_command(
         &binary.path,
         &BenchRequest {
@@ -254,7 +281,6 @@ fn perf_one(
     let bench_dir = crate::engine::adapter::bench_dir(paths);
     std::fs::create_dir_all(&bench_dir)
         .with_context(|| format!("creating {}", bench_dir.display()))?;
-    let folded = svg.with_extension("folded");
     let request = PerfRequest {
         binary: PathBuf::from(&command[0]),
         args: command[1..].to_vec(),
@@ -262,8 +288,8 @@ fn perf_one(
         frequency_hz: options.frequency,
         timeout: Duration::from_secs(options.timeout),
         call_graph: perf::CallGraph::FramePointer,
-        svg: svg.to_path_buf(),
-        folded: folded.clone(),
+        svg: files.svg.clone(),
+        folded: files.folded.clone(),
         top: usize::MAX,
     };
     let task = progress.spinner(&format!("profiling {} with perf", revision.short_name()));
@@ -303,9 +329,9 @@ fn perf_one(
         profile.samples,
         profile.effective_hz,
         options.frequency,
-        svg.display()
+        files.svg.display()
     ));
-    Ok(ProfileRun {
+    let run = ProfileRun {
         spec: revision.spec.clone(),
         commit: revision.commit.map(|c| c.to_string()),
         binary_key: binary.key.clone(),
@@ -313,14 +339,15 @@ fn perf_one(
         frequency: options.frequency,
         effective_hz: Some(profile.effective_hz),
         sampler: "perf",
-        svg: svg.to_path_buf(),
-        folded,
+        svg: files.svg.clone(),
+        folded: files.folded.clone(),
         run_time_s: profile.wall_time.as_secs_f64(),
         engine_profile_time_ms: None,
         nodes,
         samples: profile.samples,
         frames: chosen,
-    })
+    };
+    Ok((run, profile.stacks))
 }
 
 fn perf_frame(function: &perf::FunctionShare) -> FrameShare {

@@ -155,6 +155,10 @@ pub struct PerfProfile {
     /// The engine's stdout (perf writes its own messages to stderr).
     #[serde(skip)]
     pub(crate) stdout: Vec<u8>,
+    /// The folded stacks as written to [`PerfProfile::folded`], for a differential flamegraph
+    /// drawn without reading the file back.
+    #[serde(skip)]
+    pub(crate) stacks: Vec<FoldedStack>,
 }
 
 impl PerfProfile {
@@ -376,6 +380,7 @@ pub fn record(request: &PerfRequest) -> Result<PerfProfile> {
         svg: request.svg.clone(),
         folded: request.folded.clone(),
         stdout: recorded.stdout,
+        stacks,
     })
 }
 

@@ -2,7 +2,6 @@
 //! `squall profile` (the bench under pprof), its folded stacks read into the shares of the key
 //! frames: the eval tiers, the fixed-cost checks, move generation and the search.
 
-use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -10,10 +9,11 @@ use anyhow::{bail, Context, Result};
 use git2::Repository;
 
 use super::perf::{parse_folded, FoldedStack};
-use super::{FrameShare, ProfileRequest, ProfileRun};
+use super::{FrameShare, ProfileRequest, ProfileRun, RunFiles};
 use crate::engine::build::{build_engine_with_rustflags, EngineBinary};
 use crate::engine::revision::Revision;
-use crate::paths::LabPaths;
+use crate::input::{read_bytes, read_text, FLAMEGRAPH, FOLDED_STACKS};
+use crate::paths::{write_atomically, LabPaths};
 use crate::process::{require_success, run_with_timeout};
 use crate::progress::Progress;
 
@@ -136,24 +136,34 @@ pub(super) fn build(
     )
 }
 
+/// One `squall profile` run, and its folded stacks. The engine writes into a directory of its
+/// own under the lab's scratch: it truncates its outputs when it starts, so a crash or a timeout
+/// must not reach `files`. What it wrote is read back bounded and checked, and only then written
+/// to `files`, each atomically.
 pub(super) fn profile_one(
     revision: &Revision,
     binary: &EngineBinary,
-    svg: &Path,
+    files: &RunFiles,
     options: &ProfileRequest,
+    paths: &LabPaths,
     progress: &Progress,
-) -> Result<ProfileRun> {
-    if let Some(dir) = svg.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    }
-    let folded = svg.with_extension("folded");
+) -> Result<(ProfileRun, Vec<FoldedStack>)> {
+    std::fs::create_dir_all(&paths.scratch)
+        .with_context(|| format!("creating {}", paths.scratch.display()))?;
+    // Removed when dropped; one an interrupted run left is cleared by the next run's lock.
+    let scratch = tempfile::Builder::new()
+        .prefix("profile-")
+        .tempdir_in(&paths.scratch)
+        .with_context(|| format!("creating a directory in {}", paths.scratch.display()))?;
+    let engine_svg = scratch.path().join("flamegraph.svg");
+    let engine_folded = scratch.path().join("stacks.folded");
     let mut command = Command::new(&binary.path);
     command
         .arg("profile")
         .arg("--out")
-        .arg(svg)
+        .arg(&engine_svg)
         .arg("--folded")
-        .arg(&folded)
+        .arg(&engine_folded)
         .arg("--frequency")
         .arg(options.frequency.to_string());
     if let Some(depth) = options.depth {
@@ -175,30 +185,34 @@ pub(super) fn profile_one(
             .and_then(|rest| rest.split_whitespace().next())
             .and_then(|value| value.parse::<u64>().ok())
     };
-    let text = std::fs::read_to_string(&folded)
-        .with_context(|| format!("reading folded stacks {}", folded.display()))?;
-    let stacks = parse_folded(&text)?;
+    let name = revision.short_name();
+    let refused = || format!("the output of the engine {what} for {name}");
+    let text = read_text(&engine_folded, FOLDED_STACKS).with_context(refused)?;
+    let stacks = parse_folded(&text).with_context(|| format!("the profile of {name}"))?;
     let (samples, frames) = frame_shares(&stacks);
     if samples == 0 {
-        bail!(
-            "the profile of {} has no samples; try a larger --depth",
-            revision.short_name()
-        );
+        bail!("the profile of {name} has no samples; try a larger --depth");
     }
+    let svg = read_bytes(&engine_svg, FLAMEGRAPH).with_context(refused)?;
+    // Not a validation of the SVG: it keeps an empty or foreign file from replacing a good one.
+    if !svg.windows(4).any(|window| window == b"<svg") {
+        bail!("the engine {what} wrote a flamegraph for {name} that is not an SVG");
+    }
+    write_atomically(&files.svg, &svg)?;
+    write_atomically(&files.folded, text.as_bytes())?;
     progress.line(&format!(
-        "profile of {}: {samples} samples in {:.2} s → {}",
-        revision.short_name(),
+        "profile of {name}: {samples} samples in {:.2} s → {}",
         elapsed.as_secs_f64(),
-        svg.display()
+        files.svg.display()
     ));
-    Ok(ProfileRun {
+    let run = ProfileRun {
         spec: revision.spec.clone(),
         commit: revision.commit.map(|c| c.to_string()),
         binary_key: binary.key.clone(),
         depth: options.depth,
         frequency: options.frequency,
-        svg: svg.to_path_buf(),
-        folded,
+        svg: files.svg.clone(),
+        folded: files.folded.clone(),
         run_time_s: elapsed.as_secs_f64(),
         engine_profile_time_ms: field("Profile time:"),
         // The sampled span is the bench: "Profile time" also holds building the report
@@ -211,7 +225,8 @@ pub(super) fn profile_one(
         nodes: field("Nodes searched:"),
         samples,
         frames,
-    })
+    };
+    Ok((run, stacks))
 }
 
 #[cfg(test)]
