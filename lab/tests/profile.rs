@@ -153,6 +153,9 @@ fn main() {
             std::os::unix::fs::symlink("/dev/zero", &folded).unwrap();
         }
         "huge" => folded_file.set_len(65 << 20).unwrap(),
+        "overflow" => {
+            writeln!(folded_file, "main;negamax {}\nmain;negamax;evaluate 2", u64::MAX - 1).unwrap()
+        }
         _ => writeln!(folded_file, "main;negamax;evaluate;full_tier 3\nmain;negamax 1").unwrap(),
     }
     if std::env::var("FAKE_PROFILE").as_deref() != Ok("empty-svg") {
@@ -203,6 +206,7 @@ fn a_failed_or_refused_profile_leaves_the_last_good_files() {
             "it is a character device, and only regular files are read",
         ),
         ("huge", "larger than the 64 MiB cap"),
+        ("overflow", "add up to more than 18446744073709551615"),
         ("empty-svg", "that is not an SVG"),
     ] {
         let run = repo.lab_with_env(

@@ -18,7 +18,7 @@ use std::path::Path;
 
 use anyhow::{anyhow, bail, Context, Result};
 
-use super::perf::FoldedStack;
+use super::perf::{sample_total, FoldedStack};
 use crate::engine::callgrind::strip_hash;
 use crate::paths::write_atomically;
 
@@ -42,14 +42,30 @@ pub(crate) fn write_differential(
     write_atomically(svg, &drawn)
 }
 
-/// The differential flamegraph SVG of `a` (before) and `b` (after).
+/// The most samples a side of a differential may have: inferno scales counts through `f64`
+/// (exact up to 2^53) and takes percentages as `100 * count` in `isize`, which larger totals
+/// would overflow. Years of sampling at the highest `--frequency`.
+const MAX_DIFF_SAMPLES: u64 = 1 << 53;
+
+/// The differential flamegraph SVG of `a` (before) and `b` (after). A side whose counts add up
+/// to more than [`MAX_DIFF_SAMPLES`] is refused.
 pub(crate) fn render_differential(
     a: &[FoldedStack],
     b: &[FoldedStack],
     labels: &DiffLabels,
 ) -> Result<Vec<u8>> {
-    let total = |stacks: &[FoldedStack]| stacks.iter().map(|stack| stack.count).sum::<u64>();
-    let (a_samples, b_samples) = (total(a), total(b));
+    let total = |stacks: &[FoldedStack], label: &str| -> Result<u64> {
+        let samples = sample_total(stacks).with_context(|| format!("the profile of {label}"))?;
+        if samples > MAX_DIFF_SAMPLES {
+            bail!(
+                "the profile of {label} has {samples} samples, more than the {MAX_DIFF_SAMPLES} \
+                 a differential flamegraph can draw: refused as corrupt"
+            );
+        }
+        Ok(samples)
+    };
+    let a_samples = total(a, labels.a)?;
+    let b_samples = total(b, labels.b)?;
     if b_samples == 0 || a_samples == 0 {
         bail!("a differential flamegraph needs samples on both sides");
     }
@@ -79,7 +95,8 @@ pub(crate) fn render_differential(
     Ok(drawn)
 }
 
-/// Folded stacks as text, each frame's legacy Rust hash suffix dropped.
+/// Folded stacks as text, each frame's legacy Rust hash suffix dropped: only the integer counts
+/// checked by [`sample_total`] reach inferno.
 fn comparable(stacks: &[FoldedStack]) -> String {
     let mut out = String::new();
     for stack in stacks {
@@ -177,6 +194,32 @@ mod tests {
     fn no_samples_on_a_side_is_an_error() {
         assert!(render("", "main 3\n").is_err());
         assert!(render("main 3\n", "main 0\n").is_err());
+    }
+
+    #[test]
+    fn counts_whose_total_overflows_are_refused_on_either_side() {
+        let overflow = format!("main;eval {}\nmain;search 2\n", u64::MAX - 1);
+        let too_many = format!("main;eval {MAX_DIFF_SAMPLES}\nmain;search 1\n");
+        for (huge, expected) in [
+            (&overflow, "add up to more than"),
+            (&too_many, "a differential flamegraph can draw"),
+        ] {
+            for (a, b, side) in [
+                (huge.as_str(), "main 3\n", "old"),
+                ("main 3\n", huge.as_str(), "new"),
+            ] {
+                let refused = format!("{:#}", render(a, b).unwrap_err());
+                assert!(
+                    refused.contains(&format!("the profile of {side}"))
+                        && refused.contains(expected),
+                    "{refused}"
+                );
+            }
+        }
+        // The limit itself is drawn.
+        let most = format!("main;eval {}\nmain;search 1\n", MAX_DIFF_SAMPLES - 1);
+        assert!(render(&most, "main;eval 1\n").is_ok());
+        assert!(render("main;eval 1\n", &most).is_ok());
     }
 
     #[test]

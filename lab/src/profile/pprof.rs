@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use git2::Repository;
 
-use super::perf::{parse_folded, FoldedStack};
+use super::perf::{parse_folded, sample_total, FoldedStack};
 use super::{FrameShare, ProfileRequest, ProfileRun, RunFiles};
 use crate::engine::build::{build_engine_with_rustflags, EngineBinary};
 use crate::engine::revision::Revision;
@@ -86,8 +86,9 @@ pub(crate) fn function_name(frame: &str) -> &str {
     segments.last().copied().unwrap_or(path)
 }
 
-pub(crate) fn frame_shares(stacks: &[FoldedStack]) -> (u64, Vec<FrameShare>) {
-    let total: u64 = stacks.iter().map(|s| s.count).sum();
+/// Total samples and the key frames' shares. Counts whose total overflows are an error.
+pub(crate) fn frame_shares(stacks: &[FoldedStack]) -> Result<(u64, Vec<FrameShare>)> {
+    let total = sample_total(stacks)?;
     let share = |samples: u64| {
         if total == 0 {
             0.0
@@ -98,26 +99,26 @@ pub(crate) fn frame_shares(stacks: &[FoldedStack]) -> (u64, Vec<FrameShare>) {
     let shares = KEY_FRAMES
         .iter()
         .map(|(label, matcher)| {
-            let inclusive_samples = stacks
-                .iter()
-                .filter(|s| s.frames.iter().any(|f| matcher.matches(f)))
-                .map(|s| s.count)
-                .sum();
-            let self_samples = stacks
-                .iter()
-                .filter(|s| s.frames.last().is_some_and(|f| matcher.matches(f)))
-                .map(|s| s.count)
-                .sum();
-            FrameShare {
+            let inclusive_samples = sample_total(
+                stacks
+                    .iter()
+                    .filter(|s| s.frames.iter().any(|f| matcher.matches(f))),
+            )?;
+            let self_samples = sample_total(
+                stacks
+                    .iter()
+                    .filter(|s| s.frames.last().is_some_and(|f| matcher.matches(f))),
+            )?;
+            Ok(FrameShare {
                 frame: label.to_string(),
                 inclusive_samples,
                 self_samples,
                 inclusive: share(inclusive_samples),
                 self_share: share(self_samples),
-            }
+            })
         })
-        .collect();
-    (total, shares)
+        .collect::<Result<_>>()?;
+    Ok((total, shares))
 }
 
 pub(super) fn build(
@@ -189,7 +190,8 @@ pub(super) fn profile_one(
     let refused = || format!("the output of the engine {what} for {name}");
     let text = read_text(&engine_folded, FOLDED_STACKS).with_context(refused)?;
     let stacks = parse_folded(&text).with_context(|| format!("the profile of {name}"))?;
-    let (samples, frames) = frame_shares(&stacks);
+    let (samples, frames) =
+        frame_shares(&stacks).with_context(|| format!("the profile of {name}"))?;
     if samples == 0 {
         bail!("the profile of {name} has no samples; try a larger --depth");
     }
@@ -258,7 +260,7 @@ mod tests {
              main;negamax;generate<squall::movegen::MoveList, true> 4\n\n",
         )
         .unwrap();
-        let (total, shares) = frame_shares(&stacks);
+        let (total, shares) = frame_shares(&stacks).unwrap();
         assert_eq!(total, 8);
         let get = |name: &str| shares.iter().find(|s| s.frame == name).unwrap();
         assert_eq!(get("evaluate").inclusive_samples, 4);
@@ -268,5 +270,25 @@ mod tests {
         // A recursive frame counts once per stack.
         assert_eq!(get("search (negamax)").inclusive, 1.0);
         assert!(parse_folded("no-count-here").is_err());
+    }
+
+    #[test]
+    fn counts_whose_total_overflows_are_refused() {
+        // Each count fits; their sum does not, and would wrap to a share above 100%.
+        let stacks = parse_folded(&format!(
+            "main;negamax;evaluate 2\nmain;negamax {}\n",
+            u64::MAX - 1
+        ))
+        .unwrap();
+        let refused = format!("{:#}", frame_shares(&stacks).unwrap_err());
+        assert!(refused.contains("add up to more than"), "{refused}");
+        let fits = parse_folded(&format!(
+            "main;negamax;evaluate 1\nmain;negamax {}\n",
+            u64::MAX - 1
+        ))
+        .unwrap();
+        let (total, shares) = frame_shares(&fits).unwrap();
+        assert_eq!(total, u64::MAX);
+        assert_eq!(shares.last().unwrap().inclusive_samples, u64::MAX);
     }
 }
