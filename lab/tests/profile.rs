@@ -246,3 +246,45 @@ fn a_failed_or_refused_profile_leaves_the_last_good_files() {
         "the engine's directories are removed: {scratch:?}"
     );
 }
+
+/// `HEAD~1` and `HEAD^1` are one file name (`HEAD_1`): B's files get `-vs` instead of
+/// replacing A's, and the differential compares the two runs.
+#[test]
+fn specs_with_one_file_name_keep_both_profiles() {
+    let repo = fake_profiler_repo();
+    let run = repo.lab(&["profile", "HEAD~1", "--vs", "HEAD^1", "--format", "json"]);
+    assert_eq!(run.code, 0, "{run}");
+    let json = run.json();
+    let dir = repo.cache("profile");
+    assert_eq!(json["a"]["svg"], dir.join("HEAD_1.svg").to_str().unwrap());
+    assert_eq!(
+        json["b"]["svg"],
+        dir.join("HEAD_1-vs.svg").to_str().unwrap()
+    );
+    assert_eq!(
+        json["b"]["folded"],
+        dir.join("HEAD_1-vs.folded").to_str().unwrap()
+    );
+    assert_eq!(
+        json["diff_svg"],
+        dir.join("HEAD_1-vs-HEAD_1-vs.diff.svg").to_str().unwrap()
+    );
+    let a_svg = std::fs::read_to_string(dir.join("HEAD_1.svg")).unwrap();
+    let b_svg = std::fs::read_to_string(dir.join("HEAD_1-vs.svg")).unwrap();
+    assert_ne!(a_svg, b_svg, "two runs, two flamegraphs");
+    assert!(
+        dir.join("HEAD_1.folded").is_file() && dir.join("HEAD_1-vs-HEAD_1-vs.diff.svg").is_file()
+    );
+
+    // `--out x.folded` would write the flamegraph and its stacks to one file: refused first.
+    let out = tempfile::tempdir().unwrap();
+    let clash = out.path().join("x.folded");
+    let refused = repo.lab(&["profile", "HEAD", "--out", clash.to_str().unwrap()]);
+    assert_eq!(refused.code, 2, "{refused}");
+    assert!(refused.stderr.contains("is the same file as"), "{refused}");
+    assert!(
+        !refused.stderr.contains("engine of"),
+        "refused before the build\n{refused}"
+    );
+    assert!(!clash.exists());
+}
