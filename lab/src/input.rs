@@ -90,6 +90,21 @@ pub(crate) const CACHE_RECORD: FileCap = FileCap {
     what: "build cache record",
     cap: MIB,
 };
+/// The folded stacks `squall profile` writes for `lab profile`. Distinct stacks set its size, not
+/// samples (a repeated stack only raises its count): a depth-12 bench, 664 samples, is 277
+/// stacks in 110 KB. 64 MiB is hundreds of times that, and bounds what `--vs` holds in memory,
+/// two of them parsed at once.
+pub(crate) const FOLDED_STACKS: FileCap = FileCap {
+    what: "folded stacks file",
+    cap: 64 * MIB,
+};
+/// The flamegraph SVG `squall profile` writes for `lab profile`: one element per frame drawn,
+/// frames too narrow to see left out, so its size follows the folded stacks' (230 KB for the
+/// profile above) and takes their cap.
+pub(crate) const FLAMEGRAPH: FileCap = FileCap {
+    what: "flamegraph SVG",
+    cap: 64 * MIB,
+};
 /// A JSON report drawn by `lab report`.
 pub(crate) const REPORT: FileCap = FileCap {
     what: "JSON report",

@@ -13,6 +13,7 @@ pub(crate) fn run(lab: &Lab, args: &ProfileArgs) -> Result<Outcome> {
         rev: args.rev.clone(),
         vs: args.vs.clone(),
         out: args.out.clone(),
+        exports: super::export_paths(&args.output.export),
         depth: args.depth,
         frequency: args.frequency,
         timeout: args.timeout,

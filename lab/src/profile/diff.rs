@@ -1,5 +1,6 @@
 //! The differential flamegraph of `lab profile A --vs B`, drawn by inferno from the two runs'
-//! folded stacks, whichever sampler (pprof or perf) wrote them.
+//! folded stacks, whichever sampler (pprof or perf) wrote them. The stacks come from the runs
+//! themselves, already parsed and checked, not from their files, which could have changed since.
 //!
 //! `inferno::differential` merges the two files into one line per stack with both counts, then
 //! `inferno::flamegraph` draws it: frame widths are B's samples, the colour is the change of the
@@ -17,6 +18,7 @@ use std::path::Path;
 
 use anyhow::{anyhow, bail, Context, Result};
 
+use super::perf::{sample_total, FoldedStack};
 use crate::engine::callgrind::strip_hash;
 use crate::paths::write_atomically;
 
@@ -29,28 +31,45 @@ pub(crate) struct DiffLabels<'a> {
     pub(crate) sampler: &'a str,
 }
 
-/// Reads A's and B's folded stacks, writes their differential flamegraph to `svg` (atomically).
+/// Writes the differential flamegraph of A's and B's folded stacks to `svg` (atomically).
 pub(crate) fn write_differential(
-    a_folded: &Path,
-    b_folded: &Path,
+    a: &[FoldedStack],
+    b: &[FoldedStack],
     svg: &Path,
     labels: &DiffLabels,
 ) -> Result<()> {
-    let read = |path: &Path| {
-        std::fs::read_to_string(path)
-            .with_context(|| format!("reading folded stacks {}", path.display()))
-    };
-    let drawn = render_differential(&read(a_folded)?, &read(b_folded)?, labels)?;
+    let drawn = render_differential(a, b, labels)?;
     write_atomically(svg, &drawn)
 }
 
-/// The differential flamegraph SVG of `a` (before) and `b` (after), both folded stacks.
-pub(crate) fn render_differential(a: &str, b: &str, labels: &DiffLabels) -> Result<Vec<u8>> {
-    let (a, b) = (comparable(a), comparable(b));
-    let b_samples: u64 = b.lines().filter_map(count).sum();
-    if b_samples == 0 || a.lines().filter_map(count).sum::<u64>() == 0 {
+/// The most samples a side of a differential may have: inferno scales counts through `f64`
+/// (exact up to 2^53) and takes percentages as `100 * count` in `isize`, which larger totals
+/// would overflow. Years of sampling at the highest `--frequency`.
+const MAX_DIFF_SAMPLES: u64 = 1 << 53;
+
+/// The differential flamegraph SVG of `a` (before) and `b` (after). A side whose counts add up
+/// to more than [`MAX_DIFF_SAMPLES`] is refused.
+pub(crate) fn render_differential(
+    a: &[FoldedStack],
+    b: &[FoldedStack],
+    labels: &DiffLabels,
+) -> Result<Vec<u8>> {
+    let total = |stacks: &[FoldedStack], label: &str| -> Result<u64> {
+        let samples = sample_total(stacks).with_context(|| format!("the profile of {label}"))?;
+        if samples > MAX_DIFF_SAMPLES {
+            bail!(
+                "the profile of {label} has {samples} samples, more than the {MAX_DIFF_SAMPLES} \
+                 a differential flamegraph can draw: refused as corrupt"
+            );
+        }
+        Ok(samples)
+    };
+    let a_samples = total(a, labels.a)?;
+    let b_samples = total(b, labels.b)?;
+    if b_samples == 0 || a_samples == 0 {
         bail!("a differential flamegraph needs samples on both sides");
     }
+    let (a, b) = (comparable(a), comparable(b));
     let mut merged = Vec::new();
     let options = inferno::differential::Options {
         normalize: true,
@@ -76,22 +95,15 @@ pub(crate) fn render_differential(a: &str, b: &str, labels: &DiffLabels) -> Resu
     Ok(drawn)
 }
 
-/// The count at the end of a folded line.
-fn count(line: &str) -> Option<u64> {
-    line.trim_end().rsplit_once(' ')?.1.parse().ok()
-}
-
-/// Folded stacks with each frame's legacy Rust hash suffix dropped.
-fn comparable(folded: &str) -> String {
-    let mut out = String::with_capacity(folded.len());
-    for line in folded.lines() {
-        let Some((stack, count)) = line.trim_end().rsplit_once(' ') else {
-            continue;
-        };
-        let frames: Vec<&str> = stack.split(';').map(strip_hash).collect();
+/// Folded stacks as text, each frame's legacy Rust hash suffix dropped: only the integer counts
+/// checked by [`sample_total`] reach inferno.
+fn comparable(stacks: &[FoldedStack]) -> String {
+    let mut out = String::new();
+    for stack in stacks {
+        let frames: Vec<&str> = stack.frames.iter().map(|frame| strip_hash(frame)).collect();
         out.push_str(&frames.join(";"));
         out.push(' ');
-        out.push_str(count);
+        out.push_str(&stack.count.to_string());
         out.push('\n');
     }
     out
@@ -100,6 +112,12 @@ fn comparable(folded: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::profile::perf::parse_folded;
+
+    /// [`render_differential`] of two folded texts.
+    fn render(a: &str, b: &str) -> Result<Vec<u8>> {
+        render_differential(&parse_folded(a)?, &parse_folded(b)?, &LABELS)
+    }
 
     const LABELS: DiffLabels = DiffLabels {
         a: "old",
@@ -132,7 +150,7 @@ mod tests {
         // grown; in shares, eval went from 50% to 75% and search from 50% to 25%.
         let a = "main;search;eval::h0123456789abcdef 10\nmain;search 10\n";
         let b = "main;search;eval::hfedcba9876543210 30\nmain;search 10\n";
-        let svg = String::from_utf8(render_differential(a, b, &LABELS).unwrap()).unwrap();
+        let svg = String::from_utf8(render(a, b).unwrap()).unwrap();
         assert!(
             svg.contains("old → new: differential flamegraph (test)"),
             "{svg}"
@@ -158,7 +176,7 @@ mod tests {
     fn a_shorter_b_is_scaled_too() {
         let a = "main;search;eval 30\nmain;search;movegen 10\n";
         let b = "main;search;eval 10\nmain;search;movegen 10\n";
-        let svg = String::from_utf8(render_differential(a, b, &LABELS).unwrap()).unwrap();
+        let svg = String::from_utf8(render(a, b).unwrap()).unwrap();
         let frames = frames(&svg);
         // B ran half as long. eval: 75% of A (15 of 20 once scaled), 50% of B.
         let (eval_title, eval_fill) = frame(&frames, "eval");
@@ -174,16 +192,40 @@ mod tests {
 
     #[test]
     fn no_samples_on_a_side_is_an_error() {
-        assert!(render_differential("", "main 3\n", &LABELS).is_err());
-        assert!(render_differential("main 3\n", "main 0\n", &LABELS).is_err());
+        assert!(render("", "main 3\n").is_err());
+        assert!(render("main 3\n", "main 0\n").is_err());
+    }
+
+    #[test]
+    fn counts_whose_total_overflows_are_refused_on_either_side() {
+        let overflow = format!("main;eval {}\nmain;search 2\n", u64::MAX - 1);
+        let too_many = format!("main;eval {MAX_DIFF_SAMPLES}\nmain;search 1\n");
+        for (huge, expected) in [
+            (&overflow, "add up to more than"),
+            (&too_many, "a differential flamegraph can draw"),
+        ] {
+            for (a, b, side) in [
+                (huge.as_str(), "main 3\n", "old"),
+                ("main 3\n", huge.as_str(), "new"),
+            ] {
+                let refused = format!("{:#}", render(a, b).unwrap_err());
+                assert!(
+                    refused.contains(&format!("the profile of {side}"))
+                        && refused.contains(expected),
+                    "{refused}"
+                );
+            }
+        }
+        // The limit itself is drawn.
+        let most = format!("main;eval {}\nmain;search 1\n", MAX_DIFF_SAMPLES - 1);
+        assert!(render(&most, "main;eval 1\n").is_ok());
+        assert!(render("main;eval 1\n", &most).is_ok());
     }
 
     #[test]
     fn only_hashes_are_dropped_from_frames() {
-        assert_eq!(
-            comparable("x;y::h0123456789abcdef;a::hash 4\n\nbad\n"),
-            "x;y;a::hash 4\n"
-        );
+        let stacks = parse_folded("x;y::h0123456789abcdef;a::hash 4\n\nmain 07\n").unwrap();
+        assert_eq!(comparable(&stacks), "x;y;a::hash 4\nmain 7\n");
     }
 
     fn rgb(fill: &str) -> (u8, u8, u8) {

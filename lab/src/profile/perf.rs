@@ -155,6 +155,10 @@ pub struct PerfProfile {
     /// The engine's stdout (perf writes its own messages to stderr).
     #[serde(skip)]
     pub(crate) stdout: Vec<u8>,
+    /// The folded stacks as written to [`PerfProfile::folded`], for a differential flamegraph
+    /// drawn without reading the file back.
+    #[serde(skip)]
+    pub(crate) stacks: Vec<FoldedStack>,
 }
 
 impl PerfProfile {
@@ -342,7 +346,7 @@ pub fn record(request: &PerfRequest) -> Result<PerfProfile> {
 
     let folded_text = collapse_perf_script(&scripted.stdout)?;
     let stacks = parse_folded(&folded_text)?;
-    let (samples, mut functions) = function_shares(&stacks);
+    let (samples, mut functions) = function_shares(&stacks)?;
     if samples == 0 {
         bail!(
             "perf recorded no samples: run too short at {} Hz? ({engine} ran {:.3} s)",
@@ -376,6 +380,7 @@ pub fn record(request: &PerfRequest) -> Result<PerfProfile> {
         svg: request.svg.clone(),
         folded: request.folded.clone(),
         stdout: recorded.stdout,
+        stacks,
     })
 }
 
@@ -495,12 +500,27 @@ pub(crate) fn parse_folded(text: &str) -> Result<Vec<FoldedStack>> {
         .collect()
 }
 
+/// The sum of the stacks' counts; counts that add up to more than a `u64` holds (only a corrupt
+/// or hostile file has them) are refused rather than wrapped into nonsense shares.
+pub(crate) fn sample_total<'a>(stacks: impl IntoIterator<Item = &'a FoldedStack>) -> Result<u64> {
+    stacks
+        .into_iter()
+        .try_fold(0u64, |total, stack| total.checked_add(stack.count))
+        .with_context(|| {
+            format!(
+                "the folded stacks' sample counts add up to more than {}: refused as corrupt",
+                u64::MAX
+            )
+        })
+}
+
 /// Total samples and every function's self and inclusive share, sorted by self samples, then
 /// inclusive samples (both descending), then name. Self: the function is the leaf frame.
 /// Inclusive: the function is anywhere in the stack, each stack counted once however often the
-/// function recurs in it. No samples: `(0, [])`.
-pub(crate) fn function_shares(stacks: &[FoldedStack]) -> (u64, Vec<FunctionShare>) {
-    let total: u64 = stacks.iter().map(|stack| stack.count).sum();
+/// function recurs in it. No samples: `(0, [])`. Counts whose total overflows are an error.
+pub(crate) fn function_shares(stacks: &[FoldedStack]) -> Result<(u64, Vec<FunctionShare>)> {
+    let total = sample_total(stacks)?;
+    // Each function's counts sum a subset of the stacks, once each: never above `total`.
     let mut counts: HashMap<&str, (u64, u64)> = HashMap::new();
     for stack in stacks {
         if let Some(leaf) = stack.frames.last() {
@@ -536,7 +556,7 @@ pub(crate) fn function_shares(stacks: &[FoldedStack]) -> (u64, Vec<FunctionShare
             .then(b.inclusive_samples.cmp(&a.inclusive_samples))
             .then_with(|| a.function.cmp(&b.function))
     });
-    (total, shares)
+    Ok((total, shares))
 }
 
 /// A private directory for perf's data, removed when dropped.
@@ -587,7 +607,7 @@ mod tests {
              engine;main;search 1\n\n",
         )
         .unwrap();
-        let (total, shares) = function_shares(&stacks);
+        let (total, shares) = function_shares(&stacks).unwrap();
         assert_eq!(total, 10);
         let eval = share(&shares, "eval");
         assert_eq!((eval.self_samples, eval.inclusive_samples), (6, 6));
@@ -610,16 +630,26 @@ mod tests {
     fn no_stacks_no_shares() {
         assert_eq!(parse_folded("").unwrap(), vec![]);
         assert_eq!(parse_folded("\n  \n").unwrap(), vec![]);
-        let (total, shares) = function_shares(&[]);
+        let (total, shares) = function_shares(&[]).unwrap();
         assert_eq!(total, 0);
         assert!(shares.is_empty());
         let zero = [FoldedStack {
             frames: vec!["main".into()],
             count: 0,
         }];
-        let (total, shares) = function_shares(&zero);
+        let (total, shares) = function_shares(&zero).unwrap();
         assert_eq!(total, 0);
         assert_eq!(shares[0].inclusive, 0.0, "no division by zero");
+    }
+
+    #[test]
+    fn counts_whose_total_overflows_are_refused() {
+        let stacks = parse_folded(&format!("main;eval {}\nmain;search 1\n", u64::MAX)).unwrap();
+        let refused = function_shares(&stacks).unwrap_err().to_string();
+        assert!(refused.contains("add up to more than"), "{refused}");
+        // Up to the limit is a profile.
+        let stacks = parse_folded(&format!("main;eval {}\nmain 1\n", u64::MAX - 1)).unwrap();
+        assert_eq!(function_shares(&stacks).unwrap().0, u64::MAX);
     }
 
     #[test]
@@ -655,7 +685,7 @@ burn  8869/8869  27282.286047: cpu-clock:
 ";
         let folded = collapse_perf_script(script.as_bytes()).unwrap();
         let stacks = parse_folded(&folded).unwrap();
-        let (total, shares) = function_shares(&stacks);
+        let (total, shares) = function_shares(&stacks).unwrap();
         assert_eq!(total, 3, "{folded}");
         let burn = share(&shares, "burn_cycles");
         assert_eq!((burn.self_samples, burn.inclusive_samples), (2, 2));

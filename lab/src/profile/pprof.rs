@@ -2,18 +2,18 @@
 //! `squall profile` (the bench under pprof), its folded stacks read into the shares of the key
 //! frames: the eval tiers, the fixed-cost checks, move generation and the search.
 
-use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use git2::Repository;
 
-use super::perf::{parse_folded, FoldedStack};
-use super::{FrameShare, ProfileRequest, ProfileRun};
+use super::perf::{parse_folded, sample_total, FoldedStack};
+use super::{FrameShare, ProfileRequest, ProfileRun, RunFiles};
 use crate::engine::build::{build_engine_with_rustflags, EngineBinary};
 use crate::engine::revision::Revision;
-use crate::paths::LabPaths;
+use crate::input::{read_bytes, read_text, FLAMEGRAPH, FOLDED_STACKS};
+use crate::paths::{write_atomically, LabPaths};
 use crate::process::{require_success, run_with_timeout};
 use crate::progress::Progress;
 
@@ -86,8 +86,9 @@ pub(crate) fn function_name(frame: &str) -> &str {
     segments.last().copied().unwrap_or(path)
 }
 
-pub(crate) fn frame_shares(stacks: &[FoldedStack]) -> (u64, Vec<FrameShare>) {
-    let total: u64 = stacks.iter().map(|s| s.count).sum();
+/// Total samples and the key frames' shares. Counts whose total overflows are an error.
+pub(crate) fn frame_shares(stacks: &[FoldedStack]) -> Result<(u64, Vec<FrameShare>)> {
+    let total = sample_total(stacks)?;
     let share = |samples: u64| {
         if total == 0 {
             0.0
@@ -98,26 +99,26 @@ pub(crate) fn frame_shares(stacks: &[FoldedStack]) -> (u64, Vec<FrameShare>) {
     let shares = KEY_FRAMES
         .iter()
         .map(|(label, matcher)| {
-            let inclusive_samples = stacks
-                .iter()
-                .filter(|s| s.frames.iter().any(|f| matcher.matches(f)))
-                .map(|s| s.count)
-                .sum();
-            let self_samples = stacks
-                .iter()
-                .filter(|s| s.frames.last().is_some_and(|f| matcher.matches(f)))
-                .map(|s| s.count)
-                .sum();
-            FrameShare {
+            let inclusive_samples = sample_total(
+                stacks
+                    .iter()
+                    .filter(|s| s.frames.iter().any(|f| matcher.matches(f))),
+            )?;
+            let self_samples = sample_total(
+                stacks
+                    .iter()
+                    .filter(|s| s.frames.last().is_some_and(|f| matcher.matches(f))),
+            )?;
+            Ok(FrameShare {
                 frame: label.to_string(),
                 inclusive_samples,
                 self_samples,
                 inclusive: share(inclusive_samples),
                 self_share: share(self_samples),
-            }
+            })
         })
-        .collect();
-    (total, shares)
+        .collect::<Result<_>>()?;
+    Ok((total, shares))
 }
 
 pub(super) fn build(
@@ -136,24 +137,34 @@ pub(super) fn build(
     )
 }
 
+/// One `squall profile` run, and its folded stacks. The engine writes into a directory of its
+/// own under the lab's scratch: it truncates its outputs when it starts, so a crash or a timeout
+/// must not reach `files`. What it wrote is read back bounded and checked, and only then written
+/// to `files`, each atomically.
 pub(super) fn profile_one(
     revision: &Revision,
     binary: &EngineBinary,
-    svg: &Path,
+    files: &RunFiles,
     options: &ProfileRequest,
+    paths: &LabPaths,
     progress: &Progress,
-) -> Result<ProfileRun> {
-    if let Some(dir) = svg.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    }
-    let folded = svg.with_extension("folded");
+) -> Result<(ProfileRun, Vec<FoldedStack>)> {
+    std::fs::create_dir_all(&paths.scratch)
+        .with_context(|| format!("creating {}", paths.scratch.display()))?;
+    // Removed when dropped; one an interrupted run left is cleared by the next run's lock.
+    let scratch = tempfile::Builder::new()
+        .prefix("profile-")
+        .tempdir_in(&paths.scratch)
+        .with_context(|| format!("creating a directory in {}", paths.scratch.display()))?;
+    let engine_svg = scratch.path().join("flamegraph.svg");
+    let engine_folded = scratch.path().join("stacks.folded");
     let mut command = Command::new(&binary.path);
     command
         .arg("profile")
         .arg("--out")
-        .arg(svg)
+        .arg(&engine_svg)
         .arg("--folded")
-        .arg(&folded)
+        .arg(&engine_folded)
         .arg("--frequency")
         .arg(options.frequency.to_string());
     if let Some(depth) = options.depth {
@@ -175,30 +186,35 @@ pub(super) fn profile_one(
             .and_then(|rest| rest.split_whitespace().next())
             .and_then(|value| value.parse::<u64>().ok())
     };
-    let text = std::fs::read_to_string(&folded)
-        .with_context(|| format!("reading folded stacks {}", folded.display()))?;
-    let stacks = parse_folded(&text)?;
-    let (samples, frames) = frame_shares(&stacks);
+    let name = revision.short_name();
+    let refused = || format!("the output of the engine {what} for {name}");
+    let text = read_text(&engine_folded, FOLDED_STACKS).with_context(refused)?;
+    let stacks = parse_folded(&text).with_context(|| format!("the profile of {name}"))?;
+    let (samples, frames) =
+        frame_shares(&stacks).with_context(|| format!("the profile of {name}"))?;
     if samples == 0 {
-        bail!(
-            "the profile of {} has no samples; try a larger --depth",
-            revision.short_name()
-        );
+        bail!("the profile of {name} has no samples; try a larger --depth");
     }
+    let svg = read_bytes(&engine_svg, FLAMEGRAPH).with_context(refused)?;
+    // Not a validation of the SVG: it keeps an empty or foreign file from replacing a good one.
+    if !svg.windows(4).any(|window| window == b"<svg") {
+        bail!("the engine {what} wrote a flamegraph for {name} that is not an SVG");
+    }
+    write_atomically(&files.svg, &svg)?;
+    write_atomically(&files.folded, text.as_bytes())?;
     progress.line(&format!(
-        "profile of {}: {samples} samples in {:.2} s → {}",
-        revision.short_name(),
+        "profile of {name}: {samples} samples in {:.2} s → {}",
         elapsed.as_secs_f64(),
-        svg.display()
+        files.svg.display()
     ));
-    Ok(ProfileRun {
+    let run = ProfileRun {
         spec: revision.spec.clone(),
         commit: revision.commit.map(|c| c.to_string()),
         binary_key: binary.key.clone(),
         depth: options.depth,
         frequency: options.frequency,
-        svg: svg.to_path_buf(),
-        folded,
+        svg: files.svg.clone(),
+        folded: files.folded.clone(),
         run_time_s: elapsed.as_secs_f64(),
         engine_profile_time_ms: field("Profile time:"),
         // The sampled span is the bench: "Profile time" also holds building the report
@@ -211,7 +227,8 @@ pub(super) fn profile_one(
         nodes: field("Nodes searched:"),
         samples,
         frames,
-    })
+    };
+    Ok((run, stacks))
 }
 
 #[cfg(test)]
@@ -243,7 +260,7 @@ mod tests {
              main;negamax;generate<squall::movegen::MoveList, true> 4\n\n",
         )
         .unwrap();
-        let (total, shares) = frame_shares(&stacks);
+        let (total, shares) = frame_shares(&stacks).unwrap();
         assert_eq!(total, 8);
         let get = |name: &str| shares.iter().find(|s| s.frame == name).unwrap();
         assert_eq!(get("evaluate").inclusive_samples, 4);
@@ -253,5 +270,25 @@ mod tests {
         // A recursive frame counts once per stack.
         assert_eq!(get("search (negamax)").inclusive, 1.0);
         assert!(parse_folded("no-count-here").is_err());
+    }
+
+    #[test]
+    fn counts_whose_total_overflows_are_refused() {
+        // Each count fits; their sum does not, and would wrap to a share above 100%.
+        let stacks = parse_folded(&format!(
+            "main;negamax;evaluate 2\nmain;negamax {}\n",
+            u64::MAX - 1
+        ))
+        .unwrap();
+        let refused = format!("{:#}", frame_shares(&stacks).unwrap_err());
+        assert!(refused.contains("add up to more than"), "{refused}");
+        let fits = parse_folded(&format!(
+            "main;negamax;evaluate 1\nmain;negamax {}\n",
+            u64::MAX - 1
+        ))
+        .unwrap();
+        let (total, shares) = frame_shares(&fits).unwrap();
+        assert_eq!(total, u64::MAX);
+        assert_eq!(shares.last().unwrap().inclusive_samples, u64::MAX);
     }
 }
