@@ -218,7 +218,7 @@ fn a_match_with_an_sprt_draws_its_llr_elo_and_pentanomial() {
 fn without_an_sprt_a_sentence_stands_in_for_the_llr_plot_and_a_merge_has_its_page() {
     let repo = FakeRepo::new();
     let out = tempfile::tempdir().unwrap();
-    let (run, json, html) = play_exporting(&repo, out.path(), &["--games", "12"]);
+    let (run, json, html) = play_exporting(&repo, out.path(), &["--games", "20"]);
     assert_eq!(run.code, 0, "{run}");
     let page = std::fs::read_to_string(&html).unwrap();
     assert_eq!(self_contained_svgs(&page), 2, "{page}");
@@ -245,7 +245,7 @@ fn without_an_sprt_a_sentence_stands_in_for_the_llr_plot_and_a_merge_has_its_pag
             &repo,
             &[
                 "--games",
-                "12",
+                "20",
                 "--sprt",
                 "elo0=0,elo1=10",
                 "--shard",
@@ -288,7 +288,7 @@ fn without_an_sprt_a_sentence_stands_in_for_the_llr_plot_and_a_merge_has_its_pag
         .iter()
         .map(|point| point["pairs"].as_u64().unwrap())
         .collect();
-    assert_eq!(pairs, (1..=6).collect::<Vec<u64>>());
+    assert_eq!(pairs, (1..=10).collect::<Vec<u64>>());
     let page = std::fs::read_to_string(&merged_html).unwrap();
     assert_eq!(self_contained_svgs(&page), 3, "{page}");
     assert!(page.contains("shards 1/2 2/2"), "{page}");
@@ -376,13 +376,26 @@ fn an_older_or_broken_match_json_is_drawn_honestly_or_refused_in_one_line() {
     // infinite one once made plotters tick it forever.
     let mut absurd = read_json(&json);
     absurd["trajectory"] = serde_json::json!([
-        {"pairs": 1, "games": 2, "elo": 1e308, "elo_low": -1e308, "elo_high": 1e308, "llr": 1e308},
-        {"pairs": 2, "games": 4, "elo": -1e308, "elo_low": -1e308, "elo_high": 1e308, "llr": -1e308}
+        {"pairs": 10, "games": 20, "elo": 1e308, "elo_low": -1e308, "elo_high": 1e308, "llr": 1e308},
+        {"pairs": 11, "games": 22, "elo": -1e308, "elo_low": -1e308, "elo_high": 1e308, "llr": -1e308}
     ]);
     absurd["sprt"] = serde_json::json!({
         "elo0": 0.0, "elo1": 10.0, "alpha": 0.05, "beta": 0.05, "model": "logistic",
         "llr": 1e308, "lower": -1e308, "upper": 1e308, "result": "continue"
     });
+    // Fewer pairs than any report gives an interval for: no band either.
+    let mut early = read_json(&json);
+    early["trajectory"] = serde_json::json!([
+        {"pairs": 9, "games": 18, "elo": 5.0, "elo_low": -50.0, "elo_high": 60.0, "llr": null}
+    ]);
+    let early_json = out.path().join("early.json");
+    std::fs::write(&early_json, early.to_string()).unwrap();
+    let page =
+        String::from_utf8(redraw(&repo, &early_json, &out.path().join("early.html"))).unwrap();
+    assert!(
+        page.contains("had no interval yet (fewer than ten"),
+        "{page}"
+    );
     let absurd_json = out.path().join("absurd.json");
     std::fs::write(&absurd_json, absurd.to_string()).unwrap();
     let page = redraw(&repo, &absurd_json, &out.path().join("absurd.html"));

@@ -16,7 +16,7 @@ use std::fmt::Write as _;
 use anyhow::Result;
 
 use crate::calendar::utc_minute;
-use crate::games::sprt::{EloModel, PENTANOMIAL_CELLS};
+use crate::games::sprt::{EloModel, MIN_PAIRS_FOR_ESTIMATES, PENTANOMIAL_CELLS};
 use crate::games::summary::SprtState;
 use crate::report::findings::played_alike;
 use crate::report::html::plot::Footer;
@@ -246,8 +246,11 @@ pub(crate) fn page(doc: &MatchDoc) -> Result<String> {
     let (elo_text, elo_plot) = match points {
         None => (NO_TRAJECTORY.to_string(), None),
         Some(points) => {
+            // The band starts where the page's text gives an interval: no report reads one
+            // from fewer pairs.
             let band: Vec<EloPoint> = points
                 .iter()
+                .filter(|p| p.pairs >= MIN_PAIRS_FOR_ESTIMATES)
                 .filter_map(|p| {
                     Some(EloPoint {
                         games: p.games as f64,
@@ -259,8 +262,8 @@ pub(crate) fn page(doc: &MatchDoc) -> Result<String> {
                 .collect();
             if band.is_empty() {
                 (
-                    "B's Elo was never defined (no complete pair, or B won or lost every \
-                     pair): nothing to draw."
+                    "B's Elo had no interval yet (fewer than ten complete pairs, or B won or \
+                     lost every pair): nothing to draw."
                         .to_string(),
                     None,
                 )
