@@ -1,5 +1,5 @@
 //! The `lab tune` section: the predicted exits of candidate tables per tier and material
-//! bucket, and with `--search` the frontier, the chosen percentiles and the `lab tables`
+//! bucket, and with `--search` its steps, the chosen percentiles and the `lab tables`
 //! command that writes them.
 
 use super::eval_exits::TIER_NAMES;
@@ -192,8 +192,8 @@ fn search_section(search: &TuneSearch, style: Style) -> String {
     let grid = &result.low_percentile_grid;
     let mut out = style.table_heading(&format!(
         "Search: greedy over symmetric pairs p{}/p{} .. p{}/p{}, every exceeded upper bound \
-             <= {}%; kept: the run under {}%; steps: {} (the frontier: cheap-exit share against \
-             the worst bound)",
+             <= {}%; kept: the run under {}%; steps: {} (each: the cheap-exit share against the \
+             worst bound)",
         grid[0],
         100.0 - grid[0],
         grid[grid.len() - 1],
