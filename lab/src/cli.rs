@@ -70,7 +70,8 @@ Exit codes:
   3  undecided within --max-rounds (same signature) or --max-games (games), or a decision
      withheld because the games' own NPS contradicts the speed it rests on
 130  interrupted (SIGINT or SIGTERM) during the games: the verdict of the games so far, its
-     exports written; --resume continues the games";
+     exports written, and no decision even if they are past a bound (a note says so);
+     --resume continues the games";
 
 pub(crate) const BISECT_EXIT_CODES_HELP: &str = "\
 Exit codes:

@@ -544,6 +544,22 @@ fn an_interrupted_verdict_gives_the_verdict_of_its_games_so_far_and_resume_conti
         played["sprt"]["elo0"],
         report["search"]["shifted_sprt"]["elo0"]
     );
+    // The page's LLR plot ends where the report's LLR is, and the games' own report ends as
+    // the verdict does.
+    let trajectory = played["trajectory"].as_array().unwrap();
+    assert_eq!(
+        trajectory.last().unwrap()["llr"],
+        report["llr"],
+        "{report:#}"
+    );
+    assert_eq!(played["exit_code"], 130, "{report:#}");
+    assert!(
+        played["verdict"]
+            .as_str()
+            .unwrap()
+            .starts_with("interrupted after 24 of 40 games"),
+        "{report:#}"
+    );
     let results = played["results_file"].as_str().unwrap();
     let text = std::fs::read_to_string(repo.path().join(results)).unwrap();
     let header: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();

@@ -47,7 +47,7 @@ use self::rules::{
 pub(crate) use self::runner::Pace;
 use self::runner::{Arena, PgnFile, StatusScope, Stop};
 use self::sprt::{EloModel, Sprt, SprtDecision};
-use self::summary::{summarize, Summary};
+use self::summary::{summarize, SprtState, Summary};
 use self::trajectory::{trajectory, TrajectoryPoint};
 use crate::digits::{format_duration, thousands};
 use crate::lab::Lab;
@@ -115,6 +115,23 @@ pub struct MatchReport {
     /// each record their own).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) nps_scale: Option<NpsScale>,
+}
+
+impl MatchReport {
+    /// An interrupted match judged again at `sprt` without a game: its SPRT state and the LLRs
+    /// of its trajectory, from `games`, the games it reports in their recorded order. When
+    /// `games` are not those it counts (the results file could not be read back), the
+    /// trajectory is left empty rather than drawn at other bounds. It stays interrupted: the
+    /// run stopped because it was asked to.
+    pub(crate) fn interrupted_judged_again(&mut self, games: &[GameRecord], sprt: &Sprt) {
+        debug_assert!(matches!(self.conclusion.ending, Ending::Interrupted { .. }));
+        self.summary.sprt = Some(SprtState::of(sprt, &self.summary.pentanomial));
+        self.trajectory = if games.len() as u64 == self.summary.games {
+            trajectory(games, Some(sprt))
+        } else {
+            Vec::new()
+        };
+    }
 }
 
 /// What a side's full engine spec (`--engine-a "cmd=... name=... args=... dir=..."`) adds to
@@ -1018,6 +1035,51 @@ mod tests {
             .collect();
         let report = merge(&files, None).unwrap();
         serde_json::to_value(&report).unwrap()
+    }
+
+    /// A verdict judges its interrupted games once more at the bounds every game's speed gives:
+    /// the LLR its report states and the one its trajectory (the page's plot) ends at are the
+    /// same, and the match still says it was interrupted.
+    #[test]
+    fn an_interrupted_match_judged_again_ends_its_trajectory_at_the_llr_it_states() {
+        use self::game::GameResult;
+        let header: Header = serde_json::from_str(shard_header(1, None).trim()).unwrap();
+        let first = Sprt::new(-5.0, 0.0, 0.05, 0.05, EloModel::Logistic).unwrap();
+        let settings = MatchSettings {
+            sprt: Some(first),
+            ..header.settings
+        };
+        // B wins its game as White every fourth pair and loses it the pair after, else both
+        // games are drawn: even, so the LLR moves with the bounds.
+        let games: Vec<GameRecord> = (0..40u64)
+            .flat_map(|pair| {
+                [0u8, 1].map(|game| GameRecord {
+                    id: GameId { pair, game },
+                    result: match (pair % 4, game) {
+                        (0, 1) => GameResult::WhiteWins,
+                        (1, 1) => GameResult::BlackWins,
+                        _ => GameResult::Draw,
+                    },
+                    ..summary::tests::blank_game()
+                })
+            })
+            .collect();
+        let mut report = build_report(&settings, vec![Shard::WHOLE], &games, &Stop::Interrupted);
+        report.conclusion = Conclusion::played(Ending::Interrupted {
+            played: 80,
+            max_games: 100,
+        });
+        let before = report.summary.sprt.as_ref().unwrap().llr;
+        let shifted = Sprt::new(-15.0, -10.0, 0.05, 0.05, EloModel::Logistic).unwrap();
+        report.interrupted_judged_again(&games, &shifted);
+        let state = report.summary.sprt.as_ref().unwrap();
+        assert_eq!(state.test, shifted);
+        assert!((state.llr - before).abs() > 0.1, "{} {before}", state.llr);
+        assert_eq!(report.trajectory.last().unwrap().llr, Some(state.llr));
+        assert_eq!(report.conclusion.exit(), crate::exit::Exit::Interrupted);
+        // Games that are not the report's: no plot at other bounds.
+        report.interrupted_judged_again(&games[..10], &shifted);
+        assert!(report.trajectory.is_empty());
     }
 
     #[test]

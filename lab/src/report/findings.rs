@@ -190,6 +190,13 @@ impl fmt::Display for VerdictNote {
                  (equal nodes: `--resume --speed-from games` judges these games again with it)",
                 if *h1 { "H1" } else { "H0" }
             ),
+            VerdictNote::InterruptedPastBound { h1 } => write!(
+                f,
+                "the games so far are past the {} bound, but the run was interrupted, so it gives \
+                 no decision (exit 130): `--resume` judges them again, and decides before \
+                 another game if they still are",
+                if *h1 { "H1" } else { "H0" }
+            ),
             VerdictNote::NoSpeedFromGames { games: 0 } => write!(
                 f,
                 "the signatures are equal, so no game was played to read the speed from \
@@ -245,6 +252,19 @@ mod tests {
              positions or machine state do not stand for the games', so the speed the verdict \
              credits may be off"
         );
+    }
+
+    #[test]
+    fn an_interrupt_past_a_bound_says_there_is_no_decision_and_what_to_do() {
+        let text = VerdictNote::InterruptedPastBound { h1: true }.to_string();
+        assert!(
+            text.starts_with("the games so far are past the H1 bound")
+                && text.contains("no decision (exit 130)")
+                && text.contains("`--resume`"),
+            "{text}"
+        );
+        let text = VerdictNote::InterruptedPastBound { h1: false }.to_string();
+        assert!(text.contains("past the H0 bound"), "{text}");
     }
 
     #[test]

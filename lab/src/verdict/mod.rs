@@ -232,6 +232,9 @@ pub(crate) enum VerdictNote {
     /// The games' SPRT accepted H1 (`h1`) or H0, but on a speed their NPS contradicts in that
     /// decision's favour ([`decision_rests_on_contradicted_speed`]): the verdict is undecided.
     DecisionWithheld { h1: bool },
+    /// The games so far are past the H1 (`h1`) or the H0 bound, but the run was interrupted:
+    /// it gives no decision ([`Decision::Interrupted`]).
+    InterruptedPastBound { h1: bool },
     /// `--speed-from games`, but no speed was read from games: the signatures are equal (no
     /// game is played, `games` 0), or too few of the `games` were played to show one. The
     /// paired NPS is the speed.
@@ -251,8 +254,9 @@ pub(crate) enum Decision {
     H0,
     /// Neither, within the rounds or games allowed (exit 3).
     Undecided,
-    /// Neither yet: SIGINT or SIGTERM ended the games, and the report is of the games so far
-    /// (exit 130); `--resume` continues them.
+    /// SIGINT or SIGTERM ended the games: the report is of the games so far (exit 130), with
+    /// no decision even when they are past a bound (a note says so), since the run stopped on
+    /// request and a shell loop around it must stop too; `--resume` continues them.
     Interrupted,
 }
 
@@ -262,6 +266,15 @@ impl Decision {
             SprtDecision::AcceptH1 => Decision::H1,
             SprtDecision::AcceptH0 => Decision::H0,
             SprtDecision::Continue => Decision::Undecided,
+        }
+    }
+
+    /// The decision of games whose SPRT says `decision`, `interrupted` or not.
+    pub(crate) fn of_games(decision: SprtDecision, interrupted: bool) -> Decision {
+        if interrupted {
+            Decision::Interrupted
+        } else {
+            Decision::from_sprt(decision)
         }
     }
 }

@@ -296,7 +296,7 @@ struct Settled {
     rounds: u32,
     search: Option<SearchGames>,
     decision: SprtDecision,
-    /// The games were interrupted before the SPRT decided.
+    /// SIGINT or SIGTERM ended the games (the decision is then `Interrupted`, whatever the LLR).
     interrupted: bool,
     started: Instant,
     notes: Vec<VerdictNote>,
@@ -357,17 +357,19 @@ fn measure(
     Ok((comparison, paths.clone()))
 }
 
-fn outcome(settled: Settled) -> Outcome {
-    let decision = match Decision::from_sprt(settled.decision) {
-        Decision::Undecided if settled.interrupted => Decision::Interrupted,
-        decision => decision,
-    };
-    let exit = match decision {
+/// The exit code that says `decision`.
+fn exit(decision: Decision) -> Exit {
+    match decision {
         Decision::H1 => Exit::Clean,
         Decision::H0 => Exit::Regression,
         Decision::Undecided => Exit::Undecided,
         Decision::Interrupted => Exit::Interrupted,
-    };
+    }
+}
+
+fn outcome(settled: Settled) -> Outcome {
+    let decision = Decision::of_games(settled.decision, settled.interrupted);
+    let exit = exit(decision);
     let games = settled
         .search
         .as_ref()
@@ -419,5 +421,39 @@ fn outcome(settled: Settled) -> Outcome {
     Outcome {
         report: Report::Verdict(Box::new(report)),
         exit,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An interrupt is a stop the user asked for: games past a bound when it came still end as
+    /// interrupted, exit 130, as their match report (`search.match`) says they ended; a shell
+    /// loop around the verdict stops with it.
+    #[test]
+    fn an_interrupted_verdict_exits_130_whatever_its_games_llr() {
+        for sprt in [
+            SprtDecision::AcceptH1,
+            SprtDecision::AcceptH0,
+            SprtDecision::Continue,
+        ] {
+            let decision = Decision::of_games(sprt, true);
+            assert_eq!(decision, Decision::Interrupted, "{sprt:?}");
+            assert_eq!(exit(decision), Exit::Interrupted);
+            assert_eq!(exit(decision).code(), 130);
+        }
+        assert_eq!(
+            exit(Decision::of_games(SprtDecision::AcceptH1, false)),
+            Exit::Clean
+        );
+        assert_eq!(
+            exit(Decision::of_games(SprtDecision::AcceptH0, false)),
+            Exit::Regression
+        );
+        assert_eq!(
+            exit(Decision::of_games(SprtDecision::Continue, false)),
+            Exit::Undecided
+        );
     }
 }

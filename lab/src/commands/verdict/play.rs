@@ -10,9 +10,10 @@ use super::speed::Speed;
 use super::{Options, Run};
 use crate::cli::VerdictCommandArgs;
 use crate::exit::Exit;
+use crate::games::game::GameRecord;
 use crate::games::rules::Limit;
 use crate::games::sprt::{Estimate, Sprt, SprtDecision};
-use crate::games::summary::{summarize, NpsRatioInGames, SprtState, MIN_GAMES_FOR_NPS_RATIO};
+use crate::games::summary::{summarize, NpsRatioInGames, MIN_GAMES_FOR_NPS_RATIO};
 use crate::games::{self, results, MatchOptions, MatchReport, MaxGames, Pace, Resume};
 use crate::verdict::{
     decision_rests_on_contradicted_speed, games_contradict_speed, shifted_sprt, GamesAt,
@@ -151,6 +152,11 @@ pub(super) fn play(
         });
         decision = SprtDecision::Continue;
     }
+    if interrupted && decision != SprtDecision::Continue {
+        notes.push(VerdictNote::InterruptedPastBound {
+            h1: decision == SprtDecision::AcceptH1,
+        });
+    }
     let search_elo = report.summary.elo.unwrap_or_else(|| {
         notes.push(VerdictNote::SearchEloUnbounded {
             games: report.summary.games,
@@ -239,6 +245,23 @@ fn read_recorded_speed(run: &Run, speed: &mut Speed, path: &Path) -> Result<Opti
     }))
 }
 
+/// The games of `report`'s results file, in their recorded order; none when it cannot be read
+/// back (said: the report then draws no LLR rather than one at other bounds).
+fn read_back(run: &Run, report: &MatchReport) -> Vec<GameRecord> {
+    let Some(path) = &report.results_file else {
+        return Vec::new();
+    };
+    match results::read(Path::new(path)) {
+        Ok((_, games, _)) => games,
+        Err(error) => {
+            run.lab.progress().line(&format!(
+                "warning: the games of {path} were not read back to draw their LLR: {error:#}"
+            ));
+            Vec::new()
+        }
+    }
+}
+
 /// The verdict's total so far at a step's end, as its report would split it: `; so far: total
 /// Elo …, search Elo … + speed Elo …`; nothing before the games bound an Elo.
 fn so_far_words(search: Option<Estimate>, speed: Option<Estimate>) -> String {
@@ -306,14 +329,15 @@ fn games_reading_their_speed(
         // A resumed file may keep its own budget (no `--max-games`).
         let total = report.max_games;
         // Interrupted: judged once more, without a game, at the speed of every game played, so
-        // that the speed, the bounds and the LLR reported are one reading (as a resume would
-        // judge them before its first game).
+        // that the speed, the bounds, the LLR and its plot reported are one reading (as a
+        // resume would judge them before its first game).
         if report.conclusion.exit() == Exit::Interrupted {
             let mut report = report;
             if let Some(in_games) = report.summary.nps_ratio_in_games {
                 speed.read_from_games(meter, &in_games)?;
                 let shifted = games_sprt(options, speed);
-                report.summary.sprt = Some(SprtState::of(&shifted, &report.summary.pentanomial));
+                let recorded = read_back(run, &report);
+                report.interrupted_judged_again(&recorded, &shifted);
                 // The report matters more than the header: a failure is said, not fatal.
                 if let Some(path) = &report.results_file {
                     if let Err(error) = results::rewrite_bounds(Path::new(path), shifted) {
