@@ -777,6 +777,30 @@ fn a_verdict_at_node_odds_needs_no_model_and_its_games_are_the_total() {
             && resumed.stdout.contains("total Elo (games at node odds)"),
         "{resumed}"
     );
+    // B keeps the odds the first run gave it, and the report and the progress say so; this
+    // run's paired speed is for reference.
+    let odds = format!("× {:.4}", b_nodes as f64 / a_nodes as f64);
+    assert!(
+        resumed.stdout.contains(&format!(
+            "{odds}, the resumed games' odds: the speed ratio's 95% lower end of the run that \
+             started them; this run's is "
+        )) && resumed
+            .stdout
+            .contains("Paired rounds (for reference, not charged)")
+            && resumed
+                .stdout
+                .contains("(this run's, for reference: B kept the resumed games' odds)"),
+        "{resumed}"
+    );
+    assert!(
+        resumed.stderr.contains(&format!(
+            "; B {odds}, the node odds of the run that started them (this run's speed ratio's \
+             lower end, "
+        )) && resumed
+            .stderr
+            .contains(&format!("B: {odds}, the resumed games' odds")),
+        "{resumed}"
+    );
     assert_eq!(
         match_results(&repo).len(),
         2,

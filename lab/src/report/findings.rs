@@ -10,7 +10,7 @@ use super::{describe_depth, ratio_change, ratio_change_with_ci};
 use crate::analysis::compare::{Note, Warning};
 use crate::analysis::stats::MIN_ROUNDS_FOR_CI;
 use crate::games::summary::{Alike, MIN_GAMES_FOR_NPS_RATIO};
-use crate::verdict::{SpeedSource, VerdictNote};
+use crate::verdict::{ChargedBy, SpeedSource, VerdictNote};
 
 impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -160,20 +160,24 @@ impl fmt::Display for VerdictNote {
             ),
             VerdictNote::GamesContradictSpeed {
                 charged,
-                source,
+                by,
                 in_games,
                 games,
             } => {
-                let measured = match source {
-                    SpeedSource::Instructions => {
+                let measured = match by {
+                    ChargedBy::Measured(SpeedSource::Instructions) => {
                         format!("{} by instructions per node", ratio_change(charged.value))
                     }
-                    SpeedSource::Nps => {
+                    ChargedBy::Measured(SpeedSource::Nps) => {
                         format!("{} by paired NPS", ratio_change_with_ci(charged))
                     }
-                    SpeedSource::Games => {
+                    ChargedBy::Measured(SpeedSource::Games) => {
                         format!("{} by NPS in the games", ratio_change_with_ci(charged))
                     }
+                    ChargedBy::ResumedNodeOdds => format!(
+                        "{} in nodes, the resumed games' node odds",
+                        ratio_change(charged.value)
+                    ),
                 };
                 write!(
                     f,
@@ -237,7 +241,7 @@ mod tests {
         };
         let note = VerdictNote::GamesContradictSpeed {
             charged: point(1.2369),
-            source: SpeedSource::Instructions,
+            by: ChargedBy::Measured(SpeedSource::Instructions),
             in_games: Estimate {
                 value: 1.10,
                 ci_low: 1.05,
@@ -251,6 +255,30 @@ mod tests {
              the speed the verdict charged (+23.69% by instructions per node): the bench's \
              positions or machine state do not stand for the games', so the speed the verdict \
              credits may be off"
+        );
+    }
+
+    /// Resumed games at node odds were charged the nodes they kept, named as such.
+    #[test]
+    fn a_contradicted_resumed_node_odds_is_named_as_the_odds_kept() {
+        let note = VerdictNote::GamesContradictSpeed {
+            charged: Estimate {
+                value: 1.2,
+                ci_low: 1.2,
+                ci_high: 1.2,
+            },
+            by: ChargedBy::ResumedNodeOdds,
+            in_games: Estimate {
+                value: 1.05,
+                ci_low: 1.04,
+                ci_high: 1.06,
+            },
+            games: 400,
+        }
+        .to_string();
+        assert!(
+            note.contains("(+20.00% in nodes, the resumed games' node odds)"),
+            "{note}"
         );
     }
 

@@ -9,7 +9,8 @@ use super::{signed, thousands};
 use crate::games::sprt::Estimate;
 use crate::verdict::speed_elo::EloPerDoubling;
 use crate::verdict::{
-    BudgetFrom, Decision, GamesAt, SearchGames, SpeedEloReport, SpeedSource, VerdictReport,
+    node_odds_factor, BudgetFrom, Decision, GamesAt, SearchGames, SpeedEloReport, SpeedSource,
+    VerdictReport,
 };
 
 /// An Elo with its 95% interval: `-3.7 ± 6.4 (95% CI -10.1 to +2.7)`; `unbounded` when the
@@ -58,8 +59,19 @@ fn per_doubling(k: &Estimate) -> String {
 }
 
 /// The speed term as it was measured: paired NPS with its interval, or an exact instruction
-/// ratio.
+/// ratio; this run's for reference when B kept the resumed games' node odds.
 fn speed_row(report: &VerdictReport) -> [String; 2] {
+    let [name, value] = measured_speed_row(report);
+    if report.node_odds_resumed() {
+        return [
+            name,
+            format!("{value} (this run's, for reference: B kept the resumed games' odds)"),
+        ];
+    }
+    [name, value]
+}
+
+fn measured_speed_row(report: &VerdictReport) -> [String; 2] {
     match report.speed_from {
         SpeedSource::Nps => [
             "speed (B vs A, paired NPS)".to_string(),
@@ -211,7 +223,8 @@ pub(crate) fn render_verdict(report: &VerdictReport, style: Style) -> String {
     if style == Style::Terminal {
         out.push('\n');
     }
-    let charged = report.speed_from == SpeedSource::Nps;
+    // Resumed games at node odds were charged their own odds, not this run's rounds.
+    let charged = report.speed_from == SpeedSource::Nps && !report.node_odds_resumed();
     out.push_str(&format!("{}\n", paired_rounds_line(c, charged)));
     for note in &report.notes {
         out.push_str(&format!("Note: {note}\n"));
@@ -239,11 +252,19 @@ fn games_rows(report: &VerdictReport, search: &SearchGames) -> Vec<[String; 2]> 
         GamesAt::NodeOdds => [
             "node budgets (node odds)".to_string(),
             format!(
-                "A {} nodes per move ({budget}); B {} (× {:.4}, its speed ratio's 95% \
-                 lower end)",
+                "A {} nodes per move ({budget}); B {} (× {:.4}, {})",
                 thousands(search.nodes_per_move),
                 thousands(search.b_nodes_per_move),
-                search.b_nodes_per_move as f64 / search.nodes_per_move as f64
+                node_odds_factor(search.nodes_per_move, search.b_nodes_per_move).value,
+                if report.node_odds_resumed() {
+                    format!(
+                        "the resumed games' odds: the speed ratio's 95% lower end of the run \
+                         that started them; this run's is {:.4}",
+                        report.speed_ratio.ci_low
+                    )
+                } else {
+                    "its speed ratio's 95% lower end".to_string()
+                }
             ),
         ],
     });

@@ -222,10 +222,10 @@ pub(crate) enum VerdictNote {
     /// Every pair of the `games` was won or lost: the search's Elo has no finite estimate.
     SearchEloUnbounded { games: u64 },
     /// B's NPS over A's in the `games` games (`in_games`) contradicts the speed ratio the
-    /// verdict charged (`charged`, measured by `source`): see [`games_contradict_speed`].
+    /// verdict charged (`charged`, as `by` gave it): see [`games_contradict_speed`].
     GamesContradictSpeed {
         charged: Estimate,
-        source: SpeedSource,
+        by: ChargedBy,
         in_games: Estimate,
         games: u64,
     },
@@ -242,6 +242,27 @@ pub(crate) enum VerdictNote {
     /// The speed from the games by default, but `games` games went by without both sides
     /// reporting their nodes and time: the paired NPS is the speed.
     GamesShowNoSpeed { games: u64 },
+}
+
+/// What gave the speed ratio a verdict's games were charged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ChargedBy {
+    /// This run's measurement.
+    Measured(SpeedSource),
+    /// At node odds on `--resume`: the factor of the resumed games' budgets, B's over A's, which
+    /// the run that started them took from its speed ratio's lower end. This run's speed does
+    /// not change the nodes B plays at, so it is not what the games were charged.
+    ResumedNodeOdds,
+}
+
+/// The speed ratio node budgets give B, a point: B's nodes per move over A's.
+pub(crate) fn node_odds_factor(a_nodes: u64, b_nodes: u64) -> Estimate {
+    let factor = b_nodes as f64 / a_nodes as f64;
+    Estimate {
+        value: factor,
+        ci_low: factor,
+        ci_high: factor,
+    }
 }
 
 /// The decision of a verdict, as the exit code says it.
@@ -417,6 +438,16 @@ pub struct VerdictReport {
 }
 
 impl VerdictReport {
+    /// Whether B played at the node odds of the games `--resume` continued, not at this run's
+    /// speed ratio's lower end (`speed_ratio` is then this run's, for reference).
+    pub(crate) fn node_odds_resumed(&self) -> bool {
+        self.games_at == GamesAt::NodeOdds
+            && self
+                .search
+                .as_ref()
+                .is_some_and(|search| search.budget_from == BudgetFrom::Resumed)
+    }
+
     /// The interval wider than game by game that bounded the games' speed charged, if one did.
     pub(crate) fn speed_wider_interval(&self) -> Option<WiderNpsInterval> {
         wider_interval(self.speed_runs, self.speed_sittings)

@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use anyhow::{bail, Result};
 
-use self::node_budgets::games_setup;
+use self::node_budgets::{games_setup, resumed_games};
 use self::play::play;
 use self::speed::{speed_alone, speed_for_games, Speed, SpeedMeter};
 use super::{plan, settings};
@@ -117,8 +117,15 @@ pub(crate) fn run(lab: &Lab, args: &VerdictCommandArgs) -> Result<Outcome> {
     }
 
     let tolerance = speed_tolerance(meter.model.map(|model| model.value), &options.sprt);
-    let mut speed = speed_for_games(&run, speed, tolerance, &mut notes)?;
-    let setup = games_setup(&run, &speed, &paths)?;
+    let earlier = resumed_games(&run, &speed.comparison, &paths);
+    // Resumed games at node odds keep B's nodes: this run's speed is not charged, so it is not
+    // measured again to be charged finely.
+    let mut speed = if options.games_at == GamesAt::NodeOdds && earlier.is_some() {
+        speed
+    } else {
+        speed_for_games(&run, speed, tolerance, &mut notes)?
+    };
+    let setup = games_setup(&run, &speed, &paths, earlier)?;
     let played = play(&run, &mut speed, &setup, tolerance, &mut notes)?;
     Ok(outcome(Settled {
         search: Some(played.search),

@@ -1,5 +1,6 @@
 //! The games' node budgets: A's from its clock games (stored or timed now), `--nodes`, or
-//! the resumed games'; B's the same, or at node odds A's times the speed's lower end.
+//! the resumed games'; B's the same, or at node odds A's times the speed's lower end (on a
+//! resume, the resumed games' odds).
 
 use std::path::{Path, PathBuf};
 
@@ -7,10 +8,12 @@ use anyhow::{Context, Result};
 
 use super::speed::Speed;
 use super::{Options, Run};
+use crate::analysis::compare::Comparison;
 use crate::cli::VerdictCommandArgs;
 use crate::digits::thousands;
 use crate::games::results::{self, Header, Shard};
 use crate::games::rules::{AdjudicationRules, Limit};
+use crate::games::sprt::Estimate;
 use crate::games::summary::SearchInGames;
 use crate::games::{self, MatchOptions, MaxGames};
 use crate::history::store::machine_id;
@@ -18,8 +21,8 @@ use crate::machine::Machine;
 use crate::paths::LabPaths;
 use crate::verdict::budgets::{self, StoredBudget};
 use crate::verdict::{
-    node_budget, node_odds_budget, nodes_in, typical_move_ms, BudgetFrom, BudgetStore, ClockProbe,
-    GamesAt, CLOCK_PROBE_GAMES, TYPICAL_MOVES_PER_CLOCK,
+    node_budget, node_odds_budget, node_odds_factor, nodes_in, typical_move_ms, BudgetFrom,
+    BudgetStore, ChargedBy, ClockProbe, GamesAt, CLOCK_PROBE_GAMES, TYPICAL_MOVES_PER_CLOCK,
 };
 
 /// How the games are set up: their node budgets and where they came from, and the earlier
@@ -34,10 +37,46 @@ pub(super) struct GamesSetup {
     pub(super) adjudication: AdjudicationRules,
 }
 
-/// The games' node budgets: an earlier verdict's with `--resume` (at `--nodes` if given), else
-/// `--nodes`, else the budget of A's clock games (stored, or played now and stored; see
+impl GamesSetup {
+    /// The speed ratio B's games are charged and what gave it: at node odds on a resume, the
+    /// factor of the budgets kept (a point; the interval it was the lower end of is not kept),
+    /// else the speed measured.
+    pub(super) fn charged(&self, games_at: GamesAt, speed: &Speed) -> (Estimate, ChargedBy) {
+        match (games_at, &self.resumed) {
+            (GamesAt::NodeOdds, Some(_)) => (
+                node_odds_factor(self.a.nodes, self.b),
+                ChargedBy::ResumedNodeOdds,
+            ),
+            _ => (speed.ratio, ChargedBy::Measured(speed.from)),
+        }
+    }
+}
+
+/// The earlier verdict's games `--resume` continues (at `--nodes` if given), if there are any.
+pub(super) fn resumed_games(
+    run: &Run,
+    comparison: &Comparison,
+    paths: &LabPaths,
+) -> Option<Earlier> {
+    let Run { args, options, .. } = *run;
+    let binaries = [
+        comparison.a.revision.binary_key.as_str(),
+        comparison.b.revision.binary_key.as_str(),
+    ];
+    args.resume
+        .then(|| earlier_games(&paths.root.join("match"), binaries, options, args.nodes))
+        .flatten()
+}
+
+/// The games' node budgets: `earlier`'s, the games `--resume` continues ([`resumed_games`]),
+/// else `--nodes`, else the budget of A's clock games (stored, or played now and stored; see
 /// [`clock_games_budget`]). B's is A's, or at node odds A's times the speed ratio's lower end.
-pub(super) fn games_setup(run: &Run, speed: &Speed, paths: &LabPaths) -> Result<GamesSetup> {
+pub(super) fn games_setup(
+    run: &Run,
+    speed: &Speed,
+    paths: &LabPaths,
+    earlier: Option<Earlier>,
+) -> Result<GamesSetup> {
     let Run {
         lab, args, options, ..
     } = *run;
@@ -49,19 +88,25 @@ pub(super) fn games_setup(run: &Run, speed: &Speed, paths: &LabPaths) -> Result<
         speed.comparison.a.revision.binary_key.as_str(),
         speed.comparison.b.revision.binary_key.as_str(),
     ];
-    let earlier = args
-        .resume
-        .then(|| earlier_games(&paths.root.join("match"), binaries, options, args.nodes))
-        .flatten();
     if let Some(Earlier {
         path,
         nodes: [a, b],
         adjudication,
     }) = earlier
     {
+        let odds = match options.games_at {
+            GamesAt::EqualNodes => String::new(),
+            GamesAt::NodeOdds => format!(
+                "; B × {:.4}, the node odds of the run that started them (this run's speed \
+                 ratio's lower end, {:.4}, would give B {})",
+                node_odds_factor(a, b).value,
+                speed.ratio.ci_low,
+                node_odds_budget(a, &speed.ratio).map_or_else(|| "none".to_string(), thousands)
+            ),
+        };
         lab.progress().line(&format!(
             "resuming the fixed-node games of {} at their budget of {} (A) and {} (B) nodes \
-             per move and their adjudication ({})",
+             per move and their adjudication ({}){odds}",
             path.display(),
             thousands(a),
             thousands(b),
@@ -294,7 +339,7 @@ pub(super) fn budget_words(a: &ABudget, move_ms: f64) -> String {
 }
 
 /// An earlier verdict's games: its results file, A's and B's budgets and its adjudication.
-struct Earlier {
+pub(super) struct Earlier {
     path: PathBuf,
     nodes: [u64; 2],
     adjudication: AdjudicationRules,
@@ -433,4 +478,122 @@ fn resume_command(base: &str, args: &VerdictCommandArgs, options: &Options) -> S
 fn commit_prefix(revision: &str) -> Option<&str> {
     let is_commit = revision.len() == 40 && revision.bytes().all(|b| b.is_ascii_hexdigit());
     is_commit.then(|| crate::input::short_commit(revision))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::compare::{compare, Criteria, Settings, Thresholds};
+    use crate::analysis::measure::{Measured, Measurement};
+    use crate::games::sprt::{EloModel, Sprt, SprtDecision};
+    use crate::verdict::{
+        decision_rests_on_contradicted_speed, games_contradict_speed, speed_tolerance, SpeedSource,
+    };
+
+    fn estimate(value: f64, ci_low: f64, ci_high: f64) -> Estimate {
+        Estimate {
+            value,
+            ci_low,
+            ci_high,
+        }
+    }
+
+    /// This run's paired speed, +10% (+5% to +15%), over a stored measurement (only the ratio
+    /// is read here).
+    fn speed() -> Speed {
+        let stored: crate::baseline::Baseline =
+            serde_json::from_str(include_str!("../../../../baselines/main.json")).unwrap();
+        let a: Measurement = stored.measurement;
+        let settings = Settings {
+            rounds: 1,
+            depth: None,
+            instr_depth: 6,
+            thresholds: Thresholds {
+                threshold_pct: 1.0,
+                instr_threshold_pct: 0.5,
+            },
+            positions: None,
+        };
+        let comparison = compare(
+            crate::schema::Kind::Compare,
+            settings,
+            &Measured::new("A", a.clone()),
+            &Measured::new("B", a),
+            Criteria::local(false),
+        );
+        Speed {
+            comparison,
+            ratio: estimate(1.10, 1.05, 1.15),
+            elo: None,
+            rounds: 6,
+            from: SpeedSource::Nps,
+            in_games: None,
+        }
+    }
+
+    /// Games at A 400,000 and B 480,000 nodes: × 1.2, the lower end of an earlier run's speed.
+    fn setup(resumed: bool) -> GamesSetup {
+        GamesSetup {
+            a: ABudget {
+                nodes: 400_000,
+                from: if resumed {
+                    BudgetFrom::Resumed
+                } else {
+                    BudgetFrom::Given
+                },
+                nps: 2e6,
+                clock_probe: None,
+                store: None,
+            },
+            b: 480_000,
+            move_ms: 70.0,
+            resumed: resumed.then(|| PathBuf::from("earlier.jsonl")),
+            adjudication: AdjudicationRules {
+                draw: None,
+                resign: None,
+            },
+        }
+    }
+
+    /// Resumed at node odds, B plays at the kept budgets' × 1.2, whatever this run measures:
+    /// that is the speed its games are checked against. Games showing +20% agree with it; by
+    /// this run's +5% to +15% they would have been called a contradiction, and an H1 resting on
+    /// nodes B's games do not show (+5%) would have stood.
+    #[test]
+    fn resumed_games_at_node_odds_are_charged_the_odds_they_kept() {
+        let speed = speed();
+        let (charged, by) = setup(true).charged(GamesAt::NodeOdds, &speed);
+        assert_eq!(by, ChargedBy::ResumedNodeOdds);
+        assert_eq!(
+            (charged.value, charged.ci_low, charged.ci_high),
+            (1.2, 1.2, 1.2)
+        );
+        let bounds = Sprt::new(-5.0, 0.0, 0.05, 0.05, EloModel::Logistic).unwrap();
+        let tolerance = speed_tolerance(None, &bounds);
+        let as_played = estimate(1.20, 1.19, 1.21);
+        assert!(!games_contradict_speed(&charged, &as_played, tolerance));
+        assert!(games_contradict_speed(&speed.ratio, &as_played, tolerance));
+        let slower = estimate(1.05, 1.04, 1.06);
+        assert!(decision_rests_on_contradicted_speed(
+            SprtDecision::AcceptH1,
+            &charged,
+            &slower,
+            tolerance
+        ));
+        assert!(!decision_rests_on_contradicted_speed(
+            SprtDecision::AcceptH1,
+            &speed.ratio,
+            &slower,
+            tolerance
+        ));
+        // Fresh games at node odds, and resumed ones at equal nodes, are charged this run's speed.
+        for (setup, games_at) in [
+            (setup(false), GamesAt::NodeOdds),
+            (setup(true), GamesAt::EqualNodes),
+        ] {
+            let (charged, by) = setup.charged(games_at, &speed);
+            assert_eq!(by, ChargedBy::Measured(SpeedSource::Nps));
+            assert_eq!(charged, speed.ratio);
+        }
+    }
 }

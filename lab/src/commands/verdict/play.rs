@@ -16,7 +16,7 @@ use crate::games::sprt::{Estimate, Sprt, SprtDecision};
 use crate::games::summary::{summarize, NpsRatioInGames, MIN_GAMES_FOR_NPS_RATIO};
 use crate::games::{self, results, MatchOptions, MatchReport, MaxGames, Pace, Resume};
 use crate::verdict::{
-    decision_rests_on_contradicted_speed, games_contradict_speed, shifted_sprt, GamesAt,
+    decision_rests_on_contradicted_speed, games_contradict_speed, shifted_sprt, ChargedBy, GamesAt,
     SearchGames, SpeedSource, VerdictNote, GAMES_PER_SPEED_UPDATE,
 };
 
@@ -86,11 +86,18 @@ pub(super) fn play(
         }
         GamesAt::NodeOdds => lab.progress().line(&format!(
             "signatures differ: fixed-node SPRT at node odds, A {} and B {} nodes per move (A: \
-             {budget}; B: × its speed ratio's 95% lower end, {:.4}; adjudication {}), bounds \
-             [{:.2}, {:.2}] as given: the games' Elo is the total",
+             {budget}; B: × {}; adjudication {}), bounds [{:.2}, {:.2}] as given: the games' \
+             Elo is the total",
             crate::digits::thousands(nodes),
             crate::digits::thousands(b_nodes),
-            speed.ratio.ci_low,
+            match setup.charged(options.games_at, speed) {
+                (odds, ChargedBy::ResumedNodeOdds) => format!(
+                    "{:.4}, the resumed games' odds: the speed ratio's 95% lower end of the \
+                     run that started them",
+                    odds.value
+                ),
+                _ => format!("its speed ratio's 95% lower end, {:.4}", speed.ratio.ci_low),
+            },
             setup.adjudication.words(),
             sprt.elo0,
             sprt.elo1
@@ -123,11 +130,13 @@ pub(super) fn play(
             report.results_file.as_deref().unwrap_or("the match directory")
         );
     }
+    // What B's games were charged: at node odds on a resume, the nodes B played at.
+    let (charged, by) = setup.charged(options.games_at, speed);
     if let Some(in_games) = &report.summary.nps_ratio_in_games {
-        if games_contradict_speed(&speed.ratio, &in_games.ratio, tolerance) {
+        if games_contradict_speed(&charged, &in_games.ratio, tolerance) {
             notes.push(VerdictNote::GamesContradictSpeed {
-                charged: speed.ratio,
-                source: speed.from,
+                charged,
+                by,
                 in_games: in_games.ratio,
                 games: in_games.games,
             });
@@ -144,7 +153,7 @@ pub(super) fn play(
         .nps_ratio_in_games
         .as_ref()
         .is_some_and(|in_games| {
-            decision_rests_on_contradicted_speed(decision, &speed.ratio, &in_games.ratio, tolerance)
+            decision_rests_on_contradicted_speed(decision, &charged, &in_games.ratio, tolerance)
         });
     if contradicted {
         notes.push(VerdictNote::DecisionWithheld {

@@ -18,7 +18,7 @@ use crate::report::html::matches::{llr, speed_runs};
 use crate::report::html::plot::Footer;
 use crate::report::html::{fact, head, section, section_with};
 use crate::report::nps_interval_words;
-use crate::verdict::{wider_interval, Decision};
+use crate::verdict::{node_odds_factor, wider_interval, Decision};
 use elo_split::Bar;
 
 #[derive(Deserialize)]
@@ -307,15 +307,35 @@ fn facts(doc: &VerdictDoc, node_odds: bool) -> Vec<String> {
             |v| format!("{:+.2}%", (v - 1.0) * 100.0),
         )
     };
+    let odds_resumed = node_odds
+        && doc
+            .search
+            .as_ref()
+            .is_some_and(|search| search.budget_from.as_deref() == Some("resumed"));
     let search_facts = match &doc.search {
-        Some(search) if node_odds => format!(
-            "{} fixed-node games at node odds: A {} nodes per move ({}), B {} (A's budget times \
-             its speed ratio's 95% lower end); their Elo is the total",
-            thousands(doc.games),
-            thousands(search.nodes_per_move),
-            budget_text(search, &doc.tc),
-            thousands(search.b_nodes_per_move.unwrap_or(search.nodes_per_move))
-        ),
+        Some(search) if node_odds => {
+            let b_nodes = search.b_nodes_per_move.unwrap_or(search.nodes_per_move);
+            format!(
+                "{} fixed-node games at node odds: A {} nodes per move ({}), B {} ({}); their \
+                 Elo is the total",
+                thousands(doc.games),
+                thousands(search.nodes_per_move),
+                budget_text(search, &doc.tc),
+                thousands(b_nodes),
+                if odds_resumed {
+                    format!(
+                        "× {:.4}, the resumed games' odds: the speed ratio's 95% lower end of \
+                         the run that started them; this run's is {}",
+                        node_odds_factor(search.nodes_per_move, b_nodes).value,
+                        doc.speed_ratio
+                            .ci_low
+                            .map_or_else(|| "—".to_string(), |low| format!("{low:.4}"))
+                    )
+                } else {
+                    "A's budget times its speed ratio's 95% lower end".to_string()
+                }
+            )
+        }
         Some(search) => format!(
             "{} fixed-node games at {} nodes per move ({})",
             thousands(doc.games),
@@ -336,6 +356,11 @@ fn facts(doc: &VerdictDoc, node_odds: bool) -> Vec<String> {
             .as_ref()
             .map_or_else(|| absent.to_string(), Estimate::text)
     };
+    let for_reference = if odds_resumed {
+        " (this run's, for reference: B kept the resumed games' odds)"
+    } else {
+        ""
+    };
     vec![
         fact("decision", decision_text(&doc.decision)),
         fact("total Elo", &doc.total_elo.text()),
@@ -346,7 +371,7 @@ fn facts(doc: &VerdictDoc, node_odds: bool) -> Vec<String> {
         ),
         fact(
             "speed",
-            &match doc.speed_from.as_deref() {
+            &(match doc.speed_from.as_deref() {
                 Some("instructions") => format!(
                     "A's instructions per node over B's {} (callgrind: exact)",
                     ratio(doc.speed_ratio.value)
@@ -369,7 +394,7 @@ fn facts(doc: &VerdictDoc, node_odds: bool) -> Vec<String> {
                     ratio(doc.speed_ratio.ci_high),
                     doc.rounds
                 ),
-            },
+            } + for_reference),
         ),
         fact(
             "model",
@@ -750,8 +775,31 @@ mod tests {
             "no search bar: {html}"
         );
         assert!(html.contains("A's 2,300,000 NPS × 175 ms"), "{html}");
+        assert!(
+            html.contains("B 498,760 (A's budget times its speed ratio's 95% lower end)"),
+            "{html}"
+        );
+        // Resumed: B keeps the odds of the run that started the games, not this run's.
+        value["search"]["budget_from"] = "resumed".into();
+        value["speed_ratio"] = estimate(1.30, 1.28, 1.32);
+        let resumed = page(&value).unwrap();
+        assert!(
+            resumed.contains(
+                "B 498,760 (× 1.2469, the resumed games' odds: the speed ratio's 95% lower end of \
+                 the run that started them; this run's is 1.2800)"
+            ),
+            "{resumed}"
+        );
+        assert!(
+            resumed.contains(
+                "paired rounds (this run's, for reference: B kept the resumed games' odds)"
+            ),
+            "{resumed}"
+        );
+        assert!(!resumed.contains("A's budget times"), "{resumed}");
         value["search"]["budget_from"] = "given".into();
         let given = page(&value).unwrap();
+        assert!(!given.contains("for reference: B kept"), "{given}");
         assert!(
             given.contains("A 400,000 nodes per move (set by --nodes)"),
             "{given}"
