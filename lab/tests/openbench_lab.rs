@@ -762,6 +762,14 @@ fn a_verdict_at_node_odds_needs_no_model_and_its_games_are_the_total() {
         assert_eq!(&report["total_elo"], games_elo, "{run}");
     }
 
+    // A resume at node odds continues games whose budgets differ: at this test's budget of a
+    // hundred-odd nodes a speed whose lower end is within half a node of 1 rounds B's budget
+    // to A's, and such games read as equal-node ones (a real budget of 10^5 nodes would need
+    // a lower end within 0.0005% of 1). Nothing here to resume then.
+    if b_nodes == a_nodes {
+        eprintln!("B's budget rounded to A's ({a_nodes} nodes): the resume is not checked");
+        return;
+    }
     let resumed = repo.lab(&args("8", &["--node-odds", "--resume"]));
     assert!(matches!(resumed.code, 0 | 1 | 3), "{resumed}");
     assert!(
