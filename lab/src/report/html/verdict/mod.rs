@@ -301,12 +301,8 @@ fn budget_text(search: &Search, tc: &str) -> String {
 /// The facts table's rows: the decision, the Elo terms, the speed, the model, the games and
 /// the SPRT.
 fn facts(doc: &VerdictDoc, node_odds: bool) -> Vec<String> {
-    let ratio = |v: Option<f64>| {
-        v.map_or_else(
-            || "—".to_string(),
-            |v| format!("{:+.2}%", (v - 1.0) * 100.0),
-        )
-    };
+    let ratio =
+        |v: Option<f64>| v.map_or_else(|| "—".to_string(), |v| crate::report::ratio_change(v));
     let odds_resumed = node_odds
         && doc
             .search
@@ -537,15 +533,19 @@ fn sprt_section(
     let text = if node_odds {
         format!(
             "The fixed-node games' LLR at node odds, for search and speed together, between \
-             the bounds as given: elo0 {:+.2}, elo1 {:+.2}.",
-            shifted.elo0, shifted.elo1
+             the bounds as given: elo0 {}, elo1 {}.",
+            signed(shifted.elo0, 2),
+            signed(shifted.elo1, 2)
         )
     } else {
         format!(
             "The fixed-node games' LLR for the search alone, between bounds shifted by what \
-             the speed surely gives (the low end of its interval): elo0 {:+.2}, elo1 {:+.2} \
-             instead of {:+.1}, {:+.1}.",
-            shifted.elo0, shifted.elo1, doc.sprt.elo0, doc.sprt.elo1
+             the speed surely gives (the low end of its interval): elo0 {}, elo1 {} \
+             instead of {}, {}.",
+            signed(shifted.elo0, 2),
+            signed(shifted.elo1, 2),
+            elo_bound(doc.sprt.elo0),
+            elo_bound(doc.sprt.elo1)
         )
     };
     let plot = if line.is_empty() {
@@ -555,10 +555,10 @@ fn sprt_section(
             lower: doc.llr_lower,
             upper: doc.llr_upper,
             hypotheses: format!(
-                "{} [{:+.2}, {:+.2}] logistic",
+                "{} [{}, {}] logistic",
                 if node_odds { "node odds" } else { "shifted" },
-                shifted.elo0,
-                shifted.elo1
+                signed(shifted.elo0, 2),
+                signed(shifted.elo1, 2)
             ),
             decision: match doc.decision.as_str() {
                 "h1" => "H1 accepted",
