@@ -301,8 +301,7 @@ fn budget_text(search: &Search, tc: &str) -> String {
 /// The facts table's rows: the decision, the Elo terms, the speed, the model, the games and
 /// the SPRT.
 fn facts(doc: &VerdictDoc, node_odds: bool) -> Vec<String> {
-    let ratio =
-        |v: Option<f64>| v.map_or_else(|| "—".to_string(), |v| crate::report::ratio_change(v));
+    let ratio = |v: Option<f64>| v.map_or_else(|| "—".to_string(), crate::report::ratio_change);
     let odds_resumed = node_odds
         && doc
             .search
