@@ -575,10 +575,12 @@ pub(crate) enum Note {
     /// One binary run two ways (`lab tiers`): the node counts of both.
     SameBinaryNodeRatio { a_nodes: u64, b_nodes: u64 },
     /// A baseline's time per node moved with the same work: possibly the machine's drift
-    /// between sittings. `baseline` names the baseline's revision, `revision` the other.
+    /// between sittings. The baseline's revision by its commit when it has one (the report
+    /// shortens it), else as given; `revision` the other, as given.
     SittingDrift {
         change_pct: f64,
-        baseline: String,
+        baseline_commit: Option<String>,
+        baseline_spec: String,
         revision: String,
     },
     /// A side's instruction count says how it was taken (`engine::callgrind`).
@@ -784,13 +786,10 @@ fn drift_note(
     if !speed.comparable || signature.changed || !moved || !same_work {
         return None;
     }
-    let baseline = match &a.revision.commit {
-        Some(commit) => commit.get(..10).unwrap_or(commit),
-        None => &a.revision.spec,
-    };
     Some(Note::SittingDrift {
         change_pct: (estimate.estimate - 1.0) * 100.0,
-        baseline: baseline.to_string(),
+        baseline_commit: a.revision.commit.clone(),
+        baseline_spec: a.revision.spec.clone(),
         revision: b.revision.spec.clone(),
     })
 }

@@ -24,9 +24,10 @@ impl fmt::Display for Warning {
             } => write!(
                 f,
                 "SIGNATURE CHANGED: {a_label} searched {a_nodes} nodes, {b_label} searched \
-                 {b_nodes} ({change_pct:+.2}%). The revisions search different trees, so speed \
+                 {b_nodes} ({}%). The revisions search different trees, so speed \
                  is compared per node (time per node, instructions per node), not for the bench \
-                 as a whole."
+                 as a whole.",
+                crate::digits::signed(*change_pct, 2)
             ),
             Warning::DepthsDiffer {
                 a_label,
@@ -98,15 +99,20 @@ impl fmt::Display for Note {
             ),
             Note::SittingDrift {
                 change_pct,
-                baseline,
+                baseline_commit,
+                baseline_spec,
                 revision,
             } => write!(
                 f,
-                "time per node moved {change_pct:+.2}% against the baseline with the same \
+                "time per node moved {}% against the baseline with the same \
                  signature and the same instructions per node: the baseline's runs were \
                  measured at another time, and the machine's speed drifts over time (the \
-                 interval covers this run's rounds only); `lab compare {baseline} {revision}` \
-                 measures both in the same rounds."
+                 interval covers this run's rounds only); `lab compare {} {revision}` \
+                 measures both in the same rounds.",
+                crate::digits::signed(*change_pct, 2),
+                baseline_commit
+                    .as_deref()
+                    .map_or(baseline_spec.as_str(), crate::input::short_commit)
             ),
             Note::Instructions { side, note } => {
                 write!(f, "{}'s instructions: {note}", side.letter())
@@ -231,6 +237,33 @@ impl Serialize for VerdictNote {
 mod tests {
     use super::*;
     use crate::games::sprt::Estimate;
+
+    #[test]
+    fn a_drift_note_names_the_baseline_by_its_short_commit_or_as_given() {
+        let drift = |commit: Option<&str>| {
+            Note::SittingDrift {
+                change_pct: -0.001,
+                baseline_commit: commit.map(str::to_string),
+                baseline_spec: "feature/long-branch-name".to_string(),
+                revision: "HEAD".to_string(),
+            }
+            .to_string()
+        };
+        let with_commit = drift(Some("0123456789abcdef0123456789abcdef01234567"));
+        assert!(
+            with_commit.contains("`lab compare 0123456789 HEAD`"),
+            "{with_commit}"
+        );
+        assert!(
+            with_commit.starts_with("time per node moved +0.00%"),
+            "{with_commit}"
+        );
+        let without = drift(None);
+        assert!(
+            without.contains("`lab compare feature/long-branch-name HEAD`"),
+            "{without}"
+        );
+    }
 
     #[test]
     fn a_speed_the_games_contradict_is_named_with_both_figures() {
