@@ -1104,6 +1104,36 @@ pub(crate) fn percent_change(ratio: f64) -> f64 {
     (ratio - 1.0) * 100.0
 }
 
+/// For tests: the shipped baseline's measurement (A, "baseline main") compared with a copy of it
+/// (B, "revision") that `change` alters, at 6 rounds and depth 6.
+#[cfg(test)]
+pub(crate) fn baseline_against_a_copy(
+    kind: Kind,
+    thresholds: Thresholds,
+    criteria: Criteria,
+    change: impl FnOnce(&mut Measurement),
+) -> Comparison {
+    let stored: serde_json::Value =
+        serde_json::from_str(include_str!("../../../baselines/main.json")).unwrap();
+    let a: Measurement = serde_json::from_value(stored["measurement"].clone()).unwrap();
+    let mut b = a.clone();
+    change(&mut b);
+    let settings = Settings {
+        rounds: 6,
+        depth: None,
+        instr_depth: 6,
+        thresholds,
+        positions: None,
+    };
+    compare(
+        kind,
+        settings,
+        &Measured::new("baseline main", a),
+        &Measured::new("revision", b),
+        criteria,
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1112,39 +1142,25 @@ mod tests {
     /// The shipped baseline against a copy whose runs take `factor` times as long, its
     /// instructions per node 5% higher when `more_work`.
     fn check_against_slower(kind: Kind, factor: f64, more_work: bool) -> Comparison {
-        let stored: serde_json::Value =
-            serde_json::from_str(include_str!("../../../baselines/main.json")).unwrap();
-        let a: Measurement = serde_json::from_value(stored["measurement"].clone()).unwrap();
-        let mut b = a.clone();
-        for run in &mut b.runs_time_ns {
-            for time in run.iter_mut() {
-                *time = (*time as f64 * factor) as u64;
-            }
-        }
-        if let (true, Instructions::Measured { total, .. }) = (more_work, &mut b.instructions) {
-            *total += *total / 20;
-        }
-        let settings = Settings {
-            rounds: 6,
-            depth: None,
-            instr_depth: 6,
-            thresholds: Thresholds {
-                // `baseline check`'s default.
-                threshold_pct: 15.0,
-                instr_threshold_pct: 0.5,
-            },
-            positions: None,
+        let thresholds = Thresholds {
+            // `baseline check`'s default.
+            threshold_pct: 15.0,
+            instr_threshold_pct: 0.5,
         };
-        compare(
-            kind,
-            settings,
-            &Measured::new("baseline main", a),
-            &Measured::new("revision", b),
-            Criteria {
-                paired_in_time: kind != Kind::BaselineCheck,
-                ..Criteria::local(false)
-            },
-        )
+        let criteria = Criteria {
+            paired_in_time: kind != Kind::BaselineCheck,
+            ..Criteria::local(false)
+        };
+        baseline_against_a_copy(kind, thresholds, criteria, |b| {
+            for run in &mut b.runs_time_ns {
+                for time in run.iter_mut() {
+                    *time = (*time as f64 * factor) as u64;
+                }
+            }
+            if let (true, Instructions::Measured { total, .. }) = (more_work, &mut b.instructions) {
+                *total += *total / 20;
+            }
+        })
     }
 
     #[test]

@@ -47,7 +47,8 @@ impl MergedShards {
 }
 
 impl Conclusion {
-    pub(crate) fn played(ending: Ending) -> Conclusion {
+    /// The conclusion of a match that was played, not merged.
+    pub(crate) fn of_match(ending: Ending) -> Conclusion {
         Conclusion {
             ending,
             merged: None,
@@ -79,7 +80,7 @@ mod tests {
             played: 3,
             max_games: 4,
         };
-        assert_eq!(Conclusion::played(ending).exit(), Exit::Clean);
+        assert_eq!(Conclusion::of_match(ending).exit(), Exit::Clean);
         let merged = Conclusion {
             ending,
             merged: Some(MergedShards {
@@ -97,7 +98,7 @@ mod tests {
 
     #[test]
     fn each_decision_exits_as_documented() {
-        let code = |ending| Conclusion::played(ending).exit().code();
+        let code = |ending| Conclusion::of_match(ending).exit().code();
         assert_eq!(code(Ending::AcceptedH1), 0);
         assert_eq!(code(Ending::AcceptedH0), 1);
         assert_eq!(code(Ending::BudgetSpent), 3);

@@ -573,12 +573,12 @@ impl Played<'_> {
             report.nps_scale = Some(scale);
         }
         if *stop == Stop::Interrupted {
-            report.conclusion = Conclusion::played(Ending::Interrupted {
+            report.conclusion = Conclusion::of_match(Ending::Interrupted {
                 played: recorded.len() as u64,
                 max_games: settings.games,
             });
         } else if shard != Shard::WHOLE {
-            report.conclusion = Conclusion::played(Ending::ShardFinished { shard });
+            report.conclusion = Conclusion::of_match(Ending::ShardFinished { shard });
         }
         report
     }
@@ -901,7 +901,7 @@ fn build_report(
             Stop::Faults { .. } | Stop::IgnoredLimit { .. } => "faults",
             Stop::Interrupted => "interrupted",
         },
-        conclusion: Conclusion::played(ending),
+        conclusion: Conclusion::of_match(ending),
         results_file: None,
         pgn_file: None,
         concurrency: None,
@@ -1065,7 +1065,7 @@ mod tests {
             })
             .collect();
         let mut report = build_report(&settings, vec![Shard::WHOLE], &games, &Stop::Interrupted);
-        report.conclusion = Conclusion::played(Ending::Interrupted {
+        report.conclusion = Conclusion::of_match(Ending::Interrupted {
             played: 80,
             max_games: 100,
         });

@@ -1,7 +1,7 @@
 //! The `lab bisect` section: what was found, what the search cost, each probe, and then the
 //! comparison of the commit found with its parent in the `lab compare` layout.
 
-use super::comparison::{render_as, Verdict};
+use super::comparison::{render_as, Standing};
 use super::style::Style;
 use super::table::{cut, Table, SUBJECT_WIDTH};
 use super::{signed_pct, thousands};
@@ -138,7 +138,7 @@ pub(crate) fn render(report: &BisectReport, style: Style) -> String {
     let comparison = report
         .comparison
         .as_ref()
-        .map(|comparison| render_as(comparison, style, Verdict::OfAStep));
+        .map(|comparison| render_as(comparison, style, Standing::BisectionStep));
     let exit = if report.first_bad.is_some() || !report.first_bad_among.is_empty() {
         1
     } else {

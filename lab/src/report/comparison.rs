@@ -22,18 +22,19 @@ use crate::schema::Kind;
 /// The comparison: its title, what the reader must know first, the figures, the eval exits,
 /// the function movers, the verdict and, with `--calibrate`, both calibrations.
 pub(crate) fn render(comparison: &Comparison, style: Style) -> String {
-    render_as(comparison, style, Verdict::WithExit)
+    render_as(comparison, style, Standing::Alone)
 }
 
-/// How a comparison's verdict line ends: with the lab's exit code when the comparison is the
-/// report, without when it is one step inside another (a bisection), whose own exit stands.
+/// Whether a comparison is the report or one step inside another (a bisection): its closing
+/// line gives the lab's exit code only when it is the report, since a bisection's own exit
+/// stands.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Verdict {
-    WithExit,
-    OfAStep,
+pub(crate) enum Standing {
+    Alone,
+    BisectionStep,
 }
 
-pub(crate) fn render_as(comparison: &Comparison, style: Style, verdict: Verdict) -> String {
+pub(crate) fn render_as(comparison: &Comparison, style: Style, standing: Standing) -> String {
     let mut out = title(comparison, style);
     for warning in &comparison.warnings {
         out.push_str(&style.warning(&warning.to_string()));
@@ -118,9 +119,11 @@ pub(crate) fn render_as(comparison: &Comparison, style: Style, verdict: Verdict)
     if style == Style::Terminal {
         out.push('\n');
     }
-    let line = match verdict {
-        Verdict::WithExit => verdict_line(comparison),
-        Verdict::OfAStep => format!("Verdict of this step: {}", change_word(comparison.change)),
+    let line = match standing {
+        Standing::Alone => verdict_line(comparison),
+        Standing::BisectionStep => {
+            format!("Verdict of this step: {}", change_word(comparison.change))
+        }
     };
     out.push_str(&format!("{}\n", style.emphasis(&line)));
     if let Some(calibration) = &comparison.calibration {
@@ -256,20 +259,14 @@ fn figure_change(figure: &Figure) -> String {
                 (Some(low), Some(high)) => format!(
                     "{} (95% CI {} to {}, n={rounds})",
                     signed_pct(change),
-                    signed_number(low),
-                    signed_number(high)
+                    signed(low, 2),
+                    signed(high, 2)
                 ),
                 _ => format!("{} (no CI, n={rounds})", signed_pct(change)),
             }
         }
         _ => "—".to_string(),
     }
-}
-
-/// `+1.23`, a percentage's number without its sign of percent; never `-0.00`.
-fn signed_number(value: f64) -> String {
-    let text = signed_pct(value);
-    text.trim_end_matches('%').to_string()
 }
 
 /// The change column of a timing figure measured on another machine.
@@ -445,39 +442,26 @@ pub(crate) fn verdict_line(comparison: &Comparison) -> String {
 mod tests {
     use super::*;
 
-    use crate::analysis::compare::{compare, Criteria, Settings, Thresholds};
+    use crate::analysis::compare::{
+        baseline_against_a_copy, compare, Criteria, Settings, Thresholds,
+    };
     use crate::analysis::measure::{Instructions, Measured, Measurement};
     use crate::report::{json, Report};
 
     /// Compares a stored measurement with a copy whose instructions per node are 5% higher.
     fn five_percent_more_instructions(signature_changed: bool) -> Comparison {
-        let stored: crate::baseline::Baseline =
-            serde_json::from_str(include_str!("../../../baselines/main.json")).unwrap();
-        let a: Measurement = stored.measurement;
-        let mut b = a.clone();
-        if let Instructions::Measured { total, .. } = &mut b.instructions {
-            *total += *total / 20;
-        }
-        if signature_changed {
-            b.signature += 1;
-        }
-        let settings = Settings {
-            rounds: 1,
-            depth: None,
-            instr_depth: 6,
-            thresholds: Thresholds {
-                threshold_pct: 1.0,
-                instr_threshold_pct: 0.5,
-            },
-            positions: None,
+        let thresholds = Thresholds {
+            threshold_pct: 1.0,
+            instr_threshold_pct: 0.5,
         };
-        compare(
-            Kind::Compare,
-            settings,
-            &Measured::new("A", a),
-            &Measured::new("B", b),
-            Criteria::local(false),
-        )
+        baseline_against_a_copy(Kind::Compare, thresholds, Criteria::local(false), |b| {
+            if let Instructions::Measured { total, .. } = &mut b.instructions {
+                *total += *total / 20;
+            }
+            if signature_changed {
+                b.signature += 1;
+            }
+        })
     }
 
     #[test]
@@ -514,38 +498,23 @@ mod tests {
 
     #[test]
     fn timings_from_another_setting_are_not_printed_as_results() {
-        let stored: crate::baseline::Baseline =
-            serde_json::from_str(include_str!("../../../baselines/main.json")).unwrap();
-        let settings = Settings {
-            rounds: 6,
-            depth: None,
-            instr_depth: 6,
-            thresholds: Thresholds {
-                threshold_pct: 1.0,
-                instr_threshold_pct: 0.5,
-            },
-            positions: None,
+        let thresholds = Thresholds {
+            threshold_pct: 1.0,
+            instr_threshold_pct: 0.5,
         };
-        let mut faster = stored.measurement.clone();
-        for run in &mut faster.runs_time_ns {
-            for time in run.iter_mut() {
-                *time = *time * 9 / 10;
+        let faster = |b: &mut Measurement| {
+            for run in &mut b.runs_time_ns {
+                for time in run.iter_mut() {
+                    *time = *time * 9 / 10;
+                }
             }
-        }
+        };
         let criteria = Criteria {
             nps_comparable: false,
             machine_differences: vec!["CPU governor: powersave (baseline) vs performance".into()],
             ..Criteria::local(false)
         };
-        let baseline = Measured::new("baseline main", stored.measurement.clone());
-        let faster = Measured::new("revision", faster);
-        let comparison = compare(
-            Kind::BaselineCheck,
-            settings.clone(),
-            &baseline,
-            &faster,
-            criteria,
-        );
+        let comparison = baseline_against_a_copy(Kind::BaselineCheck, thresholds, criteria, faster);
         let rows = comparison_rows(&comparison);
         for figure in ["NPS", "time per node"] {
             let row = rows.iter().find(|r| r[0].starts_with(figure)).unwrap();
@@ -561,13 +530,8 @@ mod tests {
             .to_string()
             .contains("CPU governor: powersave"));
 
-        let local = compare(
-            Kind::Compare,
-            settings,
-            &Measured::new("A", stored.measurement),
-            &Measured::new("B", faster.measurement),
-            Criteria::local(false),
-        );
+        let local =
+            baseline_against_a_copy(Kind::Compare, thresholds, Criteria::local(false), faster);
         let line = speed_line(&local);
         assert!(
             line.contains("t over 6 rounds; 222 per-position pairs"),

@@ -429,7 +429,7 @@ mod tests {
                 "exit_code": 3
             })
         );
-        let interrupted = Conclusion::played(Ending::Interrupted {
+        let interrupted = Conclusion::of_match(Ending::Interrupted {
             played: 12_000,
             max_games: 40_000,
         });

@@ -483,8 +483,7 @@ fn commit_prefix(revision: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::compare::{compare, Criteria, Settings, Thresholds};
-    use crate::analysis::measure::{Measured, Measurement};
+    use crate::analysis::compare::{baseline_against_a_copy, Criteria, Thresholds};
     use crate::games::sprt::{EloModel, Sprt, SprtDecision};
     use crate::verdict::{
         decision_rests_on_contradicted_speed, games_contradict_speed, speed_tolerance, SpeedSource,
@@ -501,25 +500,15 @@ mod tests {
     /// This run's paired speed, +10% (+5% to +15%), over a stored measurement (only the ratio
     /// is read here).
     fn speed() -> Speed {
-        let stored: crate::baseline::Baseline =
-            serde_json::from_str(include_str!("../../../../baselines/main.json")).unwrap();
-        let a: Measurement = stored.measurement;
-        let settings = Settings {
-            rounds: 1,
-            depth: None,
-            instr_depth: 6,
-            thresholds: Thresholds {
-                threshold_pct: 1.0,
-                instr_threshold_pct: 0.5,
-            },
-            positions: None,
+        let thresholds = Thresholds {
+            threshold_pct: 1.0,
+            instr_threshold_pct: 0.5,
         };
-        let comparison = compare(
+        let comparison = baseline_against_a_copy(
             crate::schema::Kind::Compare,
-            settings,
-            &Measured::new("A", a.clone()),
-            &Measured::new("B", a),
+            thresholds,
             Criteria::local(false),
+            |_| {},
         );
         Speed {
             comparison,
