@@ -959,7 +959,7 @@ pub(crate) enum MatchCommand {
         /// Results files written by `lab match ... --shard I/N --out FILE`.
         #[arg(required = true)]
         files: Vec<PathBuf>,
-        /// Also write the pooled games as one PGN.
+        /// Also write the pooled games as one PGN, a new file (an existing one is refused).
         #[arg(long, value_name = "FILE")]
         pgn: Option<PathBuf>,
         #[command(flatten)]

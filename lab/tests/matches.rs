@@ -435,6 +435,18 @@ fn shards_pool_into_exactly_the_unsharded_counts() {
     let mixed = repo.lab(&["match", "merge", &names[0], other.to_str().unwrap()]);
     assert_eq!(mixed.code, 2, "{mixed}");
     assert!(mixed.stderr.contains("differ in seed"), "{mixed}");
+
+    // The merged PGN is written new: an existing file is refused and kept as it was.
+    let pgn = repo.path().join("merged.pgn");
+    std::fs::write(&pgn, "kept").unwrap();
+    let over = repo.lab(&["match", "merge", &names[0], "--pgn", pgn.to_str().unwrap()]);
+    assert_eq!(over.code, 2, "{over}");
+    assert!(over.stderr.contains("already exists"), "{over}");
+    assert_eq!(std::fs::read_to_string(&pgn).unwrap(), "kept");
+    std::fs::remove_file(&pgn).unwrap();
+    let written = repo.lab(&["match", "merge", &names[0], "--pgn", pgn.to_str().unwrap()]);
+    assert_eq!(written.code, 3, "{written}");
+    assert!(std::fs::read_to_string(&pgn).unwrap().contains("[Result "));
 }
 
 #[test]

@@ -26,7 +26,8 @@ pub(crate) fn run(lab: &Lab, args: &MatchArgs) -> Result<Outcome> {
     match &args.action {
         Some(MatchCommand::Merge { files, pgn, .. }) => {
             if let Some(pgn) = pgn {
-                crate::paths::check_writable(pgn)?;
+                // As a match's own PGN: the merged games are written afresh, never over a file.
+                crate::paths::check_new_output("--pgn", pgn)?;
             }
             Ok(outcome(games::merge(files, pgn.as_deref())?))
         }

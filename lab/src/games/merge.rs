@@ -83,7 +83,7 @@ pub(crate) fn merge(files: &[PathBuf], pgn: Option<&Path>) -> Result<MatchReport
     started.sort_by_key(|started| started.shard.index);
     if let Some(path) = pgn {
         let text: String = games.iter().map(|game| game.pgn.as_str()).collect();
-        crate::paths::write_atomically(path, text.as_bytes())?;
+        crate::paths::write_new(path, text.as_bytes())?;
     }
     let summary_stop = match summarize(&games, header.settings.sprt.as_ref()).sprt {
         Some(state) if state.result != SprtDecision::Continue => Stop::Sprt(state.result),
