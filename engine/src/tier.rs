@@ -66,7 +66,9 @@ pub const MATERIAL_BUCKETS: usize = 8;
 /// at most one (the full tier scales a lone attacker down to a few centipawns), then one class
 /// per further attacker, the last holding every count from there up. On the 3k pool at depth 6
 /// the king term's 0.5th percentile with a full enemy army is -14 cp in class 0, -93 in class 1
-/// and about -220 in class 2, against -183 for every king in one table.
+/// and about -220 in class 2, against -183 for every king in one table. The shipped tables hold
+/// the same row in every class (`margins::CLASSES_DIFFER` is false, so no evaluation reads a
+/// class): the tuned class rows did not win their verdict (docs/strength.md).
 pub const DANGER_CLASSES: usize = 3;
 
 /// A king's zone as the full tier's king safety sees it: the king's square, its neighbours, and

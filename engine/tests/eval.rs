@@ -93,7 +93,7 @@ fn margins_decide_the_exit_tier() {
         eval.evaluate(&board, alpha, beta, SearchKind::Main, counters)
             .tier
     };
-    // Beta just below score - margin_a: super-lazy fail high; exactly at it: no exit.
+    // Beta just below score - fail_high: super-lazy fail high; exactly at it: no exit.
     let beta = score - sl.fail_high;
     assert_eq!(
         tier(&mut eval, &mut counters, -30000, beta - 1),
@@ -103,7 +103,7 @@ fn margins_decide_the_exit_tier() {
         tier(&mut eval, &mut counters, -30000, beta),
         Tier::SuperLazy
     );
-    // Alpha just above score + margin_b: super-lazy fail low; exactly at it: no exit.
+    // Alpha just above score + fail_low: super-lazy fail low; exactly at it: no exit.
     let alpha = score + sl.fail_low;
     assert_eq!(
         tier(&mut eval, &mut counters, alpha + 1, 30000),

@@ -60,6 +60,11 @@ const KING_DANGER_DIVISOR: i32 = 6;
 /// The endgame part of the king danger is the middlegame part divided by this.
 const KING_DANGER_ENDGAME_DIVISOR: i32 = 8;
 const MAX_KING_DANGER: i32 = 300;
+/// Without a queen the attack rarely mates: its danger is divided by this.
+const QUEENLESS_ATTACK_DIVISOR: i32 = 2;
+/// The relative ranks (from 0) on which a supported minor piece no enemy pawn can chase is an
+/// outpost: the fourth to the sixth.
+const OUTPOST_RANKS: std::ops::RangeInclusive<u8> = 3..=5;
 
 /// Attack maps built in one pass over the pieces, shared by every full-tier term.
 struct AttackInfo {
@@ -169,7 +174,7 @@ fn pieces(board: &Board, color: Color, info: &mut AttackInfo) -> S {
                     & !Bitboard::file(sq.file() as usize)
                     & their_pawns)
                     .any();
-                if (3..=5).contains(&rank) && supported && !attackable {
+                if OUTPOST_RANKS.contains(&rank) && supported && !attackable {
                     score += if kind == PieceType::Knight {
                         KNIGHT_OUTPOST
                     } else {
@@ -245,8 +250,12 @@ fn king_safety(board: &Board, color: Color, info: &AttackInfo) -> S {
         WEAK_ZONE_SQUARE * (info.zone[us] & info.all[them] & defended_by_king_only).count() as i32;
 
     let has_queen = board.colored(enemy, PieceType::Queen).any();
-    // Without a queen the attack rarely mates: count half of it.
-    let scale = ATTACKER_SCALE[info.king_attackers[them].min(7)] / if has_queen { 1 } else { 2 };
+    let scale = ATTACKER_SCALE[info.king_attackers[them].min(7)]
+        / if has_queen {
+            1
+        } else {
+            QUEENLESS_ATTACK_DIVISOR
+        };
     // Attackers and safe checks count once per piece (type), not per square, and the danger is
     // capped at 3 pawns: that keeps the king term's tail within what an O(1) margin can bound,
     // so the cheap tiers' middlegame exits stay sound.
@@ -268,12 +277,12 @@ fn rook_terms(board: &Board, color: Color, passed: Bitboard) -> S {
     let mut score = S::ZERO;
     for sq in board.colored(color, PieceType::Rook) {
         let file = Bitboard::file(sq.file() as usize);
-        let behind = if white {
+        let ahead_of_rook = if white {
             sq.bb().fill_north()
         } else {
             sq.bb().fill_south()
         };
-        if (passed & file & behind).any() {
+        if (passed & file & ahead_of_rook).any() {
             score += ROOK_BEHIND_PASSER;
         }
         if (file & ours).is_empty() {
@@ -326,7 +335,7 @@ fn passed_pawn_terms(board: &Board, color: Color, passed: Bitboard) -> S {
     let enemy_pieces = board.color(!color);
     let mut score = S::ZERO;
     for sq in passed {
-        let weight = (sq.relative_rank(white) as i32 - 2).max(0);
+        let weight = super::pawns::ranks_past_third(sq.relative_rank(white) as i32);
         let stop = sq.offset(if white { 8 } else { -8 });
         if board.occupied().has(stop) {
             score += PASSER_BLOCKED * weight;

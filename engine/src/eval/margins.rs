@@ -1,8 +1,8 @@
 //! Lazy-exit margins: O(1) table lookups by per-side bucket, no attack generation.
 //!
-//! `margin_a` gates fail-high (`score - margin_a > beta`) and assumes the worst for the side
-//! to move and the best for the opponent on each term; `margin_b` gates fail-low
-//! (`score + margin_b < alpha`), the mirror image. King tables are indexed by the defending
+//! `fail_high` gates a fail-high exit (`score - fail_high > beta`) and assumes the worst for
+//! the side to move and the best for the opponent on each term; `fail_low` gates a fail-low
+//! exit (`score + fail_low < alpha`), the mirror image. King tables are indexed by the defending
 //! king's danger class (`tier::danger_class`), then by the attacker's per-side bucket; residual
 //! tables by the side's own bucket. `_LO`/`_HI` are low/high
 //! percentiles of the measured distributions; `_P50` are medians, a point estimate of a side's
@@ -47,15 +47,15 @@ pub const FUTILITY_BASE_MARGIN_BY_SOURCE: [i32; TIERS] = [350, 175, 100];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Margins {
-    /// `margin_a`: subtracted before the fail-high test.
+    /// Subtracted from the score before the fail-high test.
     pub fail_high: i32,
-    /// `margin_b`: added before the fail-low test.
+    /// Added to the score before the fail-low test.
     pub fail_low: i32,
 }
 
 impl Margins {
     /// Whether a tier's `score` decides the node: `Some(true)` when it fails high past `beta`
-    /// by `margin_a`, `Some(false)` when it fails low under `alpha` by `margin_b`.
+    /// by `fail_high`, `Some(false)` when it fails low under `alpha` by `fail_low`.
     #[inline(always)]
     pub fn exit(self, score: i32, alpha: i32, beta: i32) -> Option<bool> {
         if score - self.fail_high > beta {

@@ -47,8 +47,9 @@ pub struct Evaluation {
 }
 
 const BISHOP_PAIR: S = S(30, 50);
-/// An extra minor piece against pawns (a piece traded for pawns is usually a bad trade).
-const BAD_TRADE: S = S(40, 20);
+/// An extra minor piece against pawns, majors equal: the other side traded a piece for pawns,
+/// usually a bad trade.
+const EXTRA_MINOR_FOR_PAWNS: S = S(40, 20);
 /// Each of a side's knights, bishops, rooks and queens attacked by an enemy pawn.
 const ATTACKED_BY_PAWN: S = S(-40, -30);
 
@@ -434,7 +435,7 @@ fn lazy_terms(board: &Board, entry: &pawns::PawnEntry) -> [S; 2] {
         let majors =
             |m: &crate::board::Material| m.count(PieceType::Rook) + 2 * m.count(PieceType::Queen);
         if majors(ours) == majors(theirs) && minors(ours) > minors(theirs) {
-            terms[color.index()] += BAD_TRADE;
+            terms[color.index()] += EXTRA_MINOR_FOR_PAWNS;
         }
         let pieces =
             board.color(color) & !board.pieces(PieceType::Pawn) & !board.pieces(PieceType::King);

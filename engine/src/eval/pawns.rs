@@ -23,11 +23,24 @@ const PASSED: [S; 8] = [
     S(80, 130),
     S(0, 0),
 ];
-/// Pawn placement: centre pawns want to advance in the middlegame.
+/// Pawn placement: centre pawns want to advance in the middlegame. Per file, counted once per
+/// two ranks the pawn stands past its second.
 const CENTER_FILE: [i32; 8] = [-4, -2, 2, 6, 6, 2, -2, -4];
-/// Own pawns on the king's and the neighbouring files, up to two ranks ahead (at most 3 count).
+/// Ranks past its second a pawn advances for each `CENTER_FILE` step.
+const CENTER_RANKS_PER_STEP: i32 = 2;
+/// A connected pawn's bonus in halves of `CONNECTED`: side by side (a phalanx) or defended.
+const CONNECTED_HALVES_PHALANX: i32 = 3;
+const CONNECTED_HALVES_DEFENDED: i32 = 2;
+/// A connected pawn's endgame bonus: its middlegame bonus times its ranks past the third, over
+/// this.
+const CONNECTED_ENDGAME_DIVISOR: i32 = 4;
+/// Own pawns in the shelter that count.
+const MAX_SHELTER_PAWNS: i32 = 3;
+/// Own pawns on the king's and the neighbouring files, up to two ranks ahead (at most
+/// `MAX_SHELTER_PAWNS` count).
 const SHELTER_PAWN: S = S(14, 0);
-/// An enemy pawn on those files, by its distance in ranks from our back rank (7 - its rank).
+/// An enemy pawn on those files, by how far it has advanced (its rank counted from its own side):
+/// most on our third rank, where it is about to break the shelter.
 const STORM_PAWN: [i32; 8] = [0, 0, 0, -4, -10, -16, 0, 0];
 const OPEN_FILE_NEAR_KING: S = S(-16, 0);
 /// Passer race (endgame, per rank the passer stands beyond its third): bonus per square between
@@ -38,10 +51,18 @@ const PASSER_RACE_ENEMY_KING: i32 = 5;
 const PASSER_RACE_OWN_KING: i32 = 2;
 /// A passer the enemy king cannot catch, against a side with no pieces.
 const UNSTOPPABLE_PASSER: S = S(0, 400);
-/// Per safe central square behind our pawns, times the number of our pieces / 4.
+/// Per safe central square behind our pawns, times our pieces over `SPACE_PIECES_PER_UNIT`.
 const SPACE: i32 = 2;
+const SPACE_PIECES_PER_UNIT: i32 = 4;
 /// `PawnEntry::shelter_king` before the shelter of that side is first computed.
 const NO_KING: u8 = 64;
+
+/// How far a pawn on relative `rank` (from 0) stands past its third rank: what passers and
+/// connected pawns gain by in the endgame.
+#[inline(always)]
+pub(crate) fn ranks_past_third(rank: i32) -> i32 {
+    (rank - 2).max(0)
+}
 
 #[derive(Clone, Copy)]
 pub struct PawnEntry {
@@ -76,13 +97,14 @@ impl PawnEntry {
     pub fn space(&self, board: &Board, color: Color) -> S {
         let weight = board.material(color).piece_count() as i32;
         S(
-            SPACE * self.space_squares[color.index()] as i32 * weight / 4,
+            SPACE * self.space_squares[color.index()] as i32 * weight / SPACE_PIECES_PER_UNIT,
             0,
         )
     }
 }
 
-/// The pawn hash. Cleared with the rest of per-search state.
+/// The pawn hash. Kept across searches (a pawn structure's entry does not depend on the search)
+/// and cleared with the transposition table by `Searcher::clear`.
 pub struct PawnTable {
     entries: Vec<PawnEntry>,
     pub probes: u64,
@@ -189,7 +211,7 @@ fn king_shelter(board: &Board, color: Color) -> S {
     let file = Bitboard::file(king.file() as usize);
     let files = file | file.east() | file.west();
     let shelter = (ours & files & close_ranks(king, color.is_white())).count() as i32;
-    let mut score = SHELTER_PAWN * shelter.min(3);
+    let mut score = SHELTER_PAWN * shelter.min(MAX_SHELTER_PAWNS);
     let king_file = king.file() as i32;
     for f in (king_file - 1).max(0)..=(king_file + 1).min(7) {
         if (Bitboard::file(f as usize) & ours).is_empty() {
@@ -198,7 +220,7 @@ fn king_shelter(board: &Board, color: Color) -> S {
     }
     for storm in board.colored(!color, PieceType::Pawn) & files {
         let rank = storm.relative_rank(color.is_white()) as usize;
-        score += S(STORM_PAWN[(7 - rank).min(7)], 0);
+        score += S(STORM_PAWN[7 - rank], 0);
     }
     score
 }
@@ -247,7 +269,10 @@ fn side_pawns(board: &Board, color: Color) -> (S, Bitboard) {
         let neighbours = file_bb.east() | file_bb.west();
         let front = passed_span(color, sq) & file_bb;
 
-        score += S(CENTER_FILE[sq.file() as usize] * (rank as i32 - 1) / 2, 0);
+        score += S(
+            CENTER_FILE[sq.file() as usize] * (rank as i32 - 1) / CENTER_RANKS_PER_STEP,
+            0,
+        );
         if (front & ours).any() {
             score += DOUBLED;
         }
@@ -257,8 +282,16 @@ fn side_pawns(board: &Board, color: Color) -> (S, Bitboard) {
             let supported = attacks::pawn(!color, sq) & ours;
             let phalanx = (sq.bb().east() | sq.bb().west()) & ours;
             if supported.any() || phalanx.any() {
-                let bonus = CONNECTED[rank] * if phalanx.any() { 3 } else { 2 } / 2;
-                score += S(bonus, bonus * (rank as i32 - 2).max(0) / 4);
+                let halves = if phalanx.any() {
+                    CONNECTED_HALVES_PHALANX
+                } else {
+                    CONNECTED_HALVES_DEFENDED
+                };
+                let bonus = CONNECTED[rank] * halves / 2;
+                score += S(
+                    bonus,
+                    bonus * ranks_past_third(rank as i32) / CONNECTED_ENDGAME_DIVISOR,
+                );
             } else {
                 // Backward: no neighbour can ever defend it and its stop square is attacked.
                 let stop = sq.bb().forward(white);
@@ -293,7 +326,7 @@ pub fn passer_race(board: &Board, color: Color, passed: Bitboard) -> S {
     let mut score = S::ZERO;
     for sq in passed {
         let rank = sq.relative_rank(white) as i32;
-        let weight = (rank - 2).max(0);
+        let weight = ranks_past_third(rank);
         let stop = sq.offset(if white { 8 } else { -8 });
         score += S(
             0,

@@ -56,6 +56,8 @@ const NULL_MOVE_DEPTH_PER_EXTRA_REDUCTION: i32 = 4;
 const LMR_BASE: f64 = 0.75;
 /// See `LMR_BASE`: the larger, the gentler the reduction grows with depth and move index.
 const LMR_DIVISOR: f64 = 2.25;
+/// Depths and move indices past the reduction table's last row and column share them.
+const REDUCTION_TABLE_SIZE: usize = 64;
 /// Late moves are reduced from this depth up: nearer the horizon a reduction leaves too little.
 const LMR_MIN_DEPTH: i32 = 3;
 /// The first move a PV node reduces, by index in move order.
@@ -190,7 +192,7 @@ pub struct Searcher {
     pv_len: [usize; MAX_PLY],
     /// Keys of the game before the root, then of the current search path.
     keys: Vec<u64>,
-    reductions: Box<[[u8; 64]; 64]>,
+    reductions: Box<[[u8; REDUCTION_TABLE_SIZE]; REDUCTION_TABLE_SIZE]>,
     /// One move picker per ply, refilled at each node.
     pickers: Vec<ScoredMoves>,
     /// Whether the move into each ply was a null move (no two nulls in a row).
@@ -205,7 +207,7 @@ pub struct Searcher {
 
 impl Searcher {
     pub fn new(hash_mb: usize) -> Searcher {
-        let mut reductions = Box::new([[0u8; 64]; 64]);
+        let mut reductions = Box::new([[0u8; REDUCTION_TABLE_SIZE]; REDUCTION_TABLE_SIZE]);
         for (depth, row) in reductions.iter_mut().enumerate().skip(1) {
             for (index, r) in row.iter_mut().enumerate().skip(1) {
                 *r = (LMR_BASE + (depth as f64).ln() * (index as f64).ln() / LMR_DIVISOR) as u8;
@@ -262,12 +264,12 @@ impl Searcher {
         &mut self.eval
     }
 
-    /// Searches `board`. `history` holds the Zobrist keys of the positions before it (game
-    /// history, for repetition detection). Stops at the limits or when `stop` becomes true.
+    /// Searches `board`. `game_keys` holds the Zobrist keys of the positions before it in the
+    /// game, for repetition detection. Stops at the limits or when `stop` becomes true.
     pub fn search(
         &mut self,
         board: &Board,
-        history: &[u64],
+        game_keys: &[u64],
         limits: &Limits,
         stop: &AtomicBool,
         listener: &mut impl Listener,
@@ -279,7 +281,9 @@ impl Searcher {
         self.counters = Counters::default();
         self.killers = [[Move::NULL; 2]; MAX_PLY];
         self.keys.clear();
-        self.keys.extend_from_slice(history);
+        // Room for the deepest path too, so that no push in the search reallocates.
+        self.keys.reserve(game_keys.len() + MAX_PLY);
+        self.keys.extend_from_slice(game_keys);
 
         let legal = movegen::legal_moves(board);
         let mut result = SearchResult {
@@ -573,7 +577,9 @@ impl Searcher {
                     && !gives_check
                     && index >= lmr_min_move_index(pv_node)
                 {
-                    reduction = self.reductions[depth.min(63) as usize][index.min(63)] as i32;
+                    let last = REDUCTION_TABLE_SIZE - 1;
+                    reduction =
+                        self.reductions[depth.min(last as i32) as usize][index.min(last)] as i32;
                     if pv_node {
                         reduction -= LMR_PV_RELIEF;
                     }

@@ -15,6 +15,9 @@ const GOOD_CAPTURE: i32 = 1 << 21;
 const FIRST_KILLER: i32 = 1 << 20;
 const SECOND_KILLER: i32 = (1 << 20) - 1;
 const BAD_CAPTURE: i32 = -(1 << 21);
+/// MVV-LVA: the victim's value times this, less the attacker's index (below 8), so a more
+/// valuable victim always comes first.
+const VICTIM_SCALE: i32 = 8;
 /// The low bits of a key hold its slot, inverted, so that of equal scores the first slot is the
 /// largest key: a plain maximum picks the best move and breaks ties by order.
 const SLOT_BITS: u32 = 8;
@@ -45,7 +48,7 @@ pub fn is_quiet(board: &Board, mv: Move) -> bool {
 #[inline(always)]
 pub fn mvv_lva(board: &Board, mv: Move) -> i32 {
     let victim = match mv.kind() {
-        MoveKind::EnPassant => SEE_VALUE[0],
+        MoveKind::EnPassant => SEE_VALUE[PieceType::Pawn.index()],
         _ => board
             .piece_on(mv.to())
             .map_or(0, |p| SEE_VALUE[p.kind().index()]),
@@ -54,11 +57,11 @@ pub fn mvv_lva(board: &Board, mv: Move) -> i32 {
         .piece_on(mv.from())
         .map_or(0, |p| p.kind().index() as i32);
     let promotion = match mv.promotion_piece() {
-        Some(PieceType::Queen) => SEE_VALUE[4],
-        Some(_) => -SEE_VALUE[4],
+        Some(PieceType::Queen) => SEE_VALUE[PieceType::Queen.index()],
+        Some(_) => -SEE_VALUE[PieceType::Queen.index()],
         None => 0,
     };
-    victim * 8 + promotion * 8 - attacker
+    victim * VICTIM_SCALE + promotion * VICTIM_SCALE - attacker
 }
 
 /// Where a main-search node's picker stands.

@@ -7,6 +7,10 @@
 use crate::huge_table::HugeTable;
 use crate::types::Move;
 
+/// A stored inexact result for the same position is kept when it searched this many plies or
+/// more deeper than the new one.
+const KEEP_DEEPER_BY: i32 = 2;
+
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 #[repr(u8)]
 pub enum Bound {
@@ -91,7 +95,7 @@ impl TranspositionTable {
         let slot = &mut self.entries[index];
         let same_position = slot.generation == generation && slot.key == key;
         // Keep a deeper result for the same position unless the new one is exact.
-        if same_position && bound != Bound::Exact && depth + 2 < slot.depth as i32 {
+        if same_position && bound != Bound::Exact && depth + KEEP_DEEPER_BY < slot.depth as i32 {
             return;
         }
         let mv = if mv.is_null() && same_position {
