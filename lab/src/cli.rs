@@ -701,6 +701,19 @@ pub(crate) fn parse_threshold(text: &str) -> Result<f64, String> {
     Ok(value)
 }
 
+/// A percentile of a histogram: a number from 0 to 100 (a histogram would clamp anything else
+/// to its ends without a word).
+pub(crate) fn parse_percentile(text: &str) -> Result<f64, String> {
+    let value: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{text}' is not a number (a percentile such as 98 or 2.5)"))?;
+    if !(0.0..=100.0).contains(&value) {
+        return Err(format!("'{text}' is not a percentile: expected 0 to 100"));
+    }
+    Ok(value)
+}
+
 #[derive(Debug, Clone, Args)]
 pub(crate) struct OutputArgs {
     /// Report format.
@@ -836,7 +849,7 @@ pub(crate) struct CalibrateRunArgs {
     #[arg(long)]
     pub(crate) results: Option<PathBuf>,
     /// Percentile of qfutility_excess recommended as FUTILITY_BASE_MARGIN_BY_SOURCE.
-    #[arg(long, default_value_t = 98.0)]
+    #[arg(long, default_value_t = 98.0, value_parser = parse_percentile)]
     pub(crate) percentile: f64,
     #[command(flatten)]
     pub(crate) output: OutputArgs,
@@ -847,6 +860,7 @@ pub(crate) struct HistArgs {
     /// A calibration file (from `lab calibrate` or `squall calibrate --out`).
     pub(crate) file: PathBuf,
     /// Percentiles to read (default: 2 5 10 50 90 95 98).
+    #[arg(value_parser = parse_percentile)]
     pub(crate) percentiles: Vec<f64>,
     /// Only this histogram set: lazy_residual, super_lazy_residual, king, qfutility_excess.
     #[arg(long)]

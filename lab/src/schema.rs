@@ -2,7 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
-/// Version of the lab's own JSON output: comparisons, bench, baseline, profile.
+/// Version of the lab's own JSON reports but the match's: comparisons, tiers, bench, baselines,
+/// profile, history and bisect, calibration, tune, speed-Elo, verdict and frontier.
 pub const LAB_JSON_SCHEMA_VERSION: u32 = 2;
 /// Version of `lab match`'s JSON report.
 pub(crate) const MATCH_JSON_SCHEMA_VERSION: u32 = 1;

@@ -262,7 +262,13 @@ fn hist_reads_any_percentile_and_rejects_bad_input() {
     assert!(!out.contains("lazy_residual"));
 
     for (args, message) in [
-        (vec!["hist", &path, "101"], "out of range"),
+        (vec!["hist", &path, "101"], "is not a percentile"),
+        (vec!["hist", &path, "NaN"], "is not a percentile"),
+        // A percentile a histogram would clamp to its end is refused before any work.
+        (
+            vec!["calibrate", "--percentile", "150"],
+            "is not a percentile",
+        ),
         (
             vec!["hist", &path, "--set", "nope"],
             "unknown histogram set",

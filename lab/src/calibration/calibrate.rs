@@ -59,7 +59,7 @@ pub(crate) fn calibrate_revision(
     // The constants only label the report: a binary that cannot say them still calibrates.
     let reported = reported_engine(&binary.path)
         .map_err(|error| {
-            progress.line(&format!(
+            crate::progress::warning(&format!(
                 "warning: {error:#}; the margins in force are read from the source"
             ));
         })

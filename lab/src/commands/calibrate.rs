@@ -77,14 +77,10 @@ fn merge(lab: &Lab, files: &[PathBuf], out: Option<&Path>) -> Result<Outcome> {
     }
     let mut loaded = Vec::new();
     for (i, path) in files.iter().enumerate() {
-        let same = |other: &PathBuf| {
-            other == path
-                || matches!(
-                    (other.canonicalize(), path.canonicalize()),
-                    (Ok(a), Ok(b)) if a == b
-                )
-        };
-        if let Some(earlier) = files[..i].iter().find(|other| same(other)) {
+        if let Some(earlier) = files[..i]
+            .iter()
+            .find(|other| crate::paths::same_file(other, path))
+        {
             bail!(
                 "{} is given twice (also as {}): give each shard once",
                 path.display(),

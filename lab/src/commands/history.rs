@@ -40,7 +40,7 @@ pub(crate) fn run(lab: &Lab, args: &HistoryArgs) -> Result<Outcome> {
             .line(&format!("history page: {}", page.display())),
         // The figures are stored and the table prints: a page that cannot be written is not
         // worth failing the run.
-        Err(error) => session.progress().line(&format!(
+        Err(error) => crate::progress::warning(&format!(
             "warning: the history page was not written: {error:#}"
         )),
     }

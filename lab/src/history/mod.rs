@@ -23,7 +23,7 @@ use crate::engine::build::EngineBinary;
 use crate::engine::revision::{resolve, Revision};
 use crate::lab::Session;
 use crate::machine::{Machine, Toolchain};
-use crate::progress::{self, Progress};
+use crate::progress;
 use crate::schema::{Kind, LAB_JSON_SCHEMA_VERSION};
 use crate::side::Side;
 use range::CommitInfo;
@@ -216,7 +216,7 @@ pub(crate) fn history(session: &Session, request: &HistoryRequest) -> Result<His
         series_settings(session, request.plan, request.features),
     );
     let progress = session.progress();
-    let mut points = Points::stored(&series, &commits, request.retry_failed, progress);
+    let mut points = Points::stored(&series, &commits, request.retry_failed);
     let stored_failures = points.failures.iter().flatten().count();
     let missing = points.measurements.iter().filter(|m| m.is_none()).count() - stored_failures;
     progress.line(&format!(
@@ -238,7 +238,7 @@ pub(crate) fn history(session: &Session, request: &HistoryRequest) -> Result<His
     let infos: Vec<CommitInfo> = rows.iter().map(|row| row.commit.clone()).collect();
     let machines = machines::machine_lines(&series, &infos, &nps, &mut warnings);
     for warning in warnings {
-        progress.line(&format!("warning: {warning}; left out of NPS per machine"));
+        progress::warning(&format!("warning: {warning}; left out of NPS per machine"));
     }
     Ok(HistoryReport {
         schema_version: LAB_JSON_SCHEMA_VERSION,
@@ -279,12 +279,7 @@ struct Points {
 impl Points {
     /// What the store holds for `commits`; a failure stored before counts unless `retry_failed`,
     /// and an entry the store cannot use is measured again.
-    fn stored(
-        series: &Series,
-        commits: &[CommitInfo],
-        retry_failed: bool,
-        progress: &Progress,
-    ) -> Points {
+    fn stored(series: &Series, commits: &[CommitInfo], retry_failed: bool) -> Points {
         let mut failures: Vec<Option<(Failure, bool)>> = vec![None; commits.len()];
         let mut measurements = Vec::with_capacity(commits.len());
         for (index, commit) in commits.iter().enumerate() {
@@ -296,7 +291,7 @@ impl Points {
                 }
                 Stored::Failed(_) | Stored::Missing => None,
                 Stored::Unusable(why) => {
-                    progress.line(&format!("warning: {why}; measuring {} again", commit.short));
+                    progress::warning(&format!("warning: {why}; measuring {} again", commit.short));
                     None
                 }
             });
@@ -378,7 +373,7 @@ impl Points {
                 Err((stage, error)) => {
                     let error = format!("{error:#}");
                     let failure = series.save_failure(&commit.id, stage, &error)?;
-                    progress.line(&format!(
+                    progress::warning(&format!(
                         "warning: {} failed to {}; stored as a failed point, going on \
                          (--retry-failed tries it again): {}",
                         commit.short,

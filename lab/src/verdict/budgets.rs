@@ -1,8 +1,8 @@
 //! A's stored node budgets: one JSON file per machine, engine binary and time control under
 //! `target/lab/budgets/`, written atomically, validated on load. A verdict times A's clock games
 //! once and keeps the budget they give, so that the same verdict run again on this machine plays
-//! the same fixed-node games (a measured budget moves with the bench's NPS and the four games'
-//! lengths; a stored one does not).
+//! the same fixed-node games (a measured budget moves with the bench's NPS and the clock games'
+//! lengths ([`super::CLOCK_PROBE_GAMES`]); a stored one does not).
 
 use std::path::{Path, PathBuf};
 
@@ -14,8 +14,8 @@ use super::ClockProbe;
 use crate::games::rules::Limit;
 use crate::paths::LabPaths;
 
-pub const NODE_BUDGET_KIND: &str = "lab-node-budget";
-pub const NODE_BUDGET_SCHEMA_VERSION: u32 = 1;
+pub(crate) const NODE_BUDGET_KIND: &str = "lab-node-budget";
+pub(crate) const NODE_BUDGET_SCHEMA_VERSION: u32 = 1;
 
 /// Nodes per second no engine's bench reaches on one thread (100 times a fast one's).
 const MAX_NPS: f64 = 1e9;
@@ -93,12 +93,12 @@ impl StoredFile for StoredBudget {
 }
 
 /// Where the budgets live: `target/lab/budgets/`.
-pub fn budgets_dir(paths: &LabPaths) -> PathBuf {
+pub(crate) fn budgets_dir(paths: &LabPaths) -> PathBuf {
     paths.root.join("budgets")
 }
 
 /// Writes `budget` atomically under `dir`, replacing the budget of the same key.
-pub fn save(dir: &Path, budget: &StoredBudget) -> Result<PathBuf> {
+pub(crate) fn save(dir: &Path, budget: &StoredBudget) -> Result<PathBuf> {
     let path = stored::path_for(dir, &budget.machine_id, &budget.binary, &budget.limit);
     stored::save(&path, budget)?;
     Ok(path)

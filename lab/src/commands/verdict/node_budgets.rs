@@ -230,7 +230,7 @@ fn clock_games_budget(run: &Run, nps: f64, binary: &str, paths: &LabPaths) -> Re
                 });
             }
             Ok(None) => {}
-            Err(error) => progress.line(&format!(
+            Err(error) => crate::progress::warning(&format!(
                 "warning: {error:#}; timing A's clock games again, and replacing it"
             )),
         }

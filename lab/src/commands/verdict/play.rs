@@ -256,14 +256,14 @@ fn read_recorded_speed(run: &Run, speed: &mut Speed, path: &Path) -> Result<Opti
 
 /// The games of `report`'s results file, in their recorded order; none when it cannot be read
 /// back (said: the report then draws no LLR rather than one at other bounds).
-fn read_back(run: &Run, report: &MatchReport) -> Vec<GameRecord> {
+fn read_back(report: &MatchReport) -> Vec<GameRecord> {
     let Some(path) = &report.results_file else {
         return Vec::new();
     };
     match results::read(Path::new(path)) {
         Ok((_, games, _)) => games,
         Err(error) => {
-            run.lab.progress().line(&format!(
+            crate::progress::warning(&format!(
                 "warning: the games of {path} were not read back to draw their LLR: {error:#}"
             ));
             Vec::new()
@@ -345,12 +345,12 @@ fn games_reading_their_speed(
             if let Some(in_games) = report.summary.nps_ratio_in_games {
                 speed.read_from_games(meter, &in_games)?;
                 let shifted = games_sprt(options, speed);
-                let recorded = read_back(run, &report);
+                let recorded = read_back(&report);
                 report.interrupted_judged_again(&recorded, &shifted);
                 // The report matters more than the header: a failure is said, not fatal.
                 if let Some(path) = &report.results_file {
                     if let Err(error) = results::rewrite_bounds(Path::new(path), shifted) {
-                        lab.progress().line(&format!(
+                        crate::progress::warning(&format!(
                             "warning: the bounds were not written into {path}: {error:#}"
                         ));
                     }

@@ -1,5 +1,5 @@
-//! The HTML report of a comparison, a match, a calibration or a history (`--export-html`,
-//! `lab report`): one self-contained page, inline SVG plots drawn by plotters, no script and no
+//! The HTML report of a comparison, a match, a calibration, a history, a speed-Elo fit, a
+//! verdict or a frontier (`--export-html`, `lab report`): one self-contained page, inline SVG plots drawn by plotters, no script and no
 //! network reference.
 //! The page is always drawn from the report's JSON, so a report exported while measuring and
 //! one drawn later from the stored JSON are the same bytes. One folder per page with its plots
