@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use crate::analysis::compare::Thresholds;
 use crate::games::rules::{DEFAULT_DRAW_ADJ, DEFAULT_RESIGN_ADJ};
 
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
@@ -80,10 +81,6 @@ Exit codes:
   2  error (bad revision, GOOD not on BAD's first-parent line, failed build, no valgrind for
      --metric instructions, ...)";
 
-/// Default of `--threshold`: the smallest slowdown, in percent, that counts as a regression.
-pub(crate) const DEFAULT_THRESHOLD_PCT: f64 = 1.0;
-/// Default of `--instr-threshold`: the smallest change of instructions per node, in percent.
-pub(crate) const DEFAULT_INSTR_THRESHOLD_PCT: f64 = 0.5;
 /// Default of `lab verdict --max-games`.
 pub(crate) const DEFAULT_MAX_GAMES: u64 = 20_000;
 /// Default of `lab speed-elo --games` (per odds).
@@ -483,7 +480,7 @@ pub(crate) enum BaselineCommand {
         #[arg(long, default_value_t = DEFAULT_BASELINE_THRESHOLD_PCT, value_parser = parse_threshold)]
         threshold: f64,
         /// Smallest change of instructions per node, in percent, that is flagged.
-        #[arg(long, default_value_t = DEFAULT_INSTR_THRESHOLD_PCT, value_parser = parse_threshold)]
+        #[arg(long, default_value_t = Thresholds::DEFAULT.instr_threshold_pct, value_parser = parse_threshold)]
         instr_threshold: f64,
         #[command(flatten)]
         output: OutputArgs,
@@ -667,10 +664,10 @@ pub(crate) enum SpeedFromArg {
 #[derive(Debug, Clone, Copy, Args)]
 pub(crate) struct ThresholdArgs {
     /// Smallest slowdown, in percent of time per node, that counts as a regression.
-    #[arg(long, default_value_t = DEFAULT_THRESHOLD_PCT, value_parser = parse_threshold)]
+    #[arg(long, default_value_t = Thresholds::DEFAULT.threshold_pct, value_parser = parse_threshold)]
     pub(crate) threshold: f64,
     /// Smallest change of instructions per node, in percent, that is flagged.
-    #[arg(long, default_value_t = DEFAULT_INSTR_THRESHOLD_PCT, value_parser = parse_threshold)]
+    #[arg(long, default_value_t = Thresholds::DEFAULT.instr_threshold_pct, value_parser = parse_threshold)]
     pub(crate) instr_threshold: f64,
 }
 

@@ -4,7 +4,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::analysis::functions::{compare_functions, FunctionsComparison, FunctionsWhy};
-use crate::analysis::measure::{Instructions, Measured, Measurement, RevisionRecord};
+use crate::analysis::measure::{
+    measure_pair, Instructions, Measured, Measurement, Plan, RevisionRecord, Subject,
+};
 use crate::analysis::stats::{
     classify, median, paired_ratios, round_ratio_interval, Change, RatioInterval, MIN_ROUNDS_FOR_CI,
 };
@@ -71,6 +73,12 @@ pub struct Thresholds {
 }
 
 impl Thresholds {
+    /// `lab compare`'s defaults (`--threshold`, `--instr-threshold`), which `lab verdict`,
+    /// `lab bisect` and the steps of `lab history` judge by too.
+    pub(crate) const DEFAULT: Thresholds = Thresholds {
+        threshold_pct: 1.0,
+        instr_threshold_pct: 0.5,
+    };
     /// For reports that judge nothing (`lab bench`, `lab baseline show`).
     pub(crate) const NONE: Thresholds = Thresholds {
         threshold_pct: 0.0,
@@ -585,6 +593,22 @@ pub(crate) enum Note {
     },
     /// A side's instruction count says how it was taken (`engine::callgrind`).
     Instructions { side: Side, note: String },
+}
+
+/// A and B measured side by side under `plan` on this machine (ABBA rounds, one toolchain) and
+/// compared: what `lab compare`, `lab verdict` and `lab bisect` (each step and its finding)
+/// share. The two measurements come back too, for what a caller reads beyond the comparison.
+pub(crate) fn measure_and_compare(
+    kind: Kind,
+    settings: Settings,
+    (a, b): (&Subject, &Subject),
+    plan: &Plan,
+    paths: &crate::paths::LabPaths,
+    progress: &crate::progress::Progress,
+) -> anyhow::Result<(Comparison, Measured, Measured)> {
+    let (a, b) = measure_pair(a, b, plan, paths, progress)?;
+    let comparison = compare(kind, settings, &a, &b, Criteria::local(false));
+    Ok((comparison, a, b))
 }
 
 pub fn compare(

@@ -5,7 +5,7 @@ use anyhow::{bail, Result};
 
 use super::{plan, series_measure, settings};
 use crate::analysis::compare::Thresholds;
-use crate::cli::{BisectArgs, MetricArg, DEFAULT_INSTR_THRESHOLD_PCT, DEFAULT_THRESHOLD_PCT};
+use crate::cli::{BisectArgs, MetricArg};
 use crate::exit::Exit;
 use crate::history::bisect::{bisect, BisectRequest, Metric};
 use crate::lab::Lab;
@@ -28,12 +28,14 @@ pub(crate) fn run(lab: &Lab, args: &BisectArgs) -> Result<Outcome> {
     };
     let thresholds = Thresholds {
         threshold_pct: match metric {
-            Metric::Nps => args.threshold.unwrap_or(DEFAULT_THRESHOLD_PCT),
-            _ => DEFAULT_THRESHOLD_PCT,
+            Metric::Nps => args.threshold.unwrap_or(Thresholds::DEFAULT.threshold_pct),
+            _ => Thresholds::DEFAULT.threshold_pct,
         },
         instr_threshold_pct: match metric {
-            Metric::Instructions => args.threshold.unwrap_or(DEFAULT_INSTR_THRESHOLD_PCT),
-            _ => DEFAULT_INSTR_THRESHOLD_PCT,
+            Metric::Instructions => args
+                .threshold
+                .unwrap_or(Thresholds::DEFAULT.instr_threshold_pct),
+            _ => Thresholds::DEFAULT.instr_threshold_pct,
         },
     };
     let threshold_pct = match metric {

@@ -6,9 +6,9 @@ use std::time::Duration;
 use anyhow::Result;
 
 use super::{comparison_outcome, plan, settings, thresholds};
-use crate::analysis::compare::{compare, Criteria, Note};
+use crate::analysis::compare::{measure_and_compare, Note};
 use crate::analysis::functions::{compare_functions, measure_functions, FunctionsWhy};
-use crate::analysis::measure::{measure_pair, Instructions, RevisionRecord, Subject};
+use crate::analysis::measure::{Instructions, RevisionRecord, Subject};
 use crate::calibration;
 use crate::cli::CompareArgs;
 use crate::engine::adapter::ProtocolFeature;
@@ -37,20 +37,17 @@ pub(crate) fn run(lab: &Lab, args: &CompareArgs) -> Result<Outcome> {
     if one_binary && !args.force {
         return Ok(same_binary(&a, &b, &a_binary));
     }
-    let (a_measured, b_measured) = measure_pair(
-        &Subject::new(Side::A, "A", &a, &a_binary),
-        &Subject::new(Side::B, "B", &b, &b_binary),
+    let (mut comparison, a_measured, b_measured) = measure_and_compare(
+        Kind::Compare,
+        settings(&args.measure, thresholds(&args.thresholds), positions),
+        (
+            &Subject::new(Side::A, "A", &a, &a_binary),
+            &Subject::new(Side::B, "B", &b, &b_binary),
+        ),
         &plan,
         paths,
         progress,
     )?;
-    let mut comparison = compare(
-        Kind::Compare,
-        settings(&args.measure, thresholds(&args.thresholds), positions),
-        &a_measured,
-        &b_measured,
-        Criteria::local(false),
-    );
     if one_binary {
         comparison.notes.insert(
             0,

@@ -219,7 +219,7 @@ pub(crate) struct GameSettings {
     pub(crate) site: String,
 }
 
-pub(crate) enum Played {
+pub(crate) enum GameEnd {
     Finished {
         record: Box<GameRecord>,
         /// The side whose engine must be restarted before its next game.
@@ -238,7 +238,7 @@ pub(crate) fn play(
     opening: &Opening,
     settings: &GameSettings,
     stop: &AtomicBool,
-) -> Played {
+) -> GameEnd {
     let started = Instant::now();
     let white = id.white();
     let [a, b] = engines;
@@ -247,7 +247,7 @@ pub(crate) fn play(
     let Some((result, termination, reason, fault)) =
         referee_game([a, b], white, settings, stop, &mut referee, &mut log)
     else {
-        return Played::Stopped;
+        return GameEnd::Stopped;
     };
     let restart = fault
         .as_ref()
@@ -270,7 +270,7 @@ pub(crate) fn play(
         overhead: log.overhead,
         search: log.search,
     };
-    Played::Finished {
+    GameEnd::Finished {
         record: Box::new(finished.record(&referee, &log.moves, outcome, settings)),
         restart,
     }

@@ -522,7 +522,7 @@ pub(crate) fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
         ),
         _ => {}
     }
-    let run = Played {
+    let run = RunPlayed {
         results: results.path(),
         pgn: pgn.path(),
         games: recorded.len() - played_before,
@@ -534,7 +534,7 @@ pub(crate) fn run(lab: &Lab, options: MatchOptions) -> Result<MatchReport> {
 }
 
 /// What one `lab match` run played, for its report.
-struct Played<'a> {
+struct RunPlayed<'a> {
     results: &'a Path,
     pgn: &'a Path,
     /// Games played by this run (not those it resumed).
@@ -544,7 +544,7 @@ struct Played<'a> {
     nps_scale: Option<NpsScale>,
 }
 
-impl Played<'_> {
+impl RunPlayed<'_> {
     /// The report of all `recorded` games, with this run's files, pace and clock scaling.
     fn report(
         self,

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 
 use super::book::Book;
-use super::game::{self, FaultRecord, GameId, GameRecord, GameSettings, Played, Sitting};
+use super::game::{self, FaultRecord, GameEnd, GameId, GameRecord, GameSettings, Sitting};
 use super::results::ResultsFile;
 use super::sprt::{self, Sprt, SprtDecision};
 use super::summary::{summarize, Summary};
@@ -356,13 +356,13 @@ fn worker(
             game::forfeit(id, opening_index, opening, side, fault, &arena.settings)
         } else if let [Some(a), Some(b)] = &mut engines {
             match game::play([a, b], id, opening_index, opening, &arena.settings, stop) {
-                Played::Finished { record, restart } => {
+                GameEnd::Finished { record, restart } => {
                     if let Some(side) = restart {
                         engines[side.index()] = None;
                     }
                     *record
                 }
-                Played::Stopped => break,
+                GameEnd::Stopped => break,
             }
         } else {
             continue;

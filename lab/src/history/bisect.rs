@@ -12,8 +12,8 @@ use serde::Serialize;
 use super::range::{self, CommitInfo};
 use super::revision_of;
 use super::store::{tail, FAILURE_TAIL_BYTES};
-use crate::analysis::compare::{compare, percent_change, Comparison, Criteria, Settings};
-use crate::analysis::measure::{measure_pair, measure_single, Measured, Plan, Subject};
+use crate::analysis::compare::{measure_and_compare, percent_change, Comparison, Settings};
+use crate::analysis::measure::{measure_single, Measured, Plan, Subject};
 use crate::analysis::stats::Change;
 use crate::engine::build::EngineBinary;
 use crate::engine::callgrind::find_valgrind;
@@ -307,16 +307,19 @@ impl<'a> Search<'a> {
                 let (good_revision, good_binary) = self.build(good)?;
                 let (revision, binary) = built;
                 self.measurements += 1;
-                let (a, b) = measure_pair(
-                    &Subject::new(Side::A, "GOOD", &good_revision, &good_binary),
-                    &Subject::new(Side::B, commit.short.clone(), &revision, &binary),
+                let mut settings = self.request.compare_settings.clone();
+                settings.thresholds.threshold_pct = threshold;
+                let (comparison, _, _) = measure_and_compare(
+                    Kind::Bisect,
+                    settings,
+                    (
+                        &Subject::new(Side::A, "GOOD", &good_revision, &good_binary),
+                        &Subject::new(Side::B, commit.short.clone(), &revision, &binary),
+                    ),
                     self.request.probe_plan,
                     self.session.paths(),
                     self.session.progress(),
                 )?;
-                let mut settings = self.request.compare_settings.clone();
-                settings.thresholds.threshold_pct = threshold;
-                let comparison = compare(Kind::Bisect, settings, &a, &b, Criteria::local(false));
                 let ratio = comparison.speed.cost_ratio;
                 Probe {
                     role,
@@ -475,20 +478,18 @@ fn compare_with_parent(
     let (a_revision, a_binary) = search.build(parent)?;
     let (b_revision, b_binary) = search.build(found)?;
     (search.keys, search.fresh_builds) = (keys, fresh);
-    let (a, b) = measure_pair(
-        &Subject::new(Side::A, "A", &a_revision, &a_binary),
-        &Subject::new(Side::B, "B", &b_revision, &b_binary),
+    let (comparison, _, _) = measure_and_compare(
+        Kind::Compare,
+        search.request.compare_settings.clone(),
+        (
+            &Subject::new(Side::A, "A", &a_revision, &a_binary),
+            &Subject::new(Side::B, "B", &b_revision, &b_binary),
+        ),
         search.request.compare_plan,
         session.paths(),
         session.progress(),
     )?;
-    Ok(compare(
-        Kind::Compare,
-        search.request.compare_settings.clone(),
-        &a,
-        &b,
-        Criteria::local(false),
-    ))
+    Ok(comparison)
 }
 
 #[cfg(test)]

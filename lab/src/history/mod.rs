@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Result};
 use serde::Serialize;
 
-use crate::analysis::compare::{summarize, NpsSummary, TierRates};
+use crate::analysis::compare::{summarize, NpsSummary, Thresholds, TierRates};
 use crate::analysis::measure::{measure_single, Measurement, Plan, Subject};
 use crate::engine::build::EngineBinary;
 use crate::engine::revision::{resolve, Revision};
@@ -91,20 +91,20 @@ pub(crate) enum StepMetric {
 }
 
 impl StepMetric {
-    /// Its `lab bisect --metric` name.
-    pub(crate) fn bisect_name(self) -> &'static str {
+    /// The `lab bisect --metric` that looks for it.
+    pub(crate) fn bisect_metric(self) -> bisect::Metric {
         match self {
-            StepMetric::Nps => "nps",
-            StepMetric::InstructionsPerNode => "instructions",
+            StepMetric::Nps => bisect::Metric::Nps,
+            StepMetric::InstructionsPerNode => bisect::Metric::Instructions,
         }
     }
 
-    /// The least change that counts: compare's default thresholds (`--threshold`,
-    /// `--instr-threshold`), which `lab bisect` also uses by default.
+    /// The least change that counts: compare's default thresholds, which `lab bisect` also uses
+    /// by default.
     pub(crate) fn threshold_pct(self) -> f64 {
         match self {
-            StepMetric::Nps => 1.0,
-            StepMetric::InstructionsPerNode => 0.5,
+            StepMetric::Nps => Thresholds::DEFAULT.threshold_pct,
+            StepMetric::InstructionsPerNode => Thresholds::DEFAULT.instr_threshold_pct,
         }
     }
 }
@@ -524,7 +524,7 @@ fn confirm_command(
             "lab bisect {} {} --metric {}{settings}",
             before.short,
             after.short,
-            metric.bisect_name()
+            metric.bisect_metric().name()
         )
     } else {
         format!(

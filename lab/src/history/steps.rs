@@ -18,7 +18,7 @@ pub(crate) struct Point {
 
 /// A change of level between two neighbouring segments.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct Change {
+pub(crate) struct LevelChange {
     /// Index of the last point of the segment before.
     pub(crate) before: usize,
     /// Index of the first point of the segment after.
@@ -28,7 +28,7 @@ pub(crate) struct Change {
     pub(crate) level_after: f64,
 }
 
-impl Change {
+impl LevelChange {
     /// The change of level in percent of the level before.
     pub(crate) fn percent(&self) -> f64 {
         (self.level_after / self.level_before - 1.0) * 100.0
@@ -41,7 +41,7 @@ pub(crate) const MAX_POINTS: usize = 5_000;
 /// The changes of level in `points` beyond their noise and beyond `threshold_pct` percent,
 /// oldest first. Points that are not finite and positive are the caller's to leave out; any
 /// that remain make the series too unlike a measurement to segment, and nothing is found.
-pub(crate) fn detect(points: &[Point], threshold_pct: f64) -> Vec<Change> {
+pub(crate) fn detect(points: &[Point], threshold_pct: f64) -> Vec<LevelChange> {
     let usable = |p: &Point| {
         [p.value, p.low, p.high]
             .iter()
@@ -91,7 +91,7 @@ pub(crate) fn detect(points: &[Point], threshold_pct: f64) -> Vec<Change> {
     (1..starts.len())
         .map(|k| {
             let end = *starts.get(k + 1).unwrap_or(&values.len());
-            Change {
+            LevelChange {
                 before: starts[k] - 1,
                 after: starts[k],
                 level_before: sums.mean(starts[k - 1], starts[k]) * scale,

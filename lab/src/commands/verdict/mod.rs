@@ -15,12 +15,9 @@ use self::node_budgets::{games_setup, resumed_games};
 use self::play::play;
 use self::speed::{speed_alone, speed_for_games, Speed, SpeedMeter};
 use super::{plan, settings};
-use crate::analysis::compare::{compare, Comparison, Criteria, Thresholds};
-use crate::analysis::measure::{measure_pair, Subject};
-use crate::cli::{
-    SpeedFromArg, VerdictCommandArgs, DEFAULT_INSTR_THRESHOLD_PCT, DEFAULT_MAX_GAMES,
-    DEFAULT_THRESHOLD_PCT,
-};
+use crate::analysis::compare::{measure_and_compare, Comparison, Thresholds};
+use crate::analysis::measure::Subject;
+use crate::cli::{SpeedFromArg, VerdictCommandArgs, DEFAULT_MAX_GAMES};
 use crate::exit::Exit;
 use crate::games::rules::{AdjudicationRules, Limit, RulesKept};
 use crate::games::sprt::{EloModel, Estimate, Sprt, SprtDecision};
@@ -342,24 +339,17 @@ fn measure(
     let (plan, positions) = plan(&session, &measure)?;
     let a_binary = session.build(&a, &measure.run.features)?;
     let b_binary = session.build(&b, &measure.run.features)?;
-    let (a_measured, b_measured) = measure_pair(
-        &Subject::new(Side::A, "A", &a, &a_binary),
-        &Subject::new(Side::B, "B", &b, &b_binary),
+    let (mut comparison, _, _) = measure_and_compare(
+        Kind::Compare,
+        settings(&measure, Thresholds::DEFAULT, positions),
+        (
+            &Subject::new(Side::A, "A", &a, &a_binary),
+            &Subject::new(Side::B, "B", &b, &b_binary),
+        ),
         &plan,
         paths,
         progress,
     )?;
-    let thresholds = Thresholds {
-        threshold_pct: DEFAULT_THRESHOLD_PCT,
-        instr_threshold_pct: DEFAULT_INSTR_THRESHOLD_PCT,
-    };
-    let mut comparison = compare(
-        Kind::Compare,
-        settings(&measure, thresholds, positions),
-        &a_measured,
-        &b_measured,
-        Criteria::local(false),
-    );
     comparison.measured = Some(crate::machine::Provenance::here_now());
     Ok((comparison, paths.clone()))
 }

@@ -21,7 +21,7 @@ use crate::verdict::{
 };
 
 /// What the fixed-node games decided.
-pub(super) struct Played {
+pub(super) struct GamesDecided {
     pub(super) search: SearchGames,
     /// The games' Elo (with node odds, the total).
     pub(super) search_elo: Estimate,
@@ -39,7 +39,7 @@ pub(super) fn play(
     setup: &GamesSetup,
     tolerance: f64,
     notes: &mut Vec<VerdictNote>,
-) -> Result<Played> {
+) -> Result<GamesDecided> {
     let Run {
         lab, args, options, ..
     } = *run;
@@ -177,7 +177,7 @@ pub(super) fn play(
             ci_high: f64::INFINITY,
         }
     });
-    Ok(Played {
+    Ok(GamesDecided {
         search: SearchGames {
             nodes_per_move: nodes,
             budget_from: setup.a.from,
