@@ -7,7 +7,7 @@ use crate::games::rules::{DEFAULT_DRAW_ADJ, DEFAULT_RESIGN_ADJ};
 
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
-pub use crate::report::Format;
+use crate::report::Format;
 
 pub(crate) const EXIT_CODES_HELP: &str = "\
 Exit codes:

@@ -240,11 +240,8 @@ pub struct Provenance {
 impl Provenance {
     /// This machine, now.
     pub(crate) fn here_now() -> Self {
-        let measured_unix = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |elapsed| elapsed.as_secs());
         Self {
-            measured_unix,
+            measured_unix: crate::calendar::now_unix(),
             hostname: hostname(),
             machine: Machine::current(),
         }

@@ -18,9 +18,9 @@ use squall_lab::calibration::data::{
 use squall_lab::calibration::merge::merge_shards;
 use squall_lab::calibration::summary::{CalibratedSide, CalibrationComparison};
 use squall_lab::calibration::tables::{self, Choice, Pair};
-use squall_lab::cli::Format;
 use squall_lab::report::calibration::{self as report, CalibrationReport};
 use squall_lab::report::table::Style;
+use squall_lab::report::Format;
 use squall_lab::report::{render, Report};
 
 /// Cases per run of the byte-level and mutation properties (each parses, reports and renders).

@@ -11,10 +11,10 @@ use squall_lab::analysis::measure::{
     RevisionRecord,
 };
 use squall_lab::baseline::{self, Baseline, BaselineSettings, BASELINE_SCHEMA_VERSION};
-use squall_lab::cli::Format;
 use squall_lab::engine::adapter::{BenchRequest, BenchResult, EngineAdapter, SquallAdapter};
 use squall_lab::engine::bench::{parse_bench, EngineIdentity, EvalCounters, Exits};
 use squall_lab::machine::{Machine, Toolchain};
+use squall_lab::report::Format;
 use squall_lab::report::{render, BaselineOutput, Report};
 use squall_lab::schema::Kind;
 

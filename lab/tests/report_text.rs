@@ -13,9 +13,9 @@ use squall_lab::analysis::compare::{compare, Criteria, Settings, Thresholds};
 use squall_lab::analysis::measure::{
     Instructions, Measured, Measurement, PositionRecord, RevisionRecord,
 };
-use squall_lab::cli::Format;
 use squall_lab::engine::bench::{EngineIdentity, EvalCounters, Exits};
 use squall_lab::report::html::from_json;
+use squall_lab::report::Format;
 use squall_lab::report::{render, Report};
 use squall_lab::schema::Kind;
 

@@ -3,7 +3,6 @@
 //! of `lab compare --calibrate`.
 
 use std::path::{Path, PathBuf};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::{bail, Result};
 use git2::Repository;
@@ -15,6 +14,7 @@ use super::json_rows::to_json_text;
 use super::margins_source::{const_values, marked_block, MARGINS_FILE};
 use super::run::{parse_shard, run_pool, select_shard, RunSettings};
 use super::summary::{CalibratedSide, CalibrationComparison, DEFAULT_PERCENTILE};
+use crate::calendar::since_epoch;
 use crate::engine::bench::reported_engine;
 use crate::engine::build::build_engine;
 use crate::engine::revision::Revision;
@@ -127,9 +127,7 @@ pub(crate) fn compare_calibration(
 ) -> Result<CalibrationComparison> {
     let modes = ["marginsafety", "qfutility"].map(String::from);
     let settings = run_settings(paths, pool, depth, None, &modes, None, Sampling::default())?;
-    let stamp = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis());
+    let stamp = since_epoch().as_millis();
     let root = paths
         .root
         .join("calibration")
@@ -241,9 +239,7 @@ pub(crate) fn default_results_dir(paths: &LabPaths, revision: &Revision) -> Path
     let id = revision
         .commit
         .map_or_else(|| format!("tree-{}", revision.tree), |c| c.to_string());
-    let stamp = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis());
+    let stamp = since_epoch().as_millis();
     paths
         .root
         .join("calibration")

@@ -1,14 +1,13 @@
 //! `lab baseline save|check|show`: stored measurements (baselines/NAME.json) and a revision
 //! checked against one.
 
-use std::time::{SystemTime, UNIX_EPOCH};
-
 use anyhow::Result;
 
 use super::{comparison_outcome, plan, settings, thresholds};
 use crate::analysis::compare::{compare, summarize, Criteria, Settings, Thresholds};
 use crate::analysis::measure::{measure_single, Measured, Subject};
 use crate::baseline::{self, Baseline, BaselineSettings};
+use crate::calendar::now_unix;
 use crate::cli::{BaselineCommand, BenchRunArgs, MeasureArgs, ThresholdArgs};
 use crate::engine::revision::resolve;
 use crate::lab::Lab;
@@ -66,9 +65,7 @@ fn save(lab: &Lab, name: &str, rev: &str, measure: &MeasureArgs) -> Result<Outco
     let stored = Baseline {
         schema_version: baseline::BASELINE_SCHEMA_VERSION,
         name: name.to_string(),
-        created_unix: SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs()),
+        created_unix: now_unix(),
         machine: Machine::current(),
         toolchain: Toolchain::current(&paths.workdir)?,
         settings: BaselineSettings {

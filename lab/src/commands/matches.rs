@@ -9,9 +9,7 @@ use crate::games::book::Book;
 use crate::games::results::Shard;
 use crate::games::rules::{DrawAdjudication, Limit, ResignAdjudication, SideLimits};
 use crate::games::sprt::{EloModel, Sprt};
-use crate::games::{
-    self, MatchOptions, MatchReport, MaxGames, Pace, Resume, RunnerConventions, SideSetup,
-};
+use crate::games::{self, MatchOptions, MatchReport, Pace, Resume, RunnerConventions, SideSetup};
 use crate::lab::Lab;
 use crate::outcome::Outcome;
 use crate::paths::NamedPath;
@@ -50,14 +48,12 @@ fn options(args: &MatchPlayArgs) -> Result<MatchOptions> {
             Sprt::parse(spec, elo_model).map_err(|error| anyhow::anyhow!("--sprt {spec}: {error}"))
         })
         .transpose()?;
-    let games = match args.games {
-        Some(games) if !games.is_multiple_of(2) => {
-            bail!("--games {games}: a game pair is 2 games, so the budget must be even")
-        }
-        Some(games) => MaxGames::Given(games),
-        None if sprt.is_some() => MaxGames::Default(DEFAULT_SPRT_GAMES),
-        None => MaxGames::Default(DEFAULT_GAMES),
+    let default_games = if sprt.is_some() {
+        DEFAULT_SPRT_GAMES
+    } else {
+        DEFAULT_GAMES
     };
+    let games = super::max_games("--games", args.games, default_games)?;
     let shard = args
         .shard
         .as_deref()

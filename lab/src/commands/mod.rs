@@ -21,12 +21,12 @@ pub(crate) mod verdict;
 
 use std::time::Duration;
 
-use anyhow::Result;
+use anyhow::{bail, Result};
 
 use crate::analysis::compare::{Comparison, PositionsSetting, Settings, Thresholds};
 use crate::analysis::measure::Plan;
 use crate::cli::{
-    BaselineCommand, CalibrateCommand, Cli, Command, ExportArgs, Format, MatchCommand, MeasureArgs,
+    BaselineCommand, CalibrateCommand, Cli, Command, ExportArgs, MatchCommand, MeasureArgs,
     OutputArgs, SeriesMeasureArgs, ThresholdArgs,
 };
 use crate::engine::adapter::{bench_dir, ProtocolFeature};
@@ -34,11 +34,12 @@ use crate::exit::Exit;
 use crate::games::rules::{
     AdjudicationRules, DrawAdjudication, ResignAdjudication, DEFAULT_DRAW_ADJ, DEFAULT_RESIGN_ADJ,
 };
+use crate::games::MaxGames;
 use crate::lab::{Lab, Session};
 use crate::outcome::Outcome;
 use crate::paths::NamedPath;
 use crate::progress::Progress;
-use crate::report::{export, render, Report};
+use crate::report::{export, render, Format, Report};
 
 /// What the lab prints on stdout, and its exit code.
 pub struct Printed {
@@ -220,6 +221,18 @@ fn export_paths(exports: &ExportArgs) -> Vec<NamedPath> {
     .into_iter()
     .filter_map(|(flag, path)| path.as_deref().map(|path| NamedPath::new(flag, path)))
     .collect()
+}
+
+/// The most games of a budget flag (`--games`, `--max-games`): as given, which must be even
+/// since each opening is a pair of games, else `default`.
+fn max_games(flag: &str, given: Option<u64>, default: u64) -> Result<MaxGames> {
+    match given {
+        Some(games) if !games.is_multiple_of(2) => {
+            bail!("{flag} {games}: a game pair is 2 games, so the budget must be even")
+        }
+        Some(games) => Ok(MaxGames::Given(games)),
+        None => Ok(MaxGames::Default(default)),
+    }
 }
 
 /// The adjudication rules of `--draw-adj` and `--resign-adj` where they are optional (`lab

@@ -3,9 +3,10 @@
 
 use anyhow::{bail, Context, Result};
 
+use crate::calendar::today_utc;
 use crate::cli::{SpeedEloArgs, DEFAULT_GAMES_PER_ODDS};
 use crate::games::rules::{Limit, RulesKept};
-use crate::games::{self, MatchOptions, MaxGames, Resume};
+use crate::games::{self, MatchOptions, Resume};
 use crate::history::store::machine_id;
 use crate::input::short_key;
 use crate::lab::Lab;
@@ -34,13 +35,7 @@ pub(crate) fn run(lab: &Lab, args: &SpeedEloArgs) -> Result<Outcome> {
     };
     let base = Limit::parse_tc(tc)?;
     let all_odds = checked_odds(&args.odds)?;
-    let games = match args.games {
-        Some(games) if !games.is_multiple_of(2) => {
-            bail!("--games {games}: a game pair is 2 games, so the budget must be even")
-        }
-        Some(games) => MaxGames::Given(games),
-        None => MaxGames::Default(DEFAULT_GAMES_PER_ODDS),
-    };
+    let games = super::max_games("--games", args.games, DEFAULT_GAMES_PER_ODDS)?;
     // The rules of an odds not begun: as given (or the defaults), then the first odds' own, so
     // that a fit begun before the games were adjudicated goes on as it began.
     let mut rules =
@@ -130,7 +125,7 @@ pub(crate) fn run(lab: &Lab, args: &SpeedEloArgs) -> Result<Outcome> {
         machine,
         games: points.iter().map(|p| p.games).sum(),
         elo_per_doubling: elo_per_doubling.clone(),
-        date: today(),
+        date: today_utc('-'),
     };
     let stored = models::save(&dir, &model)?;
     Ok(Outcome::clean(Report::SpeedElo(Box::new(SpeedEloReport {
@@ -188,15 +183,6 @@ fn lab_paths(lab: &Lab) -> Result<LabPaths> {
             &std::env::current_dir().context("reading the current directory")?,
         )),
     }
-}
-
-/// Today's date, `YYYY-MM-DD` (UTC).
-fn today() -> String {
-    let days = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |since| since.as_secs() / 86_400);
-    let (year, month, day) = crate::calendar::civil_from_days(days as i64);
-    format!("{year:04}-{month:02}-{day:02}")
 }
 
 /// The odds as given, each finite, above 0, not 1 and at most [`MAX_ODDS`], none twice.

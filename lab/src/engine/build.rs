@@ -227,9 +227,7 @@ pub(crate) fn check_cached(binary_dir: &Path, name: &str) -> std::result::Result
 /// The commit date of `revision` (UTC, YYYY-MM-DD), when it names a commit.
 fn commit_date(repo: &Repository, revision: &Revision) -> Option<String> {
     let commit = repo.find_commit(revision.commit?).ok()?;
-    let (year, month, day) =
-        crate::calendar::civil_from_days(commit.time().seconds().div_euclid(86_400));
-    Some(format!("{year:04}-{month:02}-{day:02}"))
+    Some(crate::calendar::utc_date(commit.time().seconds(), '-'))
 }
 
 fn binary_key(

@@ -141,9 +141,7 @@ pub(crate) struct Sitting(pub(crate) u64);
 
 impl Sitting {
     pub(crate) fn now() -> Sitting {
-        let since_epoch = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap_or_default();
+        let since_epoch = crate::calendar::since_epoch();
         Sitting(u64::try_from(since_epoch.as_micros()).unwrap_or(u64::MAX))
     }
 }
@@ -337,7 +335,7 @@ impl Finished<'_> {
         let pgn = pgn::render(&PgnGame {
             event: "lab match",
             site: &settings.site,
-            date: &pgn::today(),
+            date: &crate::calendar::today_utc('.'),
             round: self.id.pair + 1,
             white: &settings.names[white.index()],
             black: &settings.names[white.other().index()],

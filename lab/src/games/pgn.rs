@@ -5,8 +5,6 @@
 
 use std::fmt::Write as _;
 
-use crate::calendar::civil_from_days;
-
 /// Everything a game's PGN says.
 pub(crate) struct PgnGame<'a> {
     pub(crate) event: &'a str,
@@ -128,15 +126,6 @@ fn clean_comment(comment: &str) -> String {
             c => c,
         })
         .collect()
-}
-
-/// Today's date in UTC as PGN writes it.
-pub(crate) fn today() -> String {
-    let seconds = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    let (year, month, day) = civil_from_days((seconds / 86_400) as i64);
-    format!("{year:04}.{month:02}.{day:02}")
 }
 
 #[cfg(test)]

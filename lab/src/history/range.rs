@@ -26,13 +26,11 @@ impl CommitInfo {
         let commit = repo
             .find_commit(oid)
             .map_err(|e| anyhow!("reading commit {oid}: {}", e.message()))?;
-        let (year, month, day) =
-            crate::calendar::civil_from_days(commit.time().seconds().div_euclid(86_400));
         let id = oid.to_string();
         Ok(Self {
             short: crate::input::short_commit(&id).to_string(),
             id,
-            date: format!("{year:04}-{month:02}-{day:02}"),
+            date: crate::calendar::utc_date(commit.time().seconds(), '-'),
             subject: commit.summary().unwrap_or_default().trim().to_string(),
             oid,
         })

@@ -16,6 +16,7 @@ use git2::{ObjectType, Oid};
 use serde::{Deserialize, Serialize};
 
 use crate::analysis::measure::Measurement;
+use crate::calendar::now_unix;
 use crate::machine::{Machine, Toolchain};
 use crate::paths::{remove_if_exists, write_atomically};
 
@@ -291,7 +292,7 @@ impl Series {
             machine_id: self.machine_id.clone(),
             toolchain_id: self.toolchain_id.clone(),
             settings_id: self.settings_id.clone(),
-            measured_unix: unix_now(),
+            measured_unix: now_unix(),
             machine: self.machine.clone(),
             toolchain: self.toolchain.clone(),
             settings: self.settings.clone(),
@@ -311,7 +312,7 @@ impl Series {
             machine_id: self.machine_id.clone(),
             toolchain_id: self.toolchain_id.clone(),
             settings_id: self.settings_id.clone(),
-            failed_unix: unix_now(),
+            failed_unix: now_unix(),
             stage,
             error: tail(error, FAILURE_TAIL_BYTES),
         };
@@ -319,12 +320,6 @@ impl Series {
         write_atomically(&self.failure_path(commit), text.as_bytes())?;
         Ok(failure)
     }
-}
-
-fn unix_now() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |elapsed| elapsed.as_secs())
 }
 
 /// The last `max` bytes of `text` at most, cut at a character boundary after a `…` when cut.

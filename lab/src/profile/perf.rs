@@ -565,9 +565,7 @@ struct Scratch(PathBuf);
 impl Scratch {
     fn new() -> Result<Scratch> {
         static NEXT: AtomicU64 = AtomicU64::new(0);
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |elapsed| elapsed.subsec_nanos());
+        let nanos = crate::calendar::since_epoch().subsec_nanos();
         let path = std::env::temp_dir().join(format!(
             "lab-perf-{}-{}-{nanos}",
             std::process::id(),

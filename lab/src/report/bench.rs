@@ -6,9 +6,10 @@ use super::style::Style;
 use super::table::render_rows;
 use super::{
     describe_machine, describe_revision, describe_settings, no_search_split, optional_count,
-    optional_float, seconds, thousands, BaselineOutput, BenchOutput, NO_EVAL_EXITS,
+    optional_float, seconds, BaselineOutput, BenchOutput, NO_EVAL_EXITS,
 };
 use crate::analysis::compare::SideSummary;
+use crate::digits::thousands;
 
 /// `lab bench REV`: the revision, its settings, its figures and, with `--check-commit`, the
 /// signature against the commit message's.

@@ -2,9 +2,10 @@
 //! comparison of the commit found with its parent in the `lab compare` layout.
 
 use super::comparison::{render_as, Standing};
+use super::signed_pct;
 use super::style::Style;
 use super::table::{cut, Table, SUBJECT_WIDTH};
-use super::{signed_pct, thousands};
+use crate::digits::thousands;
 use crate::history::bisect::{BisectReport, Metric, Probe, Role};
 use crate::history::range::CommitInfo;
 

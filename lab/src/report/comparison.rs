@@ -9,14 +9,15 @@ use super::eval_exits::{
 use super::style::Style;
 use super::table::render_rows;
 use super::{
-    change_word, describe_revision, describe_settings, functions, seconds, signed, signed_pct,
-    thousands, NO_EVAL_EXITS,
+    change_word, describe_revision, describe_settings, functions, seconds, signed_pct,
+    NO_EVAL_EXITS,
 };
 use crate::analysis::compare::{
     Comparison, Figure, FigureBasis, FigureKind, SideSummary, SpeedEloEstimate,
 };
 use crate::analysis::functions::FunctionsWhy;
 use crate::analysis::stats::{Change, RatioInterval};
+use crate::digits::{signed, thousands};
 use crate::schema::Kind;
 
 /// The comparison: its title, what the reader must know first, the figures, the eval exits,

@@ -4,8 +4,9 @@
 
 use squall::tier::Tier;
 
-use super::{no_search_split, pct, signed_pp, thousands, NO_EXITS};
+use super::{no_search_split, pct, signed_pp, NO_EXITS};
 use crate::analysis::compare::{Comparison, SearchSplit, SideSummary, TierRates};
+use crate::digits::thousands;
 
 /// The tiers' names in exit order, for the columns of a table header.
 pub(crate) const TIER_NAMES: [&str; 3] =

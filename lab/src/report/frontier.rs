@@ -4,7 +4,7 @@
 
 use super::style::Style;
 use super::table::Table;
-use super::thousands;
+use crate::digits::thousands;
 use crate::verdict::frontier::{EngineId, FrontierReport, FrontierRow, Interval};
 use crate::verdict::{Decision, SpeedSource};
 

@@ -1,7 +1,7 @@
 //! The `compare --functions` section: top movers by change of self cost.
 
-use super::thousands;
 use crate::analysis::functions::{FunctionsComparison, FunctionsWhy};
+use crate::digits::thousands;
 
 /// `+3.1 M Ir`, `-850.0 k Ir`, `+12 Ir`.
 pub(crate) fn format_ir_delta(delta: i64) -> String {

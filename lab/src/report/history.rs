@@ -5,7 +5,7 @@ use super::eval_exits::TIER_NAMES;
 use super::sanitize::code_span;
 use super::style::Style;
 use super::table::{cut, Table, SUBJECT_WIDTH};
-use super::thousands;
+use crate::digits::thousands;
 use crate::history::store::SeriesSettings;
 use crate::history::{last_line, FailedRow, HistoryReport, HistoryRow, Step, StepMetric};
 

@@ -5,7 +5,7 @@ use serde::ser::{Serialize, SerializeMap, Serializer};
 use super::sanitize::code_span;
 use super::style::Style;
 use super::table::render_rows;
-use super::{signed, thousands};
+use crate::digits::{signed, thousands};
 use crate::games::conclusion::{Conclusion, Ending};
 use crate::games::results::{Contestant, Shard};
 use crate::games::sprt::{

@@ -35,7 +35,7 @@ use serde::Serialize;
 use crate::analysis::compare::{Comparison, Settings, SideSummary};
 use crate::analysis::measure::RevisionRecord;
 use crate::analysis::stats::Change;
-pub(crate) use crate::digits::{signed, thousands};
+use crate::digits::{signed, thousands};
 use crate::games::summary::WiderNpsInterval;
 use crate::machine::{Machine, Toolchain};
 use crate::schema::Kind;

@@ -5,7 +5,7 @@
 use super::eval_exits::TIER_NAMES;
 use super::style::Style;
 use super::table::Table;
-use super::thousands;
+use crate::digits::thousands;
 use crate::tune::predict::{BucketPrediction, Rate, TierPrediction};
 use crate::tune::search::SearchResult;
 use crate::tune::{TuneReport, TuneSearch};

@@ -5,7 +5,7 @@
 use super::comparison::paired_rounds_line;
 use super::style::Style;
 use super::table::Table;
-use super::{signed, thousands};
+use crate::digits::{signed, thousands};
 use crate::games::sprt::Estimate;
 use crate::verdict::speed_elo::EloPerDoubling;
 use crate::verdict::{

@@ -185,13 +185,7 @@ impl Options {
                 args.measure.run.rounds
             );
         }
-        let max_games = match args.max_games {
-            Some(games) if !games.is_multiple_of(2) => {
-                bail!("--max-games {games}: a game pair is 2 games, so the budget must be even")
-            }
-            Some(games) => MaxGames::Given(games),
-            None => MaxGames::Default(DEFAULT_MAX_GAMES),
-        };
+        let max_games = super::max_games("--max-games", args.max_games, DEFAULT_MAX_GAMES)?;
         // The games' own speed is the finest; node odds need one before the games.
         let speed_from = match args.speed_from {
             Some(SpeedFromArg::Nps) => SpeedSource::Nps,

@@ -15,12 +15,13 @@ use anyhow::{bail, Context, Result};
 use serde::Deserialize;
 
 use crate::calendar::utc_minute;
+use crate::digits::thousands;
 use crate::history::store::SeriesSettings;
 use crate::report::history::settings_line;
 use crate::report::html::model::Machine;
 use crate::report::html::plot::Footer;
 use crate::report::html::{escape, fact, head, section};
-use crate::report::{thousands, NO_EVAL_EXITS};
+use crate::report::NO_EVAL_EXITS;
 use commit_axis::CommitAxis;
 
 #[derive(Debug, Deserialize)]
