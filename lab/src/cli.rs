@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use crate::analysis::compare::Thresholds;
+use crate::calibration::summary::DEFAULT_PERCENTILE;
 use crate::games::rules::{DEFAULT_DRAW_ADJ, DEFAULT_RESIGN_ADJ};
 
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
@@ -846,7 +847,7 @@ pub(crate) struct CalibrateRunArgs {
     #[arg(long)]
     pub(crate) results: Option<PathBuf>,
     /// Percentile of qfutility_excess recommended as FUTILITY_BASE_MARGIN_BY_SOURCE.
-    #[arg(long, default_value_t = 98.0, value_parser = parse_percentile)]
+    #[arg(long, default_value_t = DEFAULT_PERCENTILE, value_parser = parse_percentile)]
     pub(crate) percentile: f64,
     #[command(flatten)]
     pub(crate) output: OutputArgs,
